@@ -1,0 +1,51 @@
+//! Lexing and parsing of Sense source text.
+//!
+//! The pipeline is `SourceFile` → [`lexer::tokenize`] (tokens with layout
+//! already resolved into NEWLINE/INDENT/DEDENT) → [`parser::parse`] (an
+//! [`ast::Program`] whose nodes carry spans). The whole file is parsed before
+//! anything runs; the first error stops both phases, exactly as the reference
+//! implementation does, and comes back as a [`SyntaxError`] carrying the
+//! reference's message and the position of the offending token.
+//!
+//! This crate knows nothing about evaluation.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod ast;
+pub mod diagnostic;
+pub mod lexer;
+pub mod parser;
+pub mod source;
+pub mod span;
+pub mod token;
+
+pub use diagnostic::render_diagnostic;
+pub use source::SourceFile;
+pub use span::Span;
+
+use std::fmt;
+
+/// A lexer or parser error: the message (as the reference words it) and
+/// where it happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// Message without the `[line N]` prefix, e.g.
+    /// `expected ':' to start a block (got NEWLINE '')`.
+    pub message: String,
+    /// The offending token; `span.line` is the line reported.
+    pub span: Span,
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[line {}] {}", self.span.line, self.message)
+    }
+}
+
+impl std::error::Error for SyntaxError {}
+
+/// Lexes and parses a whole file.
+pub fn parse_file(file: &SourceFile) -> Result<ast::Program, SyntaxError> {
+    let lexed = lexer::tokenize(file)?;
+    parser::parse(&lexed.tokens)
+}

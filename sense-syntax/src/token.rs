@@ -1,0 +1,1 @@
+//! Tokens produced by the lexer. (Filled in by the lexer work.)
