@@ -1,13 +1,392 @@
-//! The lexer. (Filled in by the lexer work.)
-use crate::{SourceFile, SyntaxError};
+//! The lexer: normalised source text → tokens with layout resolved.
+//!
+//! Layout (LANGUAGE.md §1.8) is decided here, not in the parser: an
+//! indentation stack, a bracket depth that turns newlines into plain
+//! whitespace inside `(` `[`, one DEDENT per closed level, and closing
+//! DEDENTs at end of input. Line numbers follow §1.9, quirks included,
+//! because every error the parser reports takes its line from a token.
+//! Scanning of single tokens (numbers, names, operators, strings) lives in
+//! [`scan`]; this file owns the per-line state machine and the comments.
+//!
+//! The lexer never looks at grammar: bracket kinds are not matched here.
 
-/// Lexer output.
+mod scan;
+
+use crate::SyntaxError;
+use crate::source::SourceFile;
+use crate::span::Span;
+use crate::token::{Literal, Token, TokenKind};
+
+/// A `#` comment, kept aside for the formatter (the parser never sees it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comment {
+    /// From the `#` to the end of its line (newline excluded).
+    pub span: Span,
+    /// The text after `#`, with surrounding whitespace trimmed as the
+    /// reference does.
+    pub text: String,
+    /// True when a token of the same logical line precedes it.
+    pub trailing: bool,
+}
+
+/// The result of lexing a whole file.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Lexed {
-    /// Tokens.
-    pub tokens: Vec<()>,
+    /// Every token, ending with exactly one EOF.
+    pub tokens: Vec<Token>,
+    /// Every comment, in source order.
+    pub comments: Vec<Comment>,
 }
 
-/// Tokenizes a file.
-pub fn tokenize(_file: &SourceFile) -> Result<Lexed, SyntaxError> {
-    Ok(Lexed { tokens: Vec::new() })
+/// Lexes a whole file.
+///
+/// A UTF-8 BOM at the very start is skipped (the reference rejects it as
+/// `unexpected character '\ufeff'`; this is a documented divergence). The
+/// first lexical error ends lexing and is returned.
+pub fn tokenize(file: &SourceFile) -> Result<Lexed, SyntaxError> {
+    let text = file.text();
+    if u32::try_from(text.len()).is_err() {
+        return Err(SyntaxError {
+            message: "source file too large (more than 4 GiB)".to_string(),
+            span: Span::new(0, 0, 1),
+        });
+    }
+    let mut lexer = Lexer::new(text);
+    if text.starts_with('\u{feff}') {
+        lexer.pos = '\u{feff}'.len_utf8();
+    }
+    lexer.run()?;
+    Ok(Lexed {
+        tokens: lexer.tokens,
+        comments: lexer.comments,
+    })
 }
+
+/// Scanning state for one file.
+struct Lexer<'s> {
+    src: &'s str,
+    /// Byte offset of the next unread character.
+    pos: usize,
+    /// The reference's line counter (see §1.9 for where it lags).
+    line: u32,
+    /// Open `(`/`[` count; layout is suspended while it is non-zero.
+    depth: u32,
+    indents: Vec<u32>,
+    at_line_start: bool,
+    /// Whether the current logical line produced a real token yet.
+    line_has_content: bool,
+    tokens: Vec<Token>,
+    comments: Vec<Comment>,
+}
+
+impl<'s> Lexer<'s> {
+    fn new(src: &'s str) -> Self {
+        Lexer {
+            src,
+            pos: 0,
+            line: 1,
+            depth: 0,
+            indents: vec![0],
+            at_line_start: true,
+            line_has_content: false,
+            tokens: Vec::new(),
+            comments: Vec::new(),
+        }
+    }
+
+    fn run(&mut self) -> Result<(), SyntaxError> {
+        while !self.at_end() {
+            if self.at_line_start && self.depth == 0 {
+                self.indentation()?;
+                if self.at_end() {
+                    break;
+                }
+            }
+            self.scan_token()?;
+        }
+        let end = self.src.len() as u32;
+        if self.line_has_content {
+            self.layout(TokenKind::Newline, end, end);
+        }
+        while self.indents.len() > 1 {
+            self.indents.pop();
+            self.layout(TokenKind::Dedent, end, end);
+        }
+        self.layout(TokenKind::Eof, end, end);
+        Ok(())
+    }
+
+    fn at_end(&self) -> bool {
+        self.pos >= self.src.len()
+    }
+
+    fn rest(&self) -> &'s str {
+        self.src.get(self.pos..).unwrap_or("")
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+
+    fn error(&self, message: impl Into<String>, start: usize) -> SyntaxError {
+        SyntaxError {
+            message: message.into(),
+            span: Span::new(start as u32, self.pos as u32, self.line),
+        }
+    }
+
+    /// Pushes a layout token (empty lexeme) at the current line.
+    fn layout(&mut self, kind: TokenKind, start: u32, end: u32) {
+        self.layout_at(kind, start, end, self.line);
+    }
+
+    fn layout_at(&mut self, kind: TokenKind, start: u32, end: u32, line: u32) {
+        self.tokens.push(Token {
+            kind,
+            span: Span::new(start, end, line),
+            lexeme: String::new(),
+            literal: Literal::None,
+        });
+    }
+
+    /// Pushes a real token covering `start..self.pos`. Its line is the
+    /// current line, i.e. the line where the token ends.
+    fn push(&mut self, kind: TokenKind, start: usize, literal: Literal) {
+        let lexeme = self.src.get(start..self.pos).unwrap_or("").to_string();
+        self.tokens.push(Token {
+            kind,
+            span: Span::new(start as u32, self.pos as u32, self.line),
+            lexeme,
+            literal,
+        });
+        self.line_has_content = true;
+    }
+
+    /// Skips blank and comment-only lines, then measures the indentation of
+    /// the next real line against the stack (§1.8 step 1).
+    fn indentation(&mut self) -> Result<(), SyntaxError> {
+        let count = loop {
+            let mut count: u32 = 0;
+            while self.peek() == Some(' ') {
+                count += 1;
+                self.pos += 1;
+            }
+            match self.peek() {
+                Some('\t') => {
+                    return Err(SyntaxError {
+                        message: "tabs are not allowed for indentation \u{2014} use spaces".into(),
+                        span: Span::new(self.pos as u32, self.pos as u32 + 1, self.line),
+                    });
+                }
+                Some('\n') => {
+                    self.pos += 1;
+                    self.line += 1;
+                }
+                Some('#') => {
+                    self.comment(false);
+                    if self.at_end() {
+                        break count;
+                    }
+                    self.pos += 1;
+                    self.line += 1;
+                }
+                _ => break count,
+            }
+        };
+        self.at_line_start = false;
+        if self.at_end() {
+            return Ok(());
+        }
+        let here = self.pos as u32;
+        let top = self.indents.last().copied().unwrap_or(0);
+        if count > top {
+            self.indents.push(count);
+            self.layout(TokenKind::Indent, here, here);
+        } else if count < top {
+            while self.indents.len() > 1 && count < self.indents.last().copied().unwrap_or(0) {
+                self.indents.pop();
+                self.layout(TokenKind::Dedent, here, here);
+            }
+            if self.indents.last().copied().unwrap_or(0) != count {
+                return Err(self.error("inconsistent indentation", self.pos));
+            }
+        }
+        Ok(())
+    }
+
+    /// Consumes a comment from `#` up to (not including) the newline.
+    fn comment(&mut self, trailing: bool) {
+        let start = self.pos;
+        let len = self.rest().find('\n').unwrap_or(self.rest().len());
+        self.pos += len;
+        let body = self.src.get(start + 1..self.pos).unwrap_or("");
+        // Python's str.strip() also strips the ASCII separators 0x1C-0x1F.
+        let text = body.trim_matches(|c: char| c.is_whitespace() || ('\x1c'..='\x1f').contains(&c));
+        self.comments.push(Comment {
+            span: Span::new(start as u32, self.pos as u32, self.line),
+            text: text.to_string(),
+            trailing,
+        });
+    }
+
+    /// Scans one token (or one piece of whitespace or a comment).
+    fn scan_token(&mut self) -> Result<(), SyntaxError> {
+        let start = self.pos;
+        let Some(c) = self.peek() else {
+            return Ok(());
+        };
+        match c {
+            ' ' | '\r' | '\t' => self.pos += 1,
+            '\n' => {
+                self.pos += 1;
+                self.line += 1;
+                if self.depth == 0 {
+                    if self.line_has_content {
+                        // A NEWLINE reports the line it terminates.
+                        let line = self.line - 1;
+                        self.layout_at(TokenKind::Newline, start as u32, self.pos as u32, line);
+                        self.line_has_content = false;
+                    }
+                    self.at_line_start = true;
+                }
+            }
+            '#' => self.comment(self.line_has_content),
+            '{' | '}' => {
+                self.pos += 1;
+                return Err(self.error(
+                    "Sense uses indentation for blocks, not '{ }' \u{2014} write ':' then an \
+                     indented block instead",
+                    start,
+                ));
+            }
+            ';' => {
+                self.pos += 1;
+                return Err(self.error(
+                    "semicolons aren't used in Sense \u{2014} start a new line instead",
+                    start,
+                ));
+            }
+            '"' => self.string()?,
+            c if c.is_ascii_digit() => self.number()?,
+            c if c.is_alphabetic() || c == '_' => {
+                let len = scan::identifier(self.rest());
+                self.pos += len;
+                let word = self.src.get(start..self.pos).unwrap_or("");
+                let kind = TokenKind::keyword(word).unwrap_or(TokenKind::Ident);
+                self.push(kind, start, Literal::None);
+            }
+            _ => match scan::punct(self.rest()) {
+                Some((kind, len)) => {
+                    self.pos += len;
+                    match kind {
+                        TokenKind::LParen | TokenKind::LBracket => self.depth += 1,
+                        TokenKind::RParen | TokenKind::RBracket => {
+                            self.depth = self.depth.saturating_sub(1)
+                        }
+                        _ => {}
+                    }
+                    self.push(kind, start, Literal::None);
+                }
+                None => {
+                    self.pos += c.len_utf8();
+                    let message = if c == '!' {
+                        "'!' is not an operator in Sense \u{2014} use 'not' for negation and \
+                         '!=' for not-equal"
+                            .to_string()
+                    } else {
+                        format!(
+                            "unexpected character {}",
+                            crate::token::py_repr(c.encode_utf8(&mut [0; 4]))
+                        )
+                    };
+                    return Err(self.error(message, start));
+                }
+            },
+        }
+        Ok(())
+    }
+
+    fn number(&mut self) -> Result<(), SyntaxError> {
+        let start = self.pos;
+        let (len, is_float) = scan::number(self.rest());
+        self.pos += len;
+        let text = self.src.get(start..self.pos).unwrap_or("");
+        let literal = if is_float {
+            // Digits '.' digits always parses; the fallback is unreachable.
+            Literal::Float(text.parse().unwrap_or(f64::NAN))
+        } else {
+            match scan::int_value(text) {
+                Some(v) => Literal::Int(v),
+                None => {
+                    return Err(self.error(
+                        format!("integer literal too large: {text} (Sense Ints are 64-bit)"),
+                        start,
+                    ));
+                }
+            }
+        };
+        let kind = if is_float {
+            TokenKind::Float
+        } else {
+            TokenKind::Int
+        };
+        self.push(kind, start, literal);
+        Ok(())
+    }
+
+    /// Scans a string literal starting at its opening quote.
+    fn string(&mut self) -> Result<(), SyntaxError> {
+        let start = self.pos;
+        self.pos += 1;
+        let triple = self.rest().starts_with("\"\"");
+        if triple {
+            self.pos += 2;
+        }
+        let mut value = String::new();
+        loop {
+            let rest = self.rest();
+            let closed = if triple {
+                rest.starts_with("\"\"\"")
+            } else {
+                rest.starts_with('"')
+            };
+            if closed {
+                break;
+            }
+            let Some(c) = rest.chars().next() else {
+                return Err(self.unterminated(triple, start));
+            };
+            self.pos += c.len_utf8();
+            if c == '\n' {
+                self.line += 1;
+            }
+            if c == '\\' {
+                // The escaped character is consumed without line counting:
+                // an escaped newline does not advance the line (§1.9 quirk).
+                let Some(e) = self.peek() else {
+                    // The reference crashes here; report it as unterminated.
+                    return Err(self.unterminated(triple, start));
+                };
+                self.pos += e.len_utf8();
+                value.push(scan::escape(e));
+            } else {
+                value.push(c);
+            }
+        }
+        self.pos += if triple { 3 } else { 1 };
+        self.push(TokenKind::Str, start, Literal::Str(value));
+        Ok(())
+    }
+
+    fn unterminated(&self, triple: bool, start: usize) -> SyntaxError {
+        let message = if triple {
+            "unterminated triple-quoted string literal"
+        } else {
+            "unterminated string literal"
+        };
+        self.error(message, start)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -13,6 +13,7 @@
 
 pub mod ast;
 pub mod diagnostic;
+pub mod dump;
 pub mod lexer;
 pub mod parser;
 pub mod source;

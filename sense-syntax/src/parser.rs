@@ -1,7 +1,80 @@
-//! The parser. (Filled in by the parser work.)
-use crate::{SyntaxError, ast::Program};
+//! The parser: tokens → [`Program`].
+//!
+//! A nom parser over a token slice ([`input`]'s `Tokens`), written to take
+//! exactly the decisions the reference's recursive-descent parser takes, in
+//! the same order, so that the first error it meets is the one reported,
+//! with the same message and line. Statements are in [`stmt`] and
+//! [`decl`], expressions in [`expr`], errors and token-level helpers in
+//! [`error`].
+//!
+//! Two limits keep any input from exhausting the Rust stack (or the stack
+//! of later passes that walk the tree): at most 200 nested levels of
+//! brackets, prefix operators, blocks, `else if` and generic types, and
+//! expression trees at most 1000 operators high. Both are this
+//! implementation's own errors; the reference fails with a host recursion
+//! error long before either.
+//!
+//! The parser knows nothing about evaluation and does not recover: it
+//! stops at the first error, like the reference.
 
-/// Parses tokens.
-pub fn parse(_tokens: &[()]) -> Result<Program, SyntaxError> {
-    Ok(Program { stmts: Vec::new() })
+mod decl;
+mod error;
+mod expr;
+mod input;
+mod stmt;
+
+use crate::SyntaxError;
+use crate::ast::Program;
+use crate::span::Span;
+use crate::token::{Literal, Token, TokenKind};
+use input::{Ctx, Tokens};
+
+/// Most nested levels (brackets, prefix operators, blocks, `else if`,
+/// generic types) a program may have.
+pub const MAX_NESTING: u32 = 200;
+/// Greatest height of one expression tree, i.e. the longest chain of
+/// operators (binary, prefix or postfix) it may contain.
+pub const MAX_EXPRESSION_HEIGHT: u32 = 1000;
+
+/// Parses a whole token stream (as produced by
+/// [`crate::lexer::tokenize`]) into a program.
+///
+/// The stream should end with an EOF token; one is supplied if it is
+/// missing. The first syntax error is returned with the reference's
+/// message; its `span.line` is the line of the token where parsing failed.
+pub fn parse(tokens: &[Token]) -> Result<Program, SyntaxError> {
+    let owned;
+    let tokens = if tokens.last().map(|t| t.kind) == Some(TokenKind::Eof) {
+        tokens
+    } else {
+        let end = tokens.last().map_or(Span::new(0, 0, 1), |t| t.span);
+        let mut v = tokens.to_vec();
+        v.push(Token {
+            kind: TokenKind::Eof,
+            span: Span::new(end.end, end.end, end.line),
+            lexeme: String::new(),
+            literal: Literal::None,
+        });
+        owned = v;
+        &owned[..]
+    };
+    let ctx = Ctx::default();
+    let mut i = Tokens::new(tokens, &ctx);
+    let mut stmts = Vec::new();
+    while !i.at_end() {
+        match stmt::statement(i) {
+            Ok((rest, s)) => {
+                stmts.push(s);
+                i = rest;
+            }
+            Err(nom::Err::Error(e) | nom::Err::Failure(e)) => return Err(e.into()),
+            Err(nom::Err::Incomplete(_)) => {
+                return Err(error::ParseError::unexpected(i.peek()).into());
+            }
+        }
+    }
+    Ok(Program { stmts })
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,325 @@
-//! Tokens produced by the lexer. (Filled in by the lexer work.)
+//! Tokens: what the lexer hands the parser.
+//!
+//! Token kinds mirror the reference's token types one to one, because their
+//! upper-case names appear verbatim in parse-error messages
+//! (`(got RPAREN ')')`). This module also owns the rendering of a lexeme the
+//! way the reference's messages show it (Python's `repr()` of a string).
+//! It does no scanning itself; see [`crate::lexer`].
+
+mod printable;
+
+use crate::span::Span;
+
+/// Declares [`TokenKind`] together with the table of reference names, so
+/// the two can never drift apart.
+macro_rules! token_kinds {
+    ($( $(#[$doc:meta])* $variant:ident => $name:literal, )*) => {
+        /// The kind of a token (LANGUAGE.md §1.7).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum TokenKind {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl TokenKind {
+            /// The reference's upper-case name of this kind, as it appears in
+            /// messages such as `unexpected token RPAREN ')'`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( TokenKind::$variant => $name, )*
+                }
+            }
+        }
+    };
+}
+
+token_kinds! {
+    /// Integer literal.
+    Int => "INT",
+    /// Float literal.
+    Float => "FLOAT",
+    /// String literal (plain or triple-quoted).
+    Str => "STRING",
+    /// Identifier.
+    Ident => "IDENT",
+    /// `def`
+    Def => "DEF",
+    /// `return`
+    Return => "RETURN",
+    /// `returns`
+    Returns => "RETURNS",
+    /// `if`
+    If => "IF",
+    /// `else`
+    Else => "ELSE",
+    /// `while`
+    While => "WHILE",
+    /// `for`
+    For => "FOR",
+    /// `in`
+    In => "IN",
+    /// `break`
+    Break => "BREAK",
+    /// `continue`
+    Continue => "CONTINUE",
+    /// `true`
+    True => "TRUE",
+    /// `false`
+    False => "FALSE",
+    /// `nil`
+    Nil => "NIL",
+    /// `import`
+    Import => "IMPORT",
+    /// `from`
+    From => "FROM",
+    /// `as`
+    As => "AS",
+    /// `python`
+    Python => "PYTHON",
+    /// `set`
+    Set => "SET",
+    /// `local`
+    Local => "LOCAL",
+    /// `session`
+    Session => "SESSION",
+    /// `agent`
+    Agent => "AGENT",
+    /// `action`
+    Action => "ACTION",
+    /// `reversible`
+    Reversible => "REVERSIBLE",
+    /// `irreversible`
+    Irreversible => "IRREVERSIBLE",
+    /// `requires`
+    Requires => "REQUIRES",
+    /// `approval`
+    Approval => "APPROVAL",
+    /// `policy`
+    Policy => "POLICY",
+    /// `allow`
+    Allow => "ALLOW",
+    /// `deny`
+    Deny => "DENY",
+    /// `test`
+    Test => "TEST",
+    /// `tool`
+    Tool => "TOOL",
+    /// `memory`
+    Memory => "MEMORY",
+    /// `async`
+    Async => "ASYNC",
+    /// `persistent`
+    Persistent => "PERSISTENT",
+    /// `model`
+    Model => "MODEL",
+    /// `and`
+    And => "AND",
+    /// `or`
+    Or => "OR",
+    /// `not`
+    Not => "NOT",
+    /// `+`
+    Plus => "PLUS",
+    /// `-`
+    Minus => "MINUS",
+    /// `*`
+    Star => "STAR",
+    /// `/`
+    Slash => "SLASH",
+    /// `%`
+    Percent => "PERCENT",
+    /// `=`
+    Eq => "EQ",
+    /// `==`
+    EqEq => "EQEQ",
+    /// `!=`
+    BangEq => "BANGEQ",
+    /// `<`
+    Lt => "LT",
+    /// `<=`
+    LtEq => "LTEQ",
+    /// `>`
+    Gt => "GT",
+    /// `>=`
+    GtEq => "GTEQ",
+    /// `->`
+    Arrow => "ARROW",
+    /// `(`
+    LParen => "LPAREN",
+    /// `)`
+    RParen => "RPAREN",
+    /// `[`
+    LBracket => "LBRACKET",
+    /// `]`
+    RBracket => "RBRACKET",
+    /// `,`
+    Comma => "COMMA",
+    /// `:`
+    Colon => "COLON",
+    /// `.`
+    Dot => "DOT",
+    /// End of a logical line.
+    Newline => "NEWLINE",
+    /// Start of a deeper indentation level.
+    Indent => "INDENT",
+    /// End of an indentation level.
+    Dedent => "DEDENT",
+    /// End of input.
+    Eof => "EOF",
+}
+
+/// The 38 reserved words (LANGUAGE.md §1.4) and their kinds.
+const KEYWORDS: [(&str, TokenKind); 38] = [
+    ("def", TokenKind::Def),
+    ("return", TokenKind::Return),
+    ("returns", TokenKind::Returns),
+    ("if", TokenKind::If),
+    ("else", TokenKind::Else),
+    ("while", TokenKind::While),
+    ("for", TokenKind::For),
+    ("in", TokenKind::In),
+    ("break", TokenKind::Break),
+    ("continue", TokenKind::Continue),
+    ("true", TokenKind::True),
+    ("false", TokenKind::False),
+    ("nil", TokenKind::Nil),
+    ("import", TokenKind::Import),
+    ("from", TokenKind::From),
+    ("as", TokenKind::As),
+    ("python", TokenKind::Python),
+    ("set", TokenKind::Set),
+    ("local", TokenKind::Local),
+    ("session", TokenKind::Session),
+    ("agent", TokenKind::Agent),
+    ("action", TokenKind::Action),
+    ("reversible", TokenKind::Reversible),
+    ("irreversible", TokenKind::Irreversible),
+    ("requires", TokenKind::Requires),
+    ("approval", TokenKind::Approval),
+    ("policy", TokenKind::Policy),
+    ("allow", TokenKind::Allow),
+    ("deny", TokenKind::Deny),
+    ("test", TokenKind::Test),
+    ("tool", TokenKind::Tool),
+    ("memory", TokenKind::Memory),
+    ("async", TokenKind::Async),
+    ("persistent", TokenKind::Persistent),
+    ("model", TokenKind::Model),
+    ("and", TokenKind::And),
+    ("or", TokenKind::Or),
+    ("not", TokenKind::Not),
+];
+
+impl TokenKind {
+    /// The keyword kind spelled `word`, if `word` is reserved.
+    pub fn keyword(word: &str) -> Option<TokenKind> {
+        KEYWORDS.iter().find(|(w, _)| *w == word).map(|&(_, k)| k)
+    }
+
+    /// True for the 38 keyword kinds. Capability paths accept any of them
+    /// as a segment.
+    pub fn is_keyword(self) -> bool {
+        KEYWORDS.iter().any(|&(_, k)| k == self)
+    }
+
+    /// True for NEWLINE, INDENT, DEDENT and EOF, whose lexeme is empty.
+    pub fn is_layout(self) -> bool {
+        matches!(
+            self,
+            TokenKind::Newline | TokenKind::Indent | TokenKind::Dedent | TokenKind::Eof
+        )
+    }
+}
+
+/// The value of a literal token.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    /// Not a literal (identifiers, keywords, operators, layout).
+    None,
+    /// Value of an INT token.
+    Int(i64),
+    /// Value of a FLOAT token.
+    Float(f64),
+    /// Value of a STRING token, escapes resolved.
+    Str(String),
+}
+
+/// One token.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Token {
+    /// Its kind.
+    pub kind: TokenKind,
+    /// Byte range of its text; `span.line` follows LANGUAGE.md §1.9.
+    pub span: Span,
+    /// The reference's lexeme: the source text, quotes included for
+    /// strings; empty for NEWLINE, INDENT, DEDENT and EOF.
+    pub lexeme: String,
+    /// The literal value for INT, FLOAT and STRING tokens.
+    pub literal: Literal,
+}
+
+impl Token {
+    /// `KIND 'lexeme'`, the way parse errors describe a token.
+    pub fn describe(&self) -> String {
+        format!("{} {}", self.kind.name(), py_repr(&self.lexeme))
+    }
+}
+
+/// Renders `text` like Python's `repr()` of a `str`.
+///
+/// Single quotes unless the text contains `'` and no `"`; backslash, the
+/// chosen quote, `\n`, `\r` and `\t` are escaped; other non-printable
+/// characters become `\xNN`, `\uNNNN` or `\UNNNNNNNN`.
+pub fn py_repr(text: &str) -> String {
+    let quote = if text.contains('\'') && !text.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if !is_printable(c) => {
+                let cp = c as u32;
+                let escaped = if cp < 0x100 {
+                    format!("\\x{cp:02x}")
+                } else if cp < 0x10000 {
+                    format!("\\u{cp:04x}")
+                } else {
+                    format!("\\U{cp:08x}")
+                };
+                out.push_str(&escaped);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python's `str.isprintable()` for one character.
+fn is_printable(c: char) -> bool {
+    let cp = c as u32;
+    printable::NON_PRINTABLE
+        .binary_search_by(|&(lo, hi)| {
+            if hi < cp {
+                std::cmp::Ordering::Less
+            } else if lo > cp {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_err()
+}
+
+#[cfg(test)]
+mod tests;

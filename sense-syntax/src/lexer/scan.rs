@@ -1,0 +1,98 @@
+//! Scanners for single tokens, written with nom over `&str`.
+//!
+//! Each function looks at the text at the current position and says how
+//! many bytes the token takes; the caller (`Lexer`) owns positions, lines
+//! and errors. Nothing here can fail on arbitrary input: a scanner that does
+//! not match reports `None` or a length of zero.
+
+use crate::token::TokenKind;
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_while};
+use nom::character::complete::{char, digit1, satisfy};
+use nom::combinator::{opt, recognize, value};
+use nom::sequence::pair;
+use nom::{IResult, Parser};
+
+/// Operators and punctuation, longest spellings first (maximal munch for
+/// `==`, `!=`, `<=`, `>=` and `->`). A lone `!` is not here: it is an error
+/// with its own message.
+fn punct_kind(input: &str) -> IResult<&str, TokenKind> {
+    alt((
+        alt((
+            value(TokenKind::EqEq, tag("==")),
+            value(TokenKind::BangEq, tag("!=")),
+            value(TokenKind::LtEq, tag("<=")),
+            value(TokenKind::GtEq, tag(">=")),
+            value(TokenKind::Arrow, tag("->")),
+        )),
+        alt((
+            value(TokenKind::Eq, char('=')),
+            value(TokenKind::Lt, char('<')),
+            value(TokenKind::Gt, char('>')),
+            value(TokenKind::Minus, char('-')),
+            value(TokenKind::Plus, char('+')),
+            value(TokenKind::Star, char('*')),
+            value(TokenKind::Slash, char('/')),
+            value(TokenKind::Percent, char('%')),
+        )),
+        alt((
+            value(TokenKind::LParen, char('(')),
+            value(TokenKind::RParen, char(')')),
+            value(TokenKind::LBracket, char('[')),
+            value(TokenKind::RBracket, char(']')),
+            value(TokenKind::Comma, char(',')),
+            value(TokenKind::Colon, char(':')),
+            value(TokenKind::Dot, char('.')),
+        )),
+    ))
+    .parse(input)
+}
+
+/// The operator or punctuation token at the start of `input`, with its
+/// length in bytes.
+pub(super) fn punct(input: &str) -> Option<(TokenKind, usize)> {
+    let (rest, kind) = punct_kind(input).ok()?;
+    Some((kind, input.len() - rest.len()))
+}
+
+/// Length of the identifier or keyword at the start of `input` (zero when
+/// it does not start with a letter or `_`).
+pub(super) fn identifier(input: &str) -> usize {
+    let word: IResult<&str, &str> = recognize(pair(
+        satisfy(|c| c.is_alphabetic() || c == '_'),
+        take_while(|c: char| c.is_alphanumeric() || c == '_'),
+    ))
+    .parse(input);
+    word.map_or(0, |(_, w)| w.len())
+}
+
+/// Length of the number at the start of `input` and whether it is a float.
+/// A `.` makes a float only when a digit follows it, so `1.` is INT then
+/// DOT and `1.x` is INT, DOT, IDENT.
+pub(super) fn number(input: &str) -> (usize, bool) {
+    let parsed: IResult<&str, (&str, Option<(char, &str)>)> =
+        pair(digit1, opt(pair(char('.'), digit1))).parse(input);
+    parsed.map_or((0, false), |(rest, (_, frac))| {
+        (input.len() - rest.len(), frac.is_some())
+    })
+}
+
+/// The value of a run of ASCII digits, or `None` when it does not fit in an
+/// `i64` (leading zeros are fine: `007` is 7).
+pub(super) fn int_value(digits: &str) -> Option<i64> {
+    digits.bytes().try_fold(0i64, |acc, b| {
+        acc.checked_mul(10)?
+            .checked_add(i64::from(b.wrapping_sub(b'0')))
+    })
+}
+
+/// The character an escape `\c` stands for. Unknown escapes stand for the
+/// character itself (`\a` is `a`), as in the reference.
+pub(super) fn escape(c: char) -> char {
+    match c {
+        'n' => '\n',
+        't' => '\t',
+        'r' => '\r',
+        other => other,
+    }
+}

@@ -1,0 +1,356 @@
+//! Statements, blocks and the statement-selection order (LANGUAGE.md §2.5).
+//!
+//! The core statements live here; declarations (`def` and the agent layer)
+//! live in [`super::decl`]. Each statement's `span.line` is the line the
+//! reference attaches to it: the leading keyword's line for most
+//! statements, the name's line for `def`/`tool`/`action` and typed
+//! declarations, the first token's line for expression statements.
+
+use super::decl;
+use super::error::{PResult, ParseError, expect, fail, nest, tok};
+use super::expr::{expr, ident};
+use super::input::Tokens;
+use crate::ast::{ActionKind, Block, Else, Ident, Stmt, StmtKind};
+use crate::span::Span;
+use crate::token::{Literal, TokenKind as K};
+use nom::Parser;
+use nom::combinator::opt;
+use nom::sequence::preceded;
+
+/// `statement`, chosen by its first one or two tokens.
+pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Stmt> {
+    let t = i.peek();
+    match t.kind {
+        K::Def => decl::fn_decl(i),
+        K::Ident if looks_like_fn_decl_missing_def(&i) => fail(ParseError::at(
+            format!(
+                "function declarations need 'def' -- e.g. 'def {}(...) -> Type:'",
+                t.lexeme
+            ),
+            t,
+        )),
+        K::Ident if i.peek_at(1).kind == K::Colon => typed_decl(i),
+        K::Local => local_decl(i),
+        K::Test => decl::test_stmt(i),
+        K::Session => decl::session_stmt(i),
+        K::Agent => decl::agent_decl(i, false),
+        K::Reversible => decl::action_decl(i, ActionKind::Reversible),
+        K::Irreversible => decl::action_decl(i, ActionKind::Irreversible),
+        K::Tool => decl::tool_decl(i, false),
+        K::Async => {
+            let after = i.skip(1);
+            let (rest, mut stmt) = match after.kind() {
+                K::Agent => decl::agent_decl(after, true)?,
+                K::Tool => decl::tool_decl(after, true)?,
+                _ => {
+                    return fail(ParseError::at(
+                        "expected 'agent' or 'tool' after 'async'",
+                        after.peek(),
+                    ));
+                }
+            };
+            stmt.span.start = t.span.start;
+            Ok((rest, stmt))
+        }
+        K::Memory => decl::memory_decl(i, false),
+        K::Persistent => {
+            expect(K::Memory, "expected 'memory' after 'persistent'")(i.skip(1))?;
+            let (rest, mut stmt) = decl::memory_decl(i.skip(1), true)?;
+            stmt.span.start = t.span.start;
+            Ok((rest, stmt))
+        }
+        K::Policy => decl::policy_stmt(i),
+        K::Set => decl::set_stmt(i),
+        K::Model => decl::model_decl(i),
+        K::If => if_stmt(i),
+        K::While => while_stmt(i),
+        K::For => for_stmt(i),
+        K::Return => return_stmt(i),
+        K::Break => simple(i, StmtKind::Break),
+        K::Continue => simple(i, StmtKind::Continue),
+        K::Import => import_stmt(i),
+        K::From => from_import_stmt(i),
+        _ => expr_stmt(i),
+    }
+}
+
+/// `IDENT '(' … ')' (':' | 'returns')`: a function written without `def`.
+/// Only parentheses are counted; an unclosed one means "no".
+fn looks_like_fn_decl_missing_def(i: &Tokens<'_>) -> bool {
+    if i.peek_at(1).kind != K::LParen {
+        return false;
+    }
+    let mut depth = 0u32;
+    for (n, t) in i.slice().iter().enumerate().skip(1) {
+        match t.kind {
+            K::LParen => depth += 1,
+            K::RParen => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return matches!(i.peek_at(n + 1).kind, K::Colon | K::Returns);
+                }
+            }
+            K::Eof => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Requires the NEWLINE that ends a simple statement.
+pub(crate) fn end_of_statement(i: Tokens<'_>) -> PResult<'_, ()> {
+    let (i, _) = expect(K::Newline, "expected a new line after this statement")(i)?;
+    Ok((i, ()))
+}
+
+/// Builds a statement spanning from `start`'s first token to the last real
+/// token consumed before `end`.
+pub(crate) fn stmt_at(start: &Tokens<'_>, end: &Tokens<'_>, line: u32, kind: StmtKind) -> Stmt {
+    let from = start.peek().span.start;
+    Stmt {
+        kind,
+        span: Span::new(from, end.prev_end(from).max(from), line),
+    }
+}
+
+/// `block = ':' NL IND statement { statement } DED | ':' statement`.
+pub(crate) fn block(i: Tokens<'_>) -> PResult<'_, Block> {
+    let (i, colon) = expect(K::Colon, "expected ':' to start a block")(i)?;
+    let _level = nest(&i, colon)?;
+    let mut stmts = Vec::new();
+    let (i, inline, end) = if let Ok((mut i, _)) = tok(K::Newline)(i) {
+        i = expect(K::Indent, "expected an indented block")(i)?.0;
+        while !i.check(K::Dedent) && !i.at_end() {
+            let (rest, s) = statement(i)?;
+            stmts.push(s);
+            i = rest;
+        }
+        let end = stmts.last().map_or(colon.span.end, |s: &Stmt| s.span.end);
+        let (i, _) = expect(K::Dedent, "expected the indented block to end")(i)?;
+        (i, false, end)
+    } else {
+        let (i, s) = statement(i)?;
+        let end = s.span.end;
+        stmts.push(s);
+        (i, true, end)
+    };
+    Ok((
+        i,
+        Block {
+            stmts,
+            span: Span::new(colon.span.start, end, colon.span.line),
+            inline,
+        },
+    ))
+}
+
+fn typed_decl(i: Tokens<'_>) -> PResult<'_, Stmt> {
+    let name = i.peek();
+    let (rest, ty) = decl::type_ann(i.skip(2))?;
+    let (rest, _) = expect(K::Eq, "expected '=' after the type annotation")(rest)?;
+    let (rest, value) = expr(rest)?;
+    let end = rest;
+    let (rest, ()) = end_of_statement(rest)?;
+    let kind = StmtKind::TypedDecl {
+        name: ident(name),
+        ty,
+        value,
+    };
+    Ok((rest, stmt_at(&i, &end, name.span.line, kind)))
+}
+
+fn local_decl(i: Tokens<'_>) -> PResult<'_, Stmt> {
+    let (rest, name) = expect(K::Ident, "expected a name after 'local'")(i.skip(1))?;
+    let (rest, ty) = opt(preceded(tok(K::Colon), decl::type_ann)).parse(rest)?;
+    let (rest, _) = expect(K::Eq, "expected '=' in a local declaration")(rest)?;
+    let (rest, value) = expr(rest)?;
+    let (rest, ()) = end_of_statement(rest)?;
+    let kind = StmtKind::Local {
+        name: ident(name),
+        ty,
+        value,
+    };
+    Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
+}
+
+/// `if_stmt = 'if' expr block [ 'else' ( if_stmt | block ) ]`.
+fn if_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+    let (rest, cond) = expr(i.skip(1))?;
+    let (rest, then) = block(rest)?;
+    let (rest, els) = match tok(K::Else)(rest) {
+        Ok((after, _)) if after.kind() == K::If => {
+            // Each `else if` nests one level deeper in the tree.
+            let _level = nest(&after, after.peek())?;
+            let (after, nested) = if_stmt(after)?;
+            (after, Some(Else::If(Box::new(nested))))
+        }
+        Ok((after, _)) => {
+            let (after, b) = block(after)?;
+            (after, Some(Else::Block(b)))
+        }
+        Err(_) => (rest, None),
+    };
+    let kind = StmtKind::If { cond, then, els };
+    Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
+}
+
+fn while_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+    let (rest, cond) = expr(i.skip(1))?;
+    let (rest, body) = block(rest)?;
+    let kind = StmtKind::While { cond, body };
+    Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
+}
+
+fn for_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+    let (rest, var) = expect(K::Ident, "expected a loop variable name after 'for'")(i.skip(1))?;
+    let (rest, _) = expect(K::In, "expected 'in' after the loop variable")(rest)?;
+    let (rest, iter) = expr(rest)?;
+    let (rest, body) = block(rest)?;
+    let kind = StmtKind::For {
+        var: ident(var),
+        iter,
+        body,
+    };
+    Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
+}
+
+/// `return [expr] NL`: anything on the line after `return` is the value.
+fn return_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+    let after = i.skip(1);
+    let (rest, value) = if after.check(K::Newline) {
+        (after, None)
+    } else {
+        let (rest, e) = expr(after)?;
+        (rest, Some(e))
+    };
+    let (rest, ()) = end_of_statement(rest)?;
+    let kind = StmtKind::Return(value);
+    Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
+}
+
+/// `break NL` and `continue NL`.
+fn simple(i: Tokens<'_>, kind: StmtKind) -> PResult<'_, Stmt> {
+    let (rest, ()) = end_of_statement(i.skip(1))?;
+    Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
+}
+
+/// A module reference: a quoted path, or a bare dotted name resolved the
+/// way the reference does (`a.b` → `"a/b.sns"`, or `"a.b"` for Python).
+struct ModuleRef {
+    path: String,
+    bare: bool,
+    span: Span,
+}
+
+fn module_ref(i: Tokens<'_>, python: bool) -> PResult<'_, ModuleRef> {
+    let t = i.peek();
+    if let (K::Str, Literal::Str(path)) = (t.kind, &t.literal) {
+        let span = t.span;
+        return Ok((
+            i.skip(1),
+            ModuleRef {
+                path: path.clone(),
+                bare: false,
+                span,
+            },
+        ));
+    }
+    let message = if python {
+        "expected a Python module name (a string, or a bare dotted name like os.path) after \
+         'import python'"
+    } else {
+        "expected a module path (a string, or a bare dotted name like pkg.mod) after 'import'"
+    };
+    let (mut i, first) = expect(K::Ident, message)(i)?;
+    let mut parts = vec![first.lexeme.as_str()];
+    let mut end = first.span.end;
+    while i.check(K::Dot) && i.peek_at(1).kind == K::Ident {
+        let seg = i.peek_at(1);
+        parts.push(seg.lexeme.as_str());
+        end = seg.span.end;
+        i = i.skip(2);
+    }
+    let path = if python {
+        parts.join(".")
+    } else {
+        format!("{}.sns", parts.join("/"))
+    };
+    let span = Span::new(first.span.start, end, first.span.line);
+    Ok((
+        i,
+        ModuleRef {
+            path,
+            bare: true,
+            span,
+        },
+    ))
+}
+
+/// `'as' IDENT`, if present.
+fn alias(i: Tokens<'_>) -> PResult<'_, Option<Ident>> {
+    let as_name = preceded(
+        tok(K::As),
+        expect(K::Ident, "expected an alias name after 'as'"),
+    );
+    let (i, name) = opt(as_name).parse(i)?;
+    Ok((i, name.map(ident)))
+}
+
+/// `import_stmt = 'import' [ 'python' ] module_ref [ 'as' IDENT ] NL`.
+fn import_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+    let (rest, python) = opt(tok(K::Python)).parse(i.skip(1))?;
+    let python = python.is_some();
+    let (rest, m) = module_ref(rest, python)?;
+    let (rest, alias) = alias(rest)?;
+    let (rest, ()) = end_of_statement(rest)?;
+    let kind = StmtKind::Import {
+        python,
+        path: m.path,
+        bare: m.bare,
+        path_span: m.span,
+        alias,
+    };
+    Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
+}
+
+/// `from_import_stmt = 'from' [ 'python' ] module_ref 'import'
+/// import_name { ',' import_name } NL`.
+fn from_import_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+    let (rest, python) = opt(tok(K::Python)).parse(i.skip(1))?;
+    let python = python.is_some();
+    let (rest, m) = module_ref(rest, python)?;
+    let (mut rest, _) = expect(
+        K::Import,
+        "expected 'import' after the module in a 'from' statement",
+    )(rest)?;
+    let mut names = Vec::new();
+    loop {
+        let (after, name) = expect(K::Ident, "expected a name to import")(rest)?;
+        let (after, alias) = alias(after)?;
+        names.push((ident(name), alias));
+        rest = after;
+        match tok(K::Comma)(rest) {
+            Ok((after, _)) => rest = after,
+            Err(_) => break,
+        }
+    }
+    let (rest, ()) = end_of_statement(rest)?;
+    let kind = StmtKind::FromImport {
+        python,
+        path: m.path,
+        bare: m.bare,
+        path_span: m.span,
+        names,
+    };
+    Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
+}
+
+/// `expr_stmt = expr NL`.
+fn expr_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+    let (rest, e) = expr(i)?;
+    let (rest, ()) = end_of_statement(rest)?;
+    Ok((
+        rest,
+        stmt_at(&i, &rest, i.peek().span.line, StmtKind::Expr(e)),
+    ))
+}
