@@ -1,1 +1,7 @@
-fn main() {}
+//! The `sense` command-line tool.
+
+mod cli;
+
+fn main() {
+    std::process::exit(cli::main());
+}

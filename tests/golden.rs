@@ -1,1 +1,166 @@
-fn main() {}
+//! The golden suite: one named test per `tests/golden/**/*.sns` (and per
+//! `examples/*.sns`), each run through the real `sense` binary and compared
+//! byte for byte with the expected files beside it.
+//!
+//! - `NAME.out`: expected stdout (always compared).
+//! - `NAME.err`: expected stderr; present iff the run must exit 1.
+//! - `NAME.in`: stdin for the run (default: empty).
+//! - A first line `# args: <command and flags>` replaces the default `run`;
+//!   the script's path is appended last.
+//! - Names starting with `_` are fixtures (imported modules), not cases.
+//!
+//! `SENSE_BLESS=1 cargo test --test golden` rewrites the expected files
+//! from the current output; review the diff before committing.
+//! Examples' expected output lives in `tests/examples/NAME.out`.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with('_') {
+            continue;
+        }
+        if p.is_dir() {
+            collect(&p, out);
+        } else if name.ends_with(".sns") {
+            out.push(p);
+        }
+    }
+}
+
+struct Case {
+    script: PathBuf,
+    expected_out: PathBuf,
+    expected_err: PathBuf,
+    stdin: PathBuf,
+}
+
+fn relative(p: &Path) -> String {
+    p.strip_prefix(root()).unwrap_or(p).to_string_lossy().replace('\\', "/")
+}
+
+fn run_case(case: &Case) -> Result<(), Failed> {
+    let rel = relative(&case.script);
+    let text = std::fs::read_to_string(&case.script).map_err(|e| format!("{rel}: {e}"))?;
+    let mut args: Vec<String> = match text.lines().next().and_then(|l| l.strip_prefix("# args:")) {
+        Some(a) => a.split_whitespace().map(String::from).collect(),
+        None => vec!["run".to_string()],
+    };
+    args.push(rel.clone());
+    let memory_dir = std::env::temp_dir().join(format!(
+        "sense-golden-{}-{}",
+        std::process::id(),
+        rel.replace('/', "_")
+    ));
+    let _ = std::fs::remove_dir_all(&memory_dir);
+    std::fs::create_dir_all(&memory_dir).map_err(|e| e.to_string())?;
+    let stdin = std::fs::read(&case.stdin).unwrap_or_default();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sense"))
+        .args(&args)
+        .current_dir(root())
+        .env("SENSE_MEMORY_DIR", &memory_dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run sense: {e}"))?;
+    if let Some(mut pipe) = child.stdin.take() {
+        use std::io::Write;
+        let _ = pipe.write_all(&stdin);
+    }
+    let output = child.wait_with_output().map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&memory_dir);
+    let stdout = String::from_utf8_lossy(&output.stdout).replace("\r\n", "\n");
+    let stderr = String::from_utf8_lossy(&output.stderr).replace("\r\n", "\n");
+    let code = output.status.code().unwrap_or(-1);
+
+    if std::env::var_os("SENSE_BLESS").is_some() {
+        std::fs::write(&case.expected_out, &stdout).map_err(|e| e.to_string())?;
+        if code == 0 && stderr.is_empty() {
+            let _ = std::fs::remove_file(&case.expected_err);
+        } else {
+            std::fs::write(&case.expected_err, &stderr).map_err(|e| e.to_string())?;
+        }
+        return Ok(());
+    }
+
+    let mut problems = Vec::new();
+    let want_out = std::fs::read_to_string(&case.expected_out)
+        .map_err(|_| format!("{rel}: missing {} (run with SENSE_BLESS=1)", relative(&case.expected_out)))?;
+    if stdout != want_out {
+        problems.push(format!("stdout differs\n--- expected\n{want_out}--- actual\n{stdout}---"));
+    }
+    match std::fs::read_to_string(&case.expected_err) {
+        Ok(want_err) => {
+            if code != 1 {
+                problems.push(format!("expected exit status 1, got {code}"));
+            }
+            if stderr != want_err {
+                problems.push(format!("stderr differs\n--- expected\n{want_err}--- actual\n{stderr}---"));
+            }
+        }
+        Err(_) => {
+            if code != 0 {
+                problems.push(format!("expected success, got exit status {code}\nstderr:\n{stderr}"));
+            } else if !stderr.is_empty() {
+                problems.push(format!("unexpected stderr:\n{stderr}"));
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{rel}:\n{}", problems.join("\n")).into())
+    }
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut cases = Vec::new();
+    let mut scripts = Vec::new();
+    collect(&root().join("tests/golden"), &mut scripts);
+    for s in scripts {
+        cases.push(Case {
+            expected_out: s.with_extension("out"),
+            expected_err: s.with_extension("err"),
+            stdin: s.with_extension("in"),
+            script: s,
+        });
+    }
+    let mut examples = Vec::new();
+    collect(&root().join("examples"), &mut examples);
+    for s in examples {
+        let stem = s.file_stem().map(|x| x.to_string_lossy().into_owned()).unwrap_or_default();
+        let dir = root().join("tests/examples");
+        cases.push(Case {
+            expected_out: dir.join(format!("{stem}.out")),
+            expected_err: dir.join(format!("{stem}.err")),
+            stdin: dir.join(format!("{stem}.in")),
+            script: s,
+        });
+    }
+    let trials = cases
+        .into_iter()
+        .map(|case| {
+            let name = relative(&case.script)
+                .trim_start_matches("tests/golden/")
+                .trim_end_matches(".sns")
+                .to_string();
+            Trial::test(name, move || run_case(&case))
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}

@@ -1,1 +1,16 @@
-//! placeholder
+//! The host-facing Sense runtime: run programs, drive agents, answer their
+//! questions, ask them to pause from another thread, and (later) save them.
+//!
+//! [`Runtime`] wraps one [`sense_eval::Vm`]. Everything runs on the thread
+//! that calls it; no OS thread is ever created for an agent.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod error;
+mod runtime;
+
+pub use runtime::read_source;
+
+pub use error::Error;
+pub use runtime::Runtime;
+pub use sense_eval::{Config, ErrorClass, EvalError};

@@ -1,1 +1,29 @@
-//! placeholder
+//! The Sense evaluator: compiler, bytecode VM, values, heap and builtins.
+//!
+//! [`Vm`] is the entry point: it compiles source files (via
+//! `sense-syntax`) into [`proto::Proto`]s and runs them on fibers. The run
+//! loop never recurses on the Rust stack for Sense calls, so any fiber can
+//! be suspended at any instruction and resumed later — the mechanism
+//! agents are built on. The host-facing protocol (the `Runtime`, handles,
+//! snapshots) lives in `sense-agents`.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod agent;
+pub mod builtins;
+pub mod compile;
+pub mod error;
+pub mod heap;
+pub mod numfmt;
+pub mod object;
+pub mod op;
+pub mod proto;
+pub mod scope;
+pub mod symbol;
+pub mod types;
+pub mod value;
+pub mod vm;
+
+pub use error::{ErrorClass, EvalError, EvalResult};
+pub use value::Value;
+pub use vm::{Config, Exit, Vm};

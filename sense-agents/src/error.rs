@@ -1,0 +1,77 @@
+//! The error type hosts see.
+
+use sense_eval::{ErrorClass, EvalError};
+use std::fmt;
+
+/// An error from the runtime: a Sense error (with class, message, line and
+/// the rendered diagnostic) or a host-side problem such as an unreadable file.
+#[derive(Clone, Debug)]
+pub struct Error {
+    class: Option<ErrorClass>,
+    display: String,
+    rendered: String,
+    line: Option<u32>,
+    column: Option<u32>,
+}
+
+impl Error {
+    pub(crate) fn from_eval(err: &EvalError, rendered: String, column: Option<u32>) -> Self {
+        Error {
+            class: Some(err.class()),
+            display: err.display(),
+            rendered,
+            line: err.line(),
+            column,
+        }
+    }
+
+    pub(crate) fn host(message: impl Into<String>) -> Self {
+        let message = message.into();
+        Error {
+            class: None,
+            rendered: format!("SenseError: {message}"),
+            display: message,
+            line: None,
+            column: None,
+        }
+    }
+
+    /// The Sense error class, or `None` for host-side errors.
+    pub fn class(&self) -> Option<ErrorClass> {
+        self.class
+    }
+
+    /// The class name as the CLI prints it (`SenseError` for host-side errors).
+    pub fn class_name(&self) -> &'static str {
+        self.class.map_or("SenseError", ErrorClass::name)
+    }
+
+    /// The reference's display text: `[line N] message` or `message`.
+    pub fn display_text(&self) -> &str {
+        &self.display
+    }
+
+    /// The full diagnostic: first line `<Class>: <display>`, then the
+    /// location and a caret when known.
+    pub fn rendered(&self) -> &str {
+        &self.rendered
+    }
+
+    /// The reported line, if any.
+    pub fn line(&self) -> Option<u32> {
+        self.line
+    }
+
+    /// The column (1-based, in characters) of the error's position, if known.
+    pub fn column(&self) -> Option<u32> {
+        self.column
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.class_name(), self.display)
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,123 @@
+//! Agent objects: identity, status, the pause reason and kind, the
+//! mailbox, and — while paused — the agent's fiber.
+//!
+//! The protocol that moves agents between statuses lives in the VM
+//! (`vm/agents.rs`); this module is only the data.
+
+use crate::error::EvalError;
+use crate::heap::{ScopeRef, Tracer};
+use crate::proto::ProtoId;
+use crate::value::Value;
+use crate::vm::Fiber;
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+/// The five statuses of AGENTS.md §2.4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AgentStatus {
+    /// Declared, not started.
+    Created,
+    /// Its body is executing (or, for a nested start, waiting on another agent).
+    Running,
+    /// Suspended; `resume` continues it.
+    Paused,
+    /// The body finished.
+    Completed,
+    /// The body raised an error.
+    Failed,
+}
+
+impl AgentStatus {
+    /// The status string Sense code sees.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentStatus::Created => "created",
+            AgentStatus::Running => "running",
+            AgentStatus::Paused => "paused",
+            AgentStatus::Completed => "completed",
+            AgentStatus::Failed => "failed",
+        }
+    }
+}
+
+/// Why a paused agent is paused (DECISIONS.md: hosts can tell these apart).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PauseKind {
+    /// `pause()` / `pause(reason)` in the body.
+    SelfPause,
+    /// `ask_human(question)` in the body.
+    AskHuman,
+    /// `receive()` on an empty mailbox.
+    WaitingMessage,
+    /// The host asked it to pause (pause handle).
+    HostRequest,
+    /// Its instruction budget ran out.
+    Budget,
+    /// A host function suspended it.
+    HostFunction,
+}
+
+impl PauseKind {
+    /// A stable lower-case name (`self`, `ask_human`, `message`, `host`,
+    /// `budget`, `host_function`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PauseKind::SelfPause => "self",
+            PauseKind::AskHuman => "ask_human",
+            PauseKind::WaitingMessage => "message",
+            PauseKind::HostRequest => "host",
+            PauseKind::Budget => "budget",
+            PauseKind::HostFunction => "host_function",
+        }
+    }
+}
+
+/// An agent.
+#[derive(Debug)]
+pub struct Agent {
+    /// Declared name.
+    pub name: String,
+    /// The agent's own scope (child of the declaring scope).
+    pub scope: ScopeRef,
+    /// Its body.
+    pub body: ProtoId,
+    /// `async agent`.
+    pub is_async: bool,
+    /// Docstring of the body.
+    pub doc: Option<String>,
+    /// Current status.
+    pub status: AgentStatus,
+    /// Last pause reason (never cleared).
+    pub pause_reason: Value,
+    /// Why it is (or last was) paused.
+    pub pause_kind: PauseKind,
+    /// Messages not yet received, oldest first.
+    pub mailbox: VecDeque<Value>,
+    /// The suspended execution while paused (or created-but-scheduled).
+    pub fiber: Option<Box<Fiber>>,
+    /// True when the pending pause is a call (`pause()`, `ask_human`, …)
+    /// whose result the resume value becomes; false for pauses at a safe
+    /// point (host request, budget), where the value is dropped.
+    pub resume_pushes: bool,
+    /// An error stored for a later collector (async agents).
+    pub error: Option<EvalError>,
+    /// True once a stored error has been raised (so it is raised only once).
+    pub error_taken: bool,
+    /// Set from any thread to ask the running agent to pause.
+    pub interrupt: Arc<AtomicBool>,
+    /// A process-unique number, so host handles detect a collected agent.
+    pub serial: u64,
+}
+
+impl Agent {
+    pub(crate) fn trace(&self, t: &mut Tracer) {
+        t.scope(self.scope);
+        t.value(self.pause_reason);
+        t.values(self.mailbox.as_slices().0);
+        t.values(self.mailbox.as_slices().1);
+        if let Some(f) = &self.fiber {
+            f.trace(t);
+        }
+    }
+}

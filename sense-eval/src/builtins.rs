@@ -1,0 +1,74 @@
+//! Builtin functions (LANGUAGE.md §4, AGENTS.md §2 and §8).
+//!
+//! Each builtin is a plain Rust function over the VM and its arguments.
+//! Arity is checked by the VM for fixed-arity builtins, with the
+//! reference's message; variadic ones check their own and word the error
+//! as the reference does. Errors from builtins carry no `[line N]` unless
+//! the builtin is one of the reference's "context" builtins (`line`).
+
+mod agents;
+mod convert;
+mod core;
+
+use crate::error::EvalResult;
+use crate::value::Value;
+use crate::vm::Vm;
+
+/// A native function body.
+pub type NativeFn = fn(&mut Vm, &[Value]) -> EvalResult<Value>;
+
+/// How many arguments a native takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arity {
+    /// Exactly this many (checked by the VM).
+    Exact(u8),
+    /// The native checks the count itself.
+    Variadic,
+}
+
+/// A native function.
+#[derive(Clone, Debug)]
+pub struct NativeDef {
+    /// Name it is bound to and printed as (`<builtin NAME>`).
+    pub name: String,
+    /// Argument count.
+    pub arity: Arity,
+    /// The body.
+    pub func: NativeFn,
+    /// Its errors report the call's line.
+    pub line: bool,
+    /// It accepts labeled arguments (`inference`).
+    pub labeled: bool,
+}
+
+impl NativeDef {
+    /// A builtin whose errors carry no line.
+    pub fn new(name: &str, arity: Arity, func: NativeFn) -> Self {
+        NativeDef {
+            name: name.to_string(),
+            arity,
+            func,
+            line: false,
+            labeled: false,
+        }
+    }
+
+    /// Makes its errors report the call's line.
+    pub fn with_line(mut self) -> Self {
+        self.line = true;
+        self
+    }
+
+    /// Lets it take labeled arguments.
+    pub fn with_labels(mut self) -> Self {
+        self.labeled = true;
+        self
+    }
+}
+
+/// Every builtin of the core language and the agent layer.
+pub fn core_natives() -> Vec<NativeDef> {
+    let mut v = core::natives();
+    v.extend(agents::natives());
+    v
+}

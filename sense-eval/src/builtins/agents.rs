@@ -1,0 +1,129 @@
+//! start, pause, resume, ask_human, send, receive, await (AGENTS.md §2.5–§2.13).
+
+use super::{Arity, NativeDef};
+use crate::agent::{AgentStatus, PauseKind};
+use crate::error::{EvalError, EvalResult};
+use crate::value::Value;
+use crate::vm::Vm;
+
+pub(super) fn natives() -> Vec<NativeDef> {
+    use Arity::*;
+    vec![
+        NativeDef::new("start", Exact(1), start),
+        NativeDef::new("pause", Variadic, pause).with_line(),
+        NativeDef::new("resume", Variadic, resume),
+        NativeDef::new("ask_human", Exact(1), ask_human).with_line(),
+        NativeDef::new("send", Exact(2), send),
+        NativeDef::new("receive", Variadic, receive).with_line(),
+        NativeDef::new("await", Exact(1), await_).with_line(),
+    ]
+}
+
+fn start(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    vm.sense_start(args[0])
+}
+
+fn resume(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    if args.is_empty() || args.len() > 2 {
+        return Err(EvalError::runtime("resume() expects 1 or 2 arguments (agent, value?)"));
+    }
+    vm.sense_resume(args[0], args.get(1).copied().unwrap_or(Value::Nil))
+}
+
+fn pause(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    if args.len() > 1 {
+        return Err(EvalError::runtime("pause() expects 0 or 1 arguments (an optional reason)"));
+    }
+    let agent = vm.running_lexical_agent("pause()")?;
+    let reason = args.first().copied().unwrap_or(Value::Nil);
+    vm.suspend_call(agent, reason, PauseKind::SelfPause);
+    Ok(Value::Nil)
+}
+
+fn ask_human(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    let q = args[0];
+    if !matches!(q, Value::Str(_)) {
+        return Err(EvalError::runtime(format!(
+            "ask_human() expects a String question, got {}",
+            vm.type_name(q)
+        )));
+    }
+    if vm.lexical_agent().is_some() {
+        let agent = vm.running_lexical_agent("ask_human()")?;
+        vm.suspend_call(agent, q, PauseKind::AskHuman);
+        return Ok(Value::Nil);
+    }
+    // Outside any agent: ask on the host's terminal.
+    let question = vm.str_of(q).unwrap_or("").to_string();
+    vm.write_out(&question);
+    vm.write_out("\n> ");
+    match vm.read_input() {
+        Some(mut line) => {
+            if line.ends_with('\n') {
+                line.pop();
+                if line.ends_with('\r') {
+                    line.pop();
+                }
+            }
+            vm.new_str(line)
+        }
+        None => Err(EvalError::runtime("ask_human(): no input (end of file)")),
+    }
+}
+
+fn send(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    let Value::Obj(r) = args[0] else {
+        return Err(vm.expected_agent("send() expects an Agent as its first argument", args[0]));
+    };
+    match vm.agent_mut(r) {
+        Some(a) => {
+            a.mailbox.push_back(args[1]);
+            Ok(Value::Nil)
+        }
+        None => Err(vm.expected_agent("send() expects an Agent as its first argument", args[0])),
+    }
+}
+
+fn receive(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    if args.len() > 1 {
+        return Err(EvalError::runtime(
+            "receive() expects 0 or 1 arguments (an optional timeout in seconds)",
+        ));
+    }
+    let agent = vm.running_lexical_agent("receive()")?;
+    let timeout = args.first().copied().unwrap_or(Value::Nil);
+    if !matches!(timeout, Value::Nil | Value::Int(_) | Value::Float(_) | Value::Bool(_)) {
+        return Err(EvalError::runtime(format!(
+            "receive()'s timeout must be a number, got {}",
+            vm.type_name(timeout)
+        )));
+    }
+    if let Some(msg) = vm.agent_mut(agent).and_then(|a| a.mailbox.pop_front()) {
+        return Ok(msg);
+    }
+    if !matches!(timeout, Value::Nil) {
+        // Nothing can be sent while this agent holds the only line of
+        // execution, so waiting out the timeout would change nothing.
+        return Ok(Value::Nil);
+    }
+    let reason = vm.new_str("waiting for a message")?;
+    vm.suspend_call(agent, reason, PauseKind::WaitingMessage);
+    Ok(Value::Nil)
+}
+
+fn await_(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    let v = args[0];
+    let Some(a) = vm.agent(v) else {
+        return Err(EvalError::runtime(format!(
+            "await() expects an Agent or a Future, got {}",
+            vm.type_name(v)
+        )));
+    };
+    if a.status == AgentStatus::Created {
+        return Err(EvalError::runtime(format!(
+            "cannot await agent '{}' \u{2014} it hasn't been started yet",
+            a.name
+        )));
+    }
+    vm.collect_agent(v)
+}

@@ -1,0 +1,154 @@
+//! print, len, range, str, type_of, push, assert and the removed stubs.
+
+use super::{Arity, NativeDef, convert};
+use crate::error::{EvalError, EvalResult};
+use crate::object::Obj;
+use crate::value::Value;
+use crate::vm::Vm;
+
+pub(super) fn natives() -> Vec<NativeDef> {
+    use Arity::*;
+    vec![
+        NativeDef::new("print", Variadic, print),
+        NativeDef::new("len", Exact(1), len),
+        NativeDef::new("range", Variadic, range),
+        NativeDef::new("str", Exact(1), str_),
+        NativeDef::new("int", Exact(1), convert::int),
+        NativeDef::new("float", Exact(1), convert::float),
+        NativeDef::new("type_of", Exact(1), type_of),
+        NativeDef::new("push", Exact(2), push),
+        NativeDef::new("assert", Variadic, assert),
+        NativeDef::new("mock_model", Variadic, mock_model),
+        NativeDef::new("verify", Variadic, |_, _| Err(replaced("verify"))),
+        NativeDef::new("approve", Variadic, |_, _| Err(replaced("approve"))),
+        NativeDef::new("rollback", Variadic, |_, _| Err(replaced("rollback"))),
+    ]
+}
+
+fn replaced(name: &str) -> EvalError {
+    EvalError::runtime(format!(
+        "{name}(action) has been replaced -- use action.{name}() instead"
+    ))
+}
+
+fn mock_model(_: &mut Vm, _: &[Value]) -> EvalResult<Value> {
+    Err(EvalError::runtime(
+        "mock_model(...) has been replaced -- use inference(\"mock\", ...) instead \
+         (e.g. inference(\"mock\", \"demo\", response_template: \"...\"))",
+    ))
+}
+
+fn print(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    let mut line = String::new();
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            line.push(' ');
+        }
+        line.push_str(&vm.show(*a)?);
+    }
+    line.push('\n');
+    vm.write_out(&line);
+    Ok(Value::Nil)
+}
+
+fn len(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    let v = args[0];
+    if let Some(items) = vm.array_of(v) {
+        return Ok(Value::Int(items.len() as i64));
+    }
+    if let Value::Str(r) = v
+        && let Obj::Str(s) = vm.heap().get(r)
+    {
+        return Ok(Value::Int(s.char_len() as i64));
+    }
+    Err(EvalError::runtime(format!(
+        "len() not supported for type {}",
+        vm.type_name(v)
+    )))
+}
+
+fn range(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    if args.is_empty() || args.len() > 3 {
+        return Err(EvalError::runtime("range() expects 1 to 3 arguments"));
+    }
+    let mut nums = [0i64; 3];
+    for (i, a) in args.iter().enumerate() {
+        nums[i] = match a {
+            Value::Int(n) => *n,
+            Value::Bool(b) => *b as i64,
+            _ => {
+                return Err(EvalError::runtime(format!(
+                    "range() arguments must be Int, got {}",
+                    vm.type_name(*a)
+                )));
+            }
+        };
+    }
+    let (start, stop, step) = match args.len() {
+        1 => (0, nums[0], 1),
+        2 => (nums[0], nums[1], 1),
+        _ => (nums[0], nums[1], nums[2]),
+    };
+    if step == 0 {
+        return Err(EvalError::runtime("range() step must not be zero"));
+    }
+    let count = if step > 0 {
+        if stop > start {
+            ((stop as i128 - start as i128 - 1) / step as i128 + 1) as u128
+        } else {
+            0
+        }
+    } else if start > stop {
+        ((start as i128 - stop as i128 - 1) / (-(step as i128)) + 1) as u128
+    } else {
+        0
+    };
+    let count = usize::try_from(count).unwrap_or(usize::MAX);
+    vm.check_array_len(count)?;
+    let mut items = Vec::with_capacity(count);
+    let mut x = start as i128;
+    for _ in 0..count {
+        items.push(Value::Int(x as i64));
+        x += step as i128;
+    }
+    vm.new_array(items)
+}
+
+fn str_(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    if let Value::Str(_) = args[0] {
+        return Ok(args[0]);
+    }
+    let s = vm.show(args[0])?;
+    vm.new_str(s)
+}
+
+fn type_of(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    let name = vm.type_name(args[0]);
+    vm.new_str(name)
+}
+
+fn push(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    let Value::Array(r) = args[0] else {
+        return Err(EvalError::runtime("push() expects an Array as its first argument"));
+    };
+    let len = vm.array_of(args[0]).map_or(0, |a| a.len());
+    vm.check_array_len(len + 1)?;
+    if let Obj::Array(items) = vm.heap_mut().get_mut(r) {
+        items.push(args[1]);
+    }
+    Ok(args[0])
+}
+
+fn assert(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    if args.is_empty() || args.len() > 2 {
+        return Err(EvalError::runtime("assert() expects 1 or 2 arguments"));
+    }
+    if vm.truthy(args[0]) {
+        return Ok(Value::Nil);
+    }
+    let msg = match args.get(1) {
+        Some(m) => vm.py_str(*m)?,
+        None => "assertion failed".to_string(),
+    };
+    Err(EvalError::runtime(msg))
+}

@@ -1,0 +1,189 @@
+//! The compiler: AST → [`Proto`]s.
+//!
+//! One pass over the tree, emitting stack-machine code. Names stay names
+//! (interned symbols): Sense's scoping is decided at run time
+//! (assign-or-create walks the live scope chain, LANGUAGE.md §3.5), so the
+//! compiler does not resolve variables to slots. Nested bodies (`def`,
+//! agent bodies) become protos of their own, appended to the code store.
+
+mod expr;
+mod stmt;
+
+use crate::heap::Heap;
+use crate::object::{Obj, StrObj};
+use crate::op::Op;
+use crate::proto::{FileId, Proto, ProtoId, ProtoKind};
+use crate::symbol::{Interner, Symbol};
+use crate::value::Value;
+use sense_syntax::Span;
+use sense_syntax::ast::{Program, Stmt};
+use std::sync::Arc;
+
+/// What the compiler writes into: the VM's interner, heap (for string
+/// constants) and code store.
+pub struct CodeSink<'a> {
+    /// Names.
+    pub interner: &'a mut Interner,
+    /// Where string constants are allocated.
+    pub heap: &'a mut Heap,
+    /// The code store; new protos are appended.
+    pub protos: &'a mut Vec<Arc<Proto>>,
+}
+
+/// Compiles a file's top level (or one REPL input) into a proto and
+/// returns its id. Nested bodies are appended to the store first.
+pub fn compile_program(sink: CodeSink<'_>, program: &Program, file: FileId, name: &str) -> ProtoId {
+    let mut c = Compiler {
+        sink,
+        file,
+        cur: Proto::new(name, ProtoKind::TopLevel, file),
+    };
+    c.cur.no_file_context = false;
+    c.stmts(&program.stmts);
+    let end = program.stmts.last().map(|s| s.span).unwrap_or_default();
+    c.emit(Op::Nil, end);
+    c.emit(Op::Return, end);
+    c.finish()
+}
+
+pub(crate) struct Compiler<'a> {
+    sink: CodeSink<'a>,
+    file: FileId,
+    cur: Proto,
+}
+
+impl Compiler<'_> {
+    fn finish(mut self) -> ProtoId {
+        let proto = std::mem::replace(&mut self.cur, Proto::new("", ProtoKind::TopLevel, self.file));
+        self.push_proto(proto)
+    }
+
+    fn push_proto(&mut self, proto: Proto) -> ProtoId {
+        self.sink.protos.push(Arc::new(proto));
+        ProtoId(self.sink.protos.len() as u32 - 1)
+    }
+
+    /// Compiles a nested body into its own proto: `setup` fills in
+    /// parameters and metadata, then `stmts` are compiled and an implicit
+    /// `return nil` closes it.
+    fn nested(
+        &mut self,
+        name: &str,
+        kind: ProtoKind,
+        setup: impl FnOnce(&mut Self, &mut Proto),
+        stmts: &[Stmt],
+        end: Span,
+    ) -> ProtoId {
+        let mut fresh = Proto::new(name, kind, self.file);
+        setup(self, &mut fresh);
+        let outer = std::mem::replace(&mut self.cur, fresh);
+        self.stmts(stmts);
+        self.emit(Op::Nil, end);
+        self.emit(Op::Return, end);
+        let done = std::mem::replace(&mut self.cur, outer);
+        self.push_proto(done)
+    }
+
+    fn sym(&mut self, name: &str) -> Symbol {
+        self.sink.interner.intern(name)
+    }
+
+    fn emit(&mut self, op: Op, span: Span) -> usize {
+        self.cur.code.push(op);
+        self.cur.spans.push(span);
+        self.cur.code.len() - 1
+    }
+
+    fn here(&self) -> u32 {
+        self.cur.code.len() as u32
+    }
+
+    /// Points the jump at `at` to the current end of code.
+    fn patch(&mut self, at: usize) {
+        let target = self.here();
+        if let Some(op) = self.cur.code.get_mut(at) {
+            match op {
+                Op::Jump(t)
+                | Op::JumpIfFalse(t)
+                | Op::JumpIfFalseOrPop(t)
+                | Op::JumpIfTrueOrPop(t)
+                | Op::IterNext(t) => *t = target,
+                _ => {}
+            }
+        }
+    }
+
+    fn constant(&mut self, v: Value) -> u32 {
+        self.cur.consts.push(v);
+        self.cur.consts.len() as u32 - 1
+    }
+
+    fn string_const(&mut self, s: &str) -> u32 {
+        let r = self.sink.heap.alloc(Obj::Str(StrObj::new(s)));
+        self.constant(Value::Str(r))
+    }
+}
+
+/// Python's `inspect.cleandoc`: expand tabs, strip the first line's
+/// leading whitespace, remove the common indentation of the other lines,
+/// then drop empty lines at both ends.
+pub fn clean_doc(doc: &str) -> String {
+    let expanded = expand_tabs(doc);
+    let mut lines: Vec<String> = expanded.split('\n').map(str::to_string).collect();
+    let margin = lines
+        .iter()
+        .skip(1)
+        .filter(|l| !l.trim_start().is_empty())
+        .map(|l| l.chars().count() - l.trim_start().chars().count())
+        .min();
+    if let Some(first) = lines.first_mut() {
+        *first = first.trim_start().to_string();
+    }
+    if let Some(margin) = margin {
+        for l in lines.iter_mut().skip(1) {
+            *l = l.chars().skip(margin).collect();
+        }
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    while lines.first().is_some_and(|l| l.is_empty()) {
+        lines.remove(0);
+    }
+    lines.join("\n")
+}
+
+fn expand_tabs(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut col = 0;
+    for c in s.chars() {
+        match c {
+            '\t' => {
+                let n = 8 - col % 8;
+                out.extend(std::iter::repeat_n(' ', n));
+                col += n;
+            }
+            '\n' | '\r' => {
+                out.push(c);
+                col = 0;
+            }
+            c => {
+                out.push(c);
+                col += 1;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean_doc;
+
+    #[test]
+    fn cleandoc_matches_python() {
+        assert_eq!(clean_doc("  Hello.\n    More here.\n      Indented.\n  "), "Hello.\nMore here.\n  Indented.");
+        assert_eq!(clean_doc("\n\n   x\n"), "x");
+        assert_eq!(clean_doc("one"), "one");
+    }
+}

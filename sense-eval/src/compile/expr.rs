@@ -1,0 +1,130 @@
+//! Expressions.
+
+use super::Compiler;
+use crate::op::Op;
+use crate::proto::LabelInfo;
+use crate::value::Value;
+use sense_syntax::ast::{BinOp, Expr, ExprKind, LogicOp, UnaryOp};
+
+impl Compiler<'_> {
+    pub(super) fn expr(&mut self, e: &Expr) {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Int(n) => match i32::try_from(*n) {
+                Ok(small) => {
+                    self.emit(Op::SmallInt(small), span);
+                }
+                Err(_) => {
+                    let k = self.constant(Value::Int(*n));
+                    self.emit(Op::Const(k), span);
+                }
+            },
+            ExprKind::Float(f) => {
+                let k = self.constant(Value::Float(*f));
+                self.emit(Op::Const(k), span);
+            }
+            ExprKind::Str(s) => {
+                let k = self.string_const(s);
+                self.emit(Op::Const(k), span);
+            }
+            ExprKind::Bool(true) => {
+                self.emit(Op::True, span);
+            }
+            ExprKind::Bool(false) => {
+                self.emit(Op::False, span);
+            }
+            ExprKind::Nil => {
+                self.emit(Op::Nil, span);
+            }
+            ExprKind::Array(items) => {
+                for it in items {
+                    self.expr(it);
+                }
+                self.emit(Op::MakeArray(items.len() as u32), span);
+            }
+            ExprKind::Name(n) => {
+                let s = self.sym(n);
+                self.emit(Op::Load(s), span);
+            }
+            ExprKind::Assign { name, value } => {
+                self.expr(value);
+                let s = self.sym(&name.name);
+                self.emit(Op::Store(s), span);
+            }
+            ExprKind::IndexAssign { target, index, value } => {
+                self.expr(target);
+                self.expr(index);
+                self.expr(value);
+                self.emit(Op::IndexStore, span);
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                self.expr(lhs);
+                self.expr(rhs);
+                let op = match op {
+                    BinOp::Add => Op::Add,
+                    BinOp::Sub => Op::Sub,
+                    BinOp::Mul => Op::Mul,
+                    BinOp::Div => Op::Div,
+                    BinOp::Mod => Op::Mod,
+                    BinOp::Eq => Op::Eq,
+                    BinOp::Ne => Op::Ne,
+                    BinOp::Lt => Op::Lt,
+                    BinOp::Le => Op::Le,
+                    BinOp::Gt => Op::Gt,
+                    BinOp::Ge => Op::Ge,
+                };
+                self.emit(op, span);
+            }
+            ExprKind::Logic { op, lhs, rhs } => {
+                self.expr(lhs);
+                let jump = match op {
+                    LogicOp::And => self.emit(Op::JumpIfFalseOrPop(0), span),
+                    LogicOp::Or => self.emit(Op::JumpIfTrueOrPop(0), span),
+                };
+                self.expr(rhs);
+                self.patch(jump);
+            }
+            ExprKind::Unary { op, operand } => {
+                self.expr(operand);
+                match op {
+                    UnaryOp::Neg => self.emit(Op::Neg, span),
+                    UnaryOp::Not => self.emit(Op::Not, span),
+                };
+            }
+            ExprKind::Call {
+                callee,
+                args,
+                labeled,
+            } => {
+                self.expr(callee);
+                for a in args {
+                    self.expr(a);
+                }
+                if labeled.is_empty() {
+                    self.emit(Op::Call(args.len() as u32), span);
+                } else {
+                    for l in labeled {
+                        self.expr(&l.value);
+                    }
+                    let labels = labeled.iter().map(|l| self.sym(&l.label.name)).collect();
+                    self.cur.labels.push(LabelInfo {
+                        positional: args.len() as u32,
+                        labels,
+                    });
+                    let idx = self.cur.labels.len() as u32 - 1;
+                    self.emit(Op::CallLabeled(idx), span);
+                }
+            }
+            ExprKind::Index { target, index } => {
+                self.expr(target);
+                self.expr(index);
+                self.emit(Op::Index, span);
+            }
+            ExprKind::Member { target, name } => {
+                self.expr(target);
+                let s = self.sym(&name.name);
+                self.emit(Op::Member(s), span);
+            }
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! Statements and declarations.
+
+use super::{Compiler, clean_doc};
+use crate::op::Op;
+use crate::proto::{
+    AgentInfo, DeclType, ImportInfo, LoopTargets, ParamSpec, ProtoKind, TestInfo,
+};
+use crate::types::Annotation;
+use sense_syntax::Span;
+use sense_syntax::ast::{Block, Else, ExprKind, Param, Stmt, StmtKind};
+
+/// The docstring of a body: its first statement when that is a bare string.
+pub(crate) fn docstring(stmts: &[Stmt]) -> Option<String> {
+    match stmts.first().map(|s| &s.kind) {
+        Some(StmtKind::Expr(e)) => match &e.kind {
+            ExprKind::Str(s) => Some(clean_doc(s)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+impl Compiler<'_> {
+    pub(super) fn stmts(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
+            self.stmt(s);
+        }
+    }
+
+    /// A block in its own (lazily created) scope.
+    fn scoped_block(&mut self, b: &Block) {
+        self.emit(Op::EnterBlock, b.span);
+        self.stmts(&b.stmts);
+        self.emit(Op::ExitBlock, b.span);
+    }
+
+    fn params(&mut self, params: &[Param]) -> Vec<ParamSpec> {
+        params
+            .iter()
+            .map(|p| ParamSpec {
+                name: self.sym(&p.name.name),
+                ann: p.ty.as_ref().map(Annotation::new),
+            })
+            .collect()
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        let span = s.span;
+        match &s.kind {
+            StmtKind::Expr(e) => {
+                // Literal statements (docstrings, placeholders) do nothing.
+                if matches!(
+                    e.kind,
+                    ExprKind::Str(_) | ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Nil
+                ) {
+                    return;
+                }
+                self.expr(e);
+                self.emit(Op::Pop, span);
+            }
+            StmtKind::Def(f) => {
+                let params = self.params(&f.params);
+                let ret = f.ret.as_ref().map(Annotation::new);
+                let doc = docstring(&f.body.stmts);
+                let end = f.body.span;
+                let id = self.nested(
+                    &f.name.name,
+                    ProtoKind::Function,
+                    |_, p| {
+                        p.params = params;
+                        p.ret = ret;
+                        p.doc = doc;
+                    },
+                    &f.body.stmts,
+                    end,
+                );
+                self.emit(Op::Closure(id.0), span);
+                let name = self.sym(&f.name.name);
+                self.emit(Op::Define(name), span);
+            }
+            StmtKind::TypedDecl { name, ty, value } => {
+                self.expr(value);
+                self.check_type(&name.name, ty, span);
+                let s = self.sym(&name.name);
+                self.emit(Op::Store(s), span);
+                self.emit(Op::Pop, span);
+            }
+            StmtKind::Local { name, ty, value } => {
+                self.expr(value);
+                if let Some(ty) = ty {
+                    self.check_type(&name.name, ty, span);
+                }
+                let s = self.sym(&name.name);
+                self.emit(Op::Define(s), span);
+            }
+            StmtKind::If { cond, then, els } => self.if_stmt(cond, then, els.as_ref(), span),
+            StmtKind::While { cond, body } => {
+                let lp = self.loop_begin(span);
+                let head = self.here();
+                self.expr(cond);
+                let exit = self.emit(Op::JumpIfFalse(0), span);
+                self.scoped_block(body);
+                self.emit(Op::Loop(head), span);
+                self.patch(exit);
+                self.loop_end(lp, head, span);
+            }
+            StmtKind::For { var, iter, body } => {
+                self.expr(iter);
+                self.emit(Op::IterPrep, span);
+                let lp = self.loop_begin(span);
+                let head = self.here();
+                let next = self.emit(Op::IterNext(0), span);
+                self.emit(Op::EnterBlock, body.span);
+                let v = self.sym(&var.name);
+                self.emit(Op::Define(v), var.span);
+                self.stmts(&body.stmts);
+                self.emit(Op::ExitBlock, body.span);
+                self.emit(Op::Loop(head), span);
+                self.patch(next);
+                self.loop_end(lp, head, span);
+                self.emit(Op::Pop, span);
+                self.emit(Op::Pop, span);
+            }
+            StmtKind::Return(value) => {
+                match value {
+                    Some(v) => self.expr(v),
+                    None => {
+                        self.emit(Op::Nil, span);
+                    }
+                }
+                if self.cur.kind == ProtoKind::TopLevel {
+                    self.emit(Op::ReturnOutside, span);
+                } else {
+                    self.emit(Op::Return, span);
+                }
+            }
+            StmtKind::Break => {
+                self.emit(Op::Break, span);
+            }
+            StmtKind::Continue => {
+                self.emit(Op::Continue, span);
+            }
+            StmtKind::Import {
+                python, path, alias, ..
+            } => {
+                let binding = match alias {
+                    Some(a) => a.name.clone(),
+                    None => default_alias(path, *python),
+                };
+                let b = self.sym(&binding);
+                self.cur.imports.push(ImportInfo {
+                    python: *python,
+                    path: path.clone(),
+                    names: vec![(None, b)],
+                });
+                let idx = self.cur.imports.len() as u32 - 1;
+                self.emit(Op::Import(idx), span);
+            }
+            StmtKind::FromImport {
+                python, path, names, ..
+            } => {
+                let names = names
+                    .iter()
+                    .map(|(n, a)| {
+                        let member = self.sym(&n.name);
+                        let bind = a.as_ref().map_or(member, |a| self.sym(&a.name));
+                        (Some(member), bind)
+                    })
+                    .collect();
+                self.cur.imports.push(ImportInfo {
+                    python: *python,
+                    path: path.clone(),
+                    names,
+                });
+                let idx = self.cur.imports.len() as u32 - 1;
+                self.emit(Op::FromImport(idx), span);
+            }
+            StmtKind::Test { description, body } => {
+                self.cur.tests.push(TestInfo {
+                    description: description.clone(),
+                    end_ip: 0,
+                });
+                let idx = self.cur.tests.len() - 1;
+                self.emit(Op::TestBegin(idx as u32), span);
+                self.scoped_block(body);
+                self.emit(Op::TestEnd, span);
+                let end = self.here();
+                self.cur.tests[idx].end_ip = end;
+            }
+            StmtKind::Session { body, .. } => self.scoped_block(body),
+            StmtKind::Agent(a) => {
+                let doc = docstring(&a.body.stmts);
+                let body = self.nested(
+                    &a.name.name,
+                    ProtoKind::AgentBody,
+                    |_, _| {},
+                    &a.body.stmts,
+                    a.body.span,
+                );
+                let name = self.sym(&a.name.name);
+                self.cur.agents.push(AgentInfo {
+                    name,
+                    body,
+                    is_async: a.is_async,
+                    doc,
+                });
+                let idx = self.cur.agents.len() as u32 - 1;
+                self.emit(Op::AgentDecl(idx), span);
+            }
+            StmtKind::Set { .. }
+            | StmtKind::Model { .. }
+            | StmtKind::Action(_)
+            | StmtKind::Tool(_)
+            | StmtKind::Memory { .. }
+            | StmtKind::Policy(_) => {
+                let k = self.string_const("this statement is not supported yet");
+                self.emit(Op::Const(k), span);
+                self.emit(Op::Unsupported, span);
+            }
+        }
+    }
+
+    fn check_type(&mut self, name: &str, ty: &sense_syntax::ast::TypeAnn, span: Span) {
+        self.cur.decl_types.push(DeclType {
+            name: name.to_string(),
+            ann: Annotation::new(ty),
+        });
+        let idx = self.cur.decl_types.len() as u32 - 1;
+        self.emit(Op::CheckType(idx), span);
+    }
+
+    fn if_stmt(&mut self, cond: &sense_syntax::ast::Expr, then: &Block, els: Option<&Else>, span: Span) {
+        self.expr(cond);
+        let to_else = self.emit(Op::JumpIfFalse(0), span);
+        self.scoped_block(then);
+        match els {
+            None => self.patch(to_else),
+            Some(e) => {
+                let to_end = self.emit(Op::Jump(0), span);
+                self.patch(to_else);
+                match e {
+                    Else::Block(b) => self.scoped_block(b),
+                    Else::If(nested) => self.stmt(nested),
+                }
+                self.patch(to_end);
+            }
+        }
+    }
+
+    fn loop_begin(&mut self, span: Span) -> usize {
+        self.cur.loops.push(LoopTargets {
+            break_ip: 0,
+            continue_ip: 0,
+        });
+        let idx = self.cur.loops.len() - 1;
+        self.emit(Op::LoopBegin(idx as u32), span);
+        idx
+    }
+
+    fn loop_end(&mut self, idx: usize, head: u32, span: Span) {
+        let end = self.here();
+        self.cur.loops[idx] = LoopTargets {
+            break_ip: end,
+            continue_ip: head,
+        };
+        self.emit(Op::LoopEnd, span);
+    }
+}
+
+/// The binding an `import` without `as` creates: the file stem for Sense
+/// modules (`"./lib/util.sns"` → `util`), the last dotted segment for
+/// Python modules.
+pub(crate) fn default_alias(path: &str, python: bool) -> String {
+    if python {
+        return path.rsplit('.').next().unwrap_or(path).to_string();
+    }
+    let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    match file.rfind('.') {
+        Some(dot) if dot > 0 => file[..dot].to_string(),
+        _ => file.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_alias;
+
+    #[test]
+    fn aliases() {
+        assert_eq!(default_alias("./math_utils.sns", false), "math_utils");
+        assert_eq!(default_alias("pkg/mod.sns", false), "mod");
+        assert_eq!(default_alias("os.path", true), "path");
+        assert_eq!(default_alias("noext", false), "noext");
+    }
+}

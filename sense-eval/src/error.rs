@@ -1,0 +1,172 @@
+//! Sense errors: the class, the reference's message, the optional reported
+//! line, and where it happened (for the caret).
+
+use crate::proto::FileId;
+use sense_syntax::{Span, SyntaxError};
+use std::fmt;
+
+/// The error classes of LANGUAGE.md §5.1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorClass {
+    /// Lexer and parser errors.
+    Syntax,
+    /// Reading an undefined variable.
+    Name,
+    /// A type-annotation check failed (and a few kind checks).
+    Type,
+    /// Everything else at run time.
+    Runtime,
+    /// A module is missing or circular, or Python interop was asked for.
+    Import,
+    /// A capability denied by policy.
+    Policy,
+    /// Commit of an approval-requiring action before `.approve()`.
+    Approval,
+}
+
+impl ErrorClass {
+    /// The class name as the CLI prints it, e.g. `SenseRuntimeError`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorClass::Syntax => "SenseSyntaxError",
+            ErrorClass::Name => "SenseNameError",
+            ErrorClass::Type => "SenseTypeError",
+            ErrorClass::Runtime => "SenseRuntimeError",
+            ErrorClass::Import => "SenseImportError",
+            ErrorClass::Policy => "SensePolicyError",
+            ErrorClass::Approval => "SenseApprovalError",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Inner {
+    class: ErrorClass,
+    message: String,
+    line: Option<u32>,
+    span: Option<Span>,
+    file: Option<FileId>,
+}
+
+/// A Sense error. One pointer wide, so `Result<Value, EvalError>` stays small.
+#[derive(Clone, Debug)]
+pub struct EvalError(Box<Inner>);
+
+const _: () = assert!(std::mem::size_of::<EvalError>() == std::mem::size_of::<usize>());
+
+impl EvalError {
+    /// A new error of `class` with no position yet.
+    pub fn new(class: ErrorClass, message: impl Into<String>) -> Self {
+        EvalError(Box::new(Inner {
+            class,
+            message: message.into(),
+            line: None,
+            span: None,
+            file: None,
+        }))
+    }
+
+    /// A `SenseRuntimeError`.
+    pub fn runtime(message: impl Into<String>) -> Self {
+        Self::new(ErrorClass::Runtime, message)
+    }
+
+    /// A `SenseTypeError`.
+    pub fn type_error(message: impl Into<String>) -> Self {
+        Self::new(ErrorClass::Type, message)
+    }
+
+    /// A `SenseNameError`.
+    pub fn name_error(message: impl Into<String>) -> Self {
+        Self::new(ErrorClass::Name, message)
+    }
+
+    /// A `SenseImportError`.
+    pub fn import(message: impl Into<String>) -> Self {
+        Self::new(ErrorClass::Import, message)
+    }
+
+    /// From a syntax error in `file`.
+    pub fn syntax(err: &SyntaxError, file: FileId) -> Self {
+        let mut e = Self::new(ErrorClass::Syntax, err.message.clone());
+        e.0.line = Some(err.span.line);
+        e.0.span = Some(err.span);
+        e.0.file = Some(file);
+        e
+    }
+
+    /// The class.
+    pub fn class(&self) -> ErrorClass {
+        self.0.class
+    }
+
+    /// The message without any `[line N]` prefix.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+
+    /// The reported line, if the error carries one.
+    pub fn line(&self) -> Option<u32> {
+        self.0.line
+    }
+
+    /// Where it happened (also set for errors that report no line).
+    pub fn span(&self) -> Option<Span> {
+        self.0.span
+    }
+
+    /// The file of [`span`](Self::span).
+    pub fn file(&self) -> Option<FileId> {
+        self.0.file
+    }
+
+    /// The reference's display text: `[line N] message` or `message`.
+    pub fn display(&self) -> String {
+        match self.0.line {
+            Some(l) => format!("[line {l}] {}", self.0.message),
+            None => self.0.message.clone(),
+        }
+    }
+
+    /// Sets the reported line and position (only if none is set yet).
+    pub fn at(mut self, span: Span, file: FileId) -> Self {
+        if self.0.span.is_none() {
+            self.0.line = Some(span.line);
+            self.0.span = Some(span);
+            self.0.file = Some(file);
+        }
+        self
+    }
+
+    /// Sets the position for the caret without a reported line (errors raised
+    /// inside builtins show no `[line N]`, LANGUAGE.md §5.2).
+    pub fn located(mut self, span: Span, file: FileId) -> Self {
+        if self.0.span.is_none() {
+            self.0.span = Some(span);
+            self.0.file = Some(file);
+        }
+        self
+    }
+
+    /// Marks the error as carrying no line even if located.
+    pub fn without_line(mut self) -> Self {
+        self.0.line = None;
+        self
+    }
+
+    /// True once a position has been attached.
+    pub fn is_located(&self) -> bool {
+        self.0.span.is_some()
+    }
+}
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.0.class.name(), self.display())
+    }
+}
+
+impl std::error::Error for EvalError {}
+
+/// Result alias used throughout the crate.
+pub type EvalResult<T> = Result<T, EvalError>;

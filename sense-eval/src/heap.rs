@@ -1,0 +1,222 @@
+//! The arena heap: every string, array, function, scope and agent-layer
+//! object, addressed by small integer handles, and a mark-and-sweep
+//! collector.
+//!
+//! Handles instead of `Rc` keep values `Copy`, let cycles (a closure that
+//! captures its own scope) be collected, keep the whole VM `Send`, and make a
+//! snapshot a plain serialization of the arena. The collector never runs
+//! behind the VM's back: the run loop calls [`Heap::collect`] at safe points,
+//! when every live value is reachable from the roots it passes in.
+
+use crate::object::Obj;
+use crate::scope::Scope;
+use crate::value::Value;
+
+/// Handle of a heap object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjRef(pub u32);
+
+/// Handle of a scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ScopeRef(pub u32);
+
+const NO_FREE: u32 = u32::MAX;
+
+/// The arena.
+#[derive(Debug)]
+pub struct Heap {
+    objs: Vec<Obj>,
+    obj_free: u32,
+    scopes: Vec<Scope>,
+    scope_free: u32,
+    live_objs: usize,
+    live_scopes: usize,
+    /// Allocations since the last collection.
+    since_gc: usize,
+    /// Collect when `since_gc` passes this.
+    threshold: usize,
+    obj_marks: Vec<bool>,
+    scope_marks: Vec<bool>,
+}
+
+impl Default for Heap {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Collects the roots of one collection; see [`Heap::collect`].
+pub struct Tracer {
+    objs: Vec<ObjRef>,
+    scopes: Vec<ScopeRef>,
+}
+
+impl Tracer {
+    /// Marks a value as reachable.
+    #[inline]
+    pub fn value(&mut self, v: Value) {
+        if let Some(r) = v.obj_ref() {
+            self.objs.push(r);
+        }
+    }
+
+    /// Marks every value of a slice as reachable.
+    pub fn values(&mut self, vs: &[Value]) {
+        for &v in vs {
+            self.value(v);
+        }
+    }
+
+    /// Marks an object as reachable.
+    #[inline]
+    pub fn obj(&mut self, r: ObjRef) {
+        self.objs.push(r);
+    }
+
+    /// Marks a scope as reachable.
+    #[inline]
+    pub fn scope(&mut self, s: ScopeRef) {
+        self.scopes.push(s);
+    }
+}
+
+impl Heap {
+    /// An empty heap.
+    pub fn new() -> Self {
+        Heap {
+            objs: Vec::new(),
+            obj_free: NO_FREE,
+            scopes: Vec::new(),
+            scope_free: NO_FREE,
+            live_objs: 0,
+            live_scopes: 0,
+            since_gc: 0,
+            threshold: 100_000,
+            obj_marks: Vec::new(),
+            scope_marks: Vec::new(),
+        }
+    }
+
+    /// Stores `obj` and returns its handle.
+    pub fn alloc(&mut self, obj: Obj) -> ObjRef {
+        self.since_gc += 1;
+        self.live_objs += 1;
+        if self.obj_free != NO_FREE {
+            let idx = self.obj_free;
+            if let Some(Obj::Free(next)) = self.objs.get(idx as usize) {
+                self.obj_free = *next;
+            } else {
+                self.obj_free = NO_FREE;
+            }
+            self.objs[idx as usize] = obj;
+            ObjRef(idx)
+        } else {
+            self.objs.push(obj);
+            ObjRef(self.objs.len() as u32 - 1)
+        }
+    }
+
+    /// Stores a scope and returns its handle.
+    pub fn alloc_scope(&mut self, scope: Scope) -> ScopeRef {
+        self.since_gc += 1;
+        self.live_scopes += 1;
+        if self.scope_free != NO_FREE {
+            let idx = self.scope_free;
+            self.scope_free = self.scopes[idx as usize].free_next();
+            self.scopes[idx as usize] = scope;
+            ScopeRef(idx)
+        } else {
+            self.scopes.push(scope);
+            ScopeRef(self.scopes.len() as u32 - 1)
+        }
+    }
+
+    /// The object behind `r`.
+    #[inline]
+    pub fn get(&self, r: ObjRef) -> &Obj {
+        &self.objs[r.0 as usize]
+    }
+
+    /// The object behind `r`, mutably.
+    #[inline]
+    pub fn get_mut(&mut self, r: ObjRef) -> &mut Obj {
+        &mut self.objs[r.0 as usize]
+    }
+
+    /// The scope behind `s`.
+    #[inline]
+    pub fn scope(&self, s: ScopeRef) -> &Scope {
+        &self.scopes[s.0 as usize]
+    }
+
+    /// The scope behind `s`, mutably.
+    #[inline]
+    pub fn scope_mut(&mut self, s: ScopeRef) -> &mut Scope {
+        &mut self.scopes[s.0 as usize]
+    }
+
+    /// True when enough has been allocated since the last collection.
+    #[inline]
+    pub fn wants_collect(&self) -> bool {
+        self.since_gc >= self.threshold
+    }
+
+    /// Number of live objects and scopes.
+    pub fn live(&self) -> (usize, usize) {
+        (self.live_objs, self.live_scopes)
+    }
+
+    /// Runs a full mark-and-sweep collection. `roots` marks everything the
+    /// caller holds; whatever is not reachable from it is freed.
+    pub fn collect(&mut self, roots: impl FnOnce(&mut Tracer)) {
+        let mut tracer = Tracer {
+            objs: Vec::new(),
+            scopes: Vec::new(),
+        };
+        roots(&mut tracer);
+        self.obj_marks.clear();
+        self.obj_marks.resize(self.objs.len(), false);
+        self.scope_marks.clear();
+        self.scope_marks.resize(self.scopes.len(), false);
+        // Iterative marking: deep structures never recurse on the Rust stack.
+        loop {
+            if let Some(r) = tracer.objs.pop() {
+                let i = r.0 as usize;
+                if i < self.obj_marks.len() && !self.obj_marks[i] {
+                    self.obj_marks[i] = true;
+                    self.objs[i].trace(&mut tracer);
+                }
+            } else if let Some(s) = tracer.scopes.pop() {
+                let i = s.0 as usize;
+                if i < self.scope_marks.len() && !self.scope_marks[i] {
+                    self.scope_marks[i] = true;
+                    self.scopes[i].trace(&mut tracer);
+                }
+            } else {
+                break;
+            }
+        }
+        for (i, marked) in self.obj_marks.iter().enumerate() {
+            if !marked && !matches!(self.objs[i], Obj::Free(_)) {
+                self.objs[i] = Obj::Free(self.obj_free);
+                self.obj_free = i as u32;
+                self.live_objs -= 1;
+            }
+        }
+        for (i, marked) in self.scope_marks.iter().enumerate() {
+            if !marked && !self.scopes[i].is_free() {
+                self.scopes[i] = Scope::free(self.scope_free);
+                self.scope_free = i as u32;
+                self.live_scopes -= 1;
+            }
+        }
+        self.since_gc = 0;
+        self.threshold = (self.live_objs + self.live_scopes).max(50_000) * 2;
+    }
+
+    /// Sets the allocation count that triggers the next collection (tests use
+    /// a tiny value to collect constantly).
+    pub fn set_threshold(&mut self, threshold: usize) {
+        self.threshold = threshold.max(1);
+    }
+}

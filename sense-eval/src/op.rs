@@ -1,0 +1,117 @@
+//! The bytecode instruction set.
+//!
+//! Instructions are a plain enum (8 bytes each); operands that do not fit
+//! in a `u32` live in the owning [`Proto`](crate::proto::Proto)'s side
+//! tables and the instruction holds their index. Every instruction has a
+//! span in `Proto::spans` at the same index, used for error positions.
+
+use crate::symbol::Symbol;
+
+/// One VM instruction. Stack effects are written `[before] -> [after]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Op {
+    /// `[] -> [consts[i]]`
+    Const(u32),
+    /// `[] -> [nil]`
+    Nil,
+    /// `[] -> [true]`
+    True,
+    /// `[] -> [false]`
+    False,
+    /// `[] -> [Int(n)]`
+    SmallInt(i32),
+    /// `[v] -> []`
+    Pop,
+    /// Reads a name through the scope chain: `[] -> [v]`.
+    Load(Symbol),
+    /// Assign-or-create (LANGUAGE.md §3.5), keeping the value: `[v] -> [v]`.
+    Store(Symbol),
+    /// Binds in the current scope (declarations, `local`): `[v] -> []`.
+    Define(Symbol),
+    /// `[a, b] -> [a + b]`
+    Add,
+    /// `[a, b] -> [a - b]`
+    Sub,
+    /// `[a, b] -> [a * b]`
+    Mul,
+    /// `[a, b] -> [a / b]`
+    Div,
+    /// `[a, b] -> [a % b]`
+    Mod,
+    /// `[a, b] -> [a == b]`
+    Eq,
+    /// `[a, b] -> [a != b]`
+    Ne,
+    /// `[a, b] -> [a < b]`
+    Lt,
+    /// `[a, b] -> [a <= b]`
+    Le,
+    /// `[a, b] -> [a > b]`
+    Gt,
+    /// `[a, b] -> [a >= b]`
+    Ge,
+    /// `[a] -> [-a]`
+    Neg,
+    /// `[a] -> [not a]`
+    Not,
+    /// Jumps forward.
+    Jump(u32),
+    /// Jumps backward to a loop head; a safe point (pause requests, budget, GC).
+    Loop(u32),
+    /// `[c] -> []`, jumping when `c` is falsy.
+    JumpIfFalse(u32),
+    /// `and`: if the top is falsy jump keeping it, else pop it.
+    JumpIfFalseOrPop(u32),
+    /// `or`: if the top is truthy jump keeping it, else pop it.
+    JumpIfTrueOrPop(u32),
+    /// `[e1 … en] -> [array]`
+    MakeArray(u32),
+    /// `[t, i] -> [t[i]]`
+    Index,
+    /// `[t, i, v] -> [v]` after `t[i] = v`.
+    IndexStore,
+    /// `[t] -> [t.name]`
+    Member(Symbol),
+    /// `[f, a1 … an] -> [result]`
+    Call(u32),
+    /// Call with labeled arguments; `labels[i]` says how many positional
+    /// arguments there are and the label names. `[f, pos…, lab…] -> [result]`
+    CallLabeled(u32),
+    /// Returns the top of the stack from the current frame.
+    Return,
+    /// `return` at a file's top level: a runtime error.
+    ReturnOutside,
+    /// Opens a block scope (created lazily, on the first name defined in it).
+    EnterBlock,
+    /// Closes the innermost block scope.
+    ExitBlock,
+    /// Registers a loop (`loops[i]` holds its break and continue targets).
+    LoopBegin(u32),
+    /// Unregisters the innermost loop.
+    LoopEnd,
+    /// `break`: unwinds to the nearest loop at run time (LANGUAGE.md §3.7).
+    Break,
+    /// `continue`: as `break`, to the loop's next iteration.
+    Continue,
+    /// `[iterable] -> [items, 0]`: checks the value is iterable.
+    IterPrep,
+    /// `[items, i] -> [items, i+1, item]`, or jumps when done.
+    IterNext(u32),
+    /// `[] -> [function]`: a closure over the current scope.
+    Closure(u32),
+    /// Starts a `test` block (`tests[i]` holds its description and end).
+    TestBegin(u32),
+    /// Ends a `test` block that completed: records a pass.
+    TestEnd,
+    /// Checks `[v]` against `types[i]` for a typed declaration.
+    CheckType(u32),
+    /// Runs `import` number `i`.
+    Import(u32),
+    /// Runs `from … import` number `i`.
+    FromImport(u32),
+    /// Declares the agent `agents[i]`.
+    AgentDecl(u32),
+    /// Raises the string on the stack as a runtime error (statements whose
+    /// run-time support is not built yet).
+    Unsupported,
+}

@@ -1,0 +1,159 @@
+//! Compiled code: one [`Proto`] per function body, module top level or
+//! agent body, with the side tables its instructions index into.
+
+use crate::op::Op;
+use crate::symbol::Symbol;
+use crate::types::Annotation;
+use crate::value::Value;
+use sense_syntax::Span;
+
+/// Index of a proto in the VM's code store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProtoId(pub u32);
+
+/// Index of a loaded source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileId(pub u32);
+
+/// What a proto's code is the body of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProtoKind {
+    /// A file's top level (main program or imported module) or a REPL input.
+    TopLevel,
+    /// A `def` body.
+    Function,
+    /// An agent body.
+    AgentBody,
+}
+
+/// A parameter.
+#[derive(Clone, Debug)]
+pub struct ParamSpec {
+    /// Its name.
+    pub name: Symbol,
+    /// Its annotation.
+    pub ann: Option<Annotation>,
+}
+
+/// Break and continue targets of a loop.
+#[derive(Clone, Copy, Debug)]
+pub struct LoopTargets {
+    /// Where `break` continues (the loop's `LoopEnd`).
+    pub break_ip: u32,
+    /// Where `continue` continues (the loop's head).
+    pub continue_ip: u32,
+}
+
+/// A `test` block.
+#[derive(Clone, Debug)]
+pub struct TestInfo {
+    /// Its description.
+    pub description: String,
+    /// The instruction after the block.
+    pub end_ip: u32,
+}
+
+/// A typed or local declaration's check.
+#[derive(Clone, Debug)]
+pub struct DeclType {
+    /// Declared name (for the message).
+    pub name: String,
+    /// Annotation.
+    pub ann: Annotation,
+}
+
+/// An `import` statement.
+#[derive(Clone, Debug)]
+pub struct ImportInfo {
+    /// `import python`.
+    pub python: bool,
+    /// Path as written (bare paths already turned into `a/b.sns`).
+    pub path: String,
+    /// Names to bind: `(member, binding)`. For a plain `import` a single
+    /// entry whose member is `None` binds the module itself.
+    pub names: Vec<(Option<Symbol>, Symbol)>,
+}
+
+/// An agent declaration.
+#[derive(Clone, Debug)]
+pub struct AgentInfo {
+    /// Agent name.
+    pub name: Symbol,
+    /// The body.
+    pub body: ProtoId,
+    /// `async agent`.
+    pub is_async: bool,
+    /// Cleaned docstring.
+    pub doc: Option<String>,
+}
+
+/// Labeled-call layout.
+#[derive(Clone, Debug)]
+pub struct LabelInfo {
+    /// Number of positional arguments.
+    pub positional: u32,
+    /// Labels, in order.
+    pub labels: Vec<Symbol>,
+}
+
+/// A compiled body.
+#[derive(Clone, Debug)]
+pub struct Proto {
+    /// Function, agent or module name.
+    pub name: String,
+    /// What this is the body of.
+    pub kind: ProtoKind,
+    /// The file it came from.
+    pub file: FileId,
+    /// Parameters.
+    pub params: Vec<ParamSpec>,
+    /// Declared return type.
+    pub ret: Option<Annotation>,
+    /// Docstring (cleaned).
+    pub doc: Option<String>,
+    /// True when `import` inside resolves against the working directory
+    /// (function bodies have no file context, LANGUAGE.md §3.10).
+    pub no_file_context: bool,
+    /// Instructions.
+    pub code: Vec<Op>,
+    /// Span of each instruction.
+    pub spans: Vec<Span>,
+    /// Constants (strings are pinned heap objects).
+    pub consts: Vec<Value>,
+    /// Loop targets, indexed by `LoopBegin`.
+    pub loops: Vec<LoopTargets>,
+    /// Test blocks, indexed by `TestBegin`.
+    pub tests: Vec<TestInfo>,
+    /// Declaration checks, indexed by `CheckType`.
+    pub decl_types: Vec<DeclType>,
+    /// Imports, indexed by `Import`/`FromImport`.
+    pub imports: Vec<ImportInfo>,
+    /// Agent declarations, indexed by `AgentDecl`.
+    pub agents: Vec<AgentInfo>,
+    /// Labeled calls, indexed by `CallLabeled`.
+    pub labels: Vec<LabelInfo>,
+}
+
+impl Proto {
+    /// An empty proto.
+    pub fn new(name: impl Into<String>, kind: ProtoKind, file: FileId) -> Self {
+        Proto {
+            name: name.into(),
+            kind,
+            file,
+            params: Vec::new(),
+            ret: None,
+            doc: None,
+            no_file_context: kind == ProtoKind::Function,
+            code: Vec::new(),
+            spans: Vec::new(),
+            consts: Vec::new(),
+            loops: Vec::new(),
+            tests: Vec::new(),
+            decl_types: Vec::new(),
+            imports: Vec::new(),
+            agents: Vec::new(),
+            labels: Vec::new(),
+        }
+    }
+}

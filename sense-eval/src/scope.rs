@@ -1,0 +1,209 @@
+//! Scopes: name → value maps with a parent link and the agent-layer slots
+//! (policy, delegation model, agent, call frame) of AGENTS.md §1.1.
+//!
+//! Small scopes (block and call scopes, nearly always a handful of names)
+//! are a vector searched linearly; big ones (module and global scopes)
+//! switch to a hash map.
+
+use crate::heap::{ObjRef, ScopeRef, Tracer};
+use crate::symbol::Symbol;
+use crate::value::Value;
+use rustc_hash::FxHashMap;
+
+const SMALL_LIMIT: usize = 8;
+
+/// The variables of one scope.
+#[derive(Clone, Debug)]
+pub enum VarMap {
+    /// Few names: linear search.
+    Small(Vec<(Symbol, Value)>),
+    /// Many names.
+    Big(FxHashMap<Symbol, Value>),
+}
+
+impl Default for VarMap {
+    fn default() -> Self {
+        VarMap::Small(Vec::new())
+    }
+}
+
+impl VarMap {
+    /// The value bound to `sym` here.
+    #[inline]
+    pub fn get(&self, sym: Symbol) -> Option<Value> {
+        match self {
+            VarMap::Small(v) => v.iter().find(|(s, _)| *s == sym).map(|(_, v)| *v),
+            VarMap::Big(m) => m.get(&sym).copied(),
+        }
+    }
+
+    /// Overwrites `sym` if bound here; returns whether it was.
+    #[inline]
+    pub fn set_existing(&mut self, sym: Symbol, val: Value) -> bool {
+        match self {
+            VarMap::Small(v) => {
+                for (s, slot) in v.iter_mut() {
+                    if *s == sym {
+                        *slot = val;
+                        return true;
+                    }
+                }
+                false
+            }
+            VarMap::Big(m) => match m.get_mut(&sym) {
+                Some(slot) => {
+                    *slot = val;
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+
+    /// Binds `sym` here, overwriting any binding.
+    pub fn define(&mut self, sym: Symbol, val: Value) {
+        if self.set_existing(sym, val) {
+            return;
+        }
+        match self {
+            VarMap::Small(v) if v.len() < SMALL_LIMIT => v.push((sym, val)),
+            VarMap::Small(v) => {
+                let mut m: FxHashMap<Symbol, Value> = v.drain(..).collect();
+                m.insert(sym, val);
+                *self = VarMap::Big(m);
+            }
+            VarMap::Big(m) => {
+                m.insert(sym, val);
+            }
+        }
+    }
+
+    /// Every binding, in no particular order for big maps.
+    pub fn iter(&self) -> Box<dyn Iterator<Item = (Symbol, Value)> + '_> {
+        match self {
+            VarMap::Small(v) => Box::new(v.iter().copied()),
+            VarMap::Big(m) => Box::new(m.iter().map(|(s, v)| (*s, *v))),
+        }
+    }
+
+    /// Number of bindings.
+    pub fn len(&self) -> usize {
+        match self {
+            VarMap::Small(v) => v.len(),
+            VarMap::Big(m) => m.len(),
+        }
+    }
+
+    /// True when nothing is bound.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What kind of execution boundary a tagged scope is (for lineage, AGENTS.md §4.9).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FrameTag {
+    /// A tool body: `tool:NAME`.
+    Tool(String),
+    /// An action commit body: `reversible:NAME` / `irreversible:NAME`.
+    Action(&'static str, String),
+    /// A rollback body: `rollback:NAME`.
+    Rollback(String),
+}
+
+impl FrameTag {
+    /// The lineage entry, e.g. `tool:fetch`.
+    pub fn lineage(&self) -> String {
+        match self {
+            FrameTag::Tool(n) => format!("tool:{n}"),
+            FrameTag::Action(k, n) => format!("{k}:{n}"),
+            FrameTag::Rollback(n) => format!("rollback:{n}"),
+        }
+    }
+}
+
+/// The rarely used slots of a scope, boxed so plain scopes stay small.
+#[derive(Clone, Debug, Default)]
+pub struct ScopeExtra {
+    /// `policy:` rules written in this scope, capability → allowed.
+    pub policy: Vec<(Box<str>, bool)>,
+    /// `set delegation = model`.
+    pub model: Option<Value>,
+    /// The agent whose body scope this is.
+    pub agent: Option<ObjRef>,
+    /// Tool/action/rollback boundary tag.
+    pub frame: Option<FrameTag>,
+}
+
+/// One scope.
+#[derive(Clone, Debug)]
+pub struct Scope {
+    /// Variables bound here.
+    pub vars: VarMap,
+    /// Enclosing scope (`None` for globals, or on a free slot the next free index).
+    pub parent: Option<ScopeRef>,
+    /// Agent-layer slots.
+    pub extra: Option<Box<ScopeExtra>>,
+    free: bool,
+}
+
+impl Scope {
+    /// An empty scope under `parent`.
+    pub fn new(parent: Option<ScopeRef>) -> Self {
+        Scope {
+            vars: VarMap::default(),
+            parent,
+            extra: None,
+            free: false,
+        }
+    }
+
+    /// An empty scope pre-sized as a hash map (module and global scopes).
+    pub fn new_big(parent: Option<ScopeRef>) -> Self {
+        Scope {
+            vars: VarMap::Big(FxHashMap::default()),
+            parent,
+            extra: None,
+            free: false,
+        }
+    }
+
+    pub(crate) fn free(next: u32) -> Self {
+        Scope {
+            vars: VarMap::Small(Vec::new()),
+            parent: Some(ScopeRef(next)),
+            extra: None,
+            free: true,
+        }
+    }
+
+    pub(crate) fn is_free(&self) -> bool {
+        self.free
+    }
+
+    pub(crate) fn free_next(&self) -> u32 {
+        self.parent.map_or(u32::MAX, |p| p.0)
+    }
+
+    /// The extra slots, created on first use.
+    pub fn extra_mut(&mut self) -> &mut ScopeExtra {
+        self.extra.get_or_insert_with(Default::default)
+    }
+
+    pub(crate) fn trace(&self, t: &mut Tracer) {
+        for (_, v) in self.vars.iter() {
+            t.value(v);
+        }
+        if let Some(p) = self.parent {
+            t.scope(p);
+        }
+        if let Some(x) = &self.extra {
+            if let Some(m) = x.model {
+                t.value(m);
+            }
+            if let Some(a) = x.agent {
+                t.obj(a);
+            }
+        }
+    }
+}

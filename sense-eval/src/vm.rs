@@ -1,0 +1,405 @@
+//! The virtual machine: code store, heap, globals, fibers and the run loop.
+//!
+//! A `Vm` is one Sense "interpreter run": one global scope, one module
+//! cache, one audit log, any number of agents. It runs on whichever thread
+//! calls it; nothing in it spawns threads. All execution state is data in
+//! fibers (see [`Fiber`]), so the run loop can stop at any instruction —
+//! a pause — and continue later.
+
+mod agents;
+mod call;
+mod names;
+mod fiber;
+mod import;
+mod ops;
+mod run;
+mod show;
+mod unwind;
+
+pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind};
+
+use crate::builtins::{self, NativeDef};
+use crate::compile::{CodeSink, compile_program};
+use crate::error::{EvalError, EvalResult};
+use crate::heap::{Heap, ObjRef, ScopeRef};
+use crate::proto::{FileId, Proto, ProtoId};
+use crate::scope::Scope;
+use crate::symbol::{Interner, Symbol};
+use crate::value::{NativeId, Value};
+use sense_syntax::SourceFile;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Where `print` output goes.
+pub type OutputFn = Box<dyn FnMut(&str) + Send>;
+/// Where `ask_human` outside an agent reads a line from (`None` at end of input).
+pub type InputFn = Box<dyn FnMut() -> Option<String> + Send>;
+
+/// Limits and switches of a VM.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Maximum number of active Sense frames (all fibers of one run).
+    pub max_depth: usize,
+    /// Safe points (calls and loop iterations) allowed per run; `None` = unlimited.
+    pub max_steps: Option<u64>,
+    /// Largest string, in bytes, an operation may build.
+    pub max_string_len: usize,
+    /// Largest array an operation may build.
+    pub max_array_len: usize,
+    /// `--dry-run`: actions check everything but run no bodies.
+    pub dry_run: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_depth: 10_000,
+            max_steps: None,
+            max_string_len: 256 * 1024 * 1024,
+            max_array_len: 64 * 1024 * 1024,
+            dry_run: false,
+        }
+    }
+}
+
+/// One loaded source file.
+#[derive(Debug)]
+pub struct FileEntry {
+    /// The text and its line table.
+    pub source: Arc<SourceFile>,
+    /// Directory imports in it resolve against (`None`: the working directory).
+    pub dir: Option<PathBuf>,
+}
+
+/// An imported module.
+#[derive(Debug)]
+pub(crate) struct ModuleEntry {
+    pub path: PathBuf,
+    pub obj: ObjRef,
+    pub loaded: bool,
+}
+
+/// The outcome of one `test` block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestResult {
+    /// The block's description.
+    pub description: String,
+    /// `None` when it passed, else the error's display text.
+    pub failure: Option<String>,
+}
+
+/// How a run of the VM ended, when it did not fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// The program (or REPL input) ran to its end.
+    Done,
+    /// The agent that was driven paused.
+    Paused(ObjRef),
+    /// The agent that was driven completed.
+    Completed(ObjRef),
+}
+
+/// Control requests natives leave for the run loop.
+#[derive(Debug)]
+pub(crate) enum Pending {
+    /// Switch to this agent's fresh or resumed fiber (plain `start`/`resume`).
+    Enter(ObjRef),
+    /// Suspend the current agent.
+    Suspend,
+}
+
+/// Frequently used symbols.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Syms {
+    pub status: Symbol,
+    pub name: Symbol,
+    pub pause_reason: Symbol,
+    pub doc: Symbol,
+}
+
+/// The virtual machine.
+pub struct Vm {
+    pub(crate) heap: Heap,
+    pub(crate) interner: Interner,
+    pub(crate) protos: Vec<Arc<Proto>>,
+    pub(crate) files: Vec<FileEntry>,
+    pub(crate) globals: ScopeRef,
+    pub(crate) natives: Vec<NativeDef>,
+    pub(crate) cur: Fiber,
+    pub(crate) callers: Vec<Fiber>,
+    pub(crate) caller_frames: usize,
+    pub(crate) modules: Vec<ModuleEntry>,
+    pub(crate) tests: Vec<TestResult>,
+    pub(crate) pending: Option<Pending>,
+    pub(crate) config: Config,
+    pub(crate) out: OutputFn,
+    pub(crate) input: InputFn,
+    pub(crate) interrupt: Arc<AtomicUsize>,
+    pub(crate) steps: u64,
+    pub(crate) arg_buf: Vec<Value>,
+    pub(crate) labeled: Vec<(Symbol, Value)>,
+    pub(crate) syms: Syms,
+    pub(crate) agent_serial: u64,
+    pub(crate) stop_depth: usize,
+    /// A fiber handed over by `start`/`resume`, waiting for the run loop.
+    pub(crate) parked: Option<Fiber>,
+}
+
+impl Default for Vm {
+    fn default() -> Self {
+        Self::new(Config::default())
+    }
+}
+
+impl Vm {
+    /// A fresh VM with the builtins installed; output goes to stdout and
+    /// input comes from stdin until hooks are set.
+    pub fn new(config: Config) -> Self {
+        let mut heap = Heap::new();
+        let globals = heap.alloc_scope(Scope::new_big(None));
+        let mut interner = Interner::new();
+        let syms = Syms {
+            status: interner.intern("status"),
+            name: interner.intern("name"),
+            pause_reason: interner.intern("pause_reason"),
+            doc: interner.intern("doc"),
+        };
+        let mut vm = Vm {
+            heap,
+            interner,
+            protos: Vec::new(),
+            files: Vec::new(),
+            globals,
+            natives: Vec::new(),
+            cur: Fiber::default(),
+            callers: Vec::new(),
+            caller_frames: 0,
+            modules: Vec::new(),
+            tests: Vec::new(),
+            pending: None,
+            config,
+            out: Box::new(|s| {
+                use std::io::Write;
+                let _ = std::io::stdout().write_all(s.as_bytes());
+            }),
+            input: Box::new(|| {
+                let mut line = String::new();
+                match std::io::stdin().read_line(&mut line) {
+                    Ok(0) | Err(_) => None,
+                    Ok(_) => Some(line),
+                }
+            }),
+            interrupt: Arc::new(AtomicUsize::new(0)),
+            steps: 0,
+            arg_buf: Vec::new(),
+            labeled: Vec::new(),
+            syms,
+            agent_serial: 0,
+            stop_depth: 0,
+            parked: None,
+        };
+        for def in builtins::core_natives() {
+            vm.add_native(def);
+        }
+        vm
+    }
+
+    /// Installs a native function and binds it in the global scope.
+    pub(crate) fn add_native(&mut self, def: NativeDef) -> NativeId {
+        let name = self.interner.intern(&def.name);
+        self.natives.push(def);
+        let id = NativeId(self.natives.len() as u32 - 1);
+        self.heap
+            .scope_mut(self.globals)
+            .vars
+            .define(name, Value::Native(id));
+        id
+    }
+
+    /// Sends `print` output to `f` instead of stdout.
+    pub fn set_output(&mut self, f: OutputFn) {
+        self.out = f;
+    }
+
+    /// Reads `ask_human` answers (outside agents) from `f` instead of stdin.
+    pub fn set_input(&mut self, f: InputFn) {
+        self.input = f;
+    }
+
+    /// The VM's limits and switches.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Changes limits and switches.
+    pub fn config_mut(&mut self) -> &mut Config {
+        &mut self.config
+    }
+
+    /// The count of outstanding pause requests; a host raises it (from any
+    /// thread) together with an agent's own flag so safe points look.
+    pub fn interrupt_counter(&self) -> Arc<AtomicUsize> {
+        self.interrupt.clone()
+    }
+
+    /// Registers a source file; `dir` is where its imports resolve.
+    pub fn add_file(&mut self, source: SourceFile, dir: Option<PathBuf>) -> FileId {
+        self.files.push(FileEntry {
+            source: Arc::new(source),
+            dir,
+        });
+        FileId(self.files.len() as u32 - 1)
+    }
+
+    /// The source of a loaded file.
+    pub fn file(&self, id: FileId) -> Option<&SourceFile> {
+        self.files.get(id.0 as usize).map(|f| &*f.source)
+    }
+
+    /// Parses and compiles a registered file's top level.
+    pub fn compile_file(&mut self, file: FileId, name: &str) -> EvalResult<ProtoId> {
+        let source = self
+            .files
+            .get(file.0 as usize)
+            .map(|f| f.source.clone())
+            .ok_or_else(|| EvalError::runtime("unknown source file"))?;
+        let program = sense_syntax::parse_file(&source).map_err(|e| EvalError::syntax(&e, file))?;
+        Ok(compile_program(
+            CodeSink {
+                interner: &mut self.interner,
+                heap: &mut self.heap,
+                protos: &mut self.protos,
+            },
+            &program,
+            file,
+            name,
+        ))
+    }
+
+    /// A new module scope (child of globals) for a main program or REPL.
+    pub fn new_module_scope(&mut self) -> ScopeRef {
+        self.heap.alloc_scope(Scope::new_big(Some(self.globals)))
+    }
+
+    /// Runs compiled top-level code in `env` until it ends.
+    pub fn run_top_level(&mut self, proto: ProtoId, env: ScopeRef) -> EvalResult<()> {
+        let fiber = Fiber {
+            frames: vec![Frame {
+                proto,
+                ip: 0,
+                env,
+                stack_base: 0,
+                block_base: 0,
+                ctl_base: 0,
+                kind: FrameKind::Main,
+            }],
+            ..Fiber::default()
+        };
+        self.drive(fiber).map(|_| ())
+    }
+
+    /// Parses, compiles and runs `text` as a main program named `name`
+    /// whose imports resolve against `dir`.
+    pub fn run_main(&mut self, source: SourceFile, dir: Option<PathBuf>) -> EvalResult<ScopeRef> {
+        let name = source.name().to_string();
+        let file = self.add_file(source, dir);
+        let proto = self.compile_file(file, &name)?;
+        let env = self.new_module_scope();
+        self.run_top_level(proto, env)?;
+        Ok(env)
+    }
+
+    /// Runs `fiber` until it settles; the previous current fiber is kept
+    /// aside and restored afterwards.
+    pub(crate) fn drive(&mut self, fiber: Fiber) -> EvalResult<Exit> {
+        let saved_stop = self.stop_depth;
+        let previous = std::mem::replace(&mut self.cur, fiber);
+        self.caller_frames += previous.frames.len();
+        self.callers.push(previous);
+        self.stop_depth = self.callers.len();
+        let result = self.run();
+        // Whatever settled has already been put where it belongs (parked in
+        // its agent, or finished); bring back the fiber we set aside.
+        while self.callers.len() > self.stop_depth {
+            self.pop_caller();
+        }
+        self.pop_caller();
+        self.stop_depth = saved_stop;
+        result
+    }
+
+    /// Results of the `test` blocks run so far.
+    pub fn test_results(&self) -> &[TestResult] {
+        &self.tests
+    }
+
+    /// Renders an error as the CLI prints it: `<Class>: <display>` and, when
+    /// the position is known, the source line with a caret.
+    pub fn render_error(&self, err: &EvalError) -> String {
+        let file = err.file().and_then(|f| self.file(f));
+        sense_syntax::render_diagnostic(err.class().name(), &err.display(), file, err.span())
+    }
+
+    /// Collects garbage now.
+    pub fn collect_garbage(&mut self) {
+        let Vm {
+            heap,
+            protos,
+            globals,
+            cur,
+            callers,
+            modules,
+            ..
+        } = self;
+        heap.collect(|t| {
+            t.scope(*globals);
+            for p in protos.iter() {
+                t.values(&p.consts);
+            }
+            cur.trace(t);
+            for c in callers.iter() {
+                c.trace(t);
+            }
+            for m in modules.iter() {
+                t.obj(m.obj);
+            }
+        });
+    }
+
+    /// The heap (for hosts inspecting values).
+    pub fn heap(&self) -> &Heap {
+        &self.heap
+    }
+
+    /// The heap, mutably.
+    pub fn heap_mut(&mut self) -> &mut Heap {
+        &mut self.heap
+    }
+
+    /// The interner.
+    pub fn interner(&self) -> &Interner {
+        &self.interner
+    }
+
+    /// Interns a name.
+    pub fn intern(&mut self, name: &str) -> Symbol {
+        self.interner.intern(name)
+    }
+
+    /// The global scope.
+    pub fn globals(&self) -> ScopeRef {
+        self.globals
+    }
+
+    /// Writes program output.
+    pub(crate) fn write_out(&mut self, s: &str) {
+        (self.out)(s);
+    }
+
+    /// True if any pause request is pending.
+    #[inline]
+    pub(crate) fn interrupted(&self) -> bool {
+        self.interrupt.load(Ordering::Relaxed) > 0
+    }
+}

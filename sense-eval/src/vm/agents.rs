@@ -1,0 +1,338 @@
+//! The agent protocol on fibers: declaring, starting, pausing, resuming,
+//! completing and failing (AGENTS.md §2).
+//!
+//! A plain `start`/`resume` from Sense code pushes the caller's fiber on
+//! `callers` and runs the agent's fiber; when that fiber pauses, completes
+//! or fails, the caller's fiber comes back with the agent as the call's
+//! result (or the error raised at the call). At the host's level
+//! (`stop_depth`) the same events end [`Vm::run`] instead.
+
+use super::{Exit, Fiber, Frame, FrameKind, Pending, Vm};
+use crate::agent::{Agent, AgentStatus, PauseKind};
+use crate::error::{EvalError, EvalResult};
+use crate::heap::ObjRef;
+use crate::object::Obj;
+use crate::proto::AgentInfo;
+use crate::symbol::Symbol;
+use crate::value::Value;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+impl Vm {
+    /// `agent NAME: body` — creates the agent and binds it with the
+    /// assign-or-create rule.
+    pub(crate) fn declare_agent(&mut self, info: &AgentInfo) {
+        let declaring = self.define_scope();
+        let scope = self.child_scope(declaring);
+        self.agent_serial += 1;
+        let agent = Agent {
+            name: self.interner.name(info.name).to_string(),
+            scope,
+            body: info.body,
+            is_async: info.is_async,
+            doc: info.doc.clone(),
+            status: AgentStatus::Created,
+            pause_reason: Value::Nil,
+            pause_kind: PauseKind::SelfPause,
+            mailbox: Default::default(),
+            fiber: None,
+            resume_pushes: false,
+            error: None,
+            error_taken: false,
+            interrupt: Arc::new(AtomicBool::new(false)),
+            serial: self.agent_serial,
+        };
+        let r = self.heap.alloc(Obj::Agent(Box::new(agent)));
+        self.heap.scope_mut(scope).extra_mut().agent = Some(r);
+        self.assign(info.name, Value::Obj(r));
+    }
+
+    /// The agent behind a value, if it is one.
+    pub(crate) fn agent(&self, v: Value) -> Option<&Agent> {
+        match v {
+            Value::Obj(r) => match self.heap.get(r) {
+                Obj::Agent(a) => Some(a),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub(crate) fn agent_mut(&mut self, r: ObjRef) -> Option<&mut Agent> {
+        match self.heap.get_mut(r) {
+            Obj::Agent(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// `a.X` (AGENTS.md §2.3).
+    pub(crate) fn agent_member(&mut self, r: ObjRef, sym: Symbol) -> EvalResult<Value> {
+        let Some(a) = self.agent_mut(r) else {
+            return Err(EvalError::runtime("not an agent"));
+        };
+        let (status, reason, scope, name, doc) = (a.status, a.pause_reason, a.scope, a.name.clone(), a.doc.clone());
+        if sym == self.syms.status {
+            return self.new_str(status.as_str());
+        }
+        if sym == self.syms.name {
+            return self.new_str(name);
+        }
+        if sym == self.syms.pause_reason {
+            return Ok(reason);
+        }
+        if sym == self.syms.doc {
+            return match doc {
+                Some(d) => self.new_str(d),
+                None => Ok(Value::Nil),
+            };
+        }
+        self.lookup(scope, sym).ok_or_else(|| {
+            EvalError::runtime(format!(
+                "agent '{name}' has no member '{}'",
+                self.interner.name(sym)
+            ))
+        })
+    }
+
+    /// A fresh fiber positioned at the start of `agent`'s body.
+    pub(crate) fn agent_fiber(&self, agent: ObjRef) -> Option<Fiber> {
+        let Obj::Agent(a) = self.heap.get(agent) else {
+            return None;
+        };
+        Some(Fiber {
+            frames: vec![Frame {
+                proto: a.body,
+                ip: 0,
+                env: a.scope,
+                stack_base: 0,
+                block_base: 0,
+                ctl_base: 0,
+                kind: FrameKind::AgentBody,
+            }],
+            agent: Some(agent),
+            ..Fiber::default()
+        })
+    }
+
+    /// Checks that `v` is a startable agent and marks it running; returns
+    /// its fiber.
+    pub(crate) fn begin_start(&mut self, v: Value) -> EvalResult<(ObjRef, Fiber)> {
+        let (r, a) = match v {
+            Value::Obj(r) => match self.heap.get(r) {
+                Obj::Agent(a) => (r, a),
+                _ => return Err(self.expected_agent("start() expects an Agent", v)),
+            },
+            _ => return Err(self.expected_agent("start() expects an Agent", v)),
+        };
+        if a.status != AgentStatus::Created {
+            return Err(EvalError::runtime(format!(
+                "agent '{}' has already been started (status: {}) \u{2014} an agent can only be started once in this version",
+                a.name,
+                a.status.as_str()
+            )));
+        }
+        self.check_depth()?;
+        let fiber = self.agent_fiber(r).unwrap_or_default();
+        if let Some(a) = self.agent_mut(r) {
+            a.status = AgentStatus::Running;
+        }
+        Ok((r, fiber))
+    }
+
+    /// Checks that `v` is a paused agent, marks it running and returns its
+    /// fiber with `value` delivered as the pending call's result. `None`
+    /// when the agent waits for a message and none has arrived: it stays
+    /// paused.
+    pub(crate) fn begin_resume(&mut self, v: Value, value: Value) -> EvalResult<(ObjRef, Option<Fiber>)> {
+        let r = match v {
+            Value::Obj(r) if matches!(self.heap.get(r), Obj::Agent(_)) => r,
+            _ => return Err(self.expected_agent("resume() expects an Agent", v)),
+        };
+        self.check_depth()?;
+        let Some(a) = self.agent_mut(r) else {
+            return Err(EvalError::runtime("not an agent"));
+        };
+        if a.status != AgentStatus::Paused {
+            return Err(EvalError::runtime(format!(
+                "cannot resume agent '{}' \u{2014} status is '{}', not 'paused'",
+                a.name,
+                a.status.as_str()
+            )));
+        }
+        let mut value = value;
+        if a.pause_kind == PauseKind::WaitingMessage {
+            // The pending `receive()` takes the oldest message; with none
+            // queued the agent keeps waiting.
+            match a.mailbox.pop_front() {
+                Some(msg) => value = msg,
+                None => return Ok((r, None)),
+            }
+        }
+        let mut fiber = a.fiber.take().map(|f| *f).unwrap_or_default();
+        if a.resume_pushes {
+            fiber.stack.push(value);
+        }
+        a.status = AgentStatus::Running;
+        Ok((r, Some(fiber)))
+    }
+
+    pub(crate) fn expected_agent(&self, what: &str, v: Value) -> EvalError {
+        EvalError::runtime(format!("{what}, got {}", self.type_name(v)))
+    }
+
+    /// Runs an agent's fiber on behalf of Sense code (`start`/`resume`
+    /// builtins): leaves a switch request for the run loop.
+    pub(crate) fn request_enter(&mut self, agent: ObjRef, fiber: Fiber) {
+        self.parked = Some(fiber);
+        self.pending = Some(Pending::Enter(agent));
+    }
+
+    /// Switches to the parked agent fiber, keeping the current one as its caller.
+    pub(crate) fn enter_agent(&mut self, _agent: ObjRef) {
+        if let Some(fiber) = self.parked.take() {
+            let caller = std::mem::replace(&mut self.cur, fiber);
+            self.caller_frames += caller.frames.len();
+            self.callers.push(caller);
+        }
+    }
+
+    /// Brings the most recent caller fiber back as the current one.
+    pub(crate) fn pop_caller(&mut self) -> Fiber {
+        let caller = self.callers.pop().unwrap_or_default();
+        self.caller_frames -= caller.frames.len();
+        std::mem::replace(&mut self.cur, caller)
+    }
+
+    /// Records a pause on `agent` (status, reason, kind).
+    pub(crate) fn mark_paused(&mut self, agent: ObjRef, reason: Value, kind: PauseKind) {
+        if let Some(a) = self.agent_mut(agent) {
+            a.status = AgentStatus::Paused;
+            a.pause_reason = reason;
+            a.pause_kind = kind;
+            a.resume_pushes = !matches!(kind, PauseKind::HostRequest | PauseKind::Budget);
+        }
+    }
+
+    /// The current agent fiber pauses (its agent is already marked paused):
+    /// park the fiber in the agent and hand control back.
+    pub(crate) fn suspend_current(&mut self) -> EvalResult<Option<Exit>> {
+        let Some(agent) = self.cur.agent else {
+            return Err(EvalError::runtime("internal error: suspending a fiber with no agent"));
+        };
+        let settle_here = self.callers.len() <= self.stop_depth;
+        let fiber = if settle_here {
+            std::mem::take(&mut self.cur)
+        } else {
+            self.pop_caller()
+        };
+        if let Some(a) = self.agent_mut(agent) {
+            a.fiber = Some(Box::new(fiber));
+        }
+        if settle_here {
+            return Ok(Some(Exit::Paused(agent)));
+        }
+        self.cur.stack.push(Value::Obj(agent));
+        Ok(None)
+    }
+
+    /// The current agent's body returned.
+    pub(crate) fn agent_finished(&mut self) -> EvalResult<Option<Exit>> {
+        let Some(agent) = self.cur.agent else {
+            return Err(EvalError::runtime("internal error: agent body without agent"));
+        };
+        if let Some(a) = self.agent_mut(agent) {
+            a.status = AgentStatus::Completed;
+            if a.interrupt.swap(false, Ordering::AcqRel) {
+                self.interrupt.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+        if self.callers.len() <= self.stop_depth {
+            self.cur = Fiber::default();
+            return Ok(Some(Exit::Completed(agent)));
+        }
+        self.pop_caller();
+        self.cur.stack.push(Value::Obj(agent));
+        Ok(None)
+    }
+
+    /// Host entry: starts `agent` and runs it until it pauses, completes or fails.
+    pub fn start_agent(&mut self, agent: Value) -> EvalResult<Exit> {
+        let (_, fiber) = self.begin_start(agent)?;
+        self.drive(fiber)
+    }
+
+    /// Host entry: resumes a paused `agent` with `value`.
+    pub fn resume_agent(&mut self, agent: Value, value: Value) -> EvalResult<Exit> {
+        match self.begin_resume(agent, value)? {
+            (_, Some(fiber)) => self.drive(fiber),
+            (r, None) => Ok(Exit::Paused(r)),
+        }
+    }
+
+    /// `start(a)` from Sense code.
+    pub(crate) fn sense_start(&mut self, v: Value) -> EvalResult<Value> {
+        let (r, fiber) = self.begin_start(v)?;
+        self.request_enter(r, fiber);
+        Ok(Value::Nil)
+    }
+
+    /// `resume(a, value)` from Sense code.
+    pub(crate) fn sense_resume(&mut self, v: Value, value: Value) -> EvalResult<Value> {
+        match self.begin_resume(v, value)? {
+            (r, Some(fiber)) => {
+                self.request_enter(r, fiber);
+                Ok(Value::Nil)
+            }
+            (r, None) => Ok(Value::Obj(r)),
+        }
+    }
+
+    /// The agent whose body lexically encloses the current code, if any.
+    pub(crate) fn lexical_agent(&self) -> Option<ObjRef> {
+        let mut s = Some(self.env());
+        while let Some(cur) = s {
+            let scope = self.heap.scope(cur);
+            if let Some(a) = scope.extra.as_ref().and_then(|x| x.agent) {
+                return Some(a);
+            }
+            s = scope.parent;
+        }
+        None
+    }
+
+    /// The lexically enclosing agent, which must be the one running now.
+    pub(crate) fn running_lexical_agent(&self, what: &str) -> EvalResult<ObjRef> {
+        match self.lexical_agent() {
+            Some(a) if self.cur.agent == Some(a) => Ok(a),
+            _ => Err(EvalError::runtime(format!(
+                "{what} can only be called inside a running agent's body"
+            ))),
+        }
+    }
+
+    /// Suspends the running agent inside a builtin call; the resume value
+    /// becomes the call's result.
+    pub(crate) fn suspend_call(&mut self, agent: ObjRef, reason: Value, kind: PauseKind) {
+        self.mark_paused(agent, reason, kind);
+        self.pending = Some(Pending::Suspend);
+    }
+
+    /// `await(a)` on a started agent: raise its stored error once, else
+    /// return it.
+    pub(crate) fn collect_agent(&mut self, v: Value) -> EvalResult<Value> {
+        if let Value::Obj(r) = v
+            && let Some(a) = self.agent_mut(r)
+            && !a.error_taken
+            && let Some(err) = a.error.take()
+        {
+            a.error_taken = true;
+            return Err(err);
+        }
+        Ok(v)
+    }
+
+    /// Reads one line for `ask_human` outside an agent.
+    pub(crate) fn read_input(&mut self) -> Option<String> {
+        (self.input)()
+    }
+}

@@ -1,0 +1,121 @@
+//! Fibers: the complete, plain-data state of one line of execution.
+//!
+//! The main program runs on one fiber, each started agent on its own.
+//! Suspending an agent is leaving its fiber exactly as it is; resuming is
+//! running the loop on it again. Nothing here lives on the Rust stack.
+
+use crate::heap::{ObjRef, ScopeRef, Tracer};
+use crate::proto::ProtoId;
+use crate::symbol::Symbol;
+use crate::value::Value;
+
+/// What happens when a frame returns.
+#[derive(Clone, Debug)]
+pub enum FrameKind {
+    /// A function call: the result goes to the caller's stack.
+    Call,
+    /// The fiber's first frame of a program or REPL input: returning ends the run.
+    Main,
+    /// An agent body: returning completes the agent.
+    AgentBody,
+    /// An imported module's top level: returning finishes the import.
+    Module {
+        /// The module being loaded.
+        module: ObjRef,
+        /// Index into the module registry.
+        index: u32,
+        /// What to bind in the importer: `(member, name)`; a `None` member
+        /// binds the module itself.
+        names: Vec<(Option<Symbol>, Symbol)>,
+    },
+}
+
+/// One activation.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// The code being run.
+    pub proto: ProtoId,
+    /// Next instruction.
+    pub ip: u32,
+    /// The innermost materialised scope.
+    pub env: ScopeRef,
+    /// Stack height at entry (the callee slot for calls).
+    pub stack_base: u32,
+    /// Block-stack height at entry.
+    pub block_base: u32,
+    /// Control-stack height at entry.
+    pub ctl_base: u32,
+    /// What returning does.
+    pub kind: FrameKind,
+}
+
+/// What an entry of the control stack is.
+#[derive(Clone, Debug)]
+pub enum CtlKind {
+    /// A running loop.
+    Loop {
+        /// Where `break` goes.
+        break_ip: u32,
+        /// Where `continue` goes.
+        continue_ip: u32,
+    },
+    /// A running `test` block.
+    Test {
+        /// Description, recorded with the result.
+        description: String,
+        /// The instruction after the block.
+        end_ip: u32,
+    },
+}
+
+/// A loop or test block in progress, with what is needed to unwind to it.
+#[derive(Clone, Debug)]
+pub struct Ctl {
+    /// Loop or test.
+    pub kind: CtlKind,
+    /// Index of the owning frame.
+    pub frame: u32,
+    /// Operand-stack height to restore.
+    pub stack: u32,
+    /// Block-stack height to restore.
+    pub blocks: u32,
+    /// Scope to restore.
+    pub env: ScopeRef,
+}
+
+/// A line of execution.
+#[derive(Clone, Debug, Default)]
+pub struct Fiber {
+    /// Call frames, innermost last.
+    pub frames: Vec<Frame>,
+    /// Operand stack.
+    pub stack: Vec<Value>,
+    /// Scope at entry of each open block (see `Op::EnterBlock`).
+    pub blocks: Vec<ScopeRef>,
+    /// Open loops and test blocks.
+    pub ctl: Vec<Ctl>,
+    /// The agent this fiber runs, if any.
+    pub agent: Option<ObjRef>,
+}
+
+impl Fiber {
+    /// Marks everything the fiber holds.
+    pub fn trace(&self, t: &mut Tracer) {
+        t.values(&self.stack);
+        for f in &self.frames {
+            t.scope(f.env);
+            if let FrameKind::Module { module, .. } = f.kind {
+                t.obj(module);
+            }
+        }
+        for &b in &self.blocks {
+            t.scope(b);
+        }
+        for c in &self.ctl {
+            t.scope(c.env);
+        }
+        if let Some(a) = self.agent {
+            t.obj(a);
+        }
+    }
+}

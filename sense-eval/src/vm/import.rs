@@ -1,0 +1,141 @@
+//! Sense module imports (LANGUAGE.md §3.10): resolution, the per-run cache,
+//! cycle detection, and binding names once a module's top level has run.
+
+use super::{Frame, FrameKind, ModuleEntry, Vm};
+use crate::error::{EvalError, EvalResult};
+use crate::heap::ObjRef;
+use crate::object::{ModuleObj, Obj};
+use crate::proto::{FileId, ImportInfo};
+use crate::symbol::Symbol;
+use crate::value::Value;
+use sense_syntax::SourceFile;
+use std::path::{Component, Path, PathBuf};
+
+/// `os.path.abspath`: absolute and lexically normalised (no symlink resolution).
+pub(crate) fn absolute(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+impl Vm {
+    /// Runs an `import` / `from … import` statement.
+    pub(crate) fn import(&mut self, info: &ImportInfo, file: FileId, no_file_context: bool, _from: bool) -> EvalResult<()> {
+        if info.python {
+            return Err(EvalError::import(
+                "import python is not supported: Python interop is not part of this runtime; \
+                 expose native code as host functions (Rust API or C ABI)",
+            ));
+        }
+        let base = if no_file_context {
+            None
+        } else {
+            self.files.get(file.0 as usize).and_then(|f| f.dir.clone())
+        };
+        let joined = match base {
+            Some(dir) => dir.join(&info.path),
+            None => PathBuf::from(&info.path),
+        };
+        let path = absolute(&joined);
+        if let Some(idx) = self.modules.iter().position(|m| m.path == path) {
+            let entry = &self.modules[idx];
+            if !entry.loaded {
+                return Err(EvalError::import(format!(
+                    "circular import detected: {}",
+                    path.display()
+                )));
+            }
+            let obj = entry.obj;
+            return self.bind_import(obj, &info.names);
+        }
+        let text = match std::fs::read(&path) {
+            Ok(bytes) if path.is_file() => String::from_utf8_lossy(&bytes).into_owned(),
+            _ => {
+                return Err(EvalError::import(format!(
+                    "module not found: '{}' (resolved to {})",
+                    info.path,
+                    path.display()
+                )));
+            }
+        };
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let dir = path.parent().map(Path::to_path_buf);
+        let id = self.add_file(SourceFile::new(path.display().to_string(), text), dir);
+        let proto = self.compile_file(id, &stem)?;
+        let env = self.new_module_scope();
+        let obj = self.heap.alloc(Obj::Module(ModuleObj { name: stem, env }));
+        self.modules.push(ModuleEntry {
+            path,
+            obj,
+            loaded: false,
+        });
+        self.check_depth()?;
+        let index = self.modules.len() as u32 - 1;
+        self.cur.frames.push(Frame {
+            proto,
+            ip: 0,
+            env,
+            stack_base: self.cur.stack.len() as u32,
+            block_base: self.cur.blocks.len() as u32,
+            ctl_base: self.cur.ctl.len() as u32,
+            kind: FrameKind::Module {
+                module: obj,
+                index,
+                names: info.names.clone(),
+            },
+        });
+        Ok(())
+    }
+
+    /// A module's top level finished: cache it and bind the names.
+    pub(crate) fn finish_import(&mut self, module: ObjRef, index: u32, names: &[(Option<Symbol>, Symbol)]) -> EvalResult<()> {
+        if let Some(m) = self.modules.get_mut(index as usize) {
+            m.loaded = true;
+        }
+        self.bind_import(module, names).map_err(|e| {
+            let (span, file) = self.current_span();
+            e.at(span, file)
+        })
+    }
+
+    fn bind_import(&mut self, module: ObjRef, names: &[(Option<Symbol>, Symbol)]) -> EvalResult<()> {
+        let (env, mod_name) = match self.heap.get(module) {
+            Obj::Module(m) => (m.env, m.name.clone()),
+            _ => return Err(EvalError::runtime("internal error: not a module")),
+        };
+        let mut values = Vec::with_capacity(names.len());
+        for (member, binding) in names {
+            let v = match member {
+                None => Value::Obj(module),
+                Some(m) => self.lookup(env, *m).ok_or_else(|| {
+                    EvalError::runtime(format!(
+                        "module '{mod_name}' has no member '{}'",
+                        self.interner.name(*m)
+                    ))
+                })?,
+            };
+            values.push((*binding, v));
+        }
+        for (binding, v) in values {
+            let scope = self.define_scope();
+            self.heap.scope_mut(scope).vars.define(binding, v);
+        }
+        Ok(())
+    }
+}

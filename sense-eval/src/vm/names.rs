@@ -1,0 +1,62 @@
+//! Name resolution over the live scope chain (LANGUAGE.md §3.5).
+
+use super::Vm;
+use crate::heap::ScopeRef;
+use crate::scope::Scope;
+use crate::symbol::Symbol;
+use crate::value::Value;
+
+impl Vm {
+    /// Reads `sym` walking outwards from `env`.
+    #[inline]
+    pub(crate) fn lookup(&self, env: ScopeRef, sym: Symbol) -> Option<Value> {
+        let mut s = Some(env);
+        while let Some(cur) = s {
+            let scope = self.heap.scope(cur);
+            if let Some(v) = scope.vars.get(sym) {
+                return Some(v);
+            }
+            s = scope.parent;
+        }
+        None
+    }
+
+    /// The single assignment rule: overwrite the nearest existing binding,
+    /// else create one in the innermost scope.
+    pub(crate) fn assign(&mut self, sym: Symbol, v: Value) {
+        let mut s = Some(self.env());
+        while let Some(cur) = s {
+            let scope = self.heap.scope_mut(cur);
+            if scope.vars.set_existing(sym, v) {
+                return;
+            }
+            s = scope.parent;
+        }
+        let scope = self.define_scope();
+        self.heap.scope_mut(scope).vars.define(sym, v);
+    }
+
+    /// The scope a declaration defines into: the innermost block's scope,
+    /// created now if the block has none yet (block scopes are lazy: a
+    /// block that never defines a name never allocates one).
+    pub(crate) fn define_scope(&mut self) -> ScopeRef {
+        let Some(frame) = self.cur.frames.last() else {
+            return self.globals;
+        };
+        let env = frame.env;
+        let open_virtual = self.cur.blocks.len() > frame.block_base as usize
+            && self.cur.blocks.last() == Some(&env);
+        if open_virtual {
+            let fresh = self.heap.alloc_scope(Scope::new(Some(env)));
+            self.set_env(fresh);
+            fresh
+        } else {
+            env
+        }
+    }
+
+    /// Creates a scope under `parent`.
+    pub(crate) fn child_scope(&mut self, parent: ScopeRef) -> ScopeRef {
+        self.heap.alloc_scope(Scope::new(Some(parent)))
+    }
+}

@@ -1,0 +1,484 @@
+//! Operators, indexing, member access and type checks (LANGUAGE.md §3.4,
+//! §3.8, §3.9).
+
+use super::Vm;
+use crate::error::{EvalError, EvalResult};
+use crate::object::{Obj, StrObj};
+use crate::op::Op;
+use crate::symbol::Symbol;
+use crate::types::TypeSpec;
+use crate::value::Value;
+
+fn overflow() -> EvalError {
+    EvalError::runtime("integer overflow")
+}
+
+/// Floored modulo for integers (the result takes the divisor's sign).
+pub(crate) fn int_mod(a: i64, b: i64) -> Option<i64> {
+    let r = a.checked_rem(b)?;
+    if r != 0 && ((r < 0) != (b < 0)) {
+        r.checked_add(b)
+    } else {
+        Some(r)
+    }
+}
+
+/// Floored modulo for floats, as Python computes it.
+pub(crate) fn float_mod(a: f64, b: f64) -> f64 {
+    let mut r = a % b;
+    if r != 0.0 {
+        if (r < 0.0) != (b < 0.0) {
+            r += b;
+        }
+    } else {
+        r = 0.0f64.copysign(b);
+    }
+    r
+}
+
+/// Python's int == float: exact comparison.
+fn int_float_eq(i: i64, f: f64) -> bool {
+    f.fract() == 0.0 && f >= -9.223_372_036_854_776e18 && f < 9.223_372_036_854_776e18 && f as i64 == i
+}
+
+impl Vm {
+    /// Truthiness (LANGUAGE.md §3.2).
+    #[inline]
+    pub fn truthy(&self, v: Value) -> bool {
+        match v {
+            Value::Nil => false,
+            Value::Bool(b) => b,
+            Value::Int(i) => i != 0,
+            Value::Float(f) => f != 0.0,
+            Value::Str(r) => match self.heap.get(r) {
+                Obj::Str(s) => !s.text.is_empty(),
+                _ => true,
+            },
+            Value::Array(r) => match self.heap.get(r) {
+                Obj::Array(a) => !a.is_empty(),
+                _ => true,
+            },
+            _ => true,
+        }
+    }
+
+    /// The text of a string value.
+    #[inline]
+    pub(crate) fn str_of(&self, v: Value) -> Option<&str> {
+        match v {
+            Value::Str(r) => match self.heap.get(r) {
+                Obj::Str(s) => Some(&s.text),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The items of an array value.
+    #[inline]
+    pub(crate) fn array_of(&self, v: Value) -> Option<&Vec<Value>> {
+        match v {
+            Value::Array(r) => match self.heap.get(r) {
+                Obj::Array(a) => Some(a),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn array_get(&self, v: Value, i: usize) -> Option<Value> {
+        self.array_of(v).and_then(|a| a.get(i).copied())
+    }
+
+    /// Allocates a string value, enforcing the configured size cap.
+    pub fn new_str(&mut self, s: impl Into<Box<str>>) -> EvalResult<Value> {
+        let s = s.into();
+        if s.len() > self.config.max_string_len {
+            return Err(EvalError::runtime(format!(
+                "string too large ({} bytes; the limit is {})",
+                s.len(),
+                self.config.max_string_len
+            )));
+        }
+        Ok(Value::Str(self.heap.alloc(Obj::Str(StrObj::new(s)))))
+    }
+
+    /// Allocates an array value, enforcing the configured size cap.
+    pub fn new_array(&mut self, items: Vec<Value>) -> EvalResult<Value> {
+        self.check_array_len(items.len())?;
+        Ok(Value::Array(self.heap.alloc(Obj::Array(items))))
+    }
+
+    pub(crate) fn check_array_len(&self, n: usize) -> EvalResult<()> {
+        if n > self.config.max_array_len {
+            return Err(EvalError::runtime(format!(
+                "array too large ({n} elements; the limit is {})",
+                self.config.max_array_len
+            )));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn add(&mut self, a: Value, b: Value) -> EvalResult<Value> {
+        match (a, b) {
+            (Value::Int(x), Value::Int(y)) => x.checked_add(y).map(Value::Int).ok_or_else(overflow),
+            (Value::Str(_), _) | (_, Value::Str(_)) => {
+                let (Some(x), Some(y)) = (self.str_of(a), self.str_of(b)) else {
+                    return Err(EvalError::runtime(format!(
+                        "'+' requires both operands to be String (got {} and {}); use str() to convert",
+                        self.type_name(a),
+                        self.type_name(b)
+                    )));
+                };
+                let mut s = String::with_capacity(x.len() + y.len());
+                s.push_str(x);
+                s.push_str(y);
+                self.new_str(s)
+            }
+            (Value::Array(_), Value::Array(_)) => {
+                let mut items = self.array_of(a).cloned().unwrap_or_default();
+                items.extend_from_slice(self.array_of(b).map_or(&[][..], |v| v));
+                self.new_array(items)
+            }
+            _ => match (a.as_f64(), b.as_f64()) {
+                (Some(x), Some(y)) => Ok(Value::Float(x + y)),
+                _ => Err(self.numeric_error("+", a, b)),
+            },
+        }
+    }
+
+    fn numeric_error(&self, op: &str, a: Value, b: Value) -> EvalError {
+        EvalError::runtime(format!(
+            "'{op}' requires numeric operands, got {} and {}",
+            self.type_name(a),
+            self.type_name(b)
+        ))
+    }
+
+    /// `-`, `*` and `%`.
+    pub(crate) fn arith(&mut self, op: Op, a: Value, b: Value) -> EvalResult<Value> {
+        let sym = match op {
+            Op::Sub => "-",
+            Op::Mul => "*",
+            _ => "%",
+        };
+        match (a, b) {
+            (Value::Int(x), Value::Int(y)) => match op {
+                Op::Sub => x.checked_sub(y).map(Value::Int).ok_or_else(overflow),
+                Op::Mul => x.checked_mul(y).map(Value::Int).ok_or_else(overflow),
+                _ => {
+                    if y == 0 {
+                        Err(EvalError::runtime("modulo by zero"))
+                    } else {
+                        int_mod(x, y).map(Value::Int).ok_or_else(overflow)
+                    }
+                }
+            },
+            _ => match (a.as_f64(), b.as_f64()) {
+                (Some(x), Some(y)) => match op {
+                    Op::Sub => Ok(Value::Float(x - y)),
+                    Op::Mul => Ok(Value::Float(x * y)),
+                    _ => {
+                        if y == 0.0 {
+                            Err(EvalError::runtime("modulo by zero"))
+                        } else {
+                            Ok(Value::Float(float_mod(x, y)))
+                        }
+                    }
+                },
+                _ => Err(self.numeric_error(sym, a, b)),
+            },
+        }
+    }
+
+    pub(crate) fn div(&mut self, a: Value, b: Value) -> EvalResult<Value> {
+        match (a.as_f64(), b.as_f64()) {
+            (Some(_), Some(y)) if y == 0.0 => Err(EvalError::runtime("division by zero")),
+            (Some(x), Some(y)) => {
+                // Python divides two ints exactly (correctly rounded); f64
+                // division of the converted values matches whenever both
+                // convert exactly, which covers |n| < 2^53.
+                if let (Value::Int(p), Value::Int(q)) = (a, b)
+                    && (p.unsigned_abs() >= 1 << 53 || q.unsigned_abs() >= 1 << 53)
+                {
+                    return Ok(Value::Float(exact_int_div(p, q)));
+                }
+                Ok(Value::Float(x / y))
+            }
+            _ => Err(self.numeric_error("/", a, b)),
+        }
+    }
+
+    pub(crate) fn negate(&mut self, a: Value) -> EvalResult<Value> {
+        match a {
+            Value::Int(i) => i.checked_neg().map(Value::Int).ok_or_else(overflow),
+            Value::Float(f) => Ok(Value::Float(-f)),
+            _ => Err(EvalError::runtime(format!(
+                "unary '-' requires a number, got {}",
+                self.type_name(a)
+            ))),
+        }
+    }
+
+    pub(crate) fn compare(&self, op: Op, a: Value, b: Value) -> EvalResult<bool> {
+        let ord = match (a, b) {
+            (Value::Int(x), Value::Int(y)) => x.partial_cmp(&y),
+            (Value::Str(_), Value::Str(_)) => {
+                let (x, y) = (self.str_of(a).unwrap_or(""), self.str_of(b).unwrap_or(""));
+                x.partial_cmp(y)
+            }
+            (Value::Int(x), Value::Float(y)) => cmp_int_float(x, y),
+            (Value::Float(x), Value::Int(y)) => cmp_int_float(y, x).map(|o| o.reverse()),
+            (Value::Float(x), Value::Float(y)) => x.partial_cmp(&y),
+            _ => {
+                let sym = match op {
+                    Op::Lt => "<",
+                    Op::Le => "<=",
+                    Op::Gt => ">",
+                    _ => ">=",
+                };
+                return Err(self.numeric_error(sym, a, b));
+            }
+        };
+        use std::cmp::Ordering::*;
+        Ok(match (op, ord) {
+            (_, None) => false, // NaN compares false
+            (Op::Lt, Some(o)) => o == Less,
+            (Op::Le, Some(o)) => o != Greater,
+            (Op::Gt, Some(o)) => o == Greater,
+            (_, Some(o)) => o != Less,
+        })
+    }
+
+    /// `==` at the top level: a Bool only equals a Bool.
+    pub(crate) fn equal(&self, a: Value, b: Value) -> EvalResult<bool> {
+        match (a, b) {
+            (Value::Bool(x), Value::Bool(y)) => Ok(x == y),
+            (Value::Bool(_), _) | (_, Value::Bool(_)) => Ok(false),
+            _ => self.host_equal(a, b, 0),
+        }
+    }
+
+    /// Python's `==` on the underlying values (used inside arrays, where
+    /// `true == 1`).
+    pub(crate) fn host_equal(&self, a: Value, b: Value, depth: usize) -> EvalResult<bool> {
+        if depth > 200 {
+            return Err(EvalError::runtime("maximum recursion depth exceeded"));
+        }
+        let num = |v: Value| match v {
+            Value::Bool(b) => Some(Num::I(b as i64)),
+            Value::Int(i) => Some(Num::I(i)),
+            Value::Float(f) => Some(Num::F(f)),
+            _ => None,
+        };
+        if let (Some(x), Some(y)) = (num(a), num(b)) {
+            return Ok(match (x, y) {
+                (Num::I(x), Num::I(y)) => x == y,
+                (Num::F(x), Num::F(y)) => x == y,
+                (Num::I(i), Num::F(f)) | (Num::F(f), Num::I(i)) => int_float_eq(i, f),
+            });
+        }
+        Ok(match (a, b) {
+            (Value::Nil, Value::Nil) => true,
+            (Value::Str(x), Value::Str(y)) => x == y || self.str_of(a) == self.str_of(b),
+            (Value::Array(x), Value::Array(y)) => {
+                if x == y {
+                    return Ok(true);
+                }
+                let (xs, ys) = (self.array_of(a), self.array_of(b));
+                let (Some(xs), Some(ys)) = (xs, ys) else {
+                    return Ok(false);
+                };
+                if xs.len() != ys.len() {
+                    return Ok(false);
+                }
+                for (p, q) in xs.iter().zip(ys.iter()) {
+                    // Python compares list items by identity first.
+                    let same = match (p.obj_ref(), q.obj_ref()) {
+                        (Some(r1), Some(r2)) => r1 == r2,
+                        _ => false,
+                    };
+                    if !same && !self.host_equal(*p, *q, depth + 1)? {
+                        return Ok(false);
+                    }
+                }
+                true
+            }
+            (Value::Func(x), Value::Func(y)) | (Value::Obj(x), Value::Obj(y)) => {
+                x == y || self.objects_equal(x, y, depth)?
+            }
+            (Value::Native(x), Value::Native(y)) => x == y,
+            _ => false,
+        })
+    }
+
+    /// Structural equality for the object kinds that have it (answers).
+    fn objects_equal(&self, _x: crate::heap::ObjRef, _y: crate::heap::ObjRef, _depth: usize) -> EvalResult<bool> {
+        Ok(false)
+    }
+
+    pub(crate) fn index(&mut self, t: Value, i: Value) -> EvalResult<Value> {
+        match t {
+            Value::Array(_) | Value::Str(_) => {
+                let Value::Int(idx) = i else {
+                    return Err(EvalError::runtime(format!(
+                        "index must be Int, got {}",
+                        self.type_name(i)
+                    )));
+                };
+                let oob = || EvalError::runtime(format!("index {idx} out of bounds"));
+                if let Some(items) = self.array_of(t) {
+                    let pos = normalise_index(idx, items.len()).ok_or_else(oob)?;
+                    return Ok(items[pos]);
+                }
+                let Some(Obj::Str(s)) = t.obj_ref().map(|r| self.heap.get(r)) else {
+                    return Err(oob());
+                };
+                let pos = normalise_index(idx, s.char_len()).ok_or_else(oob)?;
+                let ch = s.char_at(pos).unwrap_or("").to_string();
+                self.new_str(ch)
+            }
+            _ => Err(EvalError::runtime(format!(
+                "cannot index into type {}",
+                self.type_name(t)
+            ))),
+        }
+    }
+
+    pub(crate) fn index_store(&mut self, t: Value, i: Value, v: Value) -> EvalResult<()> {
+        let Value::Array(r) = t else {
+            return Err(EvalError::runtime(format!(
+                "cannot index-assign into type {}",
+                self.type_name(t)
+            )));
+        };
+        let Value::Int(idx) = i else {
+            return Err(EvalError::runtime(format!(
+                "array index must be Int, got {}",
+                self.type_name(i)
+            )));
+        };
+        if let Obj::Array(items) = self.heap.get_mut(r) {
+            match normalise_index(idx, items.len()) {
+                Some(pos) => items[pos] = v,
+                None => return Err(EvalError::runtime(format!("array index {idx} out of bounds"))),
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn member(&mut self, t: Value, sym: Symbol) -> EvalResult<Value> {
+        if let Value::Obj(r) = t {
+            match self.heap.get(r) {
+                Obj::Module(m) => {
+                    let env = m.env;
+                    let name = m.name.clone();
+                    return self.lookup(env, sym).ok_or_else(|| {
+                        EvalError::runtime(format!(
+                            "module '{name}' has no member '{}'",
+                            self.interner.name(sym)
+                        ))
+                    });
+                }
+                Obj::Agent(_) => return self.agent_member(r, sym),
+                _ => {}
+            }
+        }
+        Err(EvalError::runtime(format!(
+            "cannot access member '{}' on type {}",
+            self.interner.name(sym),
+            self.type_name(t)
+        )))
+    }
+
+    /// `for` support: the array to walk (a string becomes an array of its
+    /// characters; an array is walked live).
+    pub(crate) fn iter_items(&mut self, v: Value) -> EvalResult<Value> {
+        match v {
+            Value::Array(_) => Ok(v),
+            Value::Str(_) => {
+                let chars: Vec<String> = self.str_of(v).unwrap_or("").chars().map(String::from).collect();
+                let mut items = Vec::with_capacity(chars.len());
+                for c in chars {
+                    items.push(self.new_str(c)?);
+                }
+                self.new_array(items)
+            }
+            _ => Err(EvalError::runtime(format!(
+                "cannot iterate over value of type {}",
+                self.type_name(v)
+            ))),
+        }
+    }
+
+    /// Does `v` satisfy `spec` (LANGUAGE.md §3.9)?
+    pub(crate) fn matches(&self, v: Value, spec: &TypeSpec) -> bool {
+        match spec {
+            TypeSpec::Any => true,
+            TypeSpec::Int => matches!(v, Value::Int(_)),
+            TypeSpec::Float => matches!(v, Value::Int(_) | Value::Float(_)),
+            TypeSpec::String => matches!(v, Value::Str(_)),
+            TypeSpec::Bool => matches!(v, Value::Bool(_)),
+            TypeSpec::Nil => matches!(v, Value::Nil),
+            TypeSpec::Array(elem) => match self.array_of(v) {
+                None => false,
+                Some(items) => match elem {
+                    None => true,
+                    Some(e) => items.iter().all(|x| self.matches(*x, e)),
+                },
+            },
+            TypeSpec::Function => self.type_name(v) == "Function",
+            TypeSpec::Answer(_) => self.type_name(v) == "Answer",
+            TypeSpec::Kind(k) => self.type_name(v) == *k,
+        }
+    }
+}
+
+enum Num {
+    I(i64),
+    F(f64),
+}
+
+fn cmp_int_float(i: i64, f: f64) -> Option<std::cmp::Ordering> {
+    if f.is_nan() {
+        return None;
+    }
+    if f >= 9.223_372_036_854_776e18 {
+        return Some(std::cmp::Ordering::Less);
+    }
+    if f < -9.223_372_036_854_776e18 {
+        return Some(std::cmp::Ordering::Greater);
+    }
+    let t = f.trunc();
+    match i.cmp(&(t as i64)) {
+        std::cmp::Ordering::Equal => 0.0f64.partial_cmp(&(f - t)),
+        o => Some(o),
+    }
+}
+
+/// Negative indices count from the end.
+fn normalise_index(idx: i64, len: usize) -> Option<usize> {
+    let len = len as i64;
+    let pos = if idx < 0 { idx + len } else { idx };
+    (0..len).contains(&pos).then_some(pos as usize)
+}
+
+/// Correctly rounded quotient of two integers (Python's int / int), for
+/// operands too large to convert to f64 exactly.
+fn exact_int_div(p: i64, q: i64) -> f64 {
+    let neg = (p < 0) != (q < 0);
+    let (p, q) = (p.unsigned_abs() as u128, q.unsigned_abs() as u128);
+    if p == 0 {
+        return if neg { -0.0 } else { 0.0 };
+    }
+    // Shift the dividend up so the quotient has well over 53 significant
+    // bits, keep a sticky bit for the remainder, and let the (correctly
+    // rounding) u128 → f64 conversion do the rest.
+    let k = p.leading_zeros() - 1;
+    let scaled = p << k;
+    let quotient = scaled / q;
+    let sticky = (scaled % q != 0) as u128;
+    let v = ((quotient << 1) | sticky) as f64 * 2f64.powi(-(k as i32 + 1));
+    if neg { -v } else { v }
+}

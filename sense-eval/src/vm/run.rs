@@ -1,0 +1,388 @@
+//! The dispatch loop.
+//!
+//! `run` executes the current fiber's top frame instruction by instruction.
+//! Instructions that change frames or fibers save `ip` into the frame and
+//! restart the outer loop, which reloads the code of whatever frame is now
+//! on top. Errors go to [`Vm::throw`], which finds a `test` block to
+//! contain them or hands them up a fiber.
+
+use super::{CtlKind, Exit, Pending, Vm};
+use crate::error::{EvalError, EvalResult};
+use crate::object::Obj;
+use crate::op::Op;
+use crate::value::Value;
+
+impl Vm {
+    /// Runs until the fiber driven at `stop_depth` settles.
+    pub(crate) fn run(&mut self) -> EvalResult<Exit> {
+        'frames: loop {
+            let Some(frame) = self.cur.frames.last() else {
+                return Err(EvalError::runtime("internal error: no frame to run"));
+            };
+            let proto = self.protos[frame.proto.0 as usize].clone();
+            let code = &proto.code[..];
+            let mut ip = frame.ip as usize;
+
+            // Error exit of an instruction: position the error at it, let
+            // `throw` find a handler, and reload whatever frame is current.
+            macro_rules! fail {
+                ($err:expr) => {{
+                    let err: EvalError = $err;
+                    self.set_ip(ip);
+                    let err = err.at(proto.spans[ip - 1], proto.file);
+                    self.throw(err)?;
+                    continue 'frames;
+                }};
+            }
+            macro_rules! tri {
+                ($e:expr) => {
+                    match $e {
+                        Ok(v) => v,
+                        Err(err) => fail!(err),
+                    }
+                };
+            }
+
+            loop {
+                let Some(&op) = code.get(ip) else {
+                    return Err(EvalError::runtime("internal error: ran off the end of code"));
+                };
+                ip += 1;
+                match op {
+                    Op::Const(k) => {
+                        let v = proto.consts[k as usize];
+                        self.cur.stack.push(v);
+                    }
+                    Op::Nil => self.cur.stack.push(Value::Nil),
+                    Op::True => self.cur.stack.push(Value::Bool(true)),
+                    Op::False => self.cur.stack.push(Value::Bool(false)),
+                    Op::SmallInt(n) => self.cur.stack.push(Value::Int(n as i64)),
+                    Op::Pop => {
+                        self.cur.stack.pop();
+                    }
+                    Op::Load(sym) => {
+                        let env = self.env();
+                        match self.lookup(env, sym) {
+                            Some(v) => self.cur.stack.push(v),
+                            None => fail!(EvalError::name_error(format!(
+                                "undefined variable '{}'",
+                                self.interner.name(sym)
+                            ))),
+                        }
+                    }
+                    Op::Store(sym) => {
+                        let v = self.peek();
+                        self.assign(sym, v);
+                    }
+                    Op::Define(sym) => {
+                        let v = self.pop();
+                        let scope = self.define_scope();
+                        self.heap.scope_mut(scope).vars.define(sym, v);
+                    }
+                    Op::Add => {
+                        let (a, b) = self.pop2();
+                        let v = tri!(self.add(a, b));
+                        self.cur.stack.push(v);
+                    }
+                    Op::Sub | Op::Mul | Op::Mod => {
+                        let (a, b) = self.pop2();
+                        let v = tri!(self.arith(op, a, b));
+                        self.cur.stack.push(v);
+                    }
+                    Op::Div => {
+                        let (a, b) = self.pop2();
+                        let v = tri!(self.div(a, b));
+                        self.cur.stack.push(v);
+                    }
+                    Op::Eq | Op::Ne => {
+                        let (a, b) = self.pop2();
+                        let eq = tri!(self.equal(a, b));
+                        self.cur.stack.push(Value::Bool(eq == (op == Op::Eq)));
+                    }
+                    Op::Lt | Op::Le | Op::Gt | Op::Ge => {
+                        let (a, b) = self.pop2();
+                        let v = tri!(self.compare(op, a, b));
+                        self.cur.stack.push(Value::Bool(v));
+                    }
+                    Op::Neg => {
+                        let a = self.pop();
+                        let v = tri!(self.negate(a));
+                        self.cur.stack.push(v);
+                    }
+                    Op::Not => {
+                        let a = self.pop();
+                        let t = self.truthy(a);
+                        self.cur.stack.push(Value::Bool(!t));
+                    }
+                    Op::Jump(t) => ip = t as usize,
+                    Op::Loop(t) => {
+                        ip = t as usize;
+                        if self.needs_safepoint() {
+                            self.set_ip(ip);
+                            if let Some(exit) = tri!(self.safepoint()) {
+                                return Ok(exit);
+                            }
+                            continue 'frames;
+                        }
+                    }
+                    Op::JumpIfFalse(t) => {
+                        let c = self.pop();
+                        if !self.truthy(c) {
+                            ip = t as usize;
+                        }
+                    }
+                    Op::JumpIfFalseOrPop(t) => {
+                        if self.truthy(self.peek()) {
+                            self.cur.stack.pop();
+                        } else {
+                            ip = t as usize;
+                        }
+                    }
+                    Op::JumpIfTrueOrPop(t) => {
+                        if self.truthy(self.peek()) {
+                            ip = t as usize;
+                        } else {
+                            self.cur.stack.pop();
+                        }
+                    }
+                    Op::MakeArray(n) => {
+                        let at = self.cur.stack.len() - n as usize;
+                        let items: Vec<Value> = self.cur.stack.drain(at..).collect();
+                        let r = self.heap.alloc(Obj::Array(items));
+                        self.cur.stack.push(Value::Array(r));
+                    }
+                    Op::Index => {
+                        let (t, i) = self.pop2();
+                        let v = tri!(self.index(t, i));
+                        self.cur.stack.push(v);
+                    }
+                    Op::IndexStore => {
+                        let v = self.pop();
+                        let (t, i) = self.pop2();
+                        tri!(self.index_store(t, i, v));
+                        self.cur.stack.push(v);
+                    }
+                    Op::Member(sym) => {
+                        let t = self.pop();
+                        let v = tri!(self.member(t, sym));
+                        self.cur.stack.push(v);
+                    }
+                    Op::Call(argc) => {
+                        self.set_ip(ip);
+                        match self.call(argc as usize, false) {
+                            Ok(false) => {}
+                            Ok(true) => match self.after_switch()? {
+                                Some(exit) => return Ok(exit),
+                                None => continue 'frames,
+                            },
+                            Err(err) => {
+                                let err = err.at(proto.spans[ip - 1], proto.file);
+                                self.throw(err)?;
+                                continue 'frames;
+                            }
+                        }
+                    }
+                    Op::CallLabeled(idx) => {
+                        self.set_ip(ip);
+                        let info = &proto.labels[idx as usize];
+                        let n = info.labels.len();
+                        let at = self.cur.stack.len() - n;
+                        self.labeled.clear();
+                        for (i, v) in self.cur.stack.drain(at..).enumerate() {
+                            self.labeled.push((info.labels[i], v));
+                        }
+                        match self.call(info.positional as usize, true) {
+                            Ok(false) => {}
+                            Ok(true) => match self.after_switch()? {
+                                Some(exit) => return Ok(exit),
+                                None => continue 'frames,
+                            },
+                            Err(err) => {
+                                let err = err.at(proto.spans[ip - 1], proto.file);
+                                self.throw(err)?;
+                                continue 'frames;
+                            }
+                        }
+                    }
+                    Op::Return => {
+                        self.set_ip(ip);
+                        let v = self.pop();
+                        match self.do_return(v) {
+                            Ok(Some(exit)) => return Ok(exit),
+                            Ok(None) => continue 'frames,
+                            Err(err) => {
+                                self.throw(err)?;
+                                continue 'frames;
+                            }
+                        }
+                    }
+                    Op::ReturnOutside => fail!(EvalError::runtime("'return' outside a function")),
+                    Op::EnterBlock => {
+                        let env = self.env();
+                        self.cur.blocks.push(env);
+                    }
+                    Op::ExitBlock => {
+                        if let Some(env) = self.cur.blocks.pop() {
+                            self.set_env(env);
+                        }
+                    }
+                    Op::LoopBegin(i) => {
+                        let t = proto.loops[i as usize];
+                        self.push_ctl(CtlKind::Loop {
+                            break_ip: t.break_ip,
+                            continue_ip: t.continue_ip,
+                        });
+                    }
+                    Op::LoopEnd => {
+                        self.cur.ctl.pop();
+                    }
+                    Op::Break | Op::Continue => {
+                        self.set_ip(ip);
+                        tri!(self.do_break(op == Op::Continue));
+                        continue 'frames;
+                    }
+                    Op::IterPrep => {
+                        let v = self.pop();
+                        let items = tri!(self.iter_items(v));
+                        self.cur.stack.push(items);
+                        self.cur.stack.push(Value::Int(0));
+                    }
+                    Op::IterNext(t) => {
+                        let n = self.cur.stack.len();
+                        let (items, idx) = (self.cur.stack[n - 2], self.cur.stack[n - 1]);
+                        let i = match idx {
+                            Value::Int(i) => i as usize,
+                            _ => usize::MAX,
+                        };
+                        match self.array_get(items, i) {
+                            Some(item) => {
+                                self.cur.stack[n - 1] = Value::Int(i as i64 + 1);
+                                self.cur.stack.push(item);
+                            }
+                            None => ip = t as usize,
+                        }
+                    }
+                    Op::Closure(p) => {
+                        let env = self.define_scope();
+                        let r = self.heap.alloc(Obj::Closure(crate::object::Closure {
+                            proto: crate::proto::ProtoId(p),
+                            env,
+                        }));
+                        self.cur.stack.push(Value::Func(r));
+                    }
+                    Op::TestBegin(i) => {
+                        let info = &proto.tests[i as usize];
+                        self.push_ctl(CtlKind::Test {
+                            description: info.description.clone(),
+                            end_ip: info.end_ip,
+                        });
+                    }
+                    Op::TestEnd => {
+                        if let Some(ctl) = self.cur.ctl.pop()
+                            && let CtlKind::Test { description, .. } = ctl.kind
+                        {
+                            self.tests.push(super::TestResult {
+                                description,
+                                failure: None,
+                            });
+                        }
+                    }
+                    Op::CheckType(i) => {
+                        let decl = &proto.decl_types[i as usize];
+                        let v = self.peek();
+                        if !self.matches(v, &decl.ann.spec) {
+                            fail!(EvalError::type_error(format!(
+                                "cannot assign value of type {} to '{}: {}'",
+                                self.type_name(v),
+                                decl.name,
+                                decl.ann.text
+                            )));
+                        }
+                    }
+                    Op::Import(i) | Op::FromImport(i) => {
+                        self.set_ip(ip);
+                        let info = proto.imports[i as usize].clone();
+                        match self.import(&info, proto.file, proto.no_file_context, matches!(op, Op::FromImport(_))) {
+                            Ok(()) => continue 'frames,
+                            Err(err) => {
+                                let err = err.at(proto.spans[ip - 1], proto.file);
+                                self.throw(err)?;
+                                continue 'frames;
+                            }
+                        }
+                    }
+                    Op::AgentDecl(i) => {
+                        let info = proto.agents[i as usize].clone();
+                        self.declare_agent(&info);
+                    }
+                    Op::Unsupported => {
+                        let v = self.pop();
+                        let msg = self.show(v).unwrap_or_default();
+                        fail!(EvalError::runtime(msg));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Called after a native asked for a fiber switch or a frame was pushed;
+    /// `Some` when the driven fiber settled.
+    pub(crate) fn after_switch(&mut self) -> EvalResult<Option<Exit>> {
+        match self.pending.take() {
+            None => Ok(None),
+            Some(Pending::Enter(agent)) => {
+                self.enter_agent(agent);
+                Ok(None)
+            }
+            Some(Pending::Suspend) => self.suspend_current(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn pop(&mut self) -> Value {
+        self.cur.stack.pop().unwrap_or(Value::Nil)
+    }
+
+    #[inline]
+    pub(crate) fn pop2(&mut self) -> (Value, Value) {
+        let b = self.pop();
+        let a = self.pop();
+        (a, b)
+    }
+
+    #[inline]
+    pub(crate) fn peek(&self) -> Value {
+        self.cur.stack.last().copied().unwrap_or(Value::Nil)
+    }
+
+    #[inline]
+    pub(crate) fn set_ip(&mut self, ip: usize) {
+        if let Some(f) = self.cur.frames.last_mut() {
+            f.ip = ip as u32;
+        }
+    }
+
+    /// The current frame's innermost materialised scope.
+    #[inline]
+    pub(crate) fn env(&self) -> crate::heap::ScopeRef {
+        self.cur.frames.last().map_or(self.globals, |f| f.env)
+    }
+
+    #[inline]
+    pub(crate) fn set_env(&mut self, env: crate::heap::ScopeRef) {
+        if let Some(f) = self.cur.frames.last_mut() {
+            f.env = env;
+        }
+    }
+
+    fn push_ctl(&mut self, kind: CtlKind) {
+        let ctl = super::Ctl {
+            kind,
+            frame: self.cur.frames.len() as u32 - 1,
+            stack: self.cur.stack.len() as u32,
+            blocks: self.cur.blocks.len() as u32,
+            env: self.env(),
+        };
+        self.cur.ctl.push(ctl);
+    }
+}

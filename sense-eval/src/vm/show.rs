@@ -1,0 +1,150 @@
+//! Turning values into text: `print`/`str` (LANGUAGE.md §3.3), `type_of`,
+//! and the Python-style renderings a few reference messages use.
+
+use super::Vm;
+use crate::error::{EvalError, EvalResult};
+use crate::numfmt::{format_float, python_repr_str};
+use crate::object::Obj;
+use crate::value::Value;
+
+const MAX_SHOW_DEPTH: usize = 200;
+
+impl Vm {
+    /// `show(v)`: the text `print` writes.
+    pub fn show(&self, v: Value) -> EvalResult<String> {
+        let mut out = String::new();
+        self.show_into(v, &mut out, 0, false)?;
+        Ok(out)
+    }
+
+    /// Python's `str(v)` of the value the reference would hold: like
+    /// `show` at the top level, but nested strings are quoted and nil,
+    /// true and false read `None`, `True`, `False` (used by `assert`
+    /// messages and conversion errors).
+    pub fn py_str(&self, v: Value) -> EvalResult<String> {
+        let mut out = String::new();
+        match v {
+            Value::Str(_) => out.push_str(self.str_of(v).unwrap_or("")),
+            _ => self.show_into(v, &mut out, 0, true)?,
+        }
+        Ok(out)
+    }
+
+    /// Python's `repr(v)` (strings quoted).
+    pub fn py_repr(&self, v: Value) -> EvalResult<String> {
+        let mut out = String::new();
+        self.show_into(v, &mut out, 0, true)?;
+        Ok(out)
+    }
+
+    fn show_into(&self, v: Value, out: &mut String, depth: usize, python: bool) -> EvalResult<()> {
+        if depth > MAX_SHOW_DEPTH {
+            return Err(EvalError::runtime("maximum recursion depth exceeded"));
+        }
+        match v {
+            Value::Nil => out.push_str(if python { "None" } else { "nil" }),
+            Value::Bool(b) => out.push_str(match (b, python) {
+                (true, false) => "true",
+                (false, false) => "false",
+                (true, true) => "True",
+                (false, true) => "False",
+            }),
+            Value::Int(i) => {
+                use std::fmt::Write;
+                let _ = write!(out, "{i}");
+            }
+            Value::Float(f) => out.push_str(&format_float(f)),
+            Value::Str(_) => {
+                let s = self.str_of(v).unwrap_or("");
+                if python {
+                    out.push_str(&python_repr_str(s));
+                } else {
+                    out.push_str(s);
+                }
+            }
+            Value::Array(_) => {
+                out.push('[');
+                if let Some(items) = self.array_of(v) {
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        self.show_into(*item, out, depth + 1, python)?;
+                    }
+                }
+                out.push(']');
+            }
+            Value::Func(r) => {
+                if let Obj::Closure(c) = self.heap.get(r) {
+                    out.push_str("<fn ");
+                    out.push_str(&self.protos[c.proto.0 as usize].name);
+                    out.push('>');
+                }
+            }
+            Value::Native(id) => {
+                out.push_str("<builtin ");
+                out.push_str(self.natives.get(id.0 as usize).map_or("?", |n| &n.name));
+                out.push('>');
+            }
+            Value::Obj(r) => self.show_object(r, out)?,
+        }
+        Ok(())
+    }
+
+    fn show_object(&self, r: crate::heap::ObjRef, out: &mut String) -> EvalResult<()> {
+        match self.heap.get(r) {
+            Obj::Module(m) => {
+                out.push_str("<module ");
+                out.push_str(&m.name);
+                out.push('>');
+            }
+            Obj::Agent(a) => {
+                out.push_str("<agent ");
+                out.push_str(&a.name);
+                out.push_str(" status=");
+                out.push_str(a.status.as_str());
+                if a.status == crate::agent::AgentStatus::Paused && self.host_truthy(a.pause_reason) {
+                    out.push_str(" (");
+                    out.push_str(&self.py_str(a.pause_reason)?);
+                    out.push(')');
+                }
+                out.push('>');
+            }
+            Obj::Bound(b) => {
+                out.push_str("<builtin ");
+                out.push_str(&self.show(b.receiver)?);
+                out.push('>');
+            }
+            Obj::Str(_) | Obj::Array(_) | Obj::Closure(_) | Obj::Free(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Python truthiness of the underlying value (as the reference tests a
+    /// pause reason): like Sense truthiness.
+    pub(crate) fn host_truthy(&self, v: Value) -> bool {
+        self.truthy(v)
+    }
+
+    /// `type_of(v)`.
+    pub fn type_name(&self, v: Value) -> &'static str {
+        match v {
+            Value::Nil => "Nil",
+            Value::Bool(_) => "Bool",
+            Value::Int(_) => "Int",
+            Value::Float(_) => "Float",
+            Value::Str(_) => "String",
+            Value::Array(_) => "Array",
+            Value::Func(_) | Value::Native(_) => "Function",
+            Value::Obj(r) => match self.heap.get(r) {
+                Obj::Module(_) => "Module",
+                Obj::Agent(_) => "Agent",
+                Obj::Bound(_) => "Function",
+                Obj::Str(_) => "String",
+                Obj::Array(_) => "Array",
+                Obj::Closure(_) => "Function",
+                Obj::Free(_) => "Nil",
+            },
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Non-local exits: errors looking for a `test` block, `break`/`continue`
+//! looking for a loop (at run time, across calls — LANGUAGE.md §3.7), and
+//! the safe points where pause requests, budgets and the collector act.
+
+use super::{CtlKind, Exit, TestResult, Vm};
+use crate::agent::{AgentStatus, PauseKind};
+use crate::error::{EvalError, EvalResult};
+use crate::object::Obj;
+use std::sync::atomic::Ordering;
+
+impl Vm {
+    /// Delivers an error. Returns `Ok` when a `test` block contained it
+    /// (execution continues after that block); otherwise the fiber dies,
+    /// an agent fiber's agent fails, and the error moves to the fiber that
+    /// started or resumed it — or back to the host.
+    pub(crate) fn throw(&mut self, err: EvalError) -> EvalResult<()> {
+        loop {
+            let handler = self
+                .cur
+                .ctl
+                .iter()
+                .rposition(|c| matches!(c.kind, CtlKind::Test { .. }));
+            if let Some(pos) = handler {
+                let ctl = self.cur.ctl[pos].clone();
+                self.cur.ctl.truncate(pos);
+                self.cur.frames.truncate(ctl.frame as usize + 1);
+                self.cur.stack.truncate(ctl.stack as usize);
+                self.cur.blocks.truncate(ctl.blocks as usize);
+                if let CtlKind::Test { description, end_ip } = ctl.kind
+                    && let Some(f) = self.cur.frames.last_mut()
+                {
+                    f.env = ctl.env;
+                    f.ip = end_ip;
+                    self.tests.push(TestResult {
+                        description,
+                        failure: Some(err.display()),
+                    });
+                }
+                return Ok(());
+            }
+            // No handler on this fiber: it dies.
+            let Some(agent) = self.cur.agent else {
+                return Err(err);
+            };
+            if let Obj::Agent(a) = self.heap.get_mut(agent) {
+                a.status = AgentStatus::Failed;
+                a.fiber = None;
+                a.interrupt.store(false, Ordering::Relaxed);
+            }
+            if self.callers.len() > self.stop_depth {
+                self.pop_caller();
+                continue;
+            }
+            self.cur = Default::default();
+            return Err(err);
+        }
+    }
+
+    /// `break` / `continue`: unwind to the innermost running loop of this
+    /// fiber, wherever it is.
+    pub(crate) fn do_break(&mut self, is_continue: bool) -> EvalResult<()> {
+        let found = self
+            .cur
+            .ctl
+            .iter()
+            .rposition(|c| matches!(c.kind, CtlKind::Loop { .. }));
+        let Some(pos) = found else {
+            let word = if is_continue { "continue" } else { "break" };
+            return Err(EvalError::runtime(format!("'{word}' outside a loop")));
+        };
+        let ctl = self.cur.ctl[pos].clone();
+        self.cur.ctl.truncate(pos + 1);
+        self.cur.frames.truncate(ctl.frame as usize + 1);
+        self.cur.stack.truncate(ctl.stack as usize);
+        self.cur.blocks.truncate(ctl.blocks as usize);
+        if let CtlKind::Loop {
+            break_ip,
+            continue_ip,
+        } = ctl.kind
+            && let Some(f) = self.cur.frames.last_mut()
+        {
+            f.env = ctl.env;
+            f.ip = if is_continue { continue_ip } else { break_ip };
+        }
+        Ok(())
+    }
+
+    /// True when a safe point has work to do.
+    #[inline]
+    pub(crate) fn needs_safepoint(&self) -> bool {
+        self.heap.wants_collect() || self.config.max_steps.is_some() || self.interrupted()
+    }
+
+    /// A safe point: collect garbage, charge the step budget, honour a
+    /// host's pause request. `Some` when the driven fiber settled.
+    pub(crate) fn safepoint(&mut self) -> EvalResult<Option<Exit>> {
+        if self.heap.wants_collect() {
+            self.collect_garbage();
+        }
+        if let Some(max) = self.config.max_steps {
+            self.steps += 1;
+            if self.steps > max {
+                return self.budget_exhausted(max);
+            }
+        }
+        if self.interrupted()
+            && let Some(agent) = self.cur.agent
+        {
+            let requested = match self.heap.get(agent) {
+                Obj::Agent(a) => a.interrupt.swap(false, Ordering::AcqRel),
+                _ => false,
+            };
+            if requested {
+                self.interrupt.fetch_sub(1, Ordering::AcqRel);
+                self.mark_paused(agent, crate::value::Value::Nil, PauseKind::HostRequest);
+                return self.suspend_current();
+            }
+        }
+        Ok(None)
+    }
+
+    fn budget_exhausted(&mut self, max: u64) -> EvalResult<Option<Exit>> {
+        if let Some(agent) = self.cur.agent {
+            self.steps = 0;
+            self.mark_paused(agent, crate::value::Value::Nil, PauseKind::Budget);
+            return self.suspend_current();
+        }
+        Err(EvalError::runtime(format!(
+            "step budget exhausted ({max} steps)"
+        )))
+    }
+}

@@ -1,0 +1,100 @@
+//! Command-line parsing and dispatch.
+
+mod output;
+mod repl;
+mod run;
+mod test;
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// The language version this runtime implements.
+pub const LANGUAGE_VERSION: &str = "0.20.0";
+
+#[derive(Parser)]
+#[command(
+    name = "sense",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (Sense language 0.20.0)"),
+    about = "Run Sense programs: agents that pause and resume",
+    long_about = "Sense is an indentation-based scripting language for agents that can pause \
+                  in the middle of a statement and resume later from exactly that point.\n\n\
+                  With no command, `sense` starts the interactive REPL.",
+    after_help = "Examples:\n  sense run examples/hello.sns\n  sense test tests/\n  sense repl"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a program (output on stdout; an uncaught error on stderr, exit 1)
+    Run(RunArgs),
+    /// Run the `test` blocks of a file, or of every test_*.sns / *_test.sns under a directory
+    Test {
+        /// A .sns file, or a directory searched recursively
+        path: PathBuf,
+    },
+    /// Start the interactive REPL (the default when no command is given)
+    Repl,
+}
+
+/// Limits shared by commands that run programs.
+#[derive(Args, Clone, Debug)]
+pub struct LimitArgs {
+    /// Maximum call depth (Sense frames) before `maximum recursion depth exceeded`
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_depth: usize,
+    /// Stop after N safe points (calls and loop iterations); unlimited by default
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<u64>,
+    /// Largest string an operation may build, in bytes
+    #[arg(long, value_name = "BYTES")]
+    pub max_string: Option<usize>,
+    /// Largest array an operation may build, in elements
+    #[arg(long, value_name = "N")]
+    pub max_list: Option<usize>,
+}
+
+impl LimitArgs {
+    /// The VM configuration these flags describe.
+    pub fn config(&self) -> sense::Config {
+        let mut c = sense::Config {
+            max_depth: self.max_depth,
+            max_steps: self.max_steps,
+            ..Default::default()
+        };
+        if let Some(n) = self.max_string {
+            c.max_string_len = n;
+        }
+        if let Some(n) = self.max_list {
+            c.max_array_len = n;
+        }
+        c
+    }
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// The program to run
+    path: PathBuf,
+    /// Check every action but commit nothing; print an audit summary at the end
+    #[arg(long)]
+    dry_run: bool,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// Parses the command line and runs the command; returns the exit status.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    match cli.command {
+        None | Some(Command::Repl) => repl::repl(),
+        Some(Command::Run(args)) => {
+            let mut config = args.limits.config();
+            config.dry_run = args.dry_run;
+            run::run(&args.path, config)
+        }
+        Some(Command::Test { path }) => test::test(&path),
+    }
+}
