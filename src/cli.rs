@@ -36,7 +36,10 @@ enum Command {
         path: PathBuf,
     },
     /// Start the interactive REPL (the default when no command is given)
-    Repl,
+    Repl {
+        /// Run this file's top level first, then continue interactively in its scope
+        path: Option<PathBuf>,
+    },
 }
 
 /// Limits shared by commands that run programs.
@@ -89,7 +92,8 @@ struct RunArgs {
 pub fn main() -> i32 {
     let cli = Cli::parse();
     match cli.command {
-        None | Some(Command::Repl) => repl::repl(),
+        None => repl::repl(None),
+        Some(Command::Repl { path }) => repl::repl(path.as_deref()),
         Some(Command::Run(args)) => {
             let mut config = args.limits.config();
             config.dry_run = args.dry_run;

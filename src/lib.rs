@@ -6,7 +6,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub use sense_agents::{Config, Error, ErrorClass, Runtime};
 pub use sense_agents as agents;
+pub use sense_agents::{Config, Error, ErrorClass, Runtime};
 pub use sense_eval as eval;
 pub use sense_syntax as syntax;

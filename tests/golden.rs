@@ -3,7 +3,9 @@
 //! byte for byte with the expected files beside it.
 //!
 //! - `NAME.out`: expected stdout (always compared).
-//! - `NAME.err`: expected stderr; present iff the run must exit 1.
+//! - `NAME.err`: expected stderr; present iff stderr is not empty.
+//! - `NAME.status`: expected exit status, when it is not the default
+//!   (1 with a `.err`, else 0) — e.g. REPL sessions that print errors.
 //! - `NAME.in`: stdin for the run (default: empty).
 //! - A first line `# args: <command and flags>` replaces the default `run`;
 //!   the script's path is appended last.
@@ -44,11 +46,15 @@ struct Case {
     script: PathBuf,
     expected_out: PathBuf,
     expected_err: PathBuf,
+    expected_status: PathBuf,
     stdin: PathBuf,
 }
 
 fn relative(p: &Path) -> String {
-    p.strip_prefix(root()).unwrap_or(p).to_string_lossy().replace('\\', "/")
+    p.strip_prefix(root())
+        .unwrap_or(p)
+        .to_string_lossy()
+        .replace('\\', "/")
 }
 
 fn run_case(case: &Case) -> Result<(), Failed> {
@@ -89,36 +95,49 @@ fn run_case(case: &Case) -> Result<(), Failed> {
 
     if std::env::var_os("SENSE_BLESS").is_some() {
         std::fs::write(&case.expected_out, &stdout).map_err(|e| e.to_string())?;
-        if code == 0 && stderr.is_empty() {
+        if stderr.is_empty() {
             let _ = std::fs::remove_file(&case.expected_err);
         } else {
             std::fs::write(&case.expected_err, &stderr).map_err(|e| e.to_string())?;
+        }
+        let default = if stderr.is_empty() { 0 } else { 1 };
+        if code == default {
+            let _ = std::fs::remove_file(&case.expected_status);
+        } else {
+            std::fs::write(&case.expected_status, format!("{code}\n"))
+                .map_err(|e| e.to_string())?;
         }
         return Ok(());
     }
 
     let mut problems = Vec::new();
-    let want_out = std::fs::read_to_string(&case.expected_out)
-        .map_err(|_| format!("{rel}: missing {} (run with SENSE_BLESS=1)", relative(&case.expected_out)))?;
+    let want_out = std::fs::read_to_string(&case.expected_out).map_err(|_| {
+        format!(
+            "{rel}: missing {} (run with SENSE_BLESS=1)",
+            relative(&case.expected_out)
+        )
+    })?;
     if stdout != want_out {
-        problems.push(format!("stdout differs\n--- expected\n{want_out}--- actual\n{stdout}---"));
+        problems.push(format!(
+            "stdout differs\n--- expected\n{want_out}--- actual\n{stdout}---"
+        ));
     }
-    match std::fs::read_to_string(&case.expected_err) {
-        Ok(want_err) => {
-            if code != 1 {
-                problems.push(format!("expected exit status 1, got {code}"));
-            }
-            if stderr != want_err {
-                problems.push(format!("stderr differs\n--- expected\n{want_err}--- actual\n{stderr}---"));
-            }
-        }
-        Err(_) => {
-            if code != 0 {
-                problems.push(format!("expected success, got exit status {code}\nstderr:\n{stderr}"));
-            } else if !stderr.is_empty() {
-                problems.push(format!("unexpected stderr:\n{stderr}"));
-            }
-        }
+    let want_err = std::fs::read_to_string(&case.expected_err).unwrap_or_default();
+    let want_code = match std::fs::read_to_string(&case.expected_status) {
+        Ok(s) => s
+            .trim()
+            .parse::<i32>()
+            .map_err(|e| format!("{rel}: bad .status file: {e}"))?,
+        Err(_) if want_err.is_empty() => 0,
+        Err(_) => 1,
+    };
+    if code != want_code {
+        problems.push(format!("expected exit status {want_code}, got {code}"));
+    }
+    if stderr != want_err {
+        problems.push(format!(
+            "stderr differs\n--- expected\n{want_err}--- actual\n{stderr}---"
+        ));
     }
     if problems.is_empty() {
         Ok(())
@@ -136,6 +155,7 @@ fn main() {
         cases.push(Case {
             expected_out: s.with_extension("out"),
             expected_err: s.with_extension("err"),
+            expected_status: s.with_extension("status"),
             stdin: s.with_extension("in"),
             script: s,
         });
@@ -143,11 +163,15 @@ fn main() {
     let mut examples = Vec::new();
     collect(&root().join("examples"), &mut examples);
     for s in examples {
-        let stem = s.file_stem().map(|x| x.to_string_lossy().into_owned()).unwrap_or_default();
+        let stem = s
+            .file_stem()
+            .map(|x| x.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let dir = root().join("tests/examples");
         cases.push(Case {
             expected_out: dir.join(format!("{stem}.out")),
             expected_err: dir.join(format!("{stem}.err")),
+            expected_status: dir.join(format!("{stem}.status")),
             stdin: dir.join(format!("{stem}.in")),
             script: s,
         });

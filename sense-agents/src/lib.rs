@@ -7,10 +7,14 @@
 #![deny(missing_docs)]
 
 mod error;
+mod handle;
 mod runtime;
 
 pub use runtime::read_source;
 
 pub use error::Error;
+pub use handle::{AgentId, PauseHandle};
 pub use runtime::Runtime;
-pub use sense_eval::{Config, ErrorClass, EvalError};
+pub use runtime::State;
+pub use sense_eval::agent::{AgentStatus, PauseKind};
+pub use sense_eval::{Config, ErrorClass, EvalError, HostReturn, HostValue};

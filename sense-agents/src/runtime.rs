@@ -1,11 +1,28 @@
 //! [`Runtime`]: one Sense program and its agents, driven by a host.
 
 use crate::error::Error;
+use crate::handle::{AgentId, PauseHandle};
+use sense_eval::agent::{Agent, AgentStatus, PauseKind};
 use sense_eval::heap::ScopeRef;
-use sense_eval::vm::TestResult;
-use sense_eval::{Config, EvalError, Vm};
+use sense_eval::object::Obj;
+use sense_eval::vm::{Exit, TestResult};
+use sense_eval::{Config, EvalError, HostReturn, HostValue, Value, Vm};
 use sense_syntax::SourceFile;
 use std::path::{Path, PathBuf};
+
+/// Where an agent stands after `start` or `resume` returned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum State {
+    /// It paused: why (`pause_kind`) and with what reason.
+    Paused {
+        /// The reason given to `pause`, the question of `ask_human`, …
+        reason: HostValue,
+        /// What kind of pause it is.
+        kind: PauseKind,
+    },
+    /// Its body finished.
+    Completed,
+}
 
 /// A Sense runtime: one global scope, one module cache, its agents.
 ///
@@ -57,8 +74,10 @@ impl Runtime {
         self.vm.config_mut()
     }
 
-    /// Runs `text` as the main program. `name` labels it in diagnostics;
-    /// imports resolve against the working directory.
+    /// Runs `text` as a main program. `name` labels it in diagnostics;
+    /// imports resolve against the working directory. Every program run on
+    /// one runtime shares one top-level scope, so later programs see the
+    /// agents and variables of earlier ones.
     pub fn run_source(&mut self, name: &str, text: &str) -> Result<(), Error> {
         self.run_main(SourceFile::new(name, text), None)
     }
@@ -73,28 +92,37 @@ impl Runtime {
     }
 
     fn run_main(&mut self, source: SourceFile, dir: Option<PathBuf>) -> Result<(), Error> {
-        match self.vm.run_main(source, dir) {
-            Ok(env) => {
+        let env = self.main_scope();
+        self.vm
+            .run_main(source, dir, Some(env))
+            .map(|_| ())
+            .map_err(|e| self.error(&e))
+    }
+
+    /// The shared top-level scope, created (and pinned) on first use.
+    fn main_scope(&mut self) -> ScopeRef {
+        match self.main_env {
+            Some(env) => env,
+            None => {
+                let env = self.vm.new_module_scope();
+                self.vm.pin_scope(env);
                 self.main_env = Some(env);
-                Ok(())
+                env
             }
-            Err(e) => Err(self.error(&e)),
         }
     }
 
     /// Runs one REPL input in the persistent REPL scope.
     pub fn eval_repl(&mut self, text: &str) -> Result<(), Error> {
-        let env = match self.main_env {
-            Some(env) => env,
-            None => {
-                let env = self.vm.new_module_scope();
-                self.main_env = Some(env);
-                env
-            }
-        };
+        let env = self.main_scope();
         let file = self.vm.add_file(SourceFile::new("<repl>", text), None);
-        let proto = self.vm.compile_file(file, "<repl>").map_err(|e| self.error(&e))?;
-        self.vm.run_top_level(proto, env).map_err(|e| self.error(&e))
+        let proto = self
+            .vm
+            .compile_file(file, "<repl>")
+            .map_err(|e| self.error(&e))?;
+        self.vm
+            .run_top_level(proto, env)
+            .map_err(|e| self.error(&e))
     }
 
     /// Results of the `test` blocks run so far.
@@ -109,6 +137,145 @@ impl Runtime {
             _ => None,
         };
         Error::from_eval(e, self.vm.render_error(e), column)
+    }
+
+    /// Looks up an agent by the name it is bound to in the main program
+    /// (or the REPL scope, or globals).
+    pub fn agent(&self, name: &str) -> Result<AgentId, Error> {
+        let env = self.main_env.unwrap_or_else(|| self.vm.globals());
+        let value = self
+            .vm
+            .interner()
+            .get(name)
+            .and_then(|sym| self.vm.lookup_global_chain(env, sym));
+        match value {
+            Some(Value::Obj(r)) => match self.vm.heap().get(r) {
+                Obj::Agent(a) => Ok(AgentId {
+                    obj: r,
+                    serial: a.serial,
+                }),
+                _ => Err(Error::host(format!("'{name}' is not an agent"))),
+            },
+            Some(_) => Err(Error::host(format!("'{name}' is not an agent"))),
+            None => Err(Error::host(format!("no agent named '{name}'"))),
+        }
+    }
+
+    fn agent_data(&self, id: AgentId) -> Result<&Agent, Error> {
+        match self.vm.heap().try_get(id.obj) {
+            Some(Obj::Agent(a)) if a.serial == id.serial => Ok(a),
+            _ => Err(Error::host("agent no longer exists")),
+        }
+    }
+
+    /// The agent's status.
+    pub fn status(&self, id: AgentId) -> Result<AgentStatus, Error> {
+        Ok(self.agent_data(id)?.status)
+    }
+
+    /// The agent's name.
+    pub fn agent_name(&self, id: AgentId) -> Result<String, Error> {
+        Ok(self.agent_data(id)?.name.clone())
+    }
+
+    /// The last pause reason (kept after the agent moves on, as in Sense).
+    pub fn pause_reason(&self, id: AgentId) -> Result<HostValue, Error> {
+        let reason = self.agent_data(id)?.pause_reason;
+        Ok(self.vm.to_host(reason))
+    }
+
+    /// What kind of pause the agent is in; `None` unless it is paused.
+    pub fn pause_kind(&self, id: AgentId) -> Result<Option<PauseKind>, Error> {
+        let a = self.agent_data(id)?;
+        Ok((a.status == AgentStatus::Paused).then_some(a.pause_kind))
+    }
+
+    /// Starts a `created` agent and runs it until it pauses, completes or
+    /// fails (a body error comes back as `Err`, and the agent reads `failed`).
+    pub fn start(&mut self, id: AgentId) -> Result<State, Error> {
+        self.agent_data(id)?;
+        let r = self.vm.start_agent(Value::Obj(id.obj));
+        self.settled(id, r)
+    }
+
+    /// Resumes a paused agent; `value` becomes the result of the `pause()`,
+    /// `ask_human()` or host-function call it is paused in.
+    pub fn resume(&mut self, id: AgentId, value: impl Into<HostValue>) -> Result<State, Error> {
+        self.agent_data(id)?;
+        let v = self
+            .vm
+            .from_host(&value.into())
+            .map_err(|e| self.error(&e))?;
+        let r = self.vm.resume_agent(Value::Obj(id.obj), v);
+        self.settled(id, r)
+    }
+
+    fn settled(&mut self, id: AgentId, r: Result<Exit, EvalError>) -> Result<State, Error> {
+        match r {
+            Ok(Exit::Completed(_)) | Ok(Exit::Done) => Ok(State::Completed),
+            Ok(Exit::Paused(_)) => {
+                let a = self.agent_data(id)?;
+                let (reason, kind) = (a.pause_reason, a.pause_kind);
+                Ok(State::Paused {
+                    reason: self.vm.to_host(reason),
+                    kind,
+                })
+            }
+            Err(e) => Err(self.error(&e)),
+        }
+    }
+
+    /// Puts `message` in the agent's mailbox (any status).
+    pub fn send(&mut self, id: AgentId, message: impl Into<HostValue>) -> Result<(), Error> {
+        self.agent_data(id)?;
+        let v = self
+            .vm
+            .from_host(&message.into())
+            .map_err(|e| self.error(&e))?;
+        self.vm.send_message(id.obj, v).map_err(|e| self.error(&e))
+    }
+
+    /// A handle that asks this agent to pause from any thread.
+    pub fn pause_handle(&self, id: AgentId) -> Result<PauseHandle, Error> {
+        let a = self.agent_data(id)?;
+        Ok(PauseHandle {
+            flag: a.interrupt.clone(),
+            pending: self.vm.interrupt_counter(),
+        })
+    }
+
+    /// Registers a host function callable from Sense as `name(…)`.
+    /// `arity` fixes the argument count (`None`: any count). Returning
+    /// `Err(message)` raises a `SenseRuntimeError`; returning
+    /// [`HostReturn::Suspend`] pauses the calling agent.
+    ///
+    /// ```
+    /// use sense_agents::{HostReturn, HostValue, Runtime};
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.register_fn("double", Some(1), |args| match args[0] {
+    ///     HostValue::Int(n) => Ok(HostReturn::Value(HostValue::Int(n * 2))),
+    ///     _ => Err("double() expects an Int".into()),
+    /// });
+    /// rt.run_source("m.sns", "x = double(21)").unwrap();
+    /// assert_eq!(rt.global("x"), Some(HostValue::Int(42)));
+    /// ```
+    pub fn register_fn(
+        &mut self,
+        name: &str,
+        arity: Option<u8>,
+        f: impl FnMut(&[HostValue]) -> Result<HostReturn, String> + Send + 'static,
+    ) {
+        self.vm.register_host_fn(name, arity, Box::new(f));
+    }
+
+    /// The value of a variable of the main program (or a builtin).
+    pub fn global(&self, name: &str) -> Option<HostValue> {
+        let env = self.main_env.unwrap_or_else(|| self.vm.globals());
+        let sym = self.vm.interner().get(name)?;
+        self.vm
+            .lookup_global_chain(env, sym)
+            .map(|v| self.vm.to_host(v))
     }
 
     /// The underlying VM (for tools built on the runtime).

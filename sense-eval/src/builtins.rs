@@ -26,6 +26,15 @@ pub enum Arity {
     Variadic,
 }
 
+/// What runs when a native is called.
+#[derive(Clone, Copy, Debug)]
+pub enum NativeImpl {
+    /// A builtin.
+    Builtin(NativeFn),
+    /// A host function (index into the VM's host function table).
+    Host(usize),
+}
+
 /// A native function.
 #[derive(Clone, Debug)]
 pub struct NativeDef {
@@ -34,7 +43,7 @@ pub struct NativeDef {
     /// Argument count.
     pub arity: Arity,
     /// The body.
-    pub func: NativeFn,
+    pub imp: NativeImpl,
     /// Its errors report the call's line.
     pub line: bool,
     /// It accepts labeled arguments (`inference`).
@@ -47,7 +56,7 @@ impl NativeDef {
         NativeDef {
             name: name.to_string(),
             arity,
-            func,
+            imp: NativeImpl::Builtin(func),
             line: false,
             labeled: false,
         }

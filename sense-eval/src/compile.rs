@@ -41,6 +41,7 @@ pub fn compile_program(sink: CodeSink<'_>, program: &Program, file: FileId, name
     c.cur.no_file_context = false;
     c.stmts(&program.stmts);
     let end = program.stmts.last().map(|s| s.span).unwrap_or_default();
+    c.emit(Op::DrainTasks, end);
     c.emit(Op::Nil, end);
     c.emit(Op::Return, end);
     c.finish()
@@ -54,7 +55,10 @@ pub(crate) struct Compiler<'a> {
 
 impl Compiler<'_> {
     fn finish(mut self) -> ProtoId {
-        let proto = std::mem::replace(&mut self.cur, Proto::new("", ProtoKind::TopLevel, self.file));
+        let proto = std::mem::replace(
+            &mut self.cur,
+            Proto::new("", ProtoKind::TopLevel, self.file),
+        );
         self.push_proto(proto)
     }
 
@@ -182,7 +186,10 @@ mod tests {
 
     #[test]
     fn cleandoc_matches_python() {
-        assert_eq!(clean_doc("  Hello.\n    More here.\n      Indented.\n  "), "Hello.\nMore here.\n  Indented.");
+        assert_eq!(
+            clean_doc("  Hello.\n    More here.\n      Indented.\n  "),
+            "Hello.\nMore here.\n  Indented."
+        );
         assert_eq!(clean_doc("\n\n   x\n"), "x");
         assert_eq!(clean_doc("one"), "one");
     }

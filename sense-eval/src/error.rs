@@ -46,6 +46,8 @@ struct Inner {
     line: Option<u32>,
     span: Option<Span>,
     file: Option<FileId>,
+    /// Never report a line, even once located (builtin-style errors).
+    lineless: bool,
 }
 
 /// A Sense error. One pointer wide, so `Result<Value, EvalError>` stays small.
@@ -63,7 +65,16 @@ impl EvalError {
             line: None,
             span: None,
             file: None,
+            lineless: false,
         }))
+    }
+
+    /// An error that never shows `[line N]`, like the reference's errors
+    /// raised inside builtins; it is still located for the caret.
+    pub fn lineless(mut self) -> Self {
+        self.0.lineless = true;
+        self.0.line = None;
+        self
     }
 
     /// A `SenseRuntimeError`.
@@ -131,7 +142,9 @@ impl EvalError {
     /// Sets the reported line and position (only if none is set yet).
     pub fn at(mut self, span: Span, file: FileId) -> Self {
         if self.0.span.is_none() {
-            self.0.line = Some(span.line);
+            if !self.0.lineless {
+                self.0.line = Some(span.line);
+            }
             self.0.span = Some(span);
             self.0.file = Some(file);
         }
@@ -145,12 +158,6 @@ impl EvalError {
             self.0.span = Some(span);
             self.0.file = Some(file);
         }
-        self
-    }
-
-    /// Marks the error as carrying no line even if located.
-    pub fn without_line(mut self) -> Self {
-        self.0.line = None;
         self
     }
 

@@ -137,6 +137,11 @@ impl Heap {
         &self.objs[r.0 as usize]
     }
 
+    /// The object behind `r`, or `None` for a handle out of range.
+    pub fn try_get(&self, r: ObjRef) -> Option<&Obj> {
+        self.objs.get(r.0 as usize)
+    }
+
     /// The object behind `r`, mutably.
     #[inline]
     pub fn get_mut(&mut self, r: ObjRef) -> &mut Obj {

@@ -14,6 +14,7 @@ pub mod builtins;
 pub mod compile;
 pub mod error;
 pub mod heap;
+pub mod host;
 pub mod numfmt;
 pub mod object;
 pub mod op;
@@ -25,5 +26,6 @@ pub mod value;
 pub mod vm;
 
 pub use error::{ErrorClass, EvalError, EvalResult};
+pub use host::{HostFn, HostReturn, HostValue};
 pub use value::Value;
 pub use vm::{Config, Exit, Vm};

@@ -111,6 +111,8 @@ pub enum Op {
     FromImport(u32),
     /// Declares the agent `agents[i]`.
     AgentDecl(u32),
+    /// The end of a top level: lets ready async tasks run first.
+    DrainTasks,
     /// Raises the string on the stack as a runtime error (statements whose
     /// run-time support is not built yet).
     Unsupported,

@@ -8,15 +8,16 @@
 
 mod agents;
 mod call;
-mod names;
 mod fiber;
 mod import;
+mod names;
 mod ops;
 mod run;
 mod show;
+mod tasks;
 mod unwind;
 
-pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind};
+pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
 
 use crate::builtins::{self, NativeDef};
 use crate::compile::{CodeSink, compile_program};
@@ -105,8 +106,12 @@ pub enum Exit {
 pub(crate) enum Pending {
     /// Switch to this agent's fresh or resumed fiber (plain `start`/`resume`).
     Enter(ObjRef),
-    /// Suspend the current agent.
+    /// Suspend the current agent (a pause inside a builtin call).
     Suspend,
+    /// Block the current async agent in `receive()`.
+    Block,
+    /// Wait for this running async agent or future.
+    Await(ObjRef),
 }
 
 /// Frequently used symbols.
@@ -144,6 +149,16 @@ pub struct Vm {
     pub(crate) stop_depth: usize,
     /// A fiber handed over by `start`/`resume`, waiting for the run loop.
     pub(crate) parked: Option<Fiber>,
+    /// Async agents (and futures) ready to run, oldest first.
+    pub(crate) ready: std::collections::VecDeque<ObjRef>,
+    /// Async agents blocked in `receive(timeout)`, oldest first.
+    pub(crate) timed_receivers: Vec<ObjRef>,
+    /// Host functions (taken out while one runs).
+    pub(crate) host_fns: Vec<Option<crate::host::HostFn>>,
+    /// Their names, by the same index.
+    pub(crate) host_names: Vec<String>,
+    /// Scopes the host keeps (the main program's scope): collection roots.
+    pub(crate) pinned: Vec<ScopeRef>,
 }
 
 impl Default for Vm {
@@ -198,6 +213,11 @@ impl Vm {
             agent_serial: 0,
             stop_depth: 0,
             parked: None,
+            ready: Default::default(),
+            timed_receivers: Vec::new(),
+            host_fns: Vec::new(),
+            host_names: Vec::new(),
+            pinned: Vec::new(),
         };
         for def in builtins::core_natives() {
             vm.add_native(def);
@@ -282,6 +302,13 @@ impl Vm {
         self.heap.alloc_scope(Scope::new_big(Some(self.globals)))
     }
 
+    /// Keeps `scope` (and all it reaches) alive across collections.
+    pub fn pin_scope(&mut self, scope: ScopeRef) {
+        if !self.pinned.contains(&scope) {
+            self.pinned.push(scope);
+        }
+    }
+
     /// Runs compiled top-level code in `env` until it ends.
     pub fn run_top_level(&mut self, proto: ProtoId, env: ScopeRef) -> EvalResult<()> {
         let fiber = Fiber {
@@ -299,13 +326,26 @@ impl Vm {
         self.drive(fiber).map(|_| ())
     }
 
-    /// Parses, compiles and runs `text` as a main program named `name`
-    /// whose imports resolve against `dir`.
-    pub fn run_main(&mut self, source: SourceFile, dir: Option<PathBuf>) -> EvalResult<ScopeRef> {
+    /// Parses, compiles and runs a main program in `env` (a new pinned
+    /// module scope when `None`); imports resolve against `dir`. Returns
+    /// the scope it ran in.
+    pub fn run_main(
+        &mut self,
+        source: SourceFile,
+        dir: Option<PathBuf>,
+        env: Option<ScopeRef>,
+    ) -> EvalResult<ScopeRef> {
         let name = source.name().to_string();
         let file = self.add_file(source, dir);
         let proto = self.compile_file(file, &name)?;
-        let env = self.new_module_scope();
+        let env = match env {
+            Some(env) => env,
+            None => {
+                let env = self.new_module_scope();
+                self.pin_scope(env);
+                env
+            }
+        };
         self.run_top_level(proto, env)?;
         Ok(env)
     }
@@ -350,10 +390,17 @@ impl Vm {
             cur,
             callers,
             modules,
+            ready,
+            parked,
+            timed_receivers,
+            pinned,
             ..
         } = self;
         heap.collect(|t| {
             t.scope(*globals);
+            for s in pinned.iter() {
+                t.scope(*s);
+            }
             for p in protos.iter() {
                 t.values(&p.consts);
             }
@@ -363,6 +410,12 @@ impl Vm {
             }
             for m in modules.iter() {
                 t.obj(m.obj);
+            }
+            for r in ready.iter().chain(timed_receivers.iter()) {
+                t.obj(*r);
+            }
+            if let Some(f) = parked {
+                f.trace(t);
             }
         });
     }

@@ -64,11 +64,18 @@ impl Drop for Editor {
     }
 }
 
-/// Runs the REPL; returns the exit status.
-pub fn repl() -> i32 {
+/// Runs the REPL, after running `preload`'s top level if given; returns
+/// the exit status.
+pub fn repl(preload: Option<&std::path::Path>) -> i32 {
     let out = Output::stdout();
     let mut rt = sense::Runtime::new();
     out.install(&mut rt);
+    if let Some(path) = preload
+        && let Err(e) = rt.run_file(path)
+    {
+        out.flush();
+        eprintln!("{}", e.rendered());
+    }
     out.write(&format!(
         "Sense {LANGUAGE_VERSION} \u{2014} interactive REPL ('exit' to quit)\n"
     ));

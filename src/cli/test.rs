@@ -12,7 +12,8 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         if p.is_dir() {
             collect(&p, out);
         } else if let Some(name) = p.file_name().and_then(|n| n.to_str())
-            && ((name.starts_with("test_") && name.ends_with(".sns")) || name.ends_with("_test.sns"))
+            && ((name.starts_with("test_") && name.ends_with(".sns"))
+                || name.ends_with("_test.sns"))
         {
             out.push(p);
         }

@@ -25,14 +25,18 @@ fn start(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
 
 fn resume(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     if args.is_empty() || args.len() > 2 {
-        return Err(EvalError::runtime("resume() expects 1 or 2 arguments (agent, value?)"));
+        return Err(EvalError::runtime(
+            "resume() expects 1 or 2 arguments (agent, value?)",
+        ));
     }
     vm.sense_resume(args[0], args.get(1).copied().unwrap_or(Value::Nil))
 }
 
 fn pause(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     if args.len() > 1 {
-        return Err(EvalError::runtime("pause() expects 0 or 1 arguments (an optional reason)"));
+        return Err(EvalError::runtime(
+            "pause() expects 0 or 1 arguments (an optional reason)",
+        ));
     }
     let agent = vm.running_lexical_agent("pause()")?;
     let reason = args.first().copied().unwrap_or(Value::Nil);
@@ -75,13 +79,11 @@ fn send(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     let Value::Obj(r) = args[0] else {
         return Err(vm.expected_agent("send() expects an Agent as its first argument", args[0]));
     };
-    match vm.agent_mut(r) {
-        Some(a) => {
-            a.mailbox.push_back(args[1]);
-            Ok(Value::Nil)
-        }
-        None => Err(vm.expected_agent("send() expects an Agent as its first argument", args[0])),
+    if vm.agent(args[0]).is_none() {
+        return Err(vm.expected_agent("send() expects an Agent as its first argument", args[0]));
     }
+    vm.send_message(r, args[1])?;
+    Ok(Value::Nil)
 }
 
 fn receive(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
@@ -92,7 +94,10 @@ fn receive(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     }
     let agent = vm.running_lexical_agent("receive()")?;
     let timeout = args.first().copied().unwrap_or(Value::Nil);
-    if !matches!(timeout, Value::Nil | Value::Int(_) | Value::Float(_) | Value::Bool(_)) {
+    if !matches!(
+        timeout,
+        Value::Nil | Value::Int(_) | Value::Float(_) | Value::Bool(_)
+    ) {
         return Err(EvalError::runtime(format!(
             "receive()'s timeout must be a number, got {}",
             vm.type_name(timeout)
@@ -100,6 +105,10 @@ fn receive(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     }
     if let Some(msg) = vm.agent_mut(agent).and_then(|a| a.mailbox.pop_front()) {
         return Ok(msg);
+    }
+    if vm.is_async(agent) && vm.running_as_task() {
+        vm.block_on_receive(agent, !matches!(timeout, Value::Nil));
+        return Ok(Value::Nil);
     }
     if !matches!(timeout, Value::Nil) {
         // Nothing can be sent while this agent holds the only line of
@@ -124,6 +133,12 @@ fn await_(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             "cannot await agent '{}' \u{2014} it hasn't been started yet",
             a.name
         )));
+    }
+    if a.is_async && a.status == AgentStatus::Running {
+        if let Value::Obj(r) = v {
+            vm.request_await(r);
+        }
+        return Ok(Value::Nil);
     }
     vm.collect_agent(v)
 }

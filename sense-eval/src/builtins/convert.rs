@@ -95,7 +95,9 @@ fn parse_float(text: &str) -> Option<f64> {
     // Python's float grammar: digits with optional '.', optional exponent,
     // underscores only between digits.
     let ok = !body.is_empty()
-        && body.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'_' | b'+' | b'-'))
+        && body
+            .bytes()
+            .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'_' | b'+' | b'-'))
         && body.bytes().any(|c| c.is_ascii_digit());
     if !ok {
         return None;
@@ -105,7 +107,11 @@ fn parse_float(text: &str) -> Option<f64> {
         Some((m, e)) => (m, Some(e)),
         None => (clean.as_str(), None),
     };
-    if mant.is_empty() || mant.contains(['+', '-']) || mant.matches('.').count() > 1 || !mant.bytes().any(|c| c.is_ascii_digit()) {
+    if mant.is_empty()
+        || mant.contains(['+', '-'])
+        || mant.matches('.').count() > 1
+        || !mant.bytes().any(|c| c.is_ascii_digit())
+    {
         return None;
     }
     if let Some(e) = exp {

@@ -129,7 +129,9 @@ fn type_of(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
 
 fn push(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     let Value::Array(r) = args[0] else {
-        return Err(EvalError::runtime("push() expects an Array as its first argument"));
+        return Err(EvalError::runtime(
+            "push() expects an Array as its first argument",
+        ));
     };
     let len = vm.array_of(args[0]).map_or(0, |a| a.len());
     vm.check_array_len(len + 1)?;

@@ -51,7 +51,11 @@ impl Compiler<'_> {
                 let s = self.sym(&name.name);
                 self.emit(Op::Store(s), span);
             }
-            ExprKind::IndexAssign { target, index, value } => {
+            ExprKind::IndexAssign {
+                target,
+                index,
+                value,
+            } => {
                 self.expr(target);
                 self.expr(index);
                 self.expr(value);

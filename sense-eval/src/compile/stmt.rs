@@ -2,9 +2,7 @@
 
 use super::{Compiler, clean_doc};
 use crate::op::Op;
-use crate::proto::{
-    AgentInfo, DeclType, ImportInfo, LoopTargets, ParamSpec, ProtoKind, TestInfo,
-};
+use crate::proto::{AgentInfo, DeclType, ImportInfo, LoopTargets, ParamSpec, ProtoKind, TestInfo};
 use crate::types::Annotation;
 use sense_syntax::Span;
 use sense_syntax::ast::{Block, Else, ExprKind, Param, Stmt, StmtKind};
@@ -51,7 +49,11 @@ impl Compiler<'_> {
                 // Literal statements (docstrings, placeholders) do nothing.
                 if matches!(
                     e.kind,
-                    ExprKind::Str(_) | ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Nil
+                    ExprKind::Str(_)
+                        | ExprKind::Int(_)
+                        | ExprKind::Float(_)
+                        | ExprKind::Bool(_)
+                        | ExprKind::Nil
                 ) {
                     return;
                 }
@@ -141,7 +143,10 @@ impl Compiler<'_> {
                 self.emit(Op::Continue, span);
             }
             StmtKind::Import {
-                python, path, alias, ..
+                python,
+                path,
+                alias,
+                ..
             } => {
                 let binding = match alias {
                     Some(a) => a.name.clone(),
@@ -157,7 +162,10 @@ impl Compiler<'_> {
                 self.emit(Op::Import(idx), span);
             }
             StmtKind::FromImport {
-                python, path, names, ..
+                python,
+                path,
+                names,
+                ..
             } => {
                 let names = names
                     .iter()
@@ -229,7 +237,13 @@ impl Compiler<'_> {
         self.emit(Op::CheckType(idx), span);
     }
 
-    fn if_stmt(&mut self, cond: &sense_syntax::ast::Expr, then: &Block, els: Option<&Else>, span: Span) {
+    fn if_stmt(
+        &mut self,
+        cond: &sense_syntax::ast::Expr,
+        then: &Block,
+        els: Option<&Else>,
+        span: Span,
+    ) {
         self.expr(cond);
         let to_else = self.emit(Op::JumpIfFalse(0), span);
         self.scoped_block(then);

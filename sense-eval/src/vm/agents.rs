@@ -16,7 +16,7 @@ use crate::proto::AgentInfo;
 use crate::symbol::Symbol;
 use crate::value::Value;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 impl Vm {
     /// `agent NAME: body` — creates the agent and binds it with the
@@ -37,6 +37,7 @@ impl Vm {
             mailbox: Default::default(),
             fiber: None,
             resume_pushes: false,
+            blocked: None,
             error: None,
             error_taken: false,
             interrupt: Arc::new(AtomicBool::new(false)),
@@ -70,7 +71,13 @@ impl Vm {
         let Some(a) = self.agent_mut(r) else {
             return Err(EvalError::runtime("not an agent"));
         };
-        let (status, reason, scope, name, doc) = (a.status, a.pause_reason, a.scope, a.name.clone(), a.doc.clone());
+        let (status, reason, scope, name, doc) = (
+            a.status,
+            a.pause_reason,
+            a.scope,
+            a.name.clone(),
+            a.doc.clone(),
+        );
         if sym == self.syms.status {
             return self.new_str(status.as_str());
         }
@@ -143,7 +150,11 @@ impl Vm {
     /// fiber with `value` delivered as the pending call's result. `None`
     /// when the agent waits for a message and none has arrived: it stays
     /// paused.
-    pub(crate) fn begin_resume(&mut self, v: Value, value: Value) -> EvalResult<(ObjRef, Option<Fiber>)> {
+    pub(crate) fn begin_resume(
+        &mut self,
+        v: Value,
+        value: Value,
+    ) -> EvalResult<(ObjRef, Option<Fiber>)> {
         let r = match v {
             Value::Obj(r) if matches!(self.heap.get(r), Obj::Agent(_)) => r,
             _ => return Err(self.expected_agent("resume() expects an Agent", v)),
@@ -213,48 +224,6 @@ impl Vm {
         }
     }
 
-    /// The current agent fiber pauses (its agent is already marked paused):
-    /// park the fiber in the agent and hand control back.
-    pub(crate) fn suspend_current(&mut self) -> EvalResult<Option<Exit>> {
-        let Some(agent) = self.cur.agent else {
-            return Err(EvalError::runtime("internal error: suspending a fiber with no agent"));
-        };
-        let settle_here = self.callers.len() <= self.stop_depth;
-        let fiber = if settle_here {
-            std::mem::take(&mut self.cur)
-        } else {
-            self.pop_caller()
-        };
-        if let Some(a) = self.agent_mut(agent) {
-            a.fiber = Some(Box::new(fiber));
-        }
-        if settle_here {
-            return Ok(Some(Exit::Paused(agent)));
-        }
-        self.cur.stack.push(Value::Obj(agent));
-        Ok(None)
-    }
-
-    /// The current agent's body returned.
-    pub(crate) fn agent_finished(&mut self) -> EvalResult<Option<Exit>> {
-        let Some(agent) = self.cur.agent else {
-            return Err(EvalError::runtime("internal error: agent body without agent"));
-        };
-        if let Some(a) = self.agent_mut(agent) {
-            a.status = AgentStatus::Completed;
-            if a.interrupt.swap(false, Ordering::AcqRel) {
-                self.interrupt.fetch_sub(1, Ordering::AcqRel);
-            }
-        }
-        if self.callers.len() <= self.stop_depth {
-            self.cur = Fiber::default();
-            return Ok(Some(Exit::Completed(agent)));
-        }
-        self.pop_caller();
-        self.cur.stack.push(Value::Obj(agent));
-        Ok(None)
-    }
-
     /// Host entry: starts `agent` and runs it until it pauses, completes or fails.
     pub fn start_agent(&mut self, agent: Value) -> EvalResult<Exit> {
         let (_, fiber) = self.begin_start(agent)?;
@@ -269,9 +238,14 @@ impl Vm {
         }
     }
 
-    /// `start(a)` from Sense code.
+    /// `start(a)` from Sense code: a plain agent runs now, until it
+    /// settles; an async agent is queued and `start` returns at once.
     pub(crate) fn sense_start(&mut self, v: Value) -> EvalResult<Value> {
         let (r, fiber) = self.begin_start(v)?;
+        if self.is_async(r) {
+            self.park_ready(r, fiber);
+            return Ok(v);
+        }
         self.request_enter(r, fiber);
         Ok(Value::Nil)
     }
@@ -279,6 +253,10 @@ impl Vm {
     /// `resume(a, value)` from Sense code.
     pub(crate) fn sense_resume(&mut self, v: Value, value: Value) -> EvalResult<Value> {
         match self.begin_resume(v, value)? {
+            (r, Some(fiber)) if self.is_async(r) => {
+                self.park_ready(r, fiber);
+                Ok(v)
+            }
             (r, Some(fiber)) => {
                 self.request_enter(r, fiber);
                 Ok(Value::Nil)
@@ -329,6 +307,43 @@ impl Vm {
             return Err(err);
         }
         Ok(v)
+    }
+
+    /// Reads `sym` from `env` outwards (for hosts).
+    pub fn lookup_global_chain(&self, env: crate::heap::ScopeRef, sym: Symbol) -> Option<Value> {
+        self.lookup(env, sym)
+    }
+
+    /// `send(agent, message)`: queue it, or hand it straight to a blocked
+    /// async `receive()`.
+    pub fn send_message(&mut self, agent: ObjRef, message: Value) -> EvalResult<()> {
+        let blocked = match self.agent_mut(agent) {
+            Some(a) if a.blocked.is_some() => true,
+            Some(a) => {
+                a.mailbox.push_back(message);
+                false
+            }
+            None => {
+                return Err(EvalError::runtime(
+                    "send() expects an Agent as its first argument",
+                ));
+            }
+        };
+        if blocked {
+            self.unblock(agent, message);
+        }
+        Ok(())
+    }
+
+    /// Leaves a request to wait for a running async agent.
+    pub(crate) fn request_await(&mut self, target: ObjRef) {
+        self.pending = Some(Pending::Await(target));
+    }
+
+    /// True when the current fiber runs as a scheduled task (some fiber
+    /// is waiting below it), not directly for the host.
+    pub(crate) fn running_as_task(&self) -> bool {
+        self.callers.len() > self.stop_depth
     }
 
     /// Reads one line for `ask_human` outside an agent.

@@ -6,8 +6,9 @@
 //! (start, resume, pause, …) leave a [`Pending`](super::Pending) request.
 
 use super::{Exit, Frame, FrameKind, Vm};
-use crate::builtins::Arity;
+use crate::builtins::{Arity, NativeImpl};
 use crate::error::{EvalError, EvalResult};
+use crate::host::{HostFn, HostReturn, HostValue};
 use crate::object::{Closure, Obj};
 use crate::value::{NativeId, Value};
 
@@ -97,18 +98,28 @@ impl Vm {
 
     pub(crate) fn check_depth(&self) -> EvalResult<()> {
         if self.cur.frames.len() + self.caller_frames >= self.config.max_depth {
-            return Err(EvalError::runtime("maximum recursion depth exceeded"));
+            return Err(EvalError::runtime("maximum recursion depth exceeded").lineless());
         }
         Ok(())
     }
 
-    fn call_native(&mut self, id: NativeId, callee_at: usize, argc: usize, labeled: bool) -> EvalResult<bool> {
+    fn call_native(
+        &mut self,
+        id: NativeId,
+        callee_at: usize,
+        argc: usize,
+        labeled: bool,
+    ) -> EvalResult<bool> {
         let Some(def) = self.natives.get(id.0 as usize) else {
             return Err(EvalError::runtime("unknown builtin"));
         };
-        let (func, arity, with_line, accepts_labels) = (def.func, def.arity, def.line, def.labeled);
+        let (imp, arity, with_line, accepts_labels) = (def.imp, def.arity, def.line, def.labeled);
         if labeled && !accepts_labels {
-            let labels: Vec<&str> = self.labeled.iter().map(|(s, _)| self.interner.name(*s)).collect();
+            let labels: Vec<&str> = self
+                .labeled
+                .iter()
+                .map(|(s, _)| self.interner.name(*s))
+                .collect();
             return Err(EvalError::runtime(format!(
                 "'{}' does not accept labeled arguments ({})",
                 def.name,
@@ -126,7 +137,10 @@ impl Vm {
         let mut args = std::mem::take(&mut self.arg_buf);
         args.clear();
         args.extend_from_slice(&self.cur.stack[callee_at + 1..]);
-        let result = func(self, &args);
+        let result = match imp {
+            NativeImpl::Builtin(func) => func(self, &args),
+            NativeImpl::Host(index) => self.call_host(index, &args),
+        };
         self.arg_buf = args;
         if !labeled {
             self.labeled.clear();
@@ -154,6 +168,64 @@ impl Vm {
                 Err(e)
             }
         }
+    }
+
+    /// Runs host function `index` on `args`.
+    fn call_host(&mut self, index: usize, args: &[Value]) -> EvalResult<Value> {
+        let host_args: Vec<HostValue> = args.iter().map(|a| self.to_host(*a)).collect();
+        let Some(mut f) = self.host_fns.get_mut(index).and_then(Option::take) else {
+            return Err(EvalError::runtime(
+                "host function is not available (it is running, or was not registered again after a restore)",
+            ));
+        };
+        let result = f(&host_args);
+        self.host_fns[index] = Some(f);
+        match result {
+            Ok(HostReturn::Value(v)) => self.from_host(&v),
+            Ok(HostReturn::Suspend(reason)) => {
+                let reason = self.from_host(&reason)?;
+                let name = self.host_names.get(index).cloned().unwrap_or_default();
+                // The calling agent is whichever agent's fiber is running.
+                let agent = self.cur.agent.ok_or_else(|| {
+                    EvalError::runtime(format!(
+                        "{name}() asked to pause, but it was not called from inside a running agent"
+                    ))
+                })?;
+                self.suspend_call(agent, reason, crate::agent::PauseKind::HostFunction);
+                Ok(Value::Nil)
+            }
+            Err(msg) => Err(EvalError::runtime(msg)),
+        }
+    }
+
+    /// Registers a host function under `name` (replacing a builtin or an
+    /// earlier host function of that name).
+    pub fn register_host_fn(&mut self, name: &str, arity: Option<u8>, f: HostFn) {
+        let arity = match arity {
+            Some(n) => Arity::Exact(n),
+            None => Arity::Variadic,
+        };
+        if let Some(existing) = self.host_names.iter().position(|n| n == name) {
+            self.host_fns[existing] = Some(f);
+            if let Some(def) = self
+                .natives
+                .iter_mut()
+                .find(|d| matches!(d.imp, NativeImpl::Host(i) if i == existing))
+            {
+                def.arity = arity;
+            }
+            return;
+        }
+        self.host_fns.push(Some(f));
+        self.host_names.push(name.to_string());
+        let index = self.host_fns.len() - 1;
+        self.add_native(crate::builtins::NativeDef {
+            name: name.to_string(),
+            arity,
+            imp: NativeImpl::Host(index),
+            line: false,
+            labeled: false,
+        });
     }
 
     /// Span of the instruction the current frame is executing.
@@ -196,8 +268,12 @@ impl Vm {
                 Ok(None)
             }
             FrameKind::Main => Ok(Some(Exit::Done)),
-            FrameKind::AgentBody => self.agent_finished(),
-            FrameKind::Module { module, index, names } => {
+            FrameKind::AgentBody => self.leave_fiber(super::tasks::Leave::Completed),
+            FrameKind::Module {
+                module,
+                index,
+                names,
+            } => {
                 self.finish_import(module, index, &names)?;
                 Ok(None)
             }

@@ -83,9 +83,20 @@ pub struct Ctl {
     pub env: ScopeRef,
 }
 
+/// What a fiber that handed control to a task is waiting for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// `await(x)`: until the agent or future settles.
+    Task(ObjRef),
+    /// The end of a top level: until no task is ready.
+    Drain,
+}
+
 /// A line of execution.
 #[derive(Clone, Debug, Default)]
 pub struct Fiber {
+    /// Set while this fiber waits on tasks it let run (see [`Wait`]).
+    pub waiting: Option<Wait>,
     /// Call frames, innermost last.
     pub frames: Vec<Frame>,
     /// Operand stack.
@@ -116,6 +127,9 @@ impl Fiber {
         }
         if let Some(a) = self.agent {
             t.obj(a);
+        }
+        if let Some(Wait::Task(r)) = self.waiting {
+            t.obj(r);
         }
     }
 }

@@ -33,7 +33,13 @@ pub(crate) fn absolute(path: &Path) -> PathBuf {
 
 impl Vm {
     /// Runs an `import` / `from … import` statement.
-    pub(crate) fn import(&mut self, info: &ImportInfo, file: FileId, no_file_context: bool, _from: bool) -> EvalResult<()> {
+    pub(crate) fn import(
+        &mut self,
+        info: &ImportInfo,
+        file: FileId,
+        no_file_context: bool,
+        _from: bool,
+    ) -> EvalResult<()> {
         if info.python {
             return Err(EvalError::import(
                 "import python is not supported: Python interop is not part of this runtime; \
@@ -104,7 +110,12 @@ impl Vm {
     }
 
     /// A module's top level finished: cache it and bind the names.
-    pub(crate) fn finish_import(&mut self, module: ObjRef, index: u32, names: &[(Option<Symbol>, Symbol)]) -> EvalResult<()> {
+    pub(crate) fn finish_import(
+        &mut self,
+        module: ObjRef,
+        index: u32,
+        names: &[(Option<Symbol>, Symbol)],
+    ) -> EvalResult<()> {
         if let Some(m) = self.modules.get_mut(index as usize) {
             m.loaded = true;
         }
@@ -114,7 +125,11 @@ impl Vm {
         })
     }
 
-    fn bind_import(&mut self, module: ObjRef, names: &[(Option<Symbol>, Symbol)]) -> EvalResult<()> {
+    fn bind_import(
+        &mut self,
+        module: ObjRef,
+        names: &[(Option<Symbol>, Symbol)],
+    ) -> EvalResult<()> {
         let (env, mod_name) = match self.heap.get(module) {
             Obj::Module(m) => (m.env, m.name.clone()),
             _ => return Err(EvalError::runtime("internal error: not a module")),

@@ -38,7 +38,10 @@ pub(crate) fn float_mod(a: f64, b: f64) -> f64 {
 
 /// Python's int == float: exact comparison.
 fn int_float_eq(i: i64, f: f64) -> bool {
-    f.fract() == 0.0 && f >= -9.223_372_036_854_776e18 && f < 9.223_372_036_854_776e18 && f as i64 == i
+    f.fract() == 0.0
+        && f >= -9.223_372_036_854_776e18
+        && f < 9.223_372_036_854_776e18
+        && f as i64 == i
 }
 
 impl Vm {
@@ -264,7 +267,7 @@ impl Vm {
     /// `true == 1`).
     pub(crate) fn host_equal(&self, a: Value, b: Value, depth: usize) -> EvalResult<bool> {
         if depth > 200 {
-            return Err(EvalError::runtime("maximum recursion depth exceeded"));
+            return Err(EvalError::runtime("maximum recursion depth exceeded").lineless());
         }
         let num = |v: Value| match v {
             Value::Bool(b) => Some(Num::I(b as i64)),
@@ -314,7 +317,12 @@ impl Vm {
     }
 
     /// Structural equality for the object kinds that have it (answers).
-    fn objects_equal(&self, _x: crate::heap::ObjRef, _y: crate::heap::ObjRef, _depth: usize) -> EvalResult<bool> {
+    fn objects_equal(
+        &self,
+        _x: crate::heap::ObjRef,
+        _y: crate::heap::ObjRef,
+        _depth: usize,
+    ) -> EvalResult<bool> {
         Ok(false)
     }
 
@@ -362,7 +370,11 @@ impl Vm {
         if let Obj::Array(items) = self.heap.get_mut(r) {
             match normalise_index(idx, items.len()) {
                 Some(pos) => items[pos] = v,
-                None => return Err(EvalError::runtime(format!("array index {idx} out of bounds"))),
+                None => {
+                    return Err(EvalError::runtime(format!(
+                        "array index {idx} out of bounds"
+                    )));
+                }
             }
         }
         Ok(())
@@ -398,7 +410,12 @@ impl Vm {
         match v {
             Value::Array(_) => Ok(v),
             Value::Str(_) => {
-                let chars: Vec<String> = self.str_of(v).unwrap_or("").chars().map(String::from).collect();
+                let chars: Vec<String> = self
+                    .str_of(v)
+                    .unwrap_or("")
+                    .chars()
+                    .map(String::from)
+                    .collect();
                 let mut items = Vec::with_capacity(chars.len());
                 for c in chars {
                     items.push(self.new_str(c)?);

@@ -6,6 +6,7 @@
 //! on top. Errors go to [`Vm::throw`], which finds a `test` block to
 //! contain them or hands them up a fiber.
 
+use super::tasks::Leave;
 use super::{CtlKind, Exit, Pending, Vm};
 use crate::error::{EvalError, EvalResult};
 use crate::object::Obj;
@@ -45,7 +46,9 @@ impl Vm {
 
             loop {
                 let Some(&op) = code.get(ip) else {
-                    return Err(EvalError::runtime("internal error: ran off the end of code"));
+                    return Err(EvalError::runtime(
+                        "internal error: ran off the end of code",
+                    ));
                 };
                 ip += 1;
                 match op {
@@ -302,7 +305,12 @@ impl Vm {
                     Op::Import(i) | Op::FromImport(i) => {
                         self.set_ip(ip);
                         let info = proto.imports[i as usize].clone();
-                        match self.import(&info, proto.file, proto.no_file_context, matches!(op, Op::FromImport(_))) {
+                        match self.import(
+                            &info,
+                            proto.file,
+                            proto.no_file_context,
+                            matches!(op, Op::FromImport(_)),
+                        ) {
                             Ok(()) => continue 'frames,
                             Err(err) => {
                                 let err = err.at(proto.spans[ip - 1], proto.file);
@@ -315,6 +323,16 @@ impl Vm {
                         let info = proto.agents[i as usize].clone();
                         self.declare_agent(&info);
                     }
+                    Op::DrainTasks => {
+                        if !self.ready.is_empty() || !self.timed_receivers.is_empty() {
+                            // Run again when control comes back, until no task is ready.
+                            self.set_ip(ip - 1);
+                            if self.drain_step() {
+                                continue 'frames;
+                            }
+                            self.set_ip(ip);
+                        }
+                    }
                     Op::Unsupported => {
                         let v = self.pop();
                         let msg = self.show(v).unwrap_or_default();
@@ -326,15 +344,26 @@ impl Vm {
     }
 
     /// Called after a native asked for a fiber switch or a frame was pushed;
-    /// `Some` when the driven fiber settled.
+    /// `Some` when the driven fiber settled. Errors belong to the call that
+    /// made the request and have been thrown already when this returns.
     pub(crate) fn after_switch(&mut self) -> EvalResult<Option<Exit>> {
-        match self.pending.take() {
+        let result = match self.pending.take() {
             None => Ok(None),
             Some(Pending::Enter(agent)) => {
                 self.enter_agent(agent);
                 Ok(None)
             }
-            Some(Pending::Suspend) => self.suspend_current(),
+            Some(Pending::Suspend) => self.leave_fiber(Leave::Paused),
+            Some(Pending::Block) => self.leave_fiber(Leave::Blocked),
+            Some(Pending::Await(target)) => self.begin_await(target).map(|()| None),
+        };
+        match result {
+            Err(err) => {
+                let (span, file) = self.current_span();
+                self.throw(err.at(span, file))?;
+                Ok(None)
+            }
+            ok => ok,
         }
     }
 

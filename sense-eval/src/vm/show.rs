@@ -39,7 +39,7 @@ impl Vm {
 
     fn show_into(&self, v: Value, out: &mut String, depth: usize, python: bool) -> EvalResult<()> {
         if depth > MAX_SHOW_DEPTH {
-            return Err(EvalError::runtime("maximum recursion depth exceeded"));
+            return Err(EvalError::runtime("maximum recursion depth exceeded").lineless());
         }
         match v {
             Value::Nil => out.push_str(if python { "None" } else { "nil" }),
@@ -103,7 +103,8 @@ impl Vm {
                 out.push_str(&a.name);
                 out.push_str(" status=");
                 out.push_str(a.status.as_str());
-                if a.status == crate::agent::AgentStatus::Paused && self.host_truthy(a.pause_reason) {
+                if a.status == crate::agent::AgentStatus::Paused && self.host_truthy(a.pause_reason)
+                {
                     out.push_str(" (");
                     out.push_str(&self.py_str(a.pause_reason)?);
                     out.push(')');

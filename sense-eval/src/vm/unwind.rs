@@ -13,7 +13,7 @@ impl Vm {
     /// (execution continues after that block); otherwise the fiber dies,
     /// an agent fiber's agent fails, and the error moves to the fiber that
     /// started or resumed it — or back to the host.
-    pub(crate) fn throw(&mut self, err: EvalError) -> EvalResult<()> {
+    pub(crate) fn throw(&mut self, mut err: EvalError) -> EvalResult<()> {
         loop {
             let handler = self
                 .cur
@@ -26,7 +26,10 @@ impl Vm {
                 self.cur.frames.truncate(ctl.frame as usize + 1);
                 self.cur.stack.truncate(ctl.stack as usize);
                 self.cur.blocks.truncate(ctl.blocks as usize);
-                if let CtlKind::Test { description, end_ip } = ctl.kind
+                if let CtlKind::Test {
+                    description,
+                    end_ip,
+                } = ctl.kind
                     && let Some(f) = self.cur.frames.last_mut()
                 {
                     f.env = ctl.env;
@@ -42,17 +45,19 @@ impl Vm {
             let Some(agent) = self.cur.agent else {
                 return Err(err);
             };
-            if let Obj::Agent(a) = self.heap.get_mut(agent) {
-                a.status = AgentStatus::Failed;
-                a.fiber = None;
-                a.interrupt.store(false, Ordering::Relaxed);
+            if self.callers.len() <= self.stop_depth {
+                if let Obj::Agent(a) = self.heap.get_mut(agent) {
+                    a.status = AgentStatus::Failed;
+                    a.fiber = None;
+                }
+                self.clear_interrupt(agent);
+                self.cur = Default::default();
+                return Err(err);
             }
-            if self.callers.len() > self.stop_depth {
-                self.pop_caller();
-                continue;
+            match self.fiber_failed(agent, err) {
+                Some(e) => err = e,
+                None => return Ok(()),
             }
-            self.cur = Default::default();
-            return Err(err);
         }
     }
 
@@ -112,8 +117,7 @@ impl Vm {
             };
             if requested {
                 self.interrupt.fetch_sub(1, Ordering::AcqRel);
-                self.mark_paused(agent, crate::value::Value::Nil, PauseKind::HostRequest);
-                return self.suspend_current();
+                return self.pause_at_safepoint(agent, PauseKind::HostRequest);
             }
         }
         Ok(None)
@@ -122,8 +126,7 @@ impl Vm {
     fn budget_exhausted(&mut self, max: u64) -> EvalResult<Option<Exit>> {
         if let Some(agent) = self.cur.agent {
             self.steps = 0;
-            self.mark_paused(agent, crate::value::Value::Nil, PauseKind::Budget);
-            return self.suspend_current();
+            return self.pause_at_safepoint(agent, PauseKind::Budget);
         }
         Err(EvalError::runtime(format!(
             "step budget exhausted ({max} steps)"

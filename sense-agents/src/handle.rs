@@ -1,0 +1,52 @@
+//! Handles a host keeps: agent ids and cross-thread pause handles.
+
+use sense_eval::heap::ObjRef;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// Identifies an agent of one [`Runtime`](crate::Runtime).
+///
+/// A handle does not keep its agent alive: once no Sense variable refers to
+/// the agent and it is collected, using the handle is an error ("agent no
+/// longer exists"), never a crash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AgentId {
+    pub(crate) obj: ObjRef,
+    pub(crate) serial: u64,
+}
+
+impl AgentId {
+    /// A number unique to this agent within its runtime.
+    pub fn serial(&self) -> u64 {
+        self.serial
+    }
+}
+
+/// Asks an agent to pause from any thread (`Send + Sync`).
+///
+/// The request is honoured at the agent's next safe point (a call or a
+/// loop iteration) while it runs; the agent then reads status `paused`
+/// with pause kind [`PauseKind::HostRequest`](sense_eval::agent::PauseKind)
+/// and continues exactly there when resumed. A request made while the
+/// agent is not running takes effect the next time it runs.
+#[derive(Clone, Debug)]
+pub struct PauseHandle {
+    pub(crate) flag: Arc<AtomicBool>,
+    pub(crate) pending: Arc<AtomicUsize>,
+}
+
+impl PauseHandle {
+    /// Requests a pause. Returns false if a request was already pending.
+    pub fn request(&self) -> bool {
+        if self.flag.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        self.pending.fetch_add(1, Ordering::AcqRel);
+        true
+    }
+
+    /// True while a request is pending (not yet honoured).
+    pub fn is_requested(&self) -> bool {
+        self.flag.load(Ordering::Acquire)
+    }
+}

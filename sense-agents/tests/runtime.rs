@@ -1,0 +1,237 @@
+//! The host API driven purely from Rust: start/resume round trips, pause
+//! kinds, host functions (including ones that suspend), messaging, the
+//! cross-thread pause request, stale handles, and many paused agents.
+
+use sense_agents::{AgentStatus, HostReturn, HostValue, PauseKind, Runtime, State};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A runtime whose output is captured.
+fn runtime() -> (Runtime, Arc<Mutex<String>>) {
+    let mut rt = Runtime::new();
+    let out = Arc::new(Mutex::new(String::new()));
+    let sink = out.clone();
+    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
+    (rt, out)
+}
+
+fn paused(reason: &str, kind: PauseKind) -> State {
+    State::Paused {
+        reason: HostValue::from(reason),
+        kind,
+    }
+}
+
+#[test]
+fn start_pause_resume_complete() {
+    let (mut rt, out) = runtime();
+    rt.run_source(
+        "m.sns",
+        "agent worker:\n    print(\"step 1\")\n    got = pause(\"need input\")\n    print(\"got \" + got)\n",
+    )
+    .unwrap();
+    let w = rt.agent("worker").unwrap();
+    assert_eq!(rt.status(w).unwrap(), AgentStatus::Created);
+    assert_eq!(
+        rt.start(w).unwrap(),
+        paused("need input", PauseKind::SelfPause)
+    );
+    assert_eq!(rt.status(w).unwrap(), AgentStatus::Paused);
+    assert_eq!(rt.pause_kind(w).unwrap(), Some(PauseKind::SelfPause));
+    assert_eq!(rt.resume(w, "ok").unwrap(), State::Completed);
+    assert_eq!(rt.status(w).unwrap(), AgentStatus::Completed);
+    assert_eq!(rt.pause_kind(w).unwrap(), None);
+    assert_eq!(rt.pause_reason(w).unwrap(), HostValue::from("need input"));
+    assert_eq!(*out.lock().unwrap(), "step 1\ngot ok\n");
+}
+
+#[test]
+fn ask_human_round_trip_keeps_locals_and_loop_position() {
+    let (mut rt, out) = runtime();
+    rt.run_source(
+        "m.sns",
+        "agent survey:\n    total = 0\n    for q in [\"a?\", \"b?\", \"c?\"]:\n        total = total + ask_human(q)\n    print(total)\n",
+    )
+    .unwrap();
+    let s = rt.agent("survey").unwrap();
+    assert_eq!(rt.start(s).unwrap(), paused("a?", PauseKind::AskHuman));
+    assert_eq!(rt.resume(s, 1).unwrap(), paused("b?", PauseKind::AskHuman));
+    assert_eq!(rt.resume(s, 20).unwrap(), paused("c?", PauseKind::AskHuman));
+    assert_eq!(rt.resume(s, 300).unwrap(), State::Completed);
+    assert_eq!(*out.lock().unwrap(), "321\n");
+}
+
+#[test]
+fn body_error_fails_the_agent_and_comes_back_as_err() {
+    let (mut rt, _) = runtime();
+    rt.run_source("m.sns", "agent b:\n    pause()\n    x = 1 / 0\n")
+        .unwrap();
+    let b = rt.agent("b").unwrap();
+    rt.start(b).unwrap();
+    let err = rt.resume(b, HostValue::Nil).unwrap_err();
+    assert_eq!(err.class_name(), "SenseRuntimeError");
+    assert_eq!(err.display_text(), "[line 3] division by zero");
+    assert!(err.rendered().contains("x = 1 / 0"), "{}", err.rendered());
+    assert_eq!(rt.status(b).unwrap(), AgentStatus::Failed);
+    // Resuming again is a clean error, not a crash.
+    let again = rt.resume(b, HostValue::Nil).unwrap_err();
+    assert!(
+        again.display_text().contains("status is 'failed'"),
+        "{again}"
+    );
+}
+
+#[test]
+fn host_function_returns_values_and_errors() {
+    let (mut rt, out) = runtime();
+    rt.register_fn("lookup", Some(1), |args| match &args[0] {
+        HostValue::Str(k) if k == "ada" => Ok(HostReturn::Value(HostValue::from(vec![1i64, 2]))),
+        HostValue::Str(k) => Err(format!("no record for {k}")),
+        other => Err(format!(
+            "lookup() expects a String, got {}",
+            other.type_name()
+        )),
+    });
+    rt.run_source("m.sns", "print(lookup(\"ada\"), type_of(lookup))")
+        .unwrap();
+    assert_eq!(*out.lock().unwrap(), "[1, 2] Function\n");
+    let err = rt.run_source("n.sns", "lookup(\"bob\")").unwrap_err();
+    assert_eq!(err.to_string(), "SenseRuntimeError: no record for bob");
+    let err = rt.run_source("o.sns", "lookup()").unwrap_err();
+    assert_eq!(
+        err.display_text(),
+        "[line 1] 'lookup' expects 1 argument(s), got 0"
+    );
+}
+
+#[test]
+fn host_function_can_suspend_the_calling_agent() {
+    let (mut rt, out) = runtime();
+    rt.register_fn("approve", Some(1), |args| {
+        Ok(HostReturn::Suspend(HostValue::Str(format!(
+            "approve {}?",
+            args[0]
+        ))))
+    });
+    rt.run_source(
+        "m.sns",
+        "def step(x):\n    return approve(x)\nagent a:\n    answer = step(\"deploy\")\n    print(\"answer:\", answer)\n",
+    )
+    .unwrap();
+    let a = rt.agent("a").unwrap();
+    assert_eq!(
+        rt.start(a).unwrap(),
+        paused("approve deploy?", PauseKind::HostFunction)
+    );
+    assert_eq!(rt.resume(a, true).unwrap(), State::Completed);
+    assert_eq!(*out.lock().unwrap(), "answer: true\n");
+    // Outside an agent, asking to suspend is an error.
+    let err = rt.run_source("n.sns", "approve(1)").unwrap_err();
+    assert!(
+        err.display_text()
+            .contains("not called from inside a running agent"),
+        "{err}"
+    );
+}
+
+#[test]
+fn send_from_host_reaches_a_waiting_receive() {
+    let (mut rt, out) = runtime();
+    rt.run_source(
+        "m.sns",
+        "agent inbox:\n    while true:\n        print(\"got\", receive())\n",
+    )
+    .unwrap();
+    let a = rt.agent("inbox").unwrap();
+    assert_eq!(
+        rt.start(a).unwrap(),
+        paused("waiting for a message", PauseKind::WaitingMessage)
+    );
+    // Resuming with nothing queued leaves it waiting.
+    assert_eq!(
+        rt.resume(a, HostValue::Nil).unwrap(),
+        paused("waiting for a message", PauseKind::WaitingMessage)
+    );
+    rt.send(a, "one").unwrap();
+    rt.send(a, 2).unwrap();
+    assert_eq!(
+        rt.resume(a, HostValue::Nil).unwrap(),
+        paused("waiting for a message", PauseKind::WaitingMessage)
+    );
+    assert_eq!(*out.lock().unwrap(), "got one\ngot 2\n");
+}
+
+#[test]
+fn pause_requested_from_another_thread_stops_a_running_loop() {
+    let (mut rt, out) = runtime();
+    let started = Arc::new(AtomicBool::new(false));
+    let keep_going = Arc::new(AtomicBool::new(true));
+    let s = started.clone();
+    rt.register_fn("started", Some(0), move |_| {
+        s.store(true, Ordering::SeqCst);
+        Ok(HostReturn::Value(HostValue::Nil))
+    });
+    let k = keep_going.clone();
+    rt.register_fn("keep_going", Some(0), move |_| {
+        Ok(HostReturn::Value(HostValue::Bool(k.load(Ordering::SeqCst))))
+    });
+    rt.run_source(
+        "m.sns",
+        "agent spinner:\n    started()\n    i = 0\n    while keep_going():\n        i = i + 1\n    print(\"stopped after\", i > 0)\n",
+    )
+    .unwrap();
+    let a = rt.agent("spinner").unwrap();
+    let handle = rt.pause_handle(a).unwrap();
+    let requester = std::thread::spawn(move || {
+        while !started.load(Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(handle.request());
+    });
+    let state = rt.start(a).unwrap();
+    requester.join().unwrap();
+    assert_eq!(
+        state,
+        State::Paused {
+            reason: HostValue::Nil,
+            kind: PauseKind::HostRequest
+        }
+    );
+    assert_eq!(rt.status(a).unwrap(), AgentStatus::Paused);
+    // The loop really ran, and its local survives the pause.
+    rt.run_source("peek.sns", "seen = spinner.i").unwrap();
+    let Some(HostValue::Int(seen)) = rt.global("seen") else {
+        panic!("could not read the agent's local")
+    };
+    assert!(seen > 0);
+    keep_going.store(false, Ordering::SeqCst);
+    assert_eq!(rt.resume(a, "ignored").unwrap(), State::Completed);
+    assert!(
+        out.lock().unwrap().ends_with("stopped after true\n"),
+        "{}",
+        out.lock().unwrap()
+    );
+}
+
+#[test]
+fn handles_to_collected_agents_report_an_error() {
+    let (mut rt, _) = runtime();
+    rt.run_source("m.sns", "agent a:\n    pause()\n").unwrap();
+    let a = rt.agent("a").unwrap();
+    rt.start(a).unwrap();
+    rt.run_source("n.sns", "a = nil").unwrap();
+    rt.vm().collect_garbage();
+    let err = rt.status(a).unwrap_err();
+    assert_eq!(err.display_text(), "agent no longer exists");
+    assert!(rt.agent("a").is_err());
+}
+
+#[test]
+fn runtime_is_send() {
+    fn assert_send<T: Send>() {}
+    assert_send::<Runtime>();
+    assert_send::<sense_agents::PauseHandle>();
+    fn assert_sync<T: Sync>() {}
+    assert_sync::<sense_agents::PauseHandle>();
+}

@@ -1,0 +1,206 @@
+//! Values and functions that cross between Sense and a host program.
+//!
+//! A [`HostValue`] owns its data (a deep copy), so a host can keep it as
+//! long as it likes while the VM's collector moves on. Host functions
+//! receive and return host values; returning [`HostReturn::Suspend`] from
+//! inside an agent pauses that agent, and the value it is later resumed
+//! with becomes the function call's result.
+
+use crate::error::{EvalError, EvalResult};
+use crate::object::Obj;
+use crate::value::Value;
+use crate::vm::Vm;
+use std::fmt;
+
+/// An owned Sense value as a host sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostValue {
+    /// `nil`.
+    Nil,
+    /// A Bool.
+    Bool(bool),
+    /// An Int.
+    Int(i64),
+    /// A Float.
+    Float(f64),
+    /// A String.
+    Str(String),
+    /// An Array (copied deeply).
+    List(Vec<HostValue>),
+    /// Any other value (function, agent, …): its type name and its printed
+    /// form. It cannot be passed back into Sense.
+    Opaque {
+        /// `type_of` of the value.
+        type_name: String,
+        /// How `print` shows it.
+        text: String,
+    },
+}
+
+impl HostValue {
+    /// The Sense type name (`Int`, `String`, `Array`, …).
+    pub fn type_name(&self) -> &str {
+        match self {
+            HostValue::Nil => "Nil",
+            HostValue::Bool(_) => "Bool",
+            HostValue::Int(_) => "Int",
+            HostValue::Float(_) => "Float",
+            HostValue::Str(_) => "String",
+            HostValue::List(_) => "Array",
+            HostValue::Opaque { type_name, .. } => type_name,
+        }
+    }
+
+    /// The string, if this is a String.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            HostValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The integer, if this is an Int.
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            HostValue::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for HostValue {
+    /// Formats like Sense's `print`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HostValue::Nil => f.write_str("nil"),
+            HostValue::Bool(b) => write!(f, "{b}"),
+            HostValue::Int(i) => write!(f, "{i}"),
+            HostValue::Float(x) => f.write_str(&crate::numfmt::format_float(*x)),
+            HostValue::Str(s) => f.write_str(s),
+            HostValue::List(items) => {
+                f.write_str("[")?;
+                for (i, it) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{it}")?;
+                }
+                f.write_str("]")
+            }
+            HostValue::Opaque { text, .. } => f.write_str(text),
+        }
+    }
+}
+
+macro_rules! from_impls {
+    ($($t:ty => $v:ident $(as $cast:ty)?),*) => {$(
+        impl From<$t> for HostValue {
+            fn from(x: $t) -> Self { HostValue::$v(x $(as $cast)?) }
+        }
+    )*};
+}
+from_impls!(bool => Bool, i64 => Int, i32 => Int as i64, u32 => Int as i64, f64 => Float, String => Str);
+
+impl From<&str> for HostValue {
+    fn from(s: &str) -> Self {
+        HostValue::Str(s.to_string())
+    }
+}
+
+impl<T: Into<HostValue>> From<Vec<T>> for HostValue {
+    fn from(v: Vec<T>) -> Self {
+        HostValue::List(v.into_iter().map(Into::into).collect())
+    }
+}
+
+impl From<()> for HostValue {
+    fn from(_: ()) -> Self {
+        HostValue::Nil
+    }
+}
+
+/// What a host function returns.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostReturn {
+    /// The call's result.
+    Value(HostValue),
+    /// Pause the calling agent with this reason (pause kind
+    /// `host_function`); the value it is resumed with becomes the call's
+    /// result. Outside an agent this is an error.
+    Suspend(HostValue),
+}
+
+impl<T: Into<HostValue>> From<T> for HostReturn {
+    fn from(v: T) -> Self {
+        HostReturn::Value(v.into())
+    }
+}
+
+/// A host function's body.
+pub type HostFn = Box<dyn FnMut(&[HostValue]) -> Result<HostReturn, String> + Send>;
+
+const MAX_DEPTH: usize = 200;
+
+impl Vm {
+    /// Copies a Sense value out for the host.
+    pub fn to_host(&self, v: Value) -> HostValue {
+        self.to_host_depth(v, 0)
+    }
+
+    fn to_host_depth(&self, v: Value, depth: usize) -> HostValue {
+        match v {
+            Value::Nil => HostValue::Nil,
+            Value::Bool(b) => HostValue::Bool(b),
+            Value::Int(i) => HostValue::Int(i),
+            Value::Float(f) => HostValue::Float(f),
+            Value::Str(_) => HostValue::Str(self.str_of(v).unwrap_or("").to_string()),
+            Value::Array(_) if depth < MAX_DEPTH => HostValue::List(
+                self.array_of(v)
+                    .map(|items| {
+                        items
+                            .iter()
+                            .map(|x| self.to_host_depth(*x, depth + 1))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            ),
+            _ => HostValue::Opaque {
+                type_name: self.type_name(v).to_string(),
+                text: self.show(v).unwrap_or_else(|_| "[...]".to_string()),
+            },
+        }
+    }
+
+    /// Builds a Sense value from a host value.
+    pub fn from_host(&mut self, v: &HostValue) -> EvalResult<Value> {
+        self.from_host_depth(v, 0)
+    }
+
+    fn from_host_depth(&mut self, v: &HostValue, depth: usize) -> EvalResult<Value> {
+        if depth > MAX_DEPTH {
+            return Err(EvalError::runtime("host value nested too deeply"));
+        }
+        Ok(match v {
+            HostValue::Nil => Value::Nil,
+            HostValue::Bool(b) => Value::Bool(*b),
+            HostValue::Int(i) => Value::Int(*i),
+            HostValue::Float(f) => Value::Float(*f),
+            HostValue::Str(s) => self.new_str(s.as_str())?,
+            HostValue::List(items) => {
+                self.check_array_len(items.len())?;
+                let mut vals = Vec::with_capacity(items.len());
+                for it in items {
+                    vals.push(self.from_host_depth(it, depth + 1)?);
+                }
+                // Keep the partly built array reachable only through the
+                // Rust vector: no collection runs inside this function.
+                Value::Array(self.heap.alloc(Obj::Array(vals)))
+            }
+            HostValue::Opaque { type_name, .. } => {
+                return Err(EvalError::runtime(format!(
+                    "a {type_name} value cannot be passed from the host into Sense"
+                )));
+            }
+        })
+    }
+}
