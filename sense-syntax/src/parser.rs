@@ -9,8 +9,9 @@
 //!
 //! Two limits keep any input from exhausting the Rust stack (or the stack
 //! of later passes that walk the tree): at most 200 nested levels of
-//! brackets, prefix operators, blocks, `else if` and generic types, and
-//! expression trees at most 1000 operators high. Both are this
+//! brackets, prefix operators, blocks, `else if` and generic types; at
+//! most 1000 operators in one chain; and expression trees at most
+//! 1200 nodes high. Both are this
 //! implementation's own errors; the reference fails with a host recursion
 //! error long before either.
 //!
@@ -32,9 +33,15 @@ use input::{Ctx, Tokens};
 /// Most nested levels (brackets, prefix operators, blocks, `else if`,
 /// generic types) a program may have.
 pub const MAX_NESTING: u32 = 200;
-/// Greatest height of one expression tree, i.e. the longest chain of
-/// operators (binary, prefix or postfix) it may contain.
-pub const MAX_EXPRESSION_HEIGHT: u32 = 1000;
+/// Most operators in one chain: binary operators folded in one expression
+/// level (`1 + 1 + …`), or postfix operators in a row (`f()()…`, `a.b.c…`).
+pub const MAX_CHAIN: u32 = 1000;
+/// Greatest height of an expression tree. Chains and nesting are limited
+/// separately; this bounds their combinations (a chain of
+/// [`MAX_CHAIN`] operators under [`MAX_NESTING`] levels of brackets and
+/// prefix operators fits), so passes that walk the tree recursively know
+/// how deep it can be.
+pub const MAX_EXPRESSION_HEIGHT: u32 = MAX_CHAIN + MAX_NESTING;
 
 /// Parses a whole token stream (as produced by
 /// [`crate::lexer::tokenize`]) into a program.
@@ -58,13 +65,13 @@ pub fn parse(tokens: &[Token]) -> Result<Program, SyntaxError> {
         owned = v;
         &owned[..]
     };
-    let ctx = Ctx::default();
-    let mut i = Tokens::new(tokens, &ctx);
+    let ctx = Ctx::new(tokens);
+    let mut i = Tokens::new(&ctx);
     let mut stmts = Vec::new();
     while !i.at_end() {
         match stmt::statement(i) {
             Ok((rest, s)) => {
-                stmts.push(s);
+                stmts.push(*s);
                 i = rest;
             }
             Err(nom::Err::Error(e) | nom::Err::Failure(e)) => return Err(e.into()),

@@ -71,7 +71,7 @@ fn param_list<'a>(i: Tokens<'a>, open_message: &'static str) -> PResult<'a, Vec<
 }
 
 /// `fn_decl = 'def' IDENT '(' [ params ] ')' [ '->' type ] block`.
-pub(crate) fn fn_decl(i: Tokens<'_>) -> PResult<'_, Stmt> {
+pub(crate) fn fn_decl(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let (rest, name) = expect(K::Ident, "expected a function name after 'def'")(i.skip(1))?;
     let (rest, params) = param_list(rest, "expected '(' after the function name")?;
     let (rest, ret) = opt(preceded(tok(K::Arrow), type_ann)).parse(rest)?;
@@ -87,7 +87,7 @@ pub(crate) fn fn_decl(i: Tokens<'_>) -> PResult<'_, Stmt> {
 }
 
 /// `test_stmt = 'test' STRING block`.
-pub(crate) fn test_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+pub(crate) fn test_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let (rest, desc) = expect(K::Str, "expected a description string after 'test'")(i.skip(1))?;
     let (rest, body) = block(rest)?;
     let kind = StmtKind::Test {
@@ -98,7 +98,7 @@ pub(crate) fn test_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
 }
 
 /// `session_stmt = 'session' IDENT block`.
-pub(crate) fn session_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+pub(crate) fn session_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let (rest, name) = expect(K::Ident, "expected a session name after 'session'")(i.skip(1))?;
     let (rest, body) = block(rest)?;
     let kind = StmtKind::Session {
@@ -108,9 +108,34 @@ pub(crate) fn session_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
     Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
 }
 
+/// `agent NAME: block`.
+pub(crate) fn agent_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
+    agent_decl(i, false)
+}
+
+/// `reversible action …`.
+pub(crate) fn reversible_action(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
+    action_decl(i, ActionKind::Reversible)
+}
+
+/// `irreversible action …`.
+pub(crate) fn irreversible_action(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
+    action_decl(i, ActionKind::Irreversible)
+}
+
+/// `tool NAME(…) …: block`.
+pub(crate) fn tool_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
+    tool_decl(i, false)
+}
+
+/// `memory NAME …`.
+pub(crate) fn memory_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
+    memory_decl(i, false)
+}
+
 /// `agent_decl = [ 'async' ] 'agent' IDENT block`, from the `agent` token
 /// (whose line the statement reports).
-pub(crate) fn agent_decl(i: Tokens<'_>, is_async: bool) -> PResult<'_, Stmt> {
+pub(crate) fn agent_decl(i: Tokens<'_>, is_async: bool) -> PResult<'_, Box<Stmt>> {
     let (rest, name) = expect(K::Ident, "expected an agent name after 'agent'")(i.skip(1))?;
     let (rest, body) = block(rest)?;
     let decl = AgentDecl {
@@ -125,7 +150,7 @@ pub(crate) fn agent_decl(i: Tokens<'_>, is_async: bool) -> PResult<'_, Stmt> {
 /// `action_decl = ( 'reversible' | 'irreversible' ) 'action' IDENT
 /// '(' [ params ] ')' [ 'requires' requirement { ',' requirement } ] block
 /// [ 'rollback' block ]`.
-pub(crate) fn action_decl(i: Tokens<'_>, kind: ActionKind) -> PResult<'_, Stmt> {
+pub(crate) fn action_decl(i: Tokens<'_>, kind: ActionKind) -> PResult<'_, Box<Stmt>> {
     let message = match kind {
         ActionKind::Reversible => "expected 'action' after 'reversible'",
         ActionKind::Irreversible => "expected 'action' after 'irreversible'",
@@ -255,7 +280,7 @@ fn capability_path(i: Tokens<'_>) -> PResult<'_, String> {
 
 /// `tool_decl = [ 'async' ] 'tool' IDENT '(' [ params ] ')' [ 'returns' type ]
 /// [ 'requires' cap_path ] [ STRING ] block`, clauses in that fixed order.
-pub(crate) fn tool_decl(i: Tokens<'_>, is_async: bool) -> PResult<'_, Stmt> {
+pub(crate) fn tool_decl(i: Tokens<'_>, is_async: bool) -> PResult<'_, Box<Stmt>> {
     let (rest, name) = expect(K::Ident, "expected a tool name")(i.skip(1))?;
     let (rest, params) = param_list(rest, "expected '(' after the tool name")?;
     let (rest, ret) = opt(preceded(tok(K::Returns), type_ann)).parse(rest)?;
@@ -277,7 +302,7 @@ pub(crate) fn tool_decl(i: Tokens<'_>, is_async: bool) -> PResult<'_, Stmt> {
 
 /// `memory_decl = [ 'persistent' ] 'memory' IDENT [ ':' STRING ] NL`, from
 /// the `memory` token (whose line the statement reports).
-pub(crate) fn memory_decl(i: Tokens<'_>, persistent: bool) -> PResult<'_, Stmt> {
+pub(crate) fn memory_decl(i: Tokens<'_>, persistent: bool) -> PResult<'_, Box<Stmt>> {
     let (rest, name) = expect(K::Ident, "expected a memory name after 'memory'")(i.skip(1))?;
     let kind_str = expect(
         K::Str,
@@ -295,7 +320,7 @@ pub(crate) fn memory_decl(i: Tokens<'_>, persistent: bool) -> PResult<'_, Stmt> 
 
 /// `policy_stmt = 'policy' ':' ( NL IND policy_rule { policy_rule } DED
 /// | policy_rule )`.
-pub(crate) fn policy_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+pub(crate) fn policy_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let (rest, _) = expect(K::Colon, "expected ':' after 'policy'")(i.skip(1))?;
     let mut rules = Vec::new();
     let rest = if let Ok((rest, _)) = tok(K::Newline)(rest) {
@@ -344,7 +369,7 @@ fn policy_rule(i: Tokens<'_>) -> PResult<'_, PolicyRule> {
 }
 
 /// `set_stmt = 'set' IDENT '=' expr NL`.
-pub(crate) fn set_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+pub(crate) fn set_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let (rest, name) = expect(K::Ident, "expected a configuration name after 'set'")(i.skip(1))?;
     let (rest, _) = expect(K::Eq, "expected '=' in a set statement")(rest)?;
     let (rest, value) = expr(rest)?;
@@ -357,7 +382,7 @@ pub(crate) fn set_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
 }
 
 /// `model_decl = 'model' IDENT '=' expr NL`.
-pub(crate) fn model_decl(i: Tokens<'_>) -> PResult<'_, Stmt> {
+pub(crate) fn model_decl(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let (rest, name) = expect(K::Ident, "expected a name after 'model'")(i.skip(1))?;
     let (rest, _) = expect(K::Eq, "expected '=' in a model declaration")(rest)?;
     let (rest, value) = expr(rest)?;

@@ -7,26 +7,24 @@
 
 use super::input::Tokens;
 use crate::SyntaxError;
-use crate::span::Span;
 use crate::token::{Token, TokenKind};
 use nom::error::ErrorKind;
 
-pub(crate) use super::{MAX_EXPRESSION_HEIGHT as MAX_CHAIN, MAX_NESTING as MAX_DEPTH};
+pub(crate) use super::{MAX_CHAIN, MAX_EXPRESSION_HEIGHT as MAX_HEIGHT, MAX_NESTING as MAX_DEPTH};
 
 /// A parse error: the reference's message and where it happened.
+///
+/// Boxed so that every parser result stays small (see [`Tokens`]).
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct ParseError {
-    pub(crate) message: String,
-    pub(crate) span: Span,
-}
+pub(crate) struct ParseError(Box<SyntaxError>);
 
 impl ParseError {
     /// `message` at token `at`, without a suffix.
     pub(crate) fn at(message: impl Into<String>, at: &Token) -> Self {
-        ParseError {
+        ParseError(Box::new(SyntaxError {
             message: message.into(),
             span: at.span,
-        }
+        }))
     }
 
     /// `message (got KIND 'lexeme')` at token `at`.
@@ -42,10 +40,7 @@ impl ParseError {
 
 impl From<ParseError> for SyntaxError {
     fn from(e: ParseError) -> Self {
-        SyntaxError {
-            message: e.message,
-            span: e.span,
-        }
+        *e.0
     }
 }
 
@@ -96,7 +91,7 @@ pub(crate) fn expect<'a>(
 
 /// Holds one nesting level; dropping it gives the level back.
 pub(crate) struct Nest<'a> {
-    ctx: &'a super::input::Ctx,
+    ctx: &'a super::input::Ctx<'a>,
 }
 
 impl Drop for Nest<'_> {

@@ -3,45 +3,82 @@
 //! Binary operators are parsed by precedence climbing with explicit
 //! operand/operator stacks, so a long chain costs heap, not Rust stack.
 //! Everything that does recurse (brackets, prefix operators, assignment)
-//! takes a nesting level first. Each parsed expression travels with its tree
-//! height, which is capped at [`MAX_CHAIN`] so later passes that walk the
-//! tree recursively are safe too.
+//! takes a nesting level first. A chain (binary operators in one
+//! expression level, or postfix operators in a row) may hold at most
+//! [`MAX_CHAIN`] operators, and each parsed expression travels with its tree
+//! height, capped at [`MAX_HEIGHT`], so later passes that walk the tree
+//! recursively are safe too.
+//!
+//! Stack economy: the functions on the recursive path (`assignment`,
+//! `binary`, `unary`, `postfix`, `primary`, `group`, `array`,
+//! `call_suffix`, `index_suffix`) pass boxed nodes and leave node building
+//! to small helpers, because in unoptimised builds every temporary of a
+//! function occupies its frame for the whole recursion.
 //!
 //! Reference quirks kept on purpose: `not` binds tighter than comparison;
 //! comparisons do not chain Python-style; assignment is a right-associative
 //! expression whose target must be a name or an index; labeled arguments
 //! only after positional ones; no trailing commas.
 
-use super::error::{MAX_CHAIN, PResult, ParseError, expect, fail, nest};
+use super::error::{MAX_CHAIN, MAX_HEIGHT, PResult, ParseError, expect, fail, nest};
 use super::input::Tokens;
-use crate::ast::{BinOp, Expr, ExprKind, LabeledArg, LogicOp, UnaryOp};
+use crate::ast::{BinOp, Expr, ExprKind, Ident, LabeledArg, LogicOp, UnaryOp};
 use crate::span::Span;
 use crate::token::{Literal, Token, TokenKind as K};
 
-/// An expression and the height of its tree.
-type Ex = (Expr, u32);
+/// A boxed expression and the height of its tree.
+type Ex = (Box<Expr>, u32);
+
+/// A committed error, as helpers return it.
+type Fail = nom::Err<ParseError>;
 
 /// `expr = assignment`, the entry point for statements.
 pub(crate) fn expr(i: Tokens<'_>) -> PResult<'_, Expr> {
     let (i, (e, _)) = assignment(i)?;
-    Ok((i, e))
+    Ok((i, *e))
 }
 
 /// `assignment = target '=' assignment | logic_or`.
 ///
-/// The value is parsed before the target is checked, so an error inside
-/// the value wins, as in the reference.
+/// Read iteratively: the `=`-separated operands are collected first, then
+/// folded from the right. That checks targets in the same order as the
+/// reference's recursion (innermost first, each after its whole value has
+/// been parsed), without using the Rust stack per `=`.
 fn assignment(i: Tokens<'_>) -> PResult<'_, Ex> {
-    let (i, (lhs, lh)) = binary(i)?;
+    let (mut i, first) = binary(i)?;
     if i.kind() != K::Eq {
-        return Ok((i, (lhs, lh)));
+        return Ok((i, first));
     }
-    let eq = i.peek();
-    let _level = nest(&i, eq)?;
-    let (i, (value, vh)) = assignment(i.skip(1))?;
+    let mut targets: Vec<(Ex, &Token)> = Vec::new();
+    let mut value = first;
+    while i.kind() == K::Eq {
+        let eq = i.peek();
+        if targets.len() as u32 >= MAX_CHAIN {
+            return Err(too_long(eq));
+        }
+        let (rest, next) = binary(i.skip(1))?;
+        targets.push((value, eq));
+        value = next;
+        i = rest;
+    }
+    Ok((i, fold_assignments(targets, value)?))
+}
+
+/// Folds `t1 = t2 = … = value` from the right.
+#[inline(never)]
+fn fold_assignments(targets: Vec<(Ex, &Token)>, mut value: Ex) -> Result<Ex, Fail> {
+    for (target, eq) in targets.into_iter().rev() {
+        value = make_assign(target, value, eq)?;
+    }
+    Ok(value)
+}
+
+/// Builds `name = value` or `t[i] = value`, enforcing the target rules.
+#[inline(never)]
+fn make_assign((lhs, lh): Ex, (value, vh): Ex, eq: &Token) -> Result<Ex, Fail> {
     let height = 1 + lh.max(vh);
-    if height > MAX_CHAIN {
-        return fail(too_long(eq));
+    if height > MAX_HEIGHT {
+        return Err(too_long(eq));
     }
     let span = Span::new(lhs.span.start, value.span.end, eq.span.line);
     let kind = match lhs.kind {
@@ -49,33 +86,36 @@ fn assignment(i: Tokens<'_>) -> PResult<'_, Ex> {
             if let ExprKind::Call { callee, .. } = &value.kind
                 && matches!(&callee.kind, ExprKind::Name(n) if n == "inference")
             {
-                return fail(ParseError::at(
+                return Err(nom::Err::Failure(ParseError::at(
                     format!(
                         "'{name} = inference(...)' needs the 'model' keyword to name it -- \
                          use 'model {name} = inference(...)' instead"
                     ),
                     eq,
-                ));
+                )));
             }
-            ExprKind::Assign {
-                name: crate::ast::Ident {
-                    name,
-                    span: lhs.span,
-                },
-                value: Box::new(value),
-            }
+            let name = Ident {
+                name,
+                span: lhs.span,
+            };
+            ExprKind::Assign { name, value }
         }
         ExprKind::Index { target, index } => ExprKind::IndexAssign {
             target,
             index,
-            value: Box::new(value),
+            value,
         },
-        _ => return fail(ParseError::at("invalid assignment target", eq)),
+        _ => {
+            return Err(nom::Err::Failure(ParseError::at(
+                "invalid assignment target",
+                eq,
+            )));
+        }
     };
-    Ok((i, (Expr { kind, span }, height)))
+    Ok((Box::new(Expr { kind, span }), height))
 }
 
-/// An infix operator: binding power and what it builds.
+/// An infix operator: what it builds.
 #[derive(Clone, Copy)]
 enum Infix {
     Logic(LogicOp),
@@ -103,228 +143,316 @@ fn infix(kind: K) -> Option<(u8, Infix)> {
     })
 }
 
+/// Pending operators of [`binary`]: binding power, operator, token.
+type Ops<'a> = Vec<(u8, Infix, &'a Token)>;
+
 /// `logic_or` down to `factor`: operands are `unary`s joined by infix
 /// operators, folded left-associatively by binding power.
 fn binary(i: Tokens<'_>) -> PResult<'_, Ex> {
     let (mut i, first) = unary(i)?;
+    if infix(i.kind()).is_none() {
+        return Ok((i, first));
+    }
     let mut operands: Vec<Ex> = vec![first];
-    let mut ops: Vec<(u8, Infix, &Token)> = Vec::new();
+    let mut ops: Ops<'_> = Vec::new();
+    let mut count = 0;
     while let Some((bp, op)) = infix(i.kind()) {
-        while ops.last().is_some_and(|&(top, _, _)| top >= bp) {
-            reduce(&mut operands, &mut ops)?;
+        count += 1;
+        if count > MAX_CHAIN {
+            return Err(too_long(i.peek()));
         }
+        reduce_while(&mut operands, &mut ops, bp)?;
         ops.push((bp, op, i.peek()));
         let (rest, operand) = unary(i.skip(1))?;
         operands.push(operand);
         i = rest;
     }
+    Ok((i, reduce_all(operands, ops)?))
+}
+
+/// Folds pending operators that bind at least as tightly as `bp`.
+#[inline(never)]
+fn reduce_while(operands: &mut Vec<Ex>, ops: &mut Ops<'_>, bp: u8) -> Result<(), Fail> {
+    while ops.last().is_some_and(|&(top, _, _)| top >= bp) {
+        reduce(operands, ops)?;
+    }
+    Ok(())
+}
+
+/// Folds every pending operator and returns the single remaining operand.
+#[inline(never)]
+fn reduce_all(mut operands: Vec<Ex>, mut ops: Ops<'_>) -> Result<Ex, Fail> {
     while !ops.is_empty() {
         reduce(&mut operands, &mut ops)?;
     }
     match operands.pop() {
-        Some(e) => Ok((i, e)),
-        None => fail(ParseError::unexpected(i.peek())),
+        Some(e) => Ok(e),
+        None => Err(nom::Err::Failure(ParseError::at(
+            "empty expression",
+            &Token {
+                kind: K::Eof,
+                span: Span::default(),
+                lexeme: String::new(),
+                literal: Literal::None,
+            },
+        ))),
     }
 }
 
 /// Folds the top operator with the top two operands. The node reports the
 /// operator token's line.
-fn reduce(
-    operands: &mut Vec<Ex>,
-    ops: &mut Vec<(u8, Infix, &Token)>,
-) -> Result<(), nom::Err<ParseError>> {
+fn reduce(operands: &mut Vec<Ex>, ops: &mut Ops<'_>) -> Result<(), Fail> {
     let (Some((_, op, tok)), Some((rhs, rh)), Some((lhs, lh))) =
         (ops.pop(), operands.pop(), operands.pop())
     else {
         return Ok(());
     };
     let height = 1 + lh.max(rh);
-    if height > MAX_CHAIN {
-        return Err(nom::Err::Failure(too_long(tok)));
+    if height > MAX_HEIGHT {
+        return Err(too_long(tok));
     }
     let span = Span::new(lhs.span.start, rhs.span.end, tok.span.line);
-    let (lhs, rhs) = (Box::new(lhs), Box::new(rhs));
     let kind = match op {
         Infix::Logic(op) => ExprKind::Logic { op, lhs, rhs },
         Infix::Bin(op) => ExprKind::Binary { op, lhs, rhs },
     };
-    operands.push((Expr { kind, span }, height));
+    operands.push((Box::new(Expr { kind, span }), height));
     Ok(())
 }
 
-fn too_long(at: &Token) -> ParseError {
-    ParseError::at(
+fn too_long(at: &Token) -> Fail {
+    nom::Err::Failure(ParseError::at(
         format!("expression too long (more than {MAX_CHAIN} operators in a chain)"),
         at,
-    )
+    ))
 }
+
+/// Prefix operators read before an operand, each holding a nesting level.
+type Prefixes<'a> = Vec<(UnaryOp, &'a Token, super::error::Nest<'a>)>;
 
 /// `unary = ('not' | '-') unary | postfix`, read as a run of prefix
 /// operators (each one a nesting level) followed by a postfix expression.
-fn unary(mut i: Tokens<'_>) -> PResult<'_, Ex> {
-    let mut prefixes: Vec<(UnaryOp, &Token)> = Vec::new();
-    let mut levels = Vec::new();
+fn unary(i: Tokens<'_>) -> PResult<'_, Ex> {
+    if !matches!(i.kind(), K::Not | K::Minus) {
+        return postfix(i);
+    }
+    let (i, prefixes) = prefix_run(i)?;
+    let (i, operand) = postfix(i)?;
+    Ok((i, apply_prefixes(operand, prefixes)?))
+}
+
+#[inline(never)]
+fn prefix_run(mut i: Tokens<'_>) -> PResult<'_, Prefixes<'_>> {
+    let mut prefixes = Vec::new();
     loop {
         let op = match i.kind() {
             K::Not => UnaryOp::Not,
             K::Minus => UnaryOp::Neg,
-            _ => break,
+            _ => return Ok((i, prefixes)),
         };
-        levels.push(nest(&i, i.peek())?);
-        prefixes.push((op, i.peek()));
+        let level = nest(&i, i.peek())?;
+        prefixes.push((op, i.peek(), level));
         i = i.skip(1);
     }
-    let (i, (mut e, mut h)) = postfix(i)?;
-    for (op, tok) in prefixes.into_iter().rev() {
+}
+
+/// Wraps the operand in its prefix operators, innermost last-read first.
+#[inline(never)]
+fn apply_prefixes((mut e, mut h): Ex, prefixes: Prefixes<'_>) -> Result<Ex, Fail> {
+    for (op, tok, _level) in prefixes.into_iter().rev() {
         h += 1;
-        if h > MAX_CHAIN {
-            return fail(too_long(tok));
+        if h > MAX_HEIGHT {
+            return Err(too_long(tok));
         }
         let span = Span::new(tok.span.start, e.span.end, tok.span.line);
-        e = Expr {
-            kind: ExprKind::Unary {
-                op,
-                operand: Box::new(e),
-            },
+        e = Box::new(Expr {
+            kind: ExprKind::Unary { op, operand: e },
             span,
-        };
+        });
     }
-    Ok((i, (e, h)))
+    Ok((e, h))
 }
 
 /// `postfix = primary { '(' args ')' | '.' IDENT | '[' expr ']' }`.
 fn postfix(i: Tokens<'_>) -> PResult<'_, Ex> {
-    let (mut i, (mut e, mut h)) = primary(i)?;
-    loop {
-        let open = i.peek();
-        let (rest, kind, end, line, sub) = match open.kind {
-            K::LParen => {
-                let level = nest(&i, open)?;
-                let (rest, (args, labeled, sub)) = call_args(i.skip(1))?;
-                let (rest, close) = expect(K::RParen, "expected ')' after the arguments")(rest)?;
-                drop(level);
-                let kind = ExprKind::Call {
-                    callee: Box::new(e),
-                    args,
-                    labeled,
-                };
-                (rest, kind, close.span.end, open.span.line, sub)
-            }
-            K::Dot => {
-                let (rest, name) =
-                    expect(K::Ident, "expected a property name after '.'")(i.skip(1))?;
-                let kind = ExprKind::Member {
-                    target: Box::new(e),
-                    name: ident(name),
-                };
-                (rest, kind, name.span.end, name.span.line, 0)
-            }
-            K::LBracket => {
-                let level = nest(&i, open)?;
-                let (rest, (index, ih)) = assignment(i.skip(1))?;
-                let (rest, close) = expect(K::RBracket, "expected ']' after the index")(rest)?;
-                drop(level);
-                let kind = ExprKind::Index {
-                    target: Box::new(e),
-                    index: Box::new(index),
-                };
-                (rest, kind, close.span.end, open.span.line, ih)
-            }
-            _ => break,
-        };
-        h = 1 + h.max(sub);
-        if h > MAX_CHAIN {
-            return fail(too_long(open));
+    let (mut i, mut e) = primary(i)?;
+    for count in 1.. {
+        if count > MAX_CHAIN && matches!(i.kind(), K::LParen | K::LBracket | K::Dot) {
+            return Err(too_long(i.peek()));
         }
-        let start = match &kind {
-            ExprKind::Call { callee: t, .. }
-            | ExprKind::Member { target: t, .. }
-            | ExprKind::Index { target: t, .. } => t.span.start,
-            _ => open.span.start,
+        let step = match i.kind() {
+            K::LParen => call_suffix(i, e)?,
+            K::LBracket => index_suffix(i, e)?,
+            K::Dot => member_suffix(i, e)?,
+            _ => return Ok((i, e)),
         };
-        e = Expr {
-            kind,
-            span: Span::new(start, end, line),
-        };
-        i = rest;
+        (i, e) = step;
     }
-    Ok((i, (e, h)))
+    Ok((i, e))
 }
 
-/// Call arguments up to (not including) `)`: `arg { ',' arg }` where
-/// `arg = IDENT ':' expr | expr`, labeled ones last.
-fn call_args(mut i: Tokens<'_>) -> PResult<'_, (Vec<Expr>, Vec<LabeledArg>, u32)> {
-    let mut args = Vec::new();
-    let mut labeled = Vec::new();
-    let mut height = 0;
-    if i.check(K::RParen) {
-        return Ok((i, (args, labeled, height)));
+/// Wraps `target` in a postfix node ending at `end`, reporting `line`.
+#[inline(never)]
+fn postfix_node(
+    (target, th): Ex,
+    sub: u32,
+    at: &Token,
+    end: u32,
+    line: u32,
+    make: impl FnOnce(Box<Expr>) -> ExprKind,
+) -> Result<Ex, Fail> {
+    let height = 1 + th.max(sub);
+    if height > MAX_HEIGHT {
+        return Err(too_long(at));
     }
-    loop {
-        if i.check(K::Ident) && i.peek_at(1).kind == K::Colon {
-            let label = ident(i.peek());
-            let (rest, (value, h)) = assignment(i.skip(2))?;
-            height = height.max(h);
-            labeled.push(LabeledArg { label, value });
+    let span = Span::new(target.span.start, end, line);
+    Ok((
+        Box::new(Expr {
+            kind: make(target),
+            span,
+        }),
+        height,
+    ))
+}
+
+/// `'.' IDENT`; the node reports the name's line.
+#[inline(never)]
+fn member_suffix<'a>(i: Tokens<'a>, target: Ex) -> PResult<'a, Ex> {
+    let dot = i.peek();
+    let (rest, name) = expect(K::Ident, "expected a property name after '.'")(i.skip(1))?;
+    let name = ident(name);
+    let (end, line) = (name.span.end, name.span.line);
+    let e = postfix_node(target, 0, dot, end, line, |target| ExprKind::Member {
+        target,
+        name,
+    })?;
+    Ok((rest, e))
+}
+
+/// `'[' expr ']'`; the node reports the `[`'s line.
+fn index_suffix<'a>(i: Tokens<'a>, target: Ex) -> PResult<'a, Ex> {
+    let open = i.peek();
+    let level = nest(&i, open)?;
+    let (rest, (index, ih)) = assignment(i.skip(1))?;
+    let (rest, close) = expect(K::RBracket, "expected ']' after the index")(rest)?;
+    drop(level);
+    let (end, line) = (close.span.end, open.span.line);
+    let e = postfix_node(target, ih, open, end, line, |target| ExprKind::Index {
+        target,
+        index,
+    })?;
+    Ok((rest, e))
+}
+
+/// Positional and labeled arguments collected so far, with their height.
+#[derive(Default)]
+struct Args {
+    args: Vec<Expr>,
+    labeled: Vec<LabeledArg>,
+    height: u32,
+}
+
+/// `'(' [ arg { ',' arg } ] ')'` where `arg = IDENT ':' expr | expr`,
+/// labeled arguments last; the node reports the `(`'s line.
+fn call_suffix<'a>(i: Tokens<'a>, callee: Ex) -> PResult<'a, Ex> {
+    let open = i.peek();
+    let level = nest(&i, open)?;
+    let mut args = Args::default();
+    let mut i = i.skip(1);
+    if !i.check(K::RParen) {
+        loop {
+            let label = if i.check(K::Ident) && i.peek_at(1).kind == K::Colon {
+                let label = i.peek();
+                i = i.skip(2);
+                Some(label)
+            } else if !args.labeled.is_empty() {
+                return fail(ParseError::at(
+                    "positional arguments must come before labeled ('name: value') ones",
+                    i.peek(),
+                ));
+            } else {
+                None
+            };
+            let (rest, value) = assignment(i)?;
+            push_arg(&mut args, label, value);
             i = rest;
-        } else if !labeled.is_empty() {
-            return fail(ParseError::at(
-                "positional arguments must come before labeled ('name: value') ones",
-                i.peek(),
-            ));
-        } else {
-            let (rest, (value, h)) = assignment(i)?;
-            height = height.max(h);
-            args.push(value);
-            i = rest;
+            if i.kind() != K::Comma {
+                break;
+            }
+            i = i.skip(1);
         }
-        if i.kind() != K::Comma {
-            break;
-        }
-        i = i.skip(1);
     }
-    Ok((i, (args, labeled, height)))
+    let (rest, close) = expect(K::RParen, "expected ')' after the arguments")(i)?;
+    drop(level);
+    let (end, line, sub) = (close.span.end, open.span.line, args.height);
+    let e = postfix_node(callee, sub, open, end, line, |callee| ExprKind::Call {
+        callee,
+        args: args.args,
+        labeled: args.labeled,
+    })?;
+    Ok((rest, e))
+}
+
+#[inline(never)]
+fn push_arg(args: &mut Args, label: Option<&Token>, (value, h): Ex) {
+    args.height = args.height.max(h);
+    match label {
+        Some(label) => args.labeled.push(LabeledArg {
+            label: ident(label),
+            value: *value,
+        }),
+        None => args.args.push(*value),
+    }
 }
 
 /// `primary = INT | FLOAT | STRING | 'true' | 'false' | 'nil' | IDENT
 ///          | '(' expr ')' | '[' [ expr { ',' expr } ] ']'`.
 fn primary(i: Tokens<'_>) -> PResult<'_, Ex> {
-    let t = i.peek();
-    let leaf = |kind| Ok((i.skip(1), (Expr { kind, span: t.span }, 0)));
-    match (t.kind, &t.literal) {
-        (K::Int, Literal::Int(v)) => leaf(ExprKind::Int(*v)),
-        (K::Float, Literal::Float(v)) => leaf(ExprKind::Float(*v)),
-        (K::Str, Literal::Str(s)) => leaf(ExprKind::Str(s.clone())),
-        (K::True, _) => leaf(ExprKind::Bool(true)),
-        (K::False, _) => leaf(ExprKind::Bool(false)),
-        (K::Nil, _) => leaf(ExprKind::Nil),
-        (K::Ident, _) => leaf(ExprKind::Name(t.lexeme.clone())),
-        (K::LParen, _) => {
-            let _level = nest(&i, t)?;
-            let (rest, (mut e, h)) = assignment(i.skip(1))?;
-            let (rest, close) = expect(K::RParen, "expected ')' after the expression")(rest)?;
-            // Parentheses leave no node; the inner node's extent grows to
-            // cover them but keeps the line the reference gives it.
-            e.span = Span::new(t.span.start, close.span.end, e.span.line);
-            Ok((rest, (e, h)))
-        }
-        (K::LBracket, _) => {
-            let _level = nest(&i, t)?;
-            array(i.skip(1), t)
-        }
-        _ => fail(ParseError::unexpected(t)),
+    match i.kind() {
+        K::LParen => group(i),
+        K::LBracket => array(i),
+        _ => leaf(i),
     }
 }
 
-/// The rest of an array literal after `[`.
-fn array<'a>(mut i: Tokens<'a>, open: &Token) -> PResult<'a, Ex> {
-    let mut elements = Vec::new();
-    let mut height = 0;
+/// A literal or a name.
+#[inline(never)]
+fn leaf(i: Tokens<'_>) -> PResult<'_, Ex> {
+    let t = i.peek();
+    let kind = match (t.kind, &t.literal) {
+        (K::Int, Literal::Int(v)) => ExprKind::Int(*v),
+        (K::Float, Literal::Float(v)) => ExprKind::Float(*v),
+        (K::Str, Literal::Str(s)) => ExprKind::Str(s.clone()),
+        (K::True, _) => ExprKind::Bool(true),
+        (K::False, _) => ExprKind::Bool(false),
+        (K::Nil, _) => ExprKind::Nil,
+        (K::Ident, _) => ExprKind::Name(t.lexeme.clone()),
+        _ => return fail(ParseError::unexpected(t)),
+    };
+    Ok((i.skip(1), (Box::new(Expr { kind, span: t.span }), 0)))
+}
+
+/// `'(' expr ')'`. Parentheses leave no node; the inner node's extent grows
+/// to cover them but keeps the line the reference gives it.
+fn group(i: Tokens<'_>) -> PResult<'_, Ex> {
+    let open = i.peek();
+    let _level = nest(&i, open)?;
+    let (rest, (mut e, h)) = assignment(i.skip(1))?;
+    let (rest, close) = expect(K::RParen, "expected ')' after the expression")(rest)?;
+    e.span = Span::new(open.span.start, close.span.end, e.span.line);
+    Ok((rest, (e, h)))
+}
+
+/// `'[' [ expr { ',' expr } ] ']'`; the node reports the `[`'s line.
+fn array(i: Tokens<'_>) -> PResult<'_, Ex> {
+    let open = i.peek();
+    let _level = nest(&i, open)?;
+    let mut items = Args::default();
+    let mut i = i.skip(1);
     if !i.check(K::RBracket) {
         loop {
-            let (rest, (e, h)) = assignment(i)?;
-            elements.push(e);
-            height = height.max(h);
+            let (rest, item) = assignment(i)?;
+            push_arg(&mut items, None, item);
             i = rest;
             if i.kind() != K::Comma {
                 break;
@@ -333,26 +461,23 @@ fn array<'a>(mut i: Tokens<'a>, open: &Token) -> PResult<'a, Ex> {
         }
     }
     let (i, close) = expect(K::RBracket, "expected ']' after the array elements")(i)?;
-    let height = height + 1;
-    if height > MAX_CHAIN {
-        return fail(too_long(open));
+    Ok((i, make_array(items, open, close)?))
+}
+
+#[inline(never)]
+fn make_array(items: Args, open: &Token, close: &Token) -> Result<Ex, Fail> {
+    let height = items.height + 1;
+    if height > MAX_HEIGHT {
+        return Err(too_long(open));
     }
     let span = Span::new(open.span.start, close.span.end, open.span.line);
-    Ok((
-        i,
-        (
-            Expr {
-                kind: ExprKind::Array(elements),
-                span,
-            },
-            height,
-        ),
-    ))
+    let kind = ExprKind::Array(items.args);
+    Ok((Box::new(Expr { kind, span }), height))
 }
 
 /// An identifier node for a token.
-pub(crate) fn ident(t: &Token) -> crate::ast::Ident {
-    crate::ast::Ident {
+pub(crate) fn ident(t: &Token) -> Ident {
+    Ident {
         name: t.lexeme.clone(),
         span: t.span,
     }

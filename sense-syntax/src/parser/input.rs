@@ -13,19 +13,33 @@ use std::iter::Enumerate;
 use std::slice::Iter;
 
 /// State shared by every view of one parse.
-#[derive(Debug, Default)]
-pub(crate) struct Ctx {
+#[derive(Debug)]
+pub(crate) struct Ctx<'a> {
+    /// The whole token stream, ending with EOF.
+    all: &'a [Token],
     /// Current nesting depth (brackets, prefix operators, blocks, …).
     pub(crate) depth: Cell<u32>,
 }
 
+impl<'a> Ctx<'a> {
+    /// Context for parsing `all`, which must end with EOF.
+    pub(crate) fn new(all: &'a [Token]) -> Self {
+        Ctx {
+            all,
+            depth: Cell::new(0),
+        }
+    }
+}
+
 /// A window `all[pos..pos + len]` of the token stream.
+///
+/// Kept to three words on purpose: views are copied into every parser
+/// result, and in debug builds each copy costs stack in each frame.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Tokens<'a> {
-    all: &'a [Token],
+    pub(crate) ctx: &'a Ctx<'a>,
     pos: usize,
     len: usize,
-    pub(crate) ctx: &'a Ctx,
 }
 
 /// Stands in for EOF if a caller hands over a stream without one.
@@ -41,19 +55,18 @@ static EOF: Token = Token {
 };
 
 impl<'a> Tokens<'a> {
-    /// A view of the whole stream, which must end with EOF.
-    pub(crate) fn new(all: &'a [Token], ctx: &'a Ctx) -> Self {
+    /// A view of the whole stream of `ctx`.
+    pub(crate) fn new(ctx: &'a Ctx<'a>) -> Self {
         Tokens {
-            all,
-            pos: 0,
-            len: all.len(),
             ctx,
+            pos: 0,
+            len: ctx.all.len(),
         }
     }
 
     /// The token `n` places ahead; EOF past the end.
     pub(crate) fn peek_at(&self, n: usize) -> &'a Token {
-        let all: &'a [Token] = self.all;
+        let all: &'a [Token] = self.ctx.all;
         all.get(self.pos.saturating_add(n))
             .or_else(|| all.last())
             .unwrap_or(&EOF)
@@ -94,7 +107,8 @@ impl<'a> Tokens<'a> {
     /// End offset of the last real (non-layout) token before this view, or
     /// `fallback` when there is none.
     pub(crate) fn prev_end(&self, fallback: u32) -> u32 {
-        self.all
+        self.ctx
+            .all
             .get(..self.pos)
             .unwrap_or(&[])
             .iter()
@@ -104,7 +118,7 @@ impl<'a> Tokens<'a> {
     }
 
     pub(crate) fn slice(&self) -> &'a [Token] {
-        let all: &'a [Token] = self.all;
+        let all: &'a [Token] = self.ctx.all;
         all.get(self.pos..self.pos + self.len).unwrap_or(&[])
     }
 }

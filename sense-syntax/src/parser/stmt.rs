@@ -10,68 +10,92 @@ use super::decl;
 use super::error::{PResult, ParseError, expect, fail, nest, tok};
 use super::expr::{expr, ident};
 use super::input::Tokens;
-use crate::ast::{ActionKind, Block, Else, Ident, Stmt, StmtKind};
+use crate::ast::{Block, Else, Ident, Stmt, StmtKind};
 use crate::span::Span;
 use crate::token::{Literal, TokenKind as K};
 use nom::Parser;
 use nom::combinator::opt;
 use nom::sequence::preceded;
 
+/// A statement production, entered on the statement's first token.
+type StmtParser = for<'a> fn(Tokens<'a>) -> PResult<'a, Box<Stmt>>;
+
 /// `statement`, chosen by its first one or two tokens.
-pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Stmt> {
-    let t = i.peek();
-    match t.kind {
-        K::Def => decl::fn_decl(i),
-        K::Ident if looks_like_fn_decl_missing_def(&i) => fail(ParseError::at(
-            format!(
-                "function declarations need 'def' -- e.g. 'def {}(...) -> Type:'",
-                t.lexeme
-            ),
-            t,
-        )),
-        K::Ident if i.peek_at(1).kind == K::Colon => typed_decl(i),
-        K::Local => local_decl(i),
-        K::Test => decl::test_stmt(i),
-        K::Session => decl::session_stmt(i),
-        K::Agent => decl::agent_decl(i, false),
-        K::Reversible => decl::action_decl(i, ActionKind::Reversible),
-        K::Irreversible => decl::action_decl(i, ActionKind::Irreversible),
-        K::Tool => decl::tool_decl(i, false),
-        K::Async => {
-            let after = i.skip(1);
-            let (rest, mut stmt) = match after.kind() {
-                K::Agent => decl::agent_decl(after, true)?,
-                K::Tool => decl::tool_decl(after, true)?,
-                _ => {
-                    return fail(ParseError::at(
-                        "expected 'agent' or 'tool' after 'async'",
-                        after.peek(),
-                    ));
-                }
-            };
-            stmt.span.start = t.span.start;
-            Ok((rest, stmt))
-        }
-        K::Memory => decl::memory_decl(i, false),
-        K::Persistent => {
-            expect(K::Memory, "expected 'memory' after 'persistent'")(i.skip(1))?;
-            let (rest, mut stmt) = decl::memory_decl(i.skip(1), true)?;
-            stmt.span.start = t.span.start;
-            Ok((rest, stmt))
-        }
-        K::Policy => decl::policy_stmt(i),
-        K::Set => decl::set_stmt(i),
-        K::Model => decl::model_decl(i),
-        K::If => if_stmt(i),
-        K::While => while_stmt(i),
-        K::For => for_stmt(i),
-        K::Return => return_stmt(i),
-        K::Break => simple(i, StmtKind::Break),
-        K::Continue => simple(i, StmtKind::Continue),
-        K::Import => import_stmt(i),
-        K::From => from_import_stmt(i),
-        _ => expr_stmt(i),
+///
+/// The choice and the call are kept apart so that this frame, which sits
+/// on every level of block recursion, holds a single small result.
+pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
+    let production = select(&i);
+    production(i)
+}
+
+/// The production for the statement starting at `i` (LANGUAGE.md §2.5).
+#[inline(never)]
+fn select(i: &Tokens<'_>) -> StmtParser {
+    match i.kind() {
+        K::Def => decl::fn_decl,
+        K::Ident if looks_like_fn_decl_missing_def(i) => def_hint,
+        K::Ident if i.peek_at(1).kind == K::Colon => typed_decl,
+        K::Local => local_decl,
+        K::Test => decl::test_stmt,
+        K::Session => decl::session_stmt,
+        K::Agent => decl::agent_stmt,
+        K::Reversible => decl::reversible_action,
+        K::Irreversible => decl::irreversible_action,
+        K::Tool => decl::tool_stmt,
+        K::Async => async_decl,
+        K::Memory => decl::memory_stmt,
+        K::Persistent => persistent_memory,
+        K::Policy => decl::policy_stmt,
+        K::Set => decl::set_stmt,
+        K::Model => decl::model_decl,
+        K::If => if_stmt,
+        K::While => while_stmt,
+        K::For => for_stmt,
+        K::Return => return_stmt,
+        K::Break => break_stmt,
+        K::Continue => continue_stmt,
+        K::Import => import_stmt,
+        K::From => from_import_stmt,
+        _ => expr_stmt,
     }
+}
+
+/// The old function syntax without `def`: always an error.
+fn def_hint(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
+    let t = i.peek();
+    fail(ParseError::at(
+        format!(
+            "function declarations need 'def' -- e.g. 'def {}(...) -> Type:'",
+            t.lexeme
+        ),
+        t,
+    ))
+}
+
+/// `async agent …` or `async tool …`; the statement starts at `async`.
+fn async_decl(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
+    let after = i.skip(1);
+    let (rest, mut stmt) = match after.kind() {
+        K::Agent => decl::agent_decl(after, true)?,
+        K::Tool => decl::tool_decl(after, true)?,
+        _ => {
+            return fail(ParseError::at(
+                "expected 'agent' or 'tool' after 'async'",
+                after.peek(),
+            ));
+        }
+    };
+    stmt.span.start = i.peek().span.start;
+    Ok((rest, stmt))
+}
+
+/// `persistent memory …`; the statement starts at `persistent`.
+fn persistent_memory(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
+    expect(K::Memory, "expected 'memory' after 'persistent'")(i.skip(1))?;
+    let (rest, mut stmt) = decl::memory_decl(i.skip(1), true)?;
+    stmt.span.start = i.peek().span.start;
+    Ok((rest, stmt))
 }
 
 /// `IDENT '(' … ')' (':' | 'returns')`: a function written without `def`.
@@ -105,12 +129,18 @@ pub(crate) fn end_of_statement(i: Tokens<'_>) -> PResult<'_, ()> {
 
 /// Builds a statement spanning from `start`'s first token to the last real
 /// token consumed before `end`.
-pub(crate) fn stmt_at(start: &Tokens<'_>, end: &Tokens<'_>, line: u32, kind: StmtKind) -> Stmt {
+#[inline(never)]
+pub(crate) fn stmt_at(
+    start: &Tokens<'_>,
+    end: &Tokens<'_>,
+    line: u32,
+    kind: StmtKind,
+) -> Box<Stmt> {
     let from = start.peek().span.start;
-    Stmt {
+    Box::new(Stmt {
         kind,
         span: Span::new(from, end.prev_end(from).max(from), line),
-    }
+    })
 }
 
 /// `block = ':' NL IND statement { statement } DED | ':' statement`.
@@ -122,7 +152,7 @@ pub(crate) fn block(i: Tokens<'_>) -> PResult<'_, Block> {
         i = expect(K::Indent, "expected an indented block")(i)?.0;
         while !i.check(K::Dedent) && !i.at_end() {
             let (rest, s) = statement(i)?;
-            stmts.push(s);
+            push_stmt(&mut stmts, s);
             i = rest;
         }
         let end = stmts.last().map_or(colon.span.end, |s: &Stmt| s.span.end);
@@ -131,7 +161,7 @@ pub(crate) fn block(i: Tokens<'_>) -> PResult<'_, Block> {
     } else {
         let (i, s) = statement(i)?;
         let end = s.span.end;
-        stmts.push(s);
+        push_stmt(&mut stmts, s);
         (i, true, end)
     };
     Ok((
@@ -144,7 +174,12 @@ pub(crate) fn block(i: Tokens<'_>) -> PResult<'_, Block> {
     ))
 }
 
-fn typed_decl(i: Tokens<'_>) -> PResult<'_, Stmt> {
+#[inline(never)]
+fn push_stmt(stmts: &mut Vec<Stmt>, s: Box<Stmt>) {
+    stmts.push(*s);
+}
+
+fn typed_decl(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let name = i.peek();
     let (rest, ty) = decl::type_ann(i.skip(2))?;
     let (rest, _) = expect(K::Eq, "expected '=' after the type annotation")(rest)?;
@@ -159,7 +194,7 @@ fn typed_decl(i: Tokens<'_>) -> PResult<'_, Stmt> {
     Ok((rest, stmt_at(&i, &end, name.span.line, kind)))
 }
 
-fn local_decl(i: Tokens<'_>) -> PResult<'_, Stmt> {
+fn local_decl(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let (rest, name) = expect(K::Ident, "expected a name after 'local'")(i.skip(1))?;
     let (rest, ty) = opt(preceded(tok(K::Colon), decl::type_ann)).parse(rest)?;
     let (rest, _) = expect(K::Eq, "expected '=' in a local declaration")(rest)?;
@@ -174,7 +209,7 @@ fn local_decl(i: Tokens<'_>) -> PResult<'_, Stmt> {
 }
 
 /// `if_stmt = 'if' expr block [ 'else' ( if_stmt | block ) ]`.
-fn if_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+fn if_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let (rest, cond) = expr(i.skip(1))?;
     let (rest, then) = block(rest)?;
     let (rest, els) = match tok(K::Else)(rest) {
@@ -182,7 +217,7 @@ fn if_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
             // Each `else if` nests one level deeper in the tree.
             let _level = nest(&after, after.peek())?;
             let (after, nested) = if_stmt(after)?;
-            (after, Some(Else::If(Box::new(nested))))
+            (after, Some(Else::If(nested)))
         }
         Ok((after, _)) => {
             let (after, b) = block(after)?;
@@ -194,14 +229,14 @@ fn if_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
     Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
 }
 
-fn while_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+fn while_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let (rest, cond) = expr(i.skip(1))?;
     let (rest, body) = block(rest)?;
     let kind = StmtKind::While { cond, body };
     Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
 }
 
-fn for_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+fn for_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let (rest, var) = expect(K::Ident, "expected a loop variable name after 'for'")(i.skip(1))?;
     let (rest, _) = expect(K::In, "expected 'in' after the loop variable")(rest)?;
     let (rest, iter) = expr(rest)?;
@@ -215,7 +250,7 @@ fn for_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
 }
 
 /// `return [expr] NL`: anything on the line after `return` is the value.
-fn return_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+fn return_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let after = i.skip(1);
     let (rest, value) = if after.check(K::Newline) {
         (after, None)
@@ -228,10 +263,22 @@ fn return_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
     Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
 }
 
-/// `break NL` and `continue NL`.
-fn simple(i: Tokens<'_>, kind: StmtKind) -> PResult<'_, Stmt> {
+/// `break NL`.
+fn break_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let (rest, ()) = end_of_statement(i.skip(1))?;
-    Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
+    Ok((
+        rest,
+        stmt_at(&i, &rest, i.peek().span.line, StmtKind::Break),
+    ))
+}
+
+/// `continue NL`.
+fn continue_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
+    let (rest, ()) = end_of_statement(i.skip(1))?;
+    Ok((
+        rest,
+        stmt_at(&i, &rest, i.peek().span.line, StmtKind::Continue),
+    ))
 }
 
 /// A module reference: a quoted path, or a bare dotted name resolved the
@@ -297,7 +344,7 @@ fn alias(i: Tokens<'_>) -> PResult<'_, Option<Ident>> {
 }
 
 /// `import_stmt = 'import' [ 'python' ] module_ref [ 'as' IDENT ] NL`.
-fn import_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+fn import_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let (rest, python) = opt(tok(K::Python)).parse(i.skip(1))?;
     let python = python.is_some();
     let (rest, m) = module_ref(rest, python)?;
@@ -315,7 +362,7 @@ fn import_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
 
 /// `from_import_stmt = 'from' [ 'python' ] module_ref 'import'
 /// import_name { ',' import_name } NL`.
-fn from_import_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+fn from_import_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let (rest, python) = opt(tok(K::Python)).parse(i.skip(1))?;
     let python = python.is_some();
     let (rest, m) = module_ref(rest, python)?;
@@ -346,7 +393,7 @@ fn from_import_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
 }
 
 /// `expr_stmt = expr NL`.
-fn expr_stmt(i: Tokens<'_>) -> PResult<'_, Stmt> {
+fn expr_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     let (rest, e) = expr(i)?;
     let (rest, ()) = end_of_statement(rest)?;
     Ok((
