@@ -70,11 +70,9 @@ pub(super) fn identifier(input: &str) -> usize {
 /// A `.` makes a float only when a digit follows it, so `1.` is INT then
 /// DOT and `1.x` is INT, DOT, IDENT.
 pub(super) fn number(input: &str) -> (usize, bool) {
-    let parsed: IResult<&str, (&str, Option<(char, &str)>)> =
-        pair(digit1, opt(pair(char('.'), digit1))).parse(input);
-    parsed.map_or((0, false), |(rest, (_, frac))| {
-        (input.len() - rest.len(), frac.is_some())
-    })
+    let parsed: IResult<&str, &str> =
+        recognize(pair(digit1, opt(pair(char('.'), digit1)))).parse(input);
+    parsed.map_or((0, false), |(_, text)| (text.len(), text.contains('.')))
 }
 
 /// The value of a run of ASCII digits, or `None` when it does not fit in an

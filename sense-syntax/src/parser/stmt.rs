@@ -174,7 +174,11 @@ pub(crate) fn block(i: Tokens<'_>) -> PResult<'_, Block> {
     ))
 }
 
+/// Moves a parsed statement into its block. Kept out of line: the move
+/// would otherwise reserve a statement-sized slot in [`block`]'s frame,
+/// which stays on the stack for every nested block.
 #[inline(never)]
+#[allow(clippy::boxed_local)]
 fn push_stmt(stmts: &mut Vec<Stmt>, s: Box<Stmt>) {
     stmts.push(*s);
 }
