@@ -6,11 +6,12 @@
 //! DEDENTs at end of input. Line numbers follow §1.9, quirks included,
 //! because every error the parser reports takes its line from a token.
 //! Scanning of single tokens (numbers, names, operators, strings) lives in
-//! [`scan`]; this file owns the per-line state machine and the comments.
+//! `scan`; this file owns the per-line state machine and the comments.
 //!
 //! The lexer never looks at grammar: bracket kinds are not matched here.
 
 mod scan;
+mod unicode;
 
 use crate::SyntaxError;
 use crate::source::SourceFile;
@@ -267,8 +268,8 @@ impl<'s> Lexer<'s> {
                 ));
             }
             '"' => self.string()?,
-            c if c.is_ascii_digit() => self.number()?,
-            c if c.is_alphabetic() || c == '_' => {
+            c if scan::is_digit(c) => self.number()?,
+            c if scan::is_alpha(c) || c == '_' => {
                 let len = scan::identifier(self.rest());
                 self.pos += len;
                 let word = self.src.get(start..self.pos).unwrap_or("");
@@ -306,17 +307,29 @@ impl<'s> Lexer<'s> {
         Ok(())
     }
 
+    /// Scans a number. Digits of any script count, as in the reference
+    /// (`٣` is 3); the value is computed from their decimal values.
     fn number(&mut self) -> Result<(), SyntaxError> {
         let start = self.pos;
         let (len, is_float) = scan::number(self.rest());
         self.pos += len;
         let text = self.src.get(start..self.pos).unwrap_or("");
-        let literal = if is_float {
+        // A digit with no decimal value (`²`) crashes the reference's
+        // conversion; here it is an unexpected character.
+        let ascii = scan::ascii_number(text).map_err(|c| {
+            let message = format!(
+                "unexpected character {}",
+                crate::token::py_repr(c.encode_utf8(&mut [0; 4]))
+            );
+            self.error(message, start)
+        })?;
+        let (kind, literal) = if is_float {
             // Digits '.' digits always parses; the fallback is unreachable.
-            Literal::Float(text.parse().unwrap_or(f64::NAN))
+            let value = ascii.parse().unwrap_or(f64::NAN);
+            (TokenKind::Float, Literal::Float(value))
         } else {
-            match scan::int_value(text) {
-                Some(v) => Literal::Int(v),
+            match scan::int_value(&ascii) {
+                Some(v) => (TokenKind::Int, Literal::Int(v)),
                 None => {
                     return Err(self.error(
                         format!("integer literal too large: {text} (Sense Ints are 64-bit)"),
@@ -324,11 +337,6 @@ impl<'s> Lexer<'s> {
                     ));
                 }
             }
-        };
-        let kind = if is_float {
-            TokenKind::Float
-        } else {
-            TokenKind::Int
         };
         self.push(kind, start, literal);
         Ok(())

@@ -1,11 +1,11 @@
 //! The parser: tokens → [`Program`].
 //!
-//! A nom parser over a token slice ([`input`]'s `Tokens`), written to take
+//! A nom parser over a token slice (`input::Tokens`), written to take
 //! exactly the decisions the reference's recursive-descent parser takes, in
 //! the same order, so that the first error it meets is the one reported,
-//! with the same message and line. Statements are in [`stmt`] and
-//! [`decl`], expressions in [`expr`], errors and token-level helpers in
-//! [`error`].
+//! with the same message and line. Statements are in `stmt` and
+//! `decl`, expressions in `expr`, errors and token-level helpers in
+//! `error`.
 //!
 //! Two limits keep any input from exhausting the Rust stack (or the stack
 //! of later passes that walk the tree): at most 200 nested levels of

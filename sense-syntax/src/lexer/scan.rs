@@ -5,10 +5,11 @@
 //! and errors. Nothing here can fail on arbitrary input: a scanner that does
 //! not match reports `None` or a length of zero.
 
+use super::unicode::{ALNUM, ALPHA, DECIMAL, DIGIT};
 use crate::token::TokenKind;
 use nom::branch::alt;
-use nom::bytes::complete::{tag, take_while};
-use nom::character::complete::{char, digit1, satisfy};
+use nom::bytes::complete::{tag, take_while, take_while1};
+use nom::character::complete::{char, satisfy};
 use nom::combinator::{opt, recognize, value};
 use nom::sequence::pair;
 use nom::{IResult, Parser};
@@ -55,12 +56,67 @@ pub(super) fn punct(input: &str) -> Option<(TokenKind, usize)> {
     Some((kind, input.len() - rest.len()))
 }
 
+/// Whether `c` lies in one of the sorted inclusive `ranges`.
+fn in_ranges(c: char, ranges: &[(u32, u32)]) -> bool {
+    let cp = c as u32;
+    ranges
+        .binary_search_by(|&(lo, hi)| {
+            if hi < cp {
+                std::cmp::Ordering::Less
+            } else if lo > cp {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+/// Python's `str.isalpha()`: the characters that may start an identifier
+/// (with `_`).
+pub(super) fn is_alpha(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphabetic();
+    }
+    in_ranges(c, ALPHA)
+}
+
+/// Python's `str.isalnum()`: the characters that may continue an
+/// identifier (with `_`).
+fn is_alnum(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric();
+    }
+    in_ranges(c, ALNUM)
+}
+
+/// Python's `str.isdigit()`: the characters a number is made of. Besides
+/// ASCII digits this includes other scripts' digits and forms such as `²`.
+pub(super) fn is_digit(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_digit();
+    }
+    in_ranges(c, DIGIT)
+}
+
+/// The value of a decimal digit of any script (Python's `isdecimal()`
+/// characters); `None` for other characters, including `²`.
+pub(super) fn decimal_value(c: char) -> Option<u32> {
+    if c.is_ascii_digit() {
+        return c.to_digit(10);
+    }
+    let cp = c as u32;
+    let i = DECIMAL.partition_point(|&(_, hi, _)| hi < cp);
+    let &(lo, hi, first) = DECIMAL.get(i)?;
+    (lo <= cp && cp <= hi).then(|| first + (cp - lo))
+}
+
 /// Length of the identifier or keyword at the start of `input` (zero when
 /// it does not start with a letter or `_`).
 pub(super) fn identifier(input: &str) -> usize {
     let word: IResult<&str, &str> = recognize(pair(
-        satisfy(|c| c.is_alphabetic() || c == '_'),
-        take_while(|c: char| c.is_alphanumeric() || c == '_'),
+        satisfy(|c| is_alpha(c) || c == '_'),
+        take_while(|c: char| is_alnum(c) || c == '_'),
     ))
     .parse(input);
     word.map_or(0, |(_, w)| w.len())
@@ -70,9 +126,24 @@ pub(super) fn identifier(input: &str) -> usize {
 /// A `.` makes a float only when a digit follows it, so `1.` is INT then
 /// DOT and `1.x` is INT, DOT, IDENT.
 pub(super) fn number(input: &str) -> (usize, bool) {
+    let digits = || take_while1(is_digit);
     let parsed: IResult<&str, &str> =
-        recognize(pair(digit1, opt(pair(char('.'), digit1)))).parse(input);
+        recognize(pair(digits(), opt(pair(char('.'), digits())))).parse(input);
     parsed.map_or((0, false), |(_, text)| (text.len(), text.contains('.')))
+}
+
+/// The number's text with every digit as ASCII, or the first character
+/// that is a digit but not a decimal one (such as `²`), which the reference
+/// cannot convert either.
+pub(super) fn ascii_number(text: &str) -> Result<String, char> {
+    text.chars()
+        .map(|c| match c {
+            '.' => Ok('.'),
+            c => decimal_value(c)
+                .and_then(|v| char::from_digit(v, 10))
+                .ok_or(c),
+        })
+        .collect()
 }
 
 /// The value of a run of ASCII digits, or `None` when it does not fit in an

@@ -228,3 +228,15 @@ fn line_quirks() {
         ]
     );
 }
+
+#[test]
+fn digits_of_any_script_and_non_decimal_digits() {
+    let toks = lex("x = ٣٤ + ١.٥\n").expect("lexes").tokens;
+    assert_eq!(toks[2].literal, Literal::Int(34));
+    assert_eq!(toks[2].lexeme, "٣٤");
+    assert_eq!(toks[4].literal, Literal::Float(1.5));
+    // `²` is a digit to Python but has no decimal value: the reference
+    // crashes converting it; here it is an unexpected character.
+    assert_eq!(error("x = 2²\n"), ("unexpected character '²'".into(), 1));
+    assert_eq!(error("x = ²\n"), ("unexpected character '²'".into(), 1));
+}
