@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Regenerates expected files of golden cases from the public reference implementation.
+# Usage (from the repository root): tests/golden/_tools/ref-bless.sh tests/golden/AREA/*.sns
+# Skips fixtures (names or directories starting with '_') and hand-written '# decision:' cases.
+# Writes NAME.out (stdout), NAME.err (first stderr line, only if stderr is non-empty) and
+# NAME.status (only when the exit status is not the runner's default: 1 with .err, else 0).
+# '# args: repl' cases run `sense repl` WITHOUT the path (the reference rejects extra arguments).
+REF=${REF_SENSE:-/work/shared/tools/ref-sense}
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+for f in "$@"; do
+  base=$(basename "$f")
+  case "$f" in _*|*/_*) continue;; esac
+  if grep -q '^# decision:' "$f"; then echo "SKIP(decision) $f"; continue; fi
+  stem=${f%.sns}
+  first=$(head -1 "$f")
+  inp=/dev/null; [ -f "$stem.in" ] && inp="$stem.in"
+  if [[ "$first" == "# args: "* ]]; then
+    args=${first#\# args: }
+    if [ "$args" = repl ]; then
+      timeout 60 $REF --cli repl <"$inp" >"$stem.out" 2>"$tmp"; rc=$?
+    else
+      timeout 60 $REF --cli $args "$f" <"$inp" >"$stem.out" 2>"$tmp"; rc=$?
+    fi
+  else
+    timeout 60 $REF "$f" <"$inp" >"$stem.out" 2>"$tmp"; rc=$?
+  fi
+  rm -f "$stem.err" "$stem.status"
+  if [ -s "$tmp" ]; then head -1 "$tmp" > "$stem.err"; fi
+  if [ -s "$tmp" ]; then def=1; else def=0; fi
+  if [ $rc -ne $def ]; then echo $rc > "$stem.status"; fi
+  printf '%-55s rc=%d  out=%s err=%s %s\n' "$f" $rc "$(head -c 60 "$stem.out" | tr '\n' '|')" "$( [ -f $stem.err ] && cat $stem.err)" "$( [ -f $stem.status ] && echo status=$(cat $stem.status))"
+done
