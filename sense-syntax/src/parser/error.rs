@@ -19,12 +19,17 @@ pub(crate) use super::{MAX_CHAIN, MAX_EXPRESSION_HEIGHT as MAX_HEIGHT, MAX_NESTI
 pub(crate) struct ParseError(Box<SyntaxError>);
 
 impl ParseError {
-    /// `message` at token `at`, without a suffix.
-    pub(crate) fn at(message: impl Into<String>, at: &Token) -> Self {
+    /// `message` at `span`.
+    pub(crate) fn new(message: impl Into<String>, span: crate::span::Span) -> Self {
         ParseError(Box::new(SyntaxError {
             message: message.into(),
-            span: at.span,
+            span,
         }))
+    }
+
+    /// `message` at token `at`, without a suffix.
+    pub(crate) fn at(message: impl Into<String>, at: &Token) -> Self {
+        ParseError::new(message, at.span)
     }
 
     /// `message (got KIND 'lexeme')` at token `at`.

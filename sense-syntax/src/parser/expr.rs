@@ -185,18 +185,11 @@ fn reduce_all(mut operands: Vec<Ex>, mut ops: Ops<'_>) -> Result<Ex, Fail> {
     while !ops.is_empty() {
         reduce(&mut operands, &mut ops)?;
     }
-    match operands.pop() {
-        Some(e) => Ok(e),
-        None => Err(nom::Err::Failure(ParseError::at(
-            "empty expression",
-            &Token {
-                kind: K::Eof,
-                span: Span::default(),
-                lexeme: String::new(),
-                literal: Literal::None,
-            },
-        ))),
-    }
+    // `binary` always pushes one operand more than it pushes operators.
+    operands.pop().ok_or_else(|| {
+        let span = Span::default();
+        nom::Err::Failure(ParseError::new("empty expression", span))
+    })
 }
 
 /// Folds the top operator with the top two operands. The node reports the
