@@ -204,7 +204,7 @@ impl Runtime {
         self.agent_data(id)?;
         let v = self
             .vm
-            .from_host(&value.into())
+            .value_from_host(&value.into())
             .map_err(|e| self.error(&e))?;
         let r = self.vm.resume_agent(Value::Obj(id.obj), v);
         self.settled(id, r)
@@ -212,7 +212,7 @@ impl Runtime {
 
     fn settled(&mut self, id: AgentId, r: Result<Exit, EvalError>) -> Result<State, Error> {
         match r {
-            Ok(Exit::Completed(_)) | Ok(Exit::Done) => Ok(State::Completed),
+            Ok(Exit::Completed(_)) | Ok(Exit::Done) | Ok(Exit::Returned) => Ok(State::Completed),
             Ok(Exit::Paused(_)) => {
                 let a = self.agent_data(id)?;
                 let (reason, kind) = (a.pause_reason, a.pause_kind);
@@ -230,7 +230,7 @@ impl Runtime {
         self.agent_data(id)?;
         let v = self
             .vm
-            .from_host(&message.into())
+            .value_from_host(&message.into())
             .map_err(|e| self.error(&e))?;
         self.vm.send_message(id.obj, v).map_err(|e| self.error(&e))
     }
@@ -276,6 +276,15 @@ impl Runtime {
         self.vm
             .lookup_global_chain(env, sym)
             .map(|v| self.vm.to_host(v))
+    }
+
+    /// The audit log as `audit_log()` shows it, oldest first.
+    pub fn audit_log(&self) -> Vec<String> {
+        self.vm
+            .audit_entries()
+            .iter()
+            .map(|e| e.describe())
+            .collect()
     }
 
     /// The underlying VM (for tools built on the runtime).

@@ -100,10 +100,6 @@ pub struct Agent {
     /// whose result the resume value becomes; false for pauses at a safe
     /// point (host request, budget), where the value is dropped.
     pub resume_pushes: bool,
-    /// An async agent blocked in `receive()` on an empty mailbox; `Some(true)`
-    /// when the receive has a timeout (it then returns nil once nothing
-    /// else can run).
-    pub blocked: Option<bool>,
     /// An error stored for a later collector (async agents).
     pub error: Option<EvalError>,
     /// True once a stored error has been raised (so it is raised only once).

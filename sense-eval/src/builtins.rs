@@ -9,6 +9,7 @@
 mod agents;
 mod convert;
 mod core;
+mod models;
 
 use crate::error::EvalResult;
 use crate::value::Value;
@@ -79,5 +80,6 @@ impl NativeDef {
 pub fn core_natives() -> Vec<NativeDef> {
     let mut v = core::natives();
     v.extend(agents::natives());
+    v.extend(models::natives());
     v
 }

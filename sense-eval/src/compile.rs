@@ -105,15 +105,15 @@ impl Compiler<'_> {
     /// Points the jump at `at` to the current end of code.
     fn patch(&mut self, at: usize) {
         let target = self.here();
-        if let Some(op) = self.cur.code.get_mut(at) {
-            match op {
-                Op::Jump(t)
-                | Op::JumpIfFalse(t)
-                | Op::JumpIfFalseOrPop(t)
-                | Op::JumpIfTrueOrPop(t)
-                | Op::IterNext(t) => *t = target,
-                _ => {}
-            }
+        if let Some(
+            Op::Jump(t)
+            | Op::JumpIfFalse(t)
+            | Op::JumpIfFalseOrPop(t)
+            | Op::JumpIfTrueOrPop(t)
+            | Op::IterNext(t),
+        ) = self.cur.code.get_mut(at)
+        {
+            *t = target;
         }
     }
 

@@ -172,11 +172,11 @@ impl Vm {
     }
 
     /// Builds a Sense value from a host value.
-    pub fn from_host(&mut self, v: &HostValue) -> EvalResult<Value> {
-        self.from_host_depth(v, 0)
+    pub fn value_from_host(&mut self, v: &HostValue) -> EvalResult<Value> {
+        self.value_from_host_depth(v, 0)
     }
 
-    fn from_host_depth(&mut self, v: &HostValue, depth: usize) -> EvalResult<Value> {
+    fn value_from_host_depth(&mut self, v: &HostValue, depth: usize) -> EvalResult<Value> {
         if depth > MAX_DEPTH {
             return Err(EvalError::runtime("host value nested too deeply"));
         }
@@ -190,7 +190,7 @@ impl Vm {
                 self.check_array_len(items.len())?;
                 let mut vals = Vec::with_capacity(items.len());
                 for it in items {
-                    vals.push(self.from_host_depth(it, depth + 1)?);
+                    vals.push(self.value_from_host_depth(it, depth + 1)?);
                 }
                 // Keep the partly built array reachable only through the
                 // Rust vector: no collection runs inside this function.

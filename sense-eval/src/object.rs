@@ -1,8 +1,9 @@
 //! The kinds of heap objects.
 
 use crate::agent::Agent;
-use crate::heap::{ScopeRef, Tracer};
+use crate::heap::{ObjRef, ScopeRef, Tracer};
 use crate::proto::ProtoId;
+use crate::symbol::Symbol;
 use crate::value::Value;
 
 /// A string object. `ascii` lets indexing skip the code-point walk.
@@ -63,17 +64,231 @@ pub struct ModuleObj {
 /// Methods reachable through member access on objects (`a.verify`, `m.recall`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
-    /// Placeholder for member functions added by the agent layer.
-    None,
+    /// `action.verify()`
+    Verify,
+    /// `action.approve()`
+    Approve,
+    /// `action.commit()`
+    Commit,
+    /// `action.rollback()`
+    Rollback,
+    /// `memory.remember(key, value)`
+    Remember,
+    /// `memory.recall(key)`
+    Recall,
+    /// `memory.forget(key)`
+    Forget,
+    /// `memory.keys()`
+    Keys,
+    /// `memory.history(key)` (persistent)
+    History,
+    /// `memory.as_of(key, version)` (persistent)
+    AsOf,
+    /// `model.ask(prompt)`
+    Ask,
 }
 
-/// A method bound to its receiver (`<builtin recv.method>`).
+impl Method {
+    /// The member name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Verify => "verify",
+            Method::Approve => "approve",
+            Method::Commit => "commit",
+            Method::Rollback => "rollback",
+            Method::Remember => "remember",
+            Method::Recall => "recall",
+            Method::Forget => "forget",
+            Method::Keys => "keys",
+            Method::History => "history",
+            Method::AsOf => "as_of",
+            Method::Ask => "ask",
+        }
+    }
+
+    /// How many arguments it takes.
+    pub fn arity(self) -> usize {
+        match self {
+            Method::Verify | Method::Approve | Method::Commit | Method::Rollback | Method::Keys => {
+                0
+            }
+            Method::Recall | Method::Forget | Method::History | Method::Ask => 1,
+            Method::Remember | Method::AsOf => 2,
+        }
+    }
+}
+
+/// A method bound to its receiver (`<builtin recv.method>`), remembering
+/// where the member access happened: policy checks and error lines use
+/// that place, as the reference's bound builtins do.
 #[derive(Clone, Copy, Debug)]
 pub struct BoundMethod {
     /// The object the method belongs to.
-    pub receiver: Value,
+    pub receiver: ObjRef,
     /// Which method.
     pub method: Method,
+    /// Scope of the member access.
+    pub env: ScopeRef,
+    /// Line of the member access.
+    pub line: u32,
+}
+
+/// A `tool` declaration.
+#[derive(Clone, Debug)]
+pub struct ToolObj {
+    /// Its name.
+    pub name: String,
+    /// Its body (parameters and return type live in the proto).
+    pub proto: ProtoId,
+    /// The declaring scope.
+    pub env: ScopeRef,
+    /// `requires cap`.
+    pub capability: Option<String>,
+    /// The description string.
+    pub description: Option<String>,
+    /// `async tool`.
+    pub is_async: bool,
+}
+
+/// A `reversible`/`irreversible action` declaration.
+#[derive(Clone, Debug)]
+pub struct ActionDeclObj {
+    /// Its name.
+    pub name: String,
+    /// `reversible` or `irreversible`.
+    pub kind: &'static str,
+    /// The commit body (its parameters are the action's).
+    pub body: ProtoId,
+    /// The rollback block.
+    pub rollback: Option<ProtoId>,
+    /// The declaring scope.
+    pub env: ScopeRef,
+    /// `requires cap`.
+    pub capability: Option<String>,
+    /// `requires approval`.
+    pub approval: bool,
+}
+
+/// The states of an action instance (AGENTS.md §4.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActionState {
+    /// Prepared by calling the declaration.
+    Prepared,
+    /// `.verify()` passed.
+    Verified,
+    /// `.commit()` ran (or was simulated in a dry run).
+    Committed,
+    /// A capability or approval check failed.
+    Denied,
+    /// The commit body raised.
+    Failed,
+    /// `.rollback()` ran.
+    RolledBack,
+}
+
+impl ActionState {
+    /// The state string Sense code sees.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionState::Prepared => "prepared",
+            ActionState::Verified => "verified",
+            ActionState::Committed => "committed",
+            ActionState::Denied => "denied",
+            ActionState::Failed => "failed",
+            ActionState::RolledBack => "rolled_back",
+        }
+    }
+}
+
+/// A prepared action.
+#[derive(Clone, Debug)]
+pub struct ActionObj {
+    /// The declaration.
+    pub decl: ObjRef,
+    /// Bound arguments.
+    pub args: Vec<(Symbol, Value)>,
+    /// Current state.
+    pub state: ActionState,
+    /// `.approve()` was called.
+    pub approved: bool,
+    /// The scope the commit body ran in (rollback runs in a child of it).
+    pub commit_env: Option<ScopeRef>,
+}
+
+/// A model: the built-in mock, or a provider supplied by the host.
+#[derive(Clone, Debug)]
+pub struct ModelObj {
+    /// Its name (renamed by `model NAME = …`).
+    pub name: String,
+    /// Provider name (`mock`, or a host provider's name).
+    pub provider: String,
+    /// Mock: the response template.
+    pub template: String,
+    /// Mock: the confidence; host providers: none.
+    pub confidence: Option<f64>,
+    /// Host providers: the model id.
+    pub model_id: String,
+    /// Host providers: the capability that gates calls (`model.<provider>`).
+    pub capability: Option<String>,
+}
+
+/// An answer from a model.
+#[derive(Clone, Debug)]
+pub struct AnswerObj {
+    /// The text (or value).
+    pub value: Value,
+    /// Confidence, if the provider gives one.
+    pub confidence: Option<f64>,
+    /// The model's name.
+    pub source: String,
+}
+
+/// What an async tool call has produced so far.
+#[derive(Clone, Debug)]
+pub enum FutureState {
+    /// Not finished (its fiber is parked here while not running).
+    Pending,
+    /// Finished with a value.
+    Ready(Value),
+    /// Failed; awaiting raises this every time.
+    Failed(crate::error::EvalError),
+}
+
+/// The result of an `async tool` call.
+#[derive(Debug)]
+pub struct FutureObj {
+    /// `tool 'NAME'`.
+    pub label: String,
+    /// Progress.
+    pub state: FutureState,
+    /// The body's fiber while pending.
+    pub fiber: Option<Box<crate::vm::Fiber>>,
+}
+
+/// A `skill(...)` bundle of tools.
+#[derive(Clone, Debug)]
+pub struct SkillObj {
+    /// Its name.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+    /// The tools (an Array value).
+    pub tools: Value,
+}
+
+/// A `memory` (in-process map) or `persistent memory` (SQLite log).
+#[derive(Debug)]
+pub struct MemoryObj {
+    /// Its name.
+    pub name: String,
+    /// The optional kind string of an in-process memory.
+    pub kind: Option<String>,
+    /// In-process entries, in insertion order.
+    pub entries: Vec<(String, Value)>,
+    /// Persistent memories: the database path.
+    pub path: Option<String>,
+    /// Persistent memories: the open database.
+    pub db: Option<crate::memory::Db>,
 }
 
 /// A heap object.
@@ -93,6 +308,22 @@ pub enum Obj {
     Bound(BoundMethod),
     /// An agent (with its fiber when paused).
     Agent(Box<Agent>),
+    /// A tool declaration.
+    Tool(Box<ToolObj>),
+    /// An action declaration.
+    ActionDecl(Box<ActionDeclObj>),
+    /// A prepared action.
+    Action(Box<ActionObj>),
+    /// A model.
+    Model(Box<ModelObj>),
+    /// An answer.
+    Answer(Box<AnswerObj>),
+    /// An async tool's future.
+    Future(Box<FutureObj>),
+    /// A skill.
+    Skill(Box<SkillObj>),
+    /// A memory.
+    Memory(Box<MemoryObj>),
 }
 
 impl Obj {
@@ -102,8 +333,38 @@ impl Obj {
             Obj::Array(items) => t.values(items),
             Obj::Closure(c) => t.scope(c.env),
             Obj::Module(m) => t.scope(m.env),
-            Obj::Bound(b) => t.value(b.receiver),
+            Obj::Bound(b) => {
+                t.obj(b.receiver);
+                t.scope(b.env);
+            }
             Obj::Agent(a) => a.trace(t),
+            Obj::Tool(x) => t.scope(x.env),
+            Obj::ActionDecl(x) => t.scope(x.env),
+            Obj::Action(x) => {
+                t.obj(x.decl);
+                for (_, v) in &x.args {
+                    t.value(*v);
+                }
+                if let Some(e) = x.commit_env {
+                    t.scope(e);
+                }
+            }
+            Obj::Model(_) => {}
+            Obj::Answer(x) => t.value(x.value),
+            Obj::Future(x) => {
+                if let FutureState::Ready(v) = x.state {
+                    t.value(v);
+                }
+                if let Some(f) = &x.fiber {
+                    f.trace(t);
+                }
+            }
+            Obj::Skill(x) => t.value(x.tools),
+            Obj::Memory(x) => {
+                for (_, v) in &x.entries {
+                    t.value(*v);
+                }
+            }
         }
     }
 }

@@ -111,6 +111,18 @@ pub enum Op {
     FromImport(u32),
     /// Declares the agent `agents[i]`.
     AgentDecl(u32),
+    /// `set NAME = value`: `[v] -> []`.
+    SetConfig(Symbol),
+    /// `model NAME = value`: `[v] -> []`.
+    ModelDecl(Symbol),
+    /// Writes `policies[i]` into the current scope.
+    Policy(u32),
+    /// Declares the tool `tools[i]`.
+    ToolDecl(u32),
+    /// Declares the action `actions[i]`.
+    ActionDecl(u32),
+    /// Declares the memory `memories[i]`.
+    MemoryDecl(u32),
     /// The end of a top level: lets ready async tasks run first.
     DrainTasks,
     /// Raises the string on the stack as a runtime error (statements whose

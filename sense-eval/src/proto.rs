@@ -87,6 +87,49 @@ pub struct AgentInfo {
     pub doc: Option<String>,
 }
 
+/// A `tool` declaration.
+#[derive(Clone, Debug)]
+pub struct ToolInfo {
+    /// Tool name.
+    pub name: Symbol,
+    /// Its body.
+    pub body: ProtoId,
+    /// `requires cap`.
+    pub capability: Option<String>,
+    /// Description string.
+    pub description: Option<String>,
+    /// `async tool`.
+    pub is_async: bool,
+}
+
+/// An action declaration.
+#[derive(Clone, Debug)]
+pub struct ActionInfo {
+    /// Action name.
+    pub name: Symbol,
+    /// `reversible` / `irreversible`.
+    pub kind: &'static str,
+    /// The commit body (with the action's parameters).
+    pub body: ProtoId,
+    /// The rollback block.
+    pub rollback: Option<ProtoId>,
+    /// `requires cap`.
+    pub capability: Option<String>,
+    /// `requires approval`.
+    pub approval: bool,
+}
+
+/// A memory declaration.
+#[derive(Clone, Debug)]
+pub struct MemoryInfo {
+    /// Memory name.
+    pub name: Symbol,
+    /// The string after `:` (kind, or path for persistent memories).
+    pub kind: Option<String>,
+    /// `persistent memory`.
+    pub persistent: bool,
+}
+
 /// Labeled-call layout.
 #[derive(Clone, Debug)]
 pub struct LabelInfo {
@@ -132,6 +175,14 @@ pub struct Proto {
     pub agents: Vec<AgentInfo>,
     /// Labeled calls, indexed by `CallLabeled`.
     pub labels: Vec<LabelInfo>,
+    /// Tool declarations, indexed by `ToolDecl`.
+    pub tools: Vec<ToolInfo>,
+    /// Action declarations, indexed by `ActionDecl`.
+    pub actions: Vec<ActionInfo>,
+    /// Memory declarations, indexed by `MemoryDecl`.
+    pub memories: Vec<MemoryInfo>,
+    /// Policy statements' rules `(capability, allow)`, indexed by `Policy`.
+    pub policies: Vec<Vec<(String, bool)>>,
 }
 
 impl Proto {
@@ -154,6 +205,10 @@ impl Proto {
             imports: Vec::new(),
             agents: Vec::new(),
             labels: Vec::new(),
+            tools: Vec::new(),
+            actions: Vec::new(),
+            memories: Vec::new(),
+            policies: Vec::new(),
         }
     }
 }

@@ -10,14 +10,17 @@ mod agents;
 mod call;
 mod fiber;
 mod import;
+mod models;
 mod names;
 mod ops;
 mod run;
+mod safety;
 mod show;
 mod tasks;
 mod unwind;
 
 pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
+pub use safety::AuditEntry;
 
 use crate::builtins::{self, NativeDef};
 use crate::compile::{CodeSink, compile_program};
@@ -50,6 +53,9 @@ pub struct Config {
     pub max_array_len: usize,
     /// `--dry-run`: actions check everything but run no bodies.
     pub dry_run: bool,
+    /// Where `persistent memory` databases without an explicit path go
+    /// (overrides `SENSE_MEMORY_DIR`).
+    pub memory_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -60,6 +66,7 @@ impl Default for Config {
             max_string_len: 256 * 1024 * 1024,
             max_array_len: 64 * 1024 * 1024,
             dry_run: false,
+            memory_dir: None,
         }
     }
 }
@@ -99,6 +106,8 @@ pub enum Exit {
     Paused(ObjRef),
     /// The agent that was driven completed.
     Completed(ObjRef),
+    /// A nested call returned (its value is on the stack).
+    Returned,
 }
 
 /// Control requests natives leave for the run loop.
@@ -151,14 +160,21 @@ pub struct Vm {
     pub(crate) parked: Option<Fiber>,
     /// Async agents (and futures) ready to run, oldest first.
     pub(crate) ready: std::collections::VecDeque<ObjRef>,
-    /// Async agents blocked in `receive(timeout)`, oldest first.
-    pub(crate) timed_receivers: Vec<ObjRef>,
+    /// Tasks blocked in `receive()` on an empty mailbox, oldest first.
+    pub(crate) blocked: Vec<tasks::Blocked>,
     /// Host functions (taken out while one runs).
     pub(crate) host_fns: Vec<Option<crate::host::HostFn>>,
     /// Their names, by the same index.
     pub(crate) host_names: Vec<String>,
     /// Scopes the host keeps (the main program's scope): collection roots.
     pub(crate) pinned: Vec<ScopeRef>,
+    /// Model providers registered by the host.
+    pub(crate) providers: Vec<crate::provider::ProviderEntry>,
+    /// The audit log (AGENTS.md §4.9).
+    pub(crate) audit_log: Vec<safety::AuditEntry>,
+    /// Frame indexes of nested runs in progress (innermost last): errors
+    /// and `break` never unwind below them.
+    pub(crate) nested: Vec<usize>,
 }
 
 impl Default for Vm {
@@ -214,10 +230,13 @@ impl Vm {
             stop_depth: 0,
             parked: None,
             ready: Default::default(),
-            timed_receivers: Vec::new(),
+            blocked: Vec::new(),
             host_fns: Vec::new(),
             host_names: Vec::new(),
             pinned: Vec::new(),
+            providers: Vec::new(),
+            audit_log: Vec::new(),
+            nested: Vec::new(),
         };
         for def in builtins::core_natives() {
             vm.add_native(def);
@@ -392,7 +411,7 @@ impl Vm {
             modules,
             ready,
             parked,
-            timed_receivers,
+            blocked,
             pinned,
             ..
         } = self;
@@ -411,8 +430,12 @@ impl Vm {
             for m in modules.iter() {
                 t.obj(m.obj);
             }
-            for r in ready.iter().chain(timed_receivers.iter()) {
+            for r in ready.iter() {
                 t.obj(*r);
+            }
+            for b in blocked.iter() {
+                t.obj(b.mailbox);
+                t.obj(b.task);
             }
             if let Some(f) = parked {
                 f.trace(t);

@@ -398,3 +398,10 @@ impl<'s> Lexer<'s> {
 
 #[cfg(test)]
 mod tests;
+
+/// The value of a decimal digit of any script (Python's `str.isdecimal()`
+/// characters: `٣` is 3); `None` for anything else, including `²`.
+/// Conversions such as `int("٣٤")` use it, as the reference does.
+pub fn decimal_value(c: char) -> Option<u32> {
+    scan::decimal_value(c)
+}

@@ -6,9 +6,24 @@ use std::path::Path;
 /// Runs a program file; returns the exit status.
 pub fn run(path: &Path, config: sense::Config) -> i32 {
     let out = Output::stdout();
+    let dry_run = config.dry_run;
     let mut rt = sense::Runtime::with_config(config);
     out.install(&mut rt);
+    if dry_run {
+        out.write("DRY RUN \u{2014} no actions will actually commit\n\n");
+    }
     let result = rt.run_file(path);
+    if dry_run && result.is_ok() {
+        out.write("\n--- dry run summary ---\n");
+        let log = rt.audit_log();
+        if log.is_empty() {
+            out.write("(no actions were prepared)\n");
+        }
+        for line in log {
+            out.write(&line);
+            out.write("\n");
+        }
+    }
     out.flush();
     match result {
         Ok(()) => 0,

@@ -71,7 +71,7 @@ fn ask_human(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             }
             vm.new_str(line)
         }
-        None => Err(EvalError::runtime("ask_human(): no input (end of file)")),
+        None => Err(EvalError::runtime("ask_human(): no input (end of file)").lineless()),
     }
 }
 
@@ -92,7 +92,12 @@ fn receive(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             "receive() expects 0 or 1 arguments (an optional timeout in seconds)",
         ));
     }
-    let agent = vm.running_lexical_agent("receive()")?;
+    // An async tool declared in an agent's body reads that agent's mailbox.
+    let in_future = vm.in_future_task();
+    let agent = match vm.lexical_agent() {
+        Some(a) if in_future => a,
+        _ => vm.running_lexical_agent("receive()")?,
+    };
     let timeout = args.first().copied().unwrap_or(Value::Nil);
     if !matches!(
         timeout,
@@ -106,7 +111,7 @@ fn receive(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     if let Some(msg) = vm.agent_mut(agent).and_then(|a| a.mailbox.pop_front()) {
         return Ok(msg);
     }
-    if vm.is_async(agent) && vm.running_as_task() {
+    if in_future || (vm.is_async(agent) && vm.running_as_task()) {
         vm.block_on_receive(agent, !matches!(timeout, Value::Nil));
         return Ok(Value::Nil);
     }
@@ -122,6 +127,13 @@ fn receive(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
 
 fn await_(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     let v = args[0];
+    if let Some(r) = vm.future_ref(v) {
+        if vm.is_settled(r) {
+            return vm.collect_task(r);
+        }
+        vm.request_await(r);
+        return Ok(Value::Nil);
+    }
     let Some(a) = vm.agent(v) else {
         return Err(EvalError::runtime(format!(
             "await() expects an Agent or a Future, got {}",

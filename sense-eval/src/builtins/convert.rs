@@ -49,6 +49,16 @@ fn parse_int(text: &str) -> Option<Option<i64>> {
     Some(i64::try_from(v).ok())
 }
 
+/// Python first maps every decimal digit of any script to its ASCII digit.
+fn ascii_digits(text: &str) -> String {
+    text.chars()
+        .map(|c| match sense_syntax::lexer::decimal_value(c) {
+            Some(d) if !c.is_ascii() => char::from_digit(d, 10).unwrap_or(c),
+            _ => c,
+        })
+        .collect()
+}
+
 pub(super) fn int(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     let v = args[0];
     match v {
@@ -68,7 +78,7 @@ pub(super) fn int(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             Ok(Value::Int(t as i64))
         }
         Value::Str(_) => {
-            let text = vm.str_of(v).unwrap_or("").to_string();
+            let text = ascii_digits(vm.str_of(v).unwrap_or(""));
             match parse_int(&text) {
                 Some(Some(n)) => Ok(Value::Int(n)),
                 Some(None) => Err(EvalError::runtime("integer overflow")),
@@ -130,7 +140,7 @@ pub(super) fn float(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         Value::Int(i) => Ok(Value::Float(i as f64)),
         Value::Bool(b) => Ok(Value::Float(b as i64 as f64)),
         Value::Str(_) => {
-            let text = vm.str_of(v).unwrap_or("").to_string();
+            let text = ascii_digits(vm.str_of(v).unwrap_or(""));
             parse_float(&text)
                 .map(Value::Float)
                 .ok_or_else(|| cannot(vm, v, "Float"))

@@ -103,6 +103,9 @@ fn range(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     } else {
         0
     };
+    if count > i64::MAX as u128 {
+        return Err(EvalError::runtime("integer overflow"));
+    }
     let count = usize::try_from(count).unwrap_or(usize::MAX);
     vm.check_array_len(count)?;
     let mut items = Vec::with_capacity(count);

@@ -2,7 +2,10 @@
 
 use super::{Compiler, clean_doc};
 use crate::op::Op;
-use crate::proto::{AgentInfo, DeclType, ImportInfo, LoopTargets, ParamSpec, ProtoKind, TestInfo};
+use crate::proto::{
+    ActionInfo, AgentInfo, DeclType, ImportInfo, LoopTargets, MemoryInfo, ParamSpec, ProtoKind,
+    TestInfo, ToolInfo,
+};
 use crate::types::Annotation;
 use sense_syntax::Span;
 use sense_syntax::ast::{Block, Else, ExprKind, Param, Stmt, StmtKind};
@@ -215,15 +218,92 @@ impl Compiler<'_> {
                 let idx = self.cur.agents.len() as u32 - 1;
                 self.emit(Op::AgentDecl(idx), span);
             }
-            StmtKind::Set { .. }
-            | StmtKind::Model { .. }
-            | StmtKind::Action(_)
-            | StmtKind::Tool(_)
-            | StmtKind::Memory { .. }
-            | StmtKind::Policy(_) => {
-                let k = self.string_const("this statement is not supported yet");
-                self.emit(Op::Const(k), span);
-                self.emit(Op::Unsupported, span);
+            StmtKind::Set { name, value } => {
+                self.expr(value);
+                let s = self.sym(&name.name);
+                self.emit(Op::SetConfig(s), span);
+            }
+            StmtKind::Model { name, value } => {
+                self.expr(value);
+                let s = self.sym(&name.name);
+                self.emit(Op::ModelDecl(s), span);
+            }
+            StmtKind::Policy(rules) => {
+                let rules = rules
+                    .iter()
+                    .map(|r| (r.capability.clone(), r.allow))
+                    .collect();
+                self.cur.policies.push(rules);
+                let idx = self.cur.policies.len() as u32 - 1;
+                self.emit(Op::Policy(idx), span);
+            }
+            StmtKind::Memory {
+                name,
+                kind,
+                persistent,
+            } => {
+                let name = self.sym(&name.name);
+                self.cur.memories.push(MemoryInfo {
+                    name,
+                    kind: kind.clone(),
+                    persistent: *persistent,
+                });
+                let idx = self.cur.memories.len() as u32 - 1;
+                self.emit(Op::MemoryDecl(idx), span);
+            }
+            StmtKind::Tool(t) => {
+                let params = self.params(&t.params);
+                let ret = t.ret.as_ref().map(Annotation::new);
+                let body = self.nested(
+                    &t.name.name,
+                    ProtoKind::Function,
+                    |_, p| {
+                        p.params = params;
+                        p.ret = ret;
+                    },
+                    &t.body.stmts,
+                    t.body.span,
+                );
+                let name = self.sym(&t.name.name);
+                self.cur.tools.push(ToolInfo {
+                    name,
+                    body,
+                    capability: t.capability.clone(),
+                    description: t.description.clone(),
+                    is_async: t.is_async,
+                });
+                let idx = self.cur.tools.len() as u32 - 1;
+                self.emit(Op::ToolDecl(idx), span);
+            }
+            StmtKind::Action(a) => {
+                let params = self.params(&a.params);
+                let body = self.nested(
+                    &a.name.name,
+                    ProtoKind::Function,
+                    |_, p| p.params = params,
+                    &a.body.stmts,
+                    a.body.span,
+                );
+                let rollback = a.rollback.as_ref().map(|rb| {
+                    self.nested(
+                        &a.name.name,
+                        ProtoKind::Function,
+                        |_, _| {},
+                        &rb.stmts,
+                        rb.span,
+                    )
+                });
+                let name = self.sym(&a.name.name);
+                self.cur.actions.push(ActionInfo {
+                    name,
+                    kind: a.kind.as_str(),
+                    body,
+                    rollback,
+                    capability: a.capability.clone(),
+                    approval: a.approval,
+                });
+                let idx = self.cur.actions.len() as u32 - 1;
+                self.emit(Op::ActionDecl(idx), span);
             }
         }
     }

@@ -37,7 +37,6 @@ impl Vm {
             mailbox: Default::default(),
             fiber: None,
             resume_pushes: false,
-            blocked: None,
             error: None,
             error_taken: false,
             interrupt: Arc::new(AtomicBool::new(false)),
@@ -317,27 +316,31 @@ impl Vm {
     /// `send(agent, message)`: queue it, or hand it straight to a blocked
     /// async `receive()`.
     pub fn send_message(&mut self, agent: ObjRef, message: Value) -> EvalResult<()> {
-        let blocked = match self.agent_mut(agent) {
-            Some(a) if a.blocked.is_some() => true,
+        if let Some(i) = self.blocked.iter().position(|b| b.mailbox == agent) {
+            // A blocked receive takes the message directly.
+            let b = self.blocked.remove(i);
+            self.unblock(b.task, message);
+            return Ok(());
+        }
+        match self.agent_mut(agent) {
             Some(a) => {
                 a.mailbox.push_back(message);
-                false
+                Ok(())
             }
-            None => {
-                return Err(EvalError::runtime(
-                    "send() expects an Agent as its first argument",
-                ));
-            }
-        };
-        if blocked {
-            self.unblock(agent, message);
+            None => Err(EvalError::runtime(
+                "send() expects an Agent as its first argument",
+            )),
         }
-        Ok(())
     }
 
     /// Leaves a request to wait for a running async agent.
     pub(crate) fn request_await(&mut self, target: ObjRef) {
         self.pending = Some(Pending::Await(target));
+    }
+
+    /// True when the current fiber runs an async tool's body.
+    pub(crate) fn in_future_task(&self) -> bool {
+        self.cur.future.is_some()
     }
 
     /// True when the current fiber runs as a scheduled task (some fiber

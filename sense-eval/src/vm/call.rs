@@ -33,10 +33,149 @@ impl Vm {
                 Ok(true)
             }
             Value::Native(id) => self.call_native(id, callee_at, argc, labeled),
+            Value::Obj(r) => self.call_object(r, callee, callee_at, argc, labeled),
+            _ if labeled => Err(self.labeled_error(callee)),
             _ => Err(EvalError::runtime(format!(
                 "value of type {} is not callable",
                 self.type_name(callee)
             ))),
+        }
+    }
+
+    /// Calls a tool, prepares an action, or runs a bound method.
+    fn call_object(
+        &mut self,
+        r: crate::heap::ObjRef,
+        callee: Value,
+        callee_at: usize,
+        argc: usize,
+        labeled: bool,
+    ) -> EvalResult<bool> {
+        let (span, _) = self.current_span();
+        match self.heap.get(r) {
+            Obj::Bound(b) => {
+                let b = *b;
+                let name = format!("{}.{}", self.object_name(b.receiver), b.method.name());
+                if labeled {
+                    let labels: Vec<&str> = self
+                        .labeled
+                        .iter()
+                        .map(|(s, _)| self.interner.name(*s))
+                        .collect();
+                    return Err(EvalError::runtime(format!(
+                        "'{name}' does not accept labeled arguments ({})",
+                        labels.join(", ")
+                    )));
+                }
+                if argc != b.method.arity() {
+                    return Err(EvalError::runtime(format!(
+                        "'{name}' expects {} argument(s), got {argc}",
+                        b.method.arity()
+                    )));
+                }
+                self.call_method(b, callee_at)
+            }
+            Obj::Tool(_) if !labeled => {
+                let env = self.env();
+                self.call_tool(r, callee_at, argc, env, span.line)
+            }
+            Obj::ActionDecl(_) if !labeled => {
+                let env = self.env();
+                self.prepare_action(r, callee_at, argc, env, span.line)?;
+                Ok(false)
+            }
+            Obj::Tool(_) | Obj::ActionDecl(_) => Err(self.labeled_error(callee)),
+            _ => {
+                if labeled {
+                    return Err(self.labeled_error(callee));
+                }
+                Err(EvalError::runtime(format!(
+                    "value of type {} is not callable",
+                    self.type_name(callee)
+                )))
+            }
+        }
+    }
+
+    /// Runs a bound method; true when it pushed a frame.
+    fn call_method(&mut self, b: crate::object::BoundMethod, callee_at: usize) -> EvalResult<bool> {
+        use crate::object::Method;
+        match b.method {
+            Method::Verify | Method::Approve | Method::Commit | Method::Rollback => {
+                self.call_action_method(b, callee_at)
+            }
+            Method::Ask => {
+                let prompt = self.cur.stack[callee_at + 1];
+                let (span, file) = self.current_span();
+                let v = self
+                    .ask_model(Value::Obj(b.receiver), prompt, b.env, b.line)
+                    .map_err(|e| e.at(span.with_line(b.line), file))?;
+                self.finish_native_call(callee_at, v);
+                Ok(false)
+            }
+            _ => {
+                let args: Vec<Value> = self.cur.stack[callee_at + 1..].to_vec();
+                let (span, file) = self.current_span();
+                let v = self
+                    .call_memory_method(b.receiver, b.method, &args, b.line)
+                    .map_err(|e| e.at(span.with_line(b.line), file))?;
+                self.finish_native_call(callee_at, v);
+                Ok(false)
+            }
+        }
+    }
+
+    /// Calls `callee` with `args` to completion from inside a builtin (a
+    /// nested run of the loop on the current fiber). Used by
+    /// `ask_with_tools`; the call may not pause or switch agents.
+    pub(crate) fn call_nested(
+        &mut self,
+        callee: Value,
+        args: &[Value],
+        caller: crate::heap::ScopeRef,
+        line: u32,
+    ) -> EvalResult<Value> {
+        let callee_at = self.cur.stack.len();
+        let frames_before = self.cur.frames.len();
+        self.cur.stack.push(callee);
+        self.cur.stack.extend_from_slice(args);
+        let pushed = match callee {
+            Value::Obj(r) if matches!(self.heap.get(r), Obj::Tool(_)) => {
+                self.call_tool(r, callee_at, args.len(), caller, line)
+            }
+            _ => self.call(args.len(), false),
+        };
+        let pushed = match pushed {
+            Ok(p) => p,
+            Err(e) => {
+                self.cur.stack.truncate(callee_at);
+                return Err(e);
+            }
+        };
+        if !pushed || self.cur.frames.len() != frames_before + 1 {
+            let v = self.pop();
+            self.cur.stack.truncate(callee_at);
+            return Ok(v);
+        }
+        if let Some(f) = self.cur.frames.last_mut() {
+            f.kind = FrameKind::Nested;
+        }
+        self.nested.push(frames_before);
+        let result = self.run();
+        self.nested.pop();
+        match result {
+            Ok(Exit::Returned) => {
+                let v = self.pop();
+                self.cur.stack.truncate(callee_at);
+                Ok(v)
+            }
+            Ok(_) => Err(EvalError::runtime(
+                "internal error: nested call did not return",
+            )),
+            Err(e) => {
+                self.cur.stack.truncate(callee_at);
+                Err(e)
+            }
         }
     }
 
@@ -181,9 +320,9 @@ impl Vm {
         let result = f(&host_args);
         self.host_fns[index] = Some(f);
         match result {
-            Ok(HostReturn::Value(v)) => self.from_host(&v),
+            Ok(HostReturn::Value(v)) => self.value_from_host(&v),
             Ok(HostReturn::Suspend(reason)) => {
-                let reason = self.from_host(&reason)?;
+                let reason = self.value_from_host(&reason)?;
                 let name = self.host_names.get(index).cloned().unwrap_or_default();
                 // The calling agent is whichever agent's fiber is running.
                 let agent = self.cur.agent.ok_or_else(|| {
@@ -228,6 +367,12 @@ impl Vm {
         });
     }
 
+    /// The line (and file) of the call being executed.
+    pub(crate) fn call_line(&self) -> (u32, crate::proto::FileId) {
+        let (span, file) = self.current_span();
+        (span.line, file)
+    }
+
     /// Span of the instruction the current frame is executing.
     pub(crate) fn current_span(&self) -> (sense_syntax::Span, crate::proto::FileId) {
         match self.cur.frames.last() {
@@ -250,7 +395,7 @@ impl Vm {
         self.cur.blocks.truncate(frame.block_base as usize);
         self.cur.ctl.truncate(frame.ctl_base as usize);
         match frame.kind {
-            FrameKind::Call => {
+            FrameKind::Call | FrameKind::Nested => {
                 let proto = self.protos[frame.proto.0 as usize].clone();
                 if let Some(ann) = &proto.ret
                     && !self.matches(v, &ann.spec)
@@ -265,7 +410,17 @@ impl Vm {
                     .at(span, file));
                 }
                 self.cur.stack.push(v);
+                if matches!(frame.kind, FrameKind::Nested) {
+                    return Ok(Some(Exit::Returned));
+                }
                 Ok(None)
+            }
+            FrameKind::ActionCommit { .. } | FrameKind::Rollback { .. } => {
+                self.finish_action_frame(&frame.kind, v);
+                Ok(None)
+            }
+            FrameKind::FutureBody { future, call, file } => {
+                self.future_finished(future, frame.proto, v, call, file)
             }
             FrameKind::Main => Ok(Some(Exit::Done)),
             FrameKind::AgentBody => self.leave_fiber(super::tasks::Leave::Completed),

@@ -18,6 +18,34 @@ pub enum FrameKind {
     Main,
     /// An agent body: returning completes the agent.
     AgentBody,
+    /// A tool or function called by a builtin (`ask_with_tools`): returning
+    /// ends the nested run that is waiting for it.
+    Nested,
+    /// An action's commit body.
+    ActionCommit {
+        /// The action instance.
+        action: ObjRef,
+        /// Scope of the `.commit` member access (audit lineage).
+        env: ScopeRef,
+    },
+    /// An action's rollback block.
+    Rollback {
+        /// The action instance.
+        action: ObjRef,
+        /// Scope of the `.rollback` member access (audit lineage).
+        env: ScopeRef,
+        /// Line of the `.rollback` member access.
+        line: u32,
+    },
+    /// An async tool's body, run as a task.
+    FutureBody {
+        /// The future it settles.
+        future: ObjRef,
+        /// Where the tool was called (its return-type error points there).
+        call: sense_syntax::Span,
+        /// The file of `call`.
+        file: crate::proto::FileId,
+    },
     /// An imported module's top level: returning finishes the import.
     Module {
         /// The module being loaded.
@@ -107,6 +135,8 @@ pub struct Fiber {
     pub ctl: Vec<Ctl>,
     /// The agent this fiber runs, if any.
     pub agent: Option<ObjRef>,
+    /// The future whose async tool body this fiber runs, if any.
+    pub future: Option<ObjRef>,
 }
 
 impl Fiber {
@@ -115,8 +145,15 @@ impl Fiber {
         t.values(&self.stack);
         for f in &self.frames {
             t.scope(f.env);
-            if let FrameKind::Module { module, .. } = f.kind {
-                t.obj(module);
+            match f.kind {
+                FrameKind::Module { module, .. } => t.obj(module),
+                FrameKind::ActionCommit { action, env }
+                | FrameKind::Rollback { action, env, .. } => {
+                    t.obj(action);
+                    t.scope(env);
+                }
+                FrameKind::FutureBody { future, .. } => t.obj(future),
+                _ => {}
             }
         }
         for &b in &self.blocks {
@@ -127,6 +164,9 @@ impl Fiber {
         }
         if let Some(a) = self.agent {
             t.obj(a);
+        }
+        if let Some(f) = self.future {
+            t.obj(f);
         }
         if let Some(Wait::Task(r)) = self.waiting {
             t.obj(r);

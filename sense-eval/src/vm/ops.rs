@@ -39,8 +39,7 @@ pub(crate) fn float_mod(a: f64, b: f64) -> f64 {
 /// Python's int == float: exact comparison.
 fn int_float_eq(i: i64, f: f64) -> bool {
     f.fract() == 0.0
-        && f >= -9.223_372_036_854_776e18
-        && f < 9.223_372_036_854_776e18
+        && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f)
         && f as i64 == i
 }
 
@@ -197,7 +196,7 @@ impl Vm {
 
     pub(crate) fn div(&mut self, a: Value, b: Value) -> EvalResult<Value> {
         match (a.as_f64(), b.as_f64()) {
-            (Some(_), Some(y)) if y == 0.0 => Err(EvalError::runtime("division by zero")),
+            (Some(_), Some(0.0)) => Err(EvalError::runtime("division by zero")),
             (Some(x), Some(y)) => {
                 // Python divides two ints exactly (correctly rounded); f64
                 // division of the converted values matches whenever both
@@ -380,28 +379,127 @@ impl Vm {
         Ok(())
     }
 
-    pub(crate) fn member(&mut self, t: Value, sym: Symbol) -> EvalResult<Value> {
-        if let Value::Obj(r) = t {
-            match self.heap.get(r) {
-                Obj::Module(m) => {
-                    let env = m.env;
-                    let name = m.name.clone();
-                    return self.lookup(env, sym).ok_or_else(|| {
-                        EvalError::runtime(format!(
-                            "module '{name}' has no member '{}'",
-                            self.interner.name(sym)
-                        ))
-                    });
-                }
-                Obj::Agent(_) => return self.agent_member(r, sym),
-                _ => {}
+    /// `t.name` (bound methods remember the scope and `line` of the access).
+    pub(crate) fn member(&mut self, t: Value, sym: Symbol, line: u32) -> EvalResult<Value> {
+        use crate::object::{BoundMethod, FutureState, Method};
+        let Value::Obj(r) = t else {
+            return Err(self.no_member(t, sym));
+        };
+        let name = self.interner.name(sym).to_string();
+        let bind = |vm: &mut Vm, method: Method| {
+            let env = vm.env();
+            Value::Obj(vm.heap.alloc(Obj::Bound(BoundMethod {
+                receiver: r,
+                method,
+                env,
+                line,
+            })))
+        };
+        match self.heap.get(r) {
+            Obj::Module(m) => {
+                let env = m.env;
+                let mod_name = m.name.clone();
+                self.lookup(env, sym).ok_or_else(|| {
+                    EvalError::runtime(format!("module '{mod_name}' has no member '{name}'"))
+                })
             }
+            Obj::Agent(_) => self.agent_member(r, sym),
+            Obj::Action(a) => {
+                let (state, approved, decl) = (a.state, a.approved, a.decl);
+                let (act_name, kind) = self.action_decl_info(decl);
+                Ok(match name.as_str() {
+                    "verify" => bind(self, Method::Verify),
+                    "approve" => bind(self, Method::Approve),
+                    "commit" => bind(self, Method::Commit),
+                    "rollback" => bind(self, Method::Rollback),
+                    "state" => self.new_str(state.as_str())?,
+                    "name" => self.new_str(act_name)?,
+                    "kind" => self.new_str(kind)?,
+                    "approved" => Value::Bool(approved),
+                    _ => {
+                        return Err(EvalError::runtime(format!(
+                            "action '{act_name}' has no member '{name}'"
+                        )));
+                    }
+                })
+            }
+            Obj::Model(m) => {
+                let model_name = m.name.clone();
+                match name.as_str() {
+                    "name" => self.new_str(model_name),
+                    "ask" => Ok(bind(self, Method::Ask)),
+                    _ => Err(EvalError::runtime(format!(
+                        "model '{model_name}' has no member '{name}'"
+                    ))),
+                }
+            }
+            Obj::Answer(a) => {
+                let (value, confidence, source) = (a.value, a.confidence, a.source.clone());
+                match name.as_str() {
+                    "value" => Ok(value),
+                    "confidence" => Ok(confidence.map_or(Value::Nil, Value::Float)),
+                    "source" => self.new_str(source),
+                    _ => Err(EvalError::runtime(format!("answer has no member '{name}'"))),
+                }
+            }
+            Obj::Future(f) => {
+                if name == "done" {
+                    Ok(Value::Bool(!matches!(f.state, FutureState::Pending)))
+                } else {
+                    Err(EvalError::runtime(format!(
+                        "future '{}' has no member '{name}'",
+                        f.label
+                    )))
+                }
+            }
+            Obj::Skill(k) => {
+                let (sk_name, desc, tools) = (k.name.clone(), k.description.clone(), k.tools);
+                match name.as_str() {
+                    "name" => self.new_str(sk_name),
+                    "description" => self.new_str(desc),
+                    "tools" => Ok(tools),
+                    _ => Err(EvalError::runtime(format!(
+                        "skill '{sk_name}' has no member '{name}'"
+                    ))),
+                }
+            }
+            Obj::Memory(m) => {
+                let (mem_name, kind, path) = (m.name.clone(), m.kind.clone(), m.path.clone());
+                let persistent = path.is_some();
+                let method = match name.as_str() {
+                    "remember" => Some(Method::Remember),
+                    "recall" => Some(Method::Recall),
+                    "forget" => Some(Method::Forget),
+                    "keys" => Some(Method::Keys),
+                    "history" if persistent => Some(Method::History),
+                    "as_of" if persistent => Some(Method::AsOf),
+                    _ => None,
+                };
+                if let Some(m) = method {
+                    return Ok(bind(self, m));
+                }
+                match (name.as_str(), persistent) {
+                    ("name", _) => self.new_str(mem_name),
+                    ("kind", false) => match kind {
+                        Some(k) => self.new_str(k),
+                        None => Ok(Value::Nil),
+                    },
+                    ("path", true) => self.new_str(path.unwrap_or_default()),
+                    _ => Err(EvalError::runtime(format!(
+                        "memory '{mem_name}' has no member '{name}'"
+                    ))),
+                }
+            }
+            _ => Err(self.no_member(t, sym)),
         }
-        Err(EvalError::runtime(format!(
+    }
+
+    fn no_member(&self, t: Value, sym: Symbol) -> EvalError {
+        EvalError::runtime(format!(
             "cannot access member '{}' on type {}",
             self.interner.name(sym),
             self.type_name(t)
-        )))
+        ))
     }
 
     /// `for` support: the array to walk (a string becomes an array of its
@@ -446,7 +544,13 @@ impl Vm {
                 },
             },
             TypeSpec::Function => self.type_name(v) == "Function",
-            TypeSpec::Answer(_) => self.type_name(v) == "Answer",
+            TypeSpec::Answer(inner) => match v {
+                Value::Obj(r) => match self.heap.get(r) {
+                    Obj::Answer(a) => inner.as_ref().is_none_or(|t| self.matches(a.value, t)),
+                    _ => false,
+                },
+                _ => false,
+            },
             TypeSpec::Kind(k) => self.type_name(v) == *k,
         }
     }

@@ -167,7 +167,8 @@ impl Vm {
                     }
                     Op::Member(sym) => {
                         let t = self.pop();
-                        let v = tri!(self.member(t, sym));
+                        let line = proto.spans[ip - 1].line;
+                        let v = tri!(self.member(t, sym, line));
                         self.cur.stack.push(v);
                     }
                     Op::Call(argc) => {
@@ -323,8 +324,23 @@ impl Vm {
                         let info = proto.agents[i as usize].clone();
                         self.declare_agent(&info);
                     }
+                    Op::SetConfig(sym) => {
+                        let v = self.pop();
+                        tri!(self.exec_set(sym, v));
+                    }
+                    Op::ModelDecl(sym) => {
+                        let v = self.pop();
+                        tri!(self.exec_model_decl(sym, v));
+                    }
+                    Op::Policy(i) => self.exec_policy(&proto.policies[i as usize]),
+                    Op::ToolDecl(i) => self.declare_tool(&proto.tools[i as usize]),
+                    Op::ActionDecl(i) => self.declare_action(&proto.actions[i as usize]),
+                    Op::MemoryDecl(i) => {
+                        let info = proto.memories[i as usize].clone();
+                        tri!(self.declare_memory(&info, proto.file));
+                    }
                     Op::DrainTasks => {
-                        if !self.ready.is_empty() || !self.timed_receivers.is_empty() {
+                        if self.has_runnable() {
                             // Run again when control comes back, until no task is ready.
                             self.set_ip(ip - 1);
                             if self.drain_step() {
@@ -347,6 +363,17 @@ impl Vm {
     /// `Some` when the driven fiber settled. Errors belong to the call that
     /// made the request and have been thrown already when this returns.
     pub(crate) fn after_switch(&mut self) -> EvalResult<Option<Exit>> {
+        if !self.nested.is_empty() && self.pending.is_some() {
+            self.pending = None;
+            self.parked = None;
+            let (span, file) = self.current_span();
+            let err = EvalError::runtime(
+                "a tool run by ask_with_tools() cannot pause, wait, or start and resume agents",
+            )
+            .at(span, file);
+            self.throw(err)?;
+            return Ok(None);
+        }
         let result = match self.pending.take() {
             None => Ok(None),
             Some(Pending::Enter(agent)) => {

@@ -113,12 +113,87 @@ impl Vm {
             }
             Obj::Bound(b) => {
                 out.push_str("<builtin ");
-                out.push_str(&self.show(b.receiver)?);
+                out.push_str(&self.object_name(b.receiver));
+                out.push('.');
+                out.push_str(b.method.name());
                 out.push('>');
             }
+            Obj::Tool(t) => {
+                out.push_str("<tool ");
+                out.push_str(&t.name);
+                out.push('>');
+            }
+            Obj::ActionDecl(d) => {
+                out.push('<');
+                out.push_str(d.kind);
+                out.push_str(" action ");
+                out.push_str(&d.name);
+                out.push('>');
+            }
+            Obj::Action(a) => {
+                let (name, kind) = self.action_decl_info(a.decl);
+                out.push_str(&format!(
+                    "<action {name} ({kind}) state={}>",
+                    a.state.as_str()
+                ));
+            }
+            Obj::Model(m) => {
+                out.push_str("<model ");
+                out.push_str(&m.name);
+                out.push('>');
+            }
+            Obj::Answer(a) => {
+                match a.confidence {
+                    Some(c) => out.push_str(&format!("answer<{c:.2}>(")),
+                    None => out.push_str("answer<?>("),
+                }
+                out.push_str(&self.show(a.value)?);
+                out.push(')');
+            }
+            Obj::Future(f) => {
+                let state = if matches!(f.state, crate::object::FutureState::Pending) {
+                    "pending"
+                } else {
+                    "ready"
+                };
+                out.push_str(&format!("<future {} ({state})>", f.label));
+            }
+            Obj::Skill(k) => {
+                let n = self.array_of(k.tools).map_or(0, Vec::len);
+                out.push_str(&format!("<skill {} ({n} tools)>", k.name));
+            }
+            Obj::Memory(m) => match &m.path {
+                Some(path) => out.push_str(&format!("<memory {} (persistent, {path})>", m.name)),
+                None => out.push_str(&format!(
+                    "<memory {} ({} entries)>",
+                    m.name,
+                    m.entries.len()
+                )),
+            },
             Obj::Str(_) | Obj::Array(_) | Obj::Closure(_) | Obj::Free(_) => {}
         }
         Ok(())
+    }
+
+    /// The name of a named object (action instance, memory, model, …).
+    pub(crate) fn object_name(&self, r: crate::heap::ObjRef) -> String {
+        match self.heap.get(r) {
+            Obj::Action(a) => self.action_decl_info(a.decl).0,
+            Obj::ActionDecl(d) => d.name.clone(),
+            Obj::Memory(m) => m.name.clone(),
+            Obj::Model(m) => m.name.clone(),
+            Obj::Tool(t) => t.name.clone(),
+            Obj::Agent(a) => a.name.clone(),
+            _ => String::new(),
+        }
+    }
+
+    /// Name and kind of an action declaration.
+    pub(crate) fn action_decl_info(&self, decl: crate::heap::ObjRef) -> (String, &'static str) {
+        match self.heap.get(decl) {
+            Obj::ActionDecl(d) => (d.name.clone(), d.kind),
+            _ => (String::new(), "irreversible"),
+        }
     }
 
     /// Python truthiness of the underlying value (as the reference tests a
@@ -141,6 +216,13 @@ impl Vm {
                 Obj::Module(_) => "Module",
                 Obj::Agent(_) => "Agent",
                 Obj::Bound(_) => "Function",
+                Obj::Tool(_) => "Tool",
+                Obj::ActionDecl(_) | Obj::Action(_) => "Action",
+                Obj::Model(_) => "Model",
+                Obj::Answer(_) => "Answer",
+                Obj::Future(_) => "Future",
+                Obj::Skill(_) => "Skill",
+                Obj::Memory(_) => "Memory",
                 Obj::Str(_) => "String",
                 Obj::Array(_) => "Array",
                 Obj::Closure(_) => "Function",

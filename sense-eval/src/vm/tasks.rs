@@ -12,7 +12,19 @@ use super::{Exit, Fiber, Vm, Wait};
 use crate::agent::{AgentStatus, PauseKind};
 use crate::error::{EvalError, EvalResult};
 use crate::heap::ObjRef;
+use crate::object::{FutureState, Obj};
 use crate::value::Value;
+
+/// A task waiting in `receive()` for a message to `mailbox`'s agent.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Blocked {
+    /// The agent whose mailbox is empty.
+    pub mailbox: ObjRef,
+    /// The agent or future that is waiting.
+    pub task: ObjRef,
+    /// `receive(timeout)`: woken with nil once nothing else can run.
+    pub timed: bool,
+}
 
 /// How a fiber stopped running.
 pub(crate) enum Leave {
@@ -31,7 +43,15 @@ impl Vm {
 
     pub(crate) fn agent_ref(&self, r: ObjRef) -> Option<&crate::agent::Agent> {
         match self.heap.get(r) {
-            crate::object::Obj::Agent(a) => Some(a),
+            Obj::Agent(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The future behind a value, if it is one.
+    pub(crate) fn future_ref(&self, v: Value) -> Option<ObjRef> {
+        match v {
+            Value::Obj(r) if matches!(self.heap.get(r), Obj::Future(_)) => Some(r),
             _ => None,
         }
     }
@@ -47,6 +67,15 @@ impl Vm {
     /// The current agent fiber stops running. Returns `Some` when it was
     /// the fiber the host drove.
     pub(crate) fn leave_fiber(&mut self, how: Leave) -> EvalResult<Option<Exit>> {
+        if let (Some(future), Leave::Blocked) = (self.cur.future, &how) {
+            // An async tool body blocked in receive(): park it in its future.
+            let fiber = self.pop_caller();
+            if let Obj::Future(f) = self.heap.get_mut(future) {
+                f.fiber = Some(Box::new(fiber));
+            }
+            self.back_in_caller(future)?;
+            return Ok(None);
+        }
         let Some(agent) = self.cur.agent else {
             return Err(EvalError::runtime(
                 "internal error: leaving a fiber with no agent",
@@ -109,7 +138,7 @@ impl Vm {
     pub(crate) fn continue_wait(&mut self, target: ObjRef) -> EvalResult<()> {
         if self.is_settled(target) {
             self.cur.waiting = None;
-            let v = self.collect_agent(Value::Obj(target))?;
+            let v = self.collect_task(target)?;
             self.cur.stack.push(v);
             return Ok(());
         }
@@ -137,10 +166,62 @@ impl Vm {
         }
     }
 
-    /// True once an agent is no longer running (paused, completed, failed).
-    pub(crate) fn is_settled(&self, agent: ObjRef) -> bool {
-        self.agent_ref(agent)
-            .is_none_or(|a| a.status != AgentStatus::Running)
+    /// True once an agent is no longer running (paused, completed,
+    /// failed), or a future has its result.
+    pub(crate) fn is_settled(&self, task: ObjRef) -> bool {
+        match self.heap.get(task) {
+            Obj::Agent(a) => a.status != AgentStatus::Running,
+            Obj::Future(f) => !matches!(f.state, FutureState::Pending),
+            _ => true,
+        }
+    }
+
+    /// An async tool's body returned `v`: check its declared type, settle
+    /// the future, and give control back.
+    pub(crate) fn future_finished(
+        &mut self,
+        future: ObjRef,
+        proto: crate::proto::ProtoId,
+        v: Value,
+        call: sense_syntax::Span,
+        file: crate::proto::FileId,
+    ) -> EvalResult<Option<Exit>> {
+        let p = self.protos[proto.0 as usize].clone();
+        if let Some(ann) = &p.ret
+            && !self.matches(v, &ann.spec)
+        {
+            let err = EvalError::type_error(format!(
+                "'{}' declared to return {}, got {}",
+                p.name,
+                ann.text,
+                self.type_name(v)
+            ))
+            .at(call, file);
+            return Err(err);
+        }
+        if let Obj::Future(f) = self.heap.get_mut(future) {
+            f.state = FutureState::Ready(v);
+        }
+        self.pop_caller();
+        self.back_in_caller(future)?;
+        Ok(None)
+    }
+
+    /// A future's fiber died with `err`: the future keeps the error (every
+    /// `await` re-raises it).
+    pub(crate) fn future_failed(&mut self, future: ObjRef, err: EvalError) -> Option<EvalError> {
+        if let Obj::Future(f) = self.heap.get_mut(future) {
+            f.state = FutureState::Failed(err.clone());
+        }
+        self.pop_caller();
+        match self.cur.waiting {
+            Some(Wait::Task(t)) if t == future => {
+                self.cur.waiting = None;
+                Some(err)
+            }
+            Some(Wait::Task(t)) => self.continue_wait(t).err(),
+            _ => None,
+        }
     }
 
     /// Takes the next ready task; when none is ready, wakes the oldest
@@ -149,40 +230,57 @@ impl Vm {
         if let Some(r) = self.ready.pop_front() {
             return Some(r);
         }
-        let timed = self.find_timed_receiver()?;
-        self.unblock(timed, Value::Nil);
+        let i = self.blocked.iter().position(|b| b.timed)?;
+        let b = self.blocked.remove(i);
+        self.unblock(b.task, Value::Nil);
         self.ready.pop_front()
     }
 
-    fn find_timed_receiver(&self) -> Option<ObjRef> {
-        self.timed_receivers.first().copied()
+    /// True when a task is ready, or a timed receive could be woken.
+    pub(crate) fn has_runnable(&self) -> bool {
+        !self.ready.is_empty() || self.blocked.iter().any(|b| b.timed)
     }
 
-    /// Delivers `value` to a blocked `receive()` and queues its agent.
-    pub(crate) fn unblock(&mut self, agent: ObjRef, value: Value) {
-        self.timed_receivers.retain(|r| *r != agent);
-        if let Some(a) = self.agent_mut(agent)
-            && a.blocked.take().is_some()
-        {
-            if let Some(f) = a.fiber.as_mut() {
-                f.stack.push(value);
-            }
-            self.ready.push_back(agent);
+    /// Delivers `value` to a task blocked in `receive()` and queues it.
+    pub(crate) fn unblock(&mut self, task: ObjRef, value: Value) {
+        let fiber = match self.heap.get_mut(task) {
+            Obj::Agent(a) => a.fiber.as_mut(),
+            Obj::Future(f) => f.fiber.as_mut(),
+            _ => None,
+        };
+        if let Some(f) = fiber {
+            f.stack.push(value);
         }
+        self.ready.push_back(task);
     }
 
     /// Switches to a ready task's parked fiber; the current fiber becomes
     /// its caller.
     pub(crate) fn switch_to_task(&mut self, task: ObjRef) {
-        let fiber = self
-            .agent_mut(task)
-            .and_then(|a| a.fiber.take())
-            .map(|f| *f);
+        let fiber = match self.heap.get_mut(task) {
+            Obj::Agent(a) => a.fiber.take(),
+            Obj::Future(f) => f.fiber.take(),
+            _ => None,
+        }
+        .map(|f| *f);
         if let Some(fiber) = fiber {
             let caller = std::mem::replace(&mut self.cur, fiber);
             self.caller_frames += caller.frames.len();
             self.callers.push(caller);
         }
+    }
+
+    /// The result of a settled task for `await`: an agent (raising its
+    /// stored error once) or a future's value (raising its error every time).
+    pub(crate) fn collect_task(&mut self, task: ObjRef) -> EvalResult<Value> {
+        if let Obj::Future(f) = self.heap.get(task) {
+            return match &f.state {
+                FutureState::Ready(v) => Ok(*v),
+                FutureState::Failed(e) => Err(e.clone()),
+                FutureState::Pending => Ok(Value::Nil),
+            };
+        }
+        self.collect_agent(Value::Obj(task))
     }
 
     /// `await(x)` on a running async agent: wait for it.
@@ -207,15 +305,17 @@ impl Vm {
         }
     }
 
-    /// An async agent's `receive()` found no message: block it until one
-    /// is sent (or, with a timeout, until nothing else can run).
-    pub(crate) fn block_on_receive(&mut self, agent: ObjRef, timed: bool) {
-        if let Some(a) = self.agent_mut(agent) {
-            a.blocked = Some(timed);
-        }
-        if timed {
-            self.timed_receivers.push(agent);
-        }
+    /// A task's `receive()` found `mailbox` empty: block the running task
+    /// until a message is sent (or, with a timeout, until nothing else can run).
+    pub(crate) fn block_on_receive(&mut self, mailbox: ObjRef, timed: bool) {
+        let Some(task) = self.cur.agent.or(self.cur.future) else {
+            return;
+        };
+        self.blocked.push(Blocked {
+            mailbox,
+            task,
+            timed,
+        });
         self.pending = Some(super::Pending::Block);
     }
 

@@ -2,7 +2,7 @@
 //! looking for a loop (at run time, across calls — LANGUAGE.md §3.7), and
 //! the safe points where pause requests, budgets and the collector act.
 
-use super::{CtlKind, Exit, TestResult, Vm};
+use super::{CtlKind, Exit, FrameKind, TestResult, Vm};
 use crate::agent::{AgentStatus, PauseKind};
 use crate::error::{EvalError, EvalResult};
 use crate::object::Obj;
@@ -15,13 +15,14 @@ impl Vm {
     /// started or resumed it — or back to the host.
     pub(crate) fn throw(&mut self, mut err: EvalError) -> EvalResult<()> {
         loop {
-            let handler = self
-                .cur
-                .ctl
-                .iter()
-                .rposition(|c| matches!(c.kind, CtlKind::Test { .. }));
+            let floor = self.nested.last().copied().unwrap_or(0);
+            let handler =
+                self.cur.ctl.iter().rposition(|c| {
+                    matches!(c.kind, CtlKind::Test { .. }) && c.frame as usize >= floor
+                });
             if let Some(pos) = handler {
                 let ctl = self.cur.ctl[pos].clone();
+                self.unwind_frames(ctl.frame as usize + 1, &err);
                 self.cur.ctl.truncate(pos);
                 self.cur.frames.truncate(ctl.frame as usize + 1);
                 self.cur.stack.truncate(ctl.stack as usize);
@@ -41,7 +42,30 @@ impl Vm {
                 }
                 return Ok(());
             }
+            if !self.nested.is_empty() {
+                // A nested run (a tool called by a builtin) ends here; the
+                // builtin gets the error.
+                self.unwind_frames(floor, &err);
+                if let Some(f) = self.cur.frames.get(floor) {
+                    let (s, b, c) = (f.stack_base, f.block_base, f.ctl_base);
+                    self.cur.stack.truncate(s as usize);
+                    self.cur.blocks.truncate(b as usize);
+                    self.cur.ctl.truncate(c as usize);
+                }
+                self.cur.frames.truncate(floor);
+                return Err(err);
+            }
             // No handler on this fiber: it dies.
+            self.unwind_frames(0, &err);
+            if let Some(future) = self.cur.future {
+                match self.future_failed(future, err) {
+                    Some(e) => {
+                        err = e;
+                        continue;
+                    }
+                    None => return Ok(()),
+                }
+            }
             let Some(agent) = self.cur.agent else {
                 return Err(err);
             };
@@ -61,14 +85,37 @@ impl Vm {
         }
     }
 
+    /// Runs the failure hooks of frames about to be discarded (commit and
+    /// rollback bodies record the error in the audit log).
+    fn unwind_frames(&mut self, keep: usize, err: &EvalError) {
+        let doomed: Vec<FrameKind> = self
+            .cur
+            .frames
+            .iter()
+            .skip(keep)
+            .rev()
+            .filter(|f| {
+                matches!(
+                    f.kind,
+                    FrameKind::ActionCommit { .. } | FrameKind::Rollback { .. }
+                )
+            })
+            .map(|f| f.kind.clone())
+            .collect();
+        for kind in doomed {
+            self.action_frame_failed(&kind, err);
+        }
+    }
+
     /// `break` / `continue`: unwind to the innermost running loop of this
     /// fiber, wherever it is.
     pub(crate) fn do_break(&mut self, is_continue: bool) -> EvalResult<()> {
+        let floor = self.nested.last().copied().unwrap_or(0);
         let found = self
             .cur
             .ctl
             .iter()
-            .rposition(|c| matches!(c.kind, CtlKind::Loop { .. }));
+            .rposition(|c| matches!(c.kind, CtlKind::Loop { .. }) && c.frame as usize >= floor);
         let Some(pos) = found else {
             let word = if is_continue { "continue" } else { "break" };
             return Err(EvalError::runtime(format!("'{word}' outside a loop")));

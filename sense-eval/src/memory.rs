@@ -1,0 +1,224 @@
+//! Persistent memory: an append-only log in an embedded SQLite database
+//! (AGENTS.md §6). Never UPDATE or DELETE — that one rule is what makes
+//! `history()` and `as_of()` possible.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use std::path::{Path, PathBuf};
+
+/// An open persistent-memory database.
+#[derive(Debug)]
+pub struct Db {
+    conn: Connection,
+}
+
+/// A stored value, as JSON text.
+pub type Json = serde_json::Value;
+
+/// One entry of a key's history: version, operation, value, timestamp.
+pub type HistoryRow = (i64, String, Option<Json>, f64);
+
+fn now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+fn db_error(e: rusqlite::Error) -> String {
+    format!("persistent memory error: {e}")
+}
+
+impl Db {
+    /// Opens (creating if needed) the database at `path`.
+    pub fn open(path: &Path) -> Result<Db, String> {
+        if let Some(dir) = path.parent()
+            && !dir.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        let conn = Connection::open(path)
+            .map_err(|e| format!("cannot open persistent memory {}: {e}", path.display()))?;
+        let _ = conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()));
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS memory_log (
+                version   INTEGER PRIMARY KEY AUTOINCREMENT,
+                key       TEXT NOT NULL,
+                op        TEXT NOT NULL,
+                value     TEXT,
+                timestamp REAL NOT NULL
+            )",
+        )
+        .map_err(db_error)?;
+        Ok(Db { conn })
+    }
+
+    /// Appends a `remember`.
+    pub fn remember(&self, key: &str, value: &Json) -> Result<(), String> {
+        self.conn
+            .execute(
+                "INSERT INTO memory_log (key, op, value, timestamp) VALUES (?1, 'remember', ?2, ?3)",
+                params![key, value.to_string(), now()],
+            )
+            .map(|_| ())
+            .map_err(db_error)
+    }
+
+    /// Appends a `forget`.
+    pub fn forget(&self, key: &str) -> Result<(), String> {
+        self.conn
+            .execute(
+                "INSERT INTO memory_log (key, op, value, timestamp) VALUES (?1, 'forget', NULL, ?2)",
+                params![key, now()],
+            )
+            .map(|_| ())
+            .map_err(db_error)
+    }
+
+    /// The current value of `key` (as of `version`, if given).
+    pub fn recall(&self, key: &str, version: Option<i64>) -> Result<Option<Json>, String> {
+        let row: Option<(String, Option<String>)> = match version {
+            None => self
+                .conn
+                .query_row(
+                    "SELECT op, value FROM memory_log WHERE key=?1 ORDER BY version DESC LIMIT 1",
+                    params![key],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional(),
+            Some(v) => self
+                .conn
+                .query_row(
+                    "SELECT op, value FROM memory_log WHERE key=?1 AND version<=?2 ORDER BY version DESC LIMIT 1",
+                    params![key, v],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional(),
+        }
+        .map_err(db_error)?;
+        match row {
+            Some((op, Some(text))) if op == "remember" => serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|e| format!("persistent memory holds a value that is not JSON: {e}")),
+            _ => Ok(None),
+        }
+    }
+
+    /// Keys whose latest entry is a `remember`, oldest first.
+    pub fn keys(&self) -> Result<Vec<String>, String> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT key FROM memory_log m1 WHERE op = 'remember'
+                 AND version = (SELECT MAX(version) FROM memory_log m2 WHERE m2.key = m1.key)
+                 ORDER BY version",
+            )
+            .map_err(db_error)?;
+        let rows = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .map_err(db_error)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(db_error)
+    }
+
+    /// Every entry for `key`: `(version, op, value, timestamp)`.
+    pub fn history(&self, key: &str) -> Result<Vec<HistoryRow>, String> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT version, op, value, timestamp FROM memory_log WHERE key=?1 ORDER BY version ASC")
+            .map_err(db_error)?;
+        let rows = stmt
+            .query_map(params![key], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<String>>(2)?,
+                    r.get::<_, f64>(3)?,
+                ))
+            })
+            .map_err(db_error)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (v, op, text, ts) = row.map_err(db_error)?;
+            let value = text.and_then(|t| serde_json::from_str(&t).ok());
+            out.push((v, op, value, ts));
+        }
+        Ok(out)
+    }
+}
+
+/// Where a `persistent memory NAME` without an explicit path is stored:
+/// `dir/NAME.sense_memory.db` when a memory directory is configured (the
+/// host's setting or `SENSE_MEMORY_DIR`), else `.sense_memory/` beside the
+/// declaring file, else the working directory.
+pub fn default_path(name: &str, memory_dir: Option<&Path>, file_dir: Option<&Path>) -> PathBuf {
+    let file = format!("{name}.sense_memory.db");
+    if let Some(dir) = memory_dir {
+        return dir.join(file);
+    }
+    if let Some(dir) = std::env::var_os("SENSE_MEMORY_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join(file);
+    }
+    if let Some(dir) = file_dir {
+        return dir.join(".sense_memory").join(file);
+    }
+    PathBuf::from(file)
+}
+
+/// `time.ctime()` of a Unix timestamp, in UTC: `Mon Nov 30 03:44:42 2026`.
+pub fn ctime(ts: f64) -> String {
+    let secs = ts.floor() as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (h, m, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let weekday = (days + 4).rem_euclid(7); // 1970-01-01 was a Thursday
+    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    format!(
+        "{} {} {:2} {:02}:{:02}:{:02} {}",
+        DAYS[weekday as usize],
+        MONTHS[(month - 1) as usize],
+        d,
+        h,
+        m,
+        s,
+        year
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ctime_formats_like_python() {
+        assert_eq!(ctime(0.0), "Thu Jan  1 00:00:00 1970");
+        assert_eq!(ctime(1_796_010_282.0), "Mon Nov 30 03:44:42 2026");
+    }
+
+    #[test]
+    fn log_semantics() {
+        let dir = std::env::temp_dir().join(format!("sense-mem-test-{}", std::process::id()));
+        let db = Db::open(&dir.join("m.db")).unwrap();
+        db.remember("a", &Json::from(1)).unwrap();
+        db.remember("b", &Json::from("x")).unwrap();
+        db.remember("a", &Json::from(2)).unwrap();
+        db.forget("b").unwrap();
+        assert_eq!(db.recall("a", None).unwrap(), Some(Json::from(2)));
+        assert_eq!(db.recall("a", Some(1)).unwrap(), Some(Json::from(1)));
+        assert_eq!(db.recall("b", None).unwrap(), None);
+        assert_eq!(db.keys().unwrap(), vec!["a".to_string()]);
+        assert_eq!(db.history("a").unwrap().len(), 2);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
