@@ -17,4 +17,7 @@ pub use handle::{AgentId, PauseHandle};
 pub use runtime::Runtime;
 pub use runtime::State;
 pub use sense_eval::agent::{AgentStatus, PauseKind};
+pub use sense_eval::provider::{
+    ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec,
+};
 pub use sense_eval::{Config, ErrorClass, EvalError, HostReturn, HostValue};

@@ -269,6 +269,25 @@ impl Runtime {
         self.vm.register_host_fn(name, arity, Box::new(f));
     }
 
+    /// Registers a model provider for `inference(name, model_id?)` (the
+    /// runtime opens no network connections itself). `capability`, when
+    /// set, gates and audits every call (e.g. `model.anthropic`);
+    /// `default_model` is used when `inference` is given no model id.
+    pub fn register_provider(
+        &mut self,
+        name: &str,
+        capability: Option<&str>,
+        default_model: &str,
+        provider: impl sense_eval::provider::ModelProvider + 'static,
+    ) {
+        self.vm.register_provider(
+            name,
+            capability.map(str::to_string),
+            default_model,
+            Box::new(provider),
+        );
+    }
+
     /// The value of a variable of the main program (or a builtin).
     pub fn global(&self, name: &str) -> Option<HostValue> {
         let env = self.main_env.unwrap_or_else(|| self.vm.globals());
