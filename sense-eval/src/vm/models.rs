@@ -477,7 +477,9 @@ impl Vm {
             };
             args.push(v);
         }
+        let (span, file) = self.current_span();
         self.call_nested(Value::Obj(tool), &args, env, line)
+            .map_err(|e| e.at(span.with_line(line), file))
     }
 
     /// `memory NAME` / `persistent memory NAME`.
