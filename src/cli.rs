@@ -1,5 +1,6 @@
 //! Command-line parsing and dispatch.
 
+mod memory_path;
 mod output;
 mod repl;
 mod run;
@@ -35,6 +36,14 @@ enum Command {
         /// A .sns file, or a directory searched recursively
         path: PathBuf,
     },
+    /// Show where `persistent memory` databases of FILE would be stored (without running it)
+    MemoryPath {
+        /// A .sns file to inspect
+        path: Option<PathBuf>,
+        /// The memory directory to assume (as `run --memory-dir`)
+        #[arg(long, value_name = "DIR")]
+        memory_dir: Option<PathBuf>,
+    },
     /// Start the interactive REPL (the default when no command is given)
     Repl {
         /// Run this file's top level first, then continue interactively in its scope
@@ -57,6 +66,10 @@ pub struct LimitArgs {
     /// Largest array an operation may build, in elements
     #[arg(long, value_name = "N")]
     pub max_list: Option<usize>,
+    /// Directory for `persistent memory` databases without an explicit path
+    /// (default: $SENSE_MEMORY_DIR, else .sense_memory/ beside the program)
+    #[arg(long, value_name = "DIR")]
+    pub memory_dir: Option<PathBuf>,
 }
 
 impl LimitArgs {
@@ -73,6 +86,7 @@ impl LimitArgs {
         if let Some(n) = self.max_list {
             c.max_array_len = n;
         }
+        c.memory_dir = self.memory_dir.clone();
         c
     }
 }
@@ -100,5 +114,8 @@ pub fn main() -> i32 {
             run::run(&args.path, config)
         }
         Some(Command::Test { path }) => test::test(&path),
+        Some(Command::MemoryPath { path, memory_dir }) => {
+            memory_path::memory_path(path.as_deref(), memory_dir.as_deref())
+        }
     }
 }
