@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 mod error;
+mod ffi_support;
 mod handle;
 mod runtime;
 
