@@ -1,0 +1,96 @@
+//! [`sense_config`]: limits and switches for a new runtime.
+
+use crate::error::sense_error;
+use crate::status::sense_status;
+use sense_agents::Config;
+
+/// Limits and switches for `sense_runtime_new_with_config`: maximum call
+/// depth, optional step budget, dry run. Starts with the defaults of
+/// `sense_runtime_new`.
+///
+/// Ownership: created by `sense_config_new`, freed by `sense_config_free`;
+/// a runtime copies it, so it may be freed right after use.
+///
+/// Threads: plain data; not synchronised (use from one thread at a time).
+pub struct sense_config {
+    pub(crate) config: Config,
+}
+
+/// A configuration with default limits in `*out` (free it with
+/// `sense_config_free`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_config_new(
+    out: *mut *mut sense_config,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let out = try_out!(out);
+        out.set(Box::into_raw(Box::new(sense_config {
+            config: Config::default(),
+        })));
+        Ok(())
+    })
+}
+
+/// Frees a configuration. NULL is allowed and does nothing.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_config_free(config: *mut sense_config) {
+    ffi_guard!(() => {
+        if !config.is_null() {
+            // SAFETY: made by `Box::into_raw` in `sense_config_new`; the
+            // caller gives it back exactly once.
+            drop(unsafe { Box::from_raw(config) });
+        }
+    })
+}
+
+/// The maximum number of active Sense frames (default 10000); deeper
+/// recursion is a `SenseRuntimeError`, not a crash. 0 is
+/// `SENSE_STATUS_INVALID_ARGUMENT`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_config_set_max_depth(
+    config: *mut sense_config,
+    max_depth: usize,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let c = try_mut!(config);
+        if max_depth == 0 {
+            return Err(fail!(InvalidArgument, "max_depth must be at least 1"));
+        }
+        c.config.max_depth = max_depth;
+        Ok(())
+    })
+}
+
+/// The step budget: safe points (calls and loop iterations) allowed per
+/// run; 0 means unlimited (the default). An agent that runs out pauses
+/// with `SENSE_PAUSE_KIND_BUDGET` (resume it to continue with a fresh
+/// budget); top-level code that runs out fails with a `SenseRuntimeError`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_config_set_max_steps(
+    config: *mut sense_config,
+    max_steps: u64,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let c = try_mut!(config);
+        c.config.max_steps = (max_steps != 0).then_some(max_steps);
+        Ok(())
+    })
+}
+
+/// Dry run (`sense run --dry-run`): actions check everything but run no
+/// bodies. Default false.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_config_set_dry_run(
+    config: *mut sense_config,
+    dry_run: bool,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let c = try_mut!(config);
+        c.config.dry_run = dry_run;
+        Ok(())
+    })
+}

@@ -1,0 +1,95 @@
+//! [`sense_pause_handle`]: asking a running agent to pause from another
+//! thread.
+
+use crate::agent::sense_agent;
+use crate::error::{self, sense_error};
+use crate::guard::set_opt;
+use crate::runtime::sense_runtime;
+use crate::status::sense_status;
+use sense_agents::{AgentId, PauseHandle};
+
+/// Asks one agent to pause at its next safe point (a call or a loop
+/// iteration), from any thread. The agent then reads `paused` with
+/// `SENSE_PAUSE_KIND_HOST_REQUEST`, and `sense_agent_start` /
+/// `sense_agent_resume` (whichever was running it) returns; resume it later
+/// to continue exactly there. A request made while the agent is not running
+/// takes effect the next time it runs.
+///
+/// Ownership: created by `sense_pause_handle_new`, freed by
+/// `sense_pause_handle_free`. It does not keep the runtime alive and may
+/// outlive it (requests then do nothing).
+///
+/// Threads: thread-safe. `sense_pause_handle_request` and
+/// `sense_pause_handle_is_requested` may be called from any thread, at the
+/// same time as each other and as calls on the runtime. Free it once no
+/// other thread is using it.
+pub struct sense_pause_handle {
+    handle: PauseHandle,
+}
+
+/// A pause handle for `agent` into `*out` (free it with
+/// `sense_pause_handle_free`). Call this on the runtime's thread, then hand
+/// the handle to the other thread. `SENSE_STATUS_NOT_FOUND` for a stale id.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_pause_handle_new(
+    runtime: *const sense_runtime,
+    agent: sense_agent,
+    out: *mut *mut sense_pause_handle,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let rt = try_ref!(runtime);
+        let out = try_out!(out);
+        let id = AgentId::from_raw_parts(agent.index, agent.serial);
+        let handle = rt.enter(|r| {
+            r.pause_handle(id)
+                .map_err(|e| error::with_status(&e, sense_status::NotFound))
+        })?;
+        out.set(Box::into_raw(Box::new(sense_pause_handle { handle })));
+        Ok(())
+    })
+}
+
+/// Requests a pause (from any thread). `*newly_requested` (may be NULL)
+/// receives false if a request was already pending, true otherwise.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_pause_handle_request(
+    handle: *const sense_pause_handle,
+    newly_requested: *mut bool,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let h = try_ref!(handle);
+        set_opt(newly_requested, h.handle.request());
+        Ok(())
+    })
+}
+
+/// Whether a request is pending (made and not yet honoured) into `*out`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_pause_handle_is_requested(
+    handle: *const sense_pause_handle,
+    out: *mut bool,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let h = try_ref!(handle);
+        let out = try_out!(out);
+        out.set(h.handle.is_requested());
+        Ok(())
+    })
+}
+
+/// Frees a pause handle (from any thread). NULL is allowed and does
+/// nothing.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_pause_handle_free(handle: *mut sense_pause_handle) {
+    ffi_guard!(() => {
+        if !handle.is_null() {
+            // SAFETY: made by `Box::into_raw` in `sense_pause_handle_new`;
+            // the caller gives it back exactly once, when no other thread
+            // uses it.
+            drop(unsafe { Box::from_raw(handle) });
+        }
+    })
+}
