@@ -16,7 +16,7 @@ pub use runtime::read_source;
 pub use error::Error;
 pub use handle::{AgentId, PauseHandle};
 pub use runtime::Runtime;
-pub use runtime::State;
+pub use runtime::{Progress, State};
 pub use sense_eval::agent::{AgentStatus, PauseKind};
 pub use sense_eval::provider::{
     ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec,

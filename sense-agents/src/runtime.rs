@@ -24,6 +24,15 @@ pub enum State {
     Completed,
 }
 
+/// How far a checkpointed run got (see [`Runtime::run_file_checkpointed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// The program ran to its end.
+    Finished,
+    /// Stopped at a checkpoint; [`Runtime::continue_run`] goes on.
+    Checkpoint,
+}
+
 /// A Sense runtime: one global scope, one module cache, its agents.
 ///
 /// ```
@@ -93,10 +102,55 @@ impl Runtime {
 
     fn run_main(&mut self, source: SourceFile, dir: Option<PathBuf>) -> Result<(), Error> {
         let env = self.main_scope();
-        self.vm
+        let r = self
+            .vm
             .run_main(source, dir, Some(env))
-            .map(|_| ())
-            .map_err(|e| self.error(&e))
+            .map(|(_, exit)| exit);
+        self.finish_checkpoints(r).map(|_| ())
+    }
+
+    /// Runs through any checkpoints (when `checkpoint_on_pause` is set but
+    /// the caller did not ask to stop at them).
+    fn finish_checkpoints(&mut self, mut r: Result<Exit, EvalError>) -> Result<Exit, Error> {
+        while let Ok(Exit::Checkpoint) = r {
+            r = self.vm.continue_run();
+        }
+        r.map_err(|e| self.error(&e))
+    }
+
+    /// Runs a file like [`Runtime::run_file`], but stops at every
+    /// checkpoint: each time an agent that Sense code started or resumed
+    /// pauses, the whole runtime is between two instructions and can be
+    /// [snapshotted](Runtime::snapshot). [`Runtime::continue_run`] goes on.
+    pub fn run_file_checkpointed(&mut self, path: impl AsRef<Path>) -> Result<Progress, Error> {
+        let path = path.as_ref();
+        let text = read_source(path)?;
+        let dir = absolute_dir(path);
+        self.vm.config_mut().checkpoint_on_pause = true;
+        let env = self.main_scope();
+        let r = self
+            .vm
+            .run_main(
+                SourceFile::new(path.display().to_string(), text),
+                dir,
+                Some(env),
+            )
+            .map(|(_, exit)| exit);
+        self.progress(r)
+    }
+
+    /// Continues a run stopped at a checkpoint.
+    pub fn continue_run(&mut self) -> Result<Progress, Error> {
+        let r = self.vm.continue_run();
+        self.progress(r)
+    }
+
+    fn progress(&mut self, r: Result<Exit, EvalError>) -> Result<Progress, Error> {
+        match r {
+            Ok(Exit::Checkpoint) => Ok(Progress::Checkpoint),
+            Ok(_) => Ok(Progress::Finished),
+            Err(e) => Err(self.error(&e)),
+        }
     }
 
     /// The shared top-level scope, created (and pinned) on first use.
@@ -120,9 +174,8 @@ impl Runtime {
             .vm
             .compile_file(file, "<repl>")
             .map_err(|e| self.error(&e))?;
-        self.vm
-            .run_top_level(proto, env)
-            .map_err(|e| self.error(&e))
+        let r = self.vm.run_top_level(proto, env);
+        self.finish_checkpoints(r).map(|_| ())
     }
 
     /// Results of the `test` blocks run so far.
@@ -211,8 +264,10 @@ impl Runtime {
     }
 
     fn settled(&mut self, id: AgentId, r: Result<Exit, EvalError>) -> Result<State, Error> {
-        match r {
-            Ok(Exit::Completed(_)) | Ok(Exit::Done) | Ok(Exit::Returned) => Ok(State::Completed),
+        match self.finish_checkpoints(r) {
+            Ok(Exit::Completed(_)) | Ok(Exit::Done) | Ok(Exit::Returned) | Ok(Exit::Checkpoint) => {
+                Ok(State::Completed)
+            }
             Ok(Exit::Paused(_)) => {
                 let a = self.agent_data(id)?;
                 let (reason, kind) = (a.pause_reason, a.pause_kind);
@@ -221,7 +276,7 @@ impl Runtime {
                     kind,
                 })
             }
-            Err(e) => Err(self.error(&e)),
+            Err(e) => Err(e),
         }
     }
 

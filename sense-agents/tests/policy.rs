@@ -3,7 +3,8 @@
 //! inside an agent, after a resume, and from a model's tool request.
 
 use sense_agents::{
-    ChatMessage, HostValue, ModelProvider, ModelResponse, ModelTurn, Runtime, State, ToolCall, ToolSpec,
+    ChatMessage, HostValue, ModelProvider, ModelResponse, ModelTurn, Runtime, State, ToolCall,
+    ToolSpec,
 };
 use std::sync::{Arc, Mutex};
 
@@ -25,9 +26,15 @@ irreversible action wipe() requires vault.write:
 
 fn assert_denied(program: &str) {
     let (mut rt, out) = runtime();
-    let err = rt.run_source("p.sns", &format!("{TOOLS}{program}")).unwrap_err();
+    let err = rt
+        .run_source("p.sns", &format!("{TOOLS}{program}"))
+        .unwrap_err();
     assert_eq!(err.class_name(), "SensePolicyError", "{err}");
-    assert!(!out.lock().unwrap().contains("RAN"), "a denied body ran: {}", out.lock().unwrap());
+    assert!(
+        !out.lock().unwrap().contains("RAN"),
+        "a denied body ran: {}",
+        out.lock().unwrap()
+    );
 }
 
 #[test]
@@ -37,7 +44,9 @@ fn direct_call() {
 
 #[test]
 fn inside_a_tool_declared_under_the_deny() {
-    assert_denied("policy: deny vault.read\ntool outer() \"wraps\":\n    return secret()\nouter()\n");
+    assert_denied(
+        "policy: deny vault.read\ntool outer() \"wraps\":\n    return secret()\nouter()\n",
+    );
 }
 
 #[test]
@@ -71,7 +80,10 @@ fn after_a_resume() {
     assert_eq!(err.class_name(), "SensePolicyError");
     assert!(!out.lock().unwrap().contains("RAN"));
     let log = rt.audit_log();
-    assert!(log.iter().any(|l| l.contains("tool 'secret' -> denied")), "{log:?}");
+    assert!(
+        log.iter().any(|l| l.contains("tool 'secret' -> denied")),
+        "{log:?}"
+    );
 }
 
 /// A model that asks for `secret` once, then answers with what it saw.
@@ -87,12 +99,20 @@ impl ModelProvider for Greedy {
         })
     }
 
-    fn complete_with_tools(&mut self, _: &str, messages: &[ChatMessage], tools: &[ToolSpec]) -> Result<ModelTurn, String> {
+    fn complete_with_tools(
+        &mut self,
+        _: &str,
+        messages: &[ChatMessage],
+        tools: &[ToolSpec],
+    ) -> Result<ModelTurn, String> {
         assert_eq!(tools[0].name, "secret");
         assert_eq!(tools[0].description, "reads the vault");
         match messages.last() {
             Some(ChatMessage::ToolResults(results)) => {
-                self.seen.lock().unwrap().extend(results.iter().map(|(_, t)| t.clone()));
+                self.seen
+                    .lock()
+                    .unwrap()
+                    .extend(results.iter().map(|(_, t)| t.clone()));
                 Ok(ModelTurn::Answer("done".into()))
             }
             _ => Ok(ModelTurn::ToolCalls(vec![ToolCall {
@@ -108,7 +128,12 @@ impl ModelProvider for Greedy {
 fn from_a_models_tool_request() {
     let (mut rt, out) = runtime();
     let seen = Arc::new(Mutex::new(Vec::new()));
-    rt.register_provider("greedy", Some("model.greedy"), "g-1", Greedy { seen: seen.clone() });
+    rt.register_provider(
+        "greedy",
+        Some("model.greedy"),
+        "g-1",
+        Greedy { seen: seen.clone() },
+    );
     rt.run_source(
         "p.sns",
         &format!(
@@ -120,11 +145,19 @@ fn from_a_models_tool_request() {
     let seen = seen.lock().unwrap();
     assert_eq!(
         seen.as_slice(),
-        ["error: [line 10] tool 'secret' requires capability 'vault.read', which is denied by policy"]
+        [
+            "error: [line 10] tool 'secret' requires capability 'vault.read', which is denied by policy"
+        ]
     );
     let log = rt.audit_log();
-    assert!(log.iter().any(|l| l.contains("tool 'secret' -> denied")), "{log:?}");
-    assert!(log.iter().any(|l| l == "[line 10] model 'm' -> called"), "{log:?}");
+    assert!(
+        log.iter().any(|l| l.contains("tool 'secret' -> denied")),
+        "{log:?}"
+    );
+    assert!(
+        log.iter().any(|l| l == "[line 10] model 'm' -> called"),
+        "{log:?}"
+    );
 }
 
 #[test]
@@ -147,7 +180,10 @@ fn a_model_denied_by_policy_is_never_asked() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     rt.register_provider("greedy", Some("model.greedy"), "g-1", Greedy { seen });
     let err = rt
-        .run_source("p.sns", "model m = inference(\"greedy\")\npolicy: deny model.greedy\nm.ask(\"x\")\n")
+        .run_source(
+            "p.sns",
+            "model m = inference(\"greedy\")\npolicy: deny model.greedy\nm.ask(\"x\")\n",
+        )
         .unwrap_err();
     assert_eq!(
         err.to_string(),

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 /// The five statuses of AGENTS.md §2.4.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum AgentStatus {
     /// Declared, not started.
     Created,
@@ -42,7 +42,7 @@ impl AgentStatus {
 }
 
 /// Why a paused agent is paused (DECISIONS.md: hosts can tell these apart).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum PauseKind {
     /// `pause()` / `pause(reason)` in the body.
     SelfPause,
@@ -74,7 +74,7 @@ impl PauseKind {
 }
 
 /// An agent.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Agent {
     /// Declared name.
     pub name: String,
@@ -105,6 +105,7 @@ pub struct Agent {
     /// True once a stored error has been raised (so it is raised only once).
     pub error_taken: bool,
     /// Set from any thread to ask the running agent to pause.
+    #[serde(skip)]
     pub interrupt: Arc<AtomicBool>,
     /// A process-unique number, so host handles detect a collected agent.
     pub serial: u64,

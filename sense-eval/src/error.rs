@@ -6,7 +6,7 @@ use sense_syntax::{Span, SyntaxError};
 use std::fmt;
 
 /// The error classes of LANGUAGE.md §5.1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ErrorClass {
     /// Lexer and parser errors.
     Syntax,
@@ -39,7 +39,7 @@ impl ErrorClass {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Inner {
     class: ErrorClass,
     message: String,
@@ -51,7 +51,7 @@ struct Inner {
 }
 
 /// A Sense error. One pointer wide, so `Result<Value, EvalError>` stays small.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EvalError(Box<Inner>);
 
 const _: () = assert!(std::mem::size_of::<EvalError>() == std::mem::size_of::<usize>());

@@ -13,11 +13,15 @@ use crate::scope::Scope;
 use crate::value::Value;
 
 /// Handle of a heap object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct ObjRef(pub u32);
 
 /// Handle of a scope.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct ScopeRef(pub u32);
 
 const NO_FREE: u32 = u32::MAX;
@@ -217,6 +221,50 @@ impl Heap {
         }
         self.since_gc = 0;
         self.threshold = (self.live_objs + self.live_scopes).max(50_000) * 2;
+    }
+
+    /// The arena's contents, for snapshots: objects, the head of their free
+    /// list, scopes, the head of theirs.
+    pub(crate) fn parts(&self) -> (&[Obj], u32, &[Scope], u32) {
+        (&self.objs, self.obj_free, &self.scopes, self.scope_free)
+    }
+
+    /// A heap rebuilt from [`Heap::parts`] (checked by the snapshot loader).
+    pub(crate) fn from_parts(
+        objs: Vec<Obj>,
+        obj_free: u32,
+        scopes: Vec<Scope>,
+        scope_free: u32,
+    ) -> Heap {
+        let live_objs = objs.iter().filter(|o| !matches!(o, Obj::Free(_))).count();
+        let live_scopes = scopes.iter().filter(|s| !s.is_free()).count();
+        Heap {
+            objs,
+            obj_free,
+            scopes,
+            scope_free,
+            live_objs,
+            live_scopes,
+            since_gc: 0,
+            threshold: (live_objs + live_scopes).max(50_000) * 2,
+            obj_marks: Vec::new(),
+            scope_marks: Vec::new(),
+        }
+    }
+
+    /// Number of object slots (live or free).
+    pub fn obj_slots(&self) -> usize {
+        self.objs.len()
+    }
+
+    /// Number of scope slots (live or free).
+    pub fn scope_slots(&self) -> usize {
+        self.scopes.len()
+    }
+
+    /// Every object slot, mutably (the snapshot loader reopens resources).
+    pub(crate) fn objs_mut(&mut self) -> &mut [Obj] {
+        &mut self.objs
     }
 
     /// Sets the allocation count that triggers the next collection (tests use

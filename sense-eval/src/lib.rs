@@ -22,6 +22,8 @@ pub mod op;
 pub mod proto;
 pub mod provider;
 pub mod scope;
+pub mod snapshot;
+pub mod statics;
 pub mod symbol;
 pub mod types;
 pub mod value;

@@ -7,7 +7,7 @@ use crate::symbol::Symbol;
 use crate::value::Value;
 
 /// A string object. `ascii` lets indexing skip the code-point walk.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct StrObj {
     /// The text.
     pub text: Box<str>,
@@ -44,7 +44,7 @@ impl StrObj {
 }
 
 /// A user function value: its code and the scope its `def` ran in.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Closure {
     /// The compiled function.
     pub proto: ProtoId,
@@ -53,7 +53,7 @@ pub struct Closure {
 }
 
 /// An imported Sense module.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ModuleObj {
     /// The file stem, shown as `<module NAME>`.
     pub name: String,
@@ -62,7 +62,7 @@ pub struct ModuleObj {
 }
 
 /// Methods reachable through member access on objects (`a.verify`, `m.recall`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Method {
     /// `action.verify()`
     Verify,
@@ -121,7 +121,7 @@ impl Method {
 /// A method bound to its receiver (`<builtin recv.method>`), remembering
 /// where the member access happened: policy checks and error lines use
 /// that place, as the reference's bound builtins do.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct BoundMethod {
     /// The object the method belongs to.
     pub receiver: ObjRef,
@@ -134,7 +134,7 @@ pub struct BoundMethod {
 }
 
 /// A `tool` declaration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ToolObj {
     /// Its name.
     pub name: String,
@@ -151,12 +151,12 @@ pub struct ToolObj {
 }
 
 /// A `reversible`/`irreversible action` declaration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ActionDeclObj {
     /// Its name.
     pub name: String,
     /// `reversible` or `irreversible`.
-    pub kind: &'static str,
+    pub kind: crate::statics::Name,
     /// The commit body (its parameters are the action's).
     pub body: ProtoId,
     /// The rollback block.
@@ -170,7 +170,7 @@ pub struct ActionDeclObj {
 }
 
 /// The states of an action instance (AGENTS.md §4.4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ActionState {
     /// Prepared by calling the declaration.
     Prepared,
@@ -201,7 +201,7 @@ impl ActionState {
 }
 
 /// A prepared action.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ActionObj {
     /// The declaration.
     pub decl: ObjRef,
@@ -216,7 +216,7 @@ pub struct ActionObj {
 }
 
 /// A model: the built-in mock, or a provider supplied by the host.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ModelObj {
     /// Its name (renamed by `model NAME = …`).
     pub name: String,
@@ -233,7 +233,7 @@ pub struct ModelObj {
 }
 
 /// An answer from a model.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct AnswerObj {
     /// The text (or value).
     pub value: Value,
@@ -244,7 +244,7 @@ pub struct AnswerObj {
 }
 
 /// What an async tool call has produced so far.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum FutureState {
     /// Not finished (its fiber is parked here while not running).
     Pending,
@@ -255,7 +255,7 @@ pub enum FutureState {
 }
 
 /// The result of an `async tool` call.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct FutureObj {
     /// `tool 'NAME'`.
     pub label: String,
@@ -266,7 +266,7 @@ pub struct FutureObj {
 }
 
 /// A `skill(...)` bundle of tools.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SkillObj {
     /// Its name.
     pub name: String,
@@ -277,7 +277,7 @@ pub struct SkillObj {
 }
 
 /// A `memory` (in-process map) or `persistent memory` (SQLite log).
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct MemoryObj {
     /// Its name.
     pub name: String,
@@ -288,11 +288,12 @@ pub struct MemoryObj {
     /// Persistent memories: the database path.
     pub path: Option<String>,
     /// Persistent memories: the open database.
+    #[serde(skip)]
     pub db: Option<crate::memory::Db>,
 }
 
 /// A heap object.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum Obj {
     /// An unused slot; holds the next free index.
     Free(u32),

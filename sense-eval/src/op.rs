@@ -8,7 +8,7 @@
 use crate::symbol::Symbol;
 
 /// One VM instruction. Stack effects are written `[before] -> [after]`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub enum Op {
     /// `[] -> [consts[i]]`
     Const(u32),

@@ -8,15 +8,15 @@ use crate::value::Value;
 use sense_syntax::Span;
 
 /// Index of a proto in the VM's code store.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ProtoId(pub u32);
 
 /// Index of a loaded source file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FileId(pub u32);
 
 /// What a proto's code is the body of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum ProtoKind {
     /// A file's top level (main program or imported module) or a REPL input.
     TopLevel,
@@ -27,7 +27,7 @@ pub enum ProtoKind {
 }
 
 /// A parameter.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ParamSpec {
     /// Its name.
     pub name: Symbol,
@@ -36,7 +36,7 @@ pub struct ParamSpec {
 }
 
 /// Break and continue targets of a loop.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct LoopTargets {
     /// Where `break` continues (the loop's `LoopEnd`).
     pub break_ip: u32,
@@ -45,7 +45,7 @@ pub struct LoopTargets {
 }
 
 /// A `test` block.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct TestInfo {
     /// Its description.
     pub description: String,
@@ -54,7 +54,7 @@ pub struct TestInfo {
 }
 
 /// A typed or local declaration's check.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct DeclType {
     /// Declared name (for the message).
     pub name: String,
@@ -63,7 +63,7 @@ pub struct DeclType {
 }
 
 /// An `import` statement.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ImportInfo {
     /// `import python`.
     pub python: bool,
@@ -75,7 +75,7 @@ pub struct ImportInfo {
 }
 
 /// An agent declaration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct AgentInfo {
     /// Agent name.
     pub name: Symbol,
@@ -88,7 +88,7 @@ pub struct AgentInfo {
 }
 
 /// A `tool` declaration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ToolInfo {
     /// Tool name.
     pub name: Symbol,
@@ -103,7 +103,7 @@ pub struct ToolInfo {
 }
 
 /// An action declaration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ActionInfo {
     /// Action name.
     pub name: Symbol,
@@ -120,7 +120,7 @@ pub struct ActionInfo {
 }
 
 /// A memory declaration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct MemoryInfo {
     /// Memory name.
     pub name: Symbol,
@@ -131,7 +131,7 @@ pub struct MemoryInfo {
 }
 
 /// Labeled-call layout.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct LabelInfo {
     /// Number of positional arguments.
     pub positional: u32,
@@ -140,7 +140,7 @@ pub struct LabelInfo {
 }
 
 /// A compiled body.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct Proto {
     /// Function, agent or module name.
     pub name: String,
@@ -162,6 +162,7 @@ pub struct Proto {
     /// Span of each instruction.
     pub spans: Vec<Span>,
     /// Constants (strings are pinned heap objects).
+    #[serde(skip)]
     pub consts: Vec<Value>,
     /// Loop targets, indexed by `LoopBegin`.
     pub loops: Vec<LoopTargets>,
@@ -195,7 +196,9 @@ impl Proto {
             params: Vec::new(),
             ret: None,
             doc: None,
-            no_file_context: kind == ProtoKind::Function,
+            // Function and agent bodies run without the file's context:
+            // imports in them resolve against the working directory.
+            no_file_context: kind != ProtoKind::TopLevel,
             code: Vec::new(),
             spans: Vec::new(),
             consts: Vec::new(),

@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap;
 const SMALL_LIMIT: usize = 8;
 
 /// The variables of one scope.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum VarMap {
     /// Few names: linear search.
     Small(Vec<(Symbol, Value)>),
@@ -101,12 +101,12 @@ impl VarMap {
 }
 
 /// What kind of execution boundary a tagged scope is (for lineage, AGENTS.md §4.9).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FrameTag {
     /// A tool body: `tool:NAME`.
     Tool(String),
     /// An action commit body: `reversible:NAME` / `irreversible:NAME`.
-    Action(&'static str, String),
+    Action(crate::statics::Name, String),
     /// A rollback body: `rollback:NAME`.
     Rollback(String),
 }
@@ -123,7 +123,7 @@ impl FrameTag {
 }
 
 /// The rarely used slots of a scope, boxed so plain scopes stay small.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ScopeExtra {
     /// `policy:` rules written in this scope, capability → allowed.
     pub policy: Vec<(Box<str>, bool)>,
@@ -136,7 +136,7 @@ pub struct ScopeExtra {
 }
 
 /// One scope.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Scope {
     /// Variables bound here.
     pub vars: VarMap,

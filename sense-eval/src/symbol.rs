@@ -7,7 +7,9 @@
 use rustc_hash::FxHashMap;
 
 /// An interned name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Symbol(pub u32);
 
 /// The table of interned names.

@@ -6,7 +6,7 @@
 use sense_syntax::ast::TypeAnn;
 
 /// A compiled annotation.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum TypeSpec {
     /// `Any` and every unknown name: matches everything.
     Any,
@@ -70,7 +70,7 @@ pub fn ann_text(ann: &TypeAnn) -> String {
 }
 
 /// A compiled annotation with its printed form.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Annotation {
     /// The matcher.
     pub spec: TypeSpec,

@@ -9,11 +9,11 @@
 use crate::heap::ObjRef;
 
 /// Index of a native function (a builtin or a host function) in the VM's table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct NativeId(pub u32);
 
 /// A Sense value.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Value {
     /// `nil`.
     Nil,

@@ -21,6 +21,7 @@ mod unwind;
 
 pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
 pub use safety::AuditEntry;
+pub(crate) use tasks::Blocked;
 
 use crate::builtins::{self, NativeDef};
 use crate::compile::{CodeSink, compile_program};
@@ -56,6 +57,9 @@ pub struct Config {
     /// Where `persistent memory` databases without an explicit path go
     /// (overrides `SENSE_MEMORY_DIR`).
     pub memory_dir: Option<PathBuf>,
+    /// Stop with [`Exit::Checkpoint`] whenever an agent started or resumed
+    /// by Sense code pauses (a testing aid: snapshot and restore there).
+    pub checkpoint_on_pause: bool,
 }
 
 impl Default for Config {
@@ -67,6 +71,7 @@ impl Default for Config {
             max_array_len: 64 * 1024 * 1024,
             dry_run: false,
             memory_dir: None,
+            checkpoint_on_pause: false,
         }
     }
 }
@@ -89,7 +94,7 @@ pub(crate) struct ModuleEntry {
 }
 
 /// The outcome of one `test` block.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TestResult {
     /// The block's description.
     pub description: String,
@@ -108,6 +113,10 @@ pub enum Exit {
     Completed(ObjRef),
     /// A nested call returned (its value is on the stack).
     Returned,
+    /// With `Config::checkpoint_on_pause`: an agent driven by Sense code
+    /// paused, and the whole VM is between two instructions — it can be
+    /// snapshotted now; [`Vm::continue_run`] goes on.
+    Checkpoint,
 }
 
 /// Control requests natives leave for the run loop.
@@ -175,6 +184,11 @@ pub struct Vm {
     /// Frame indexes of nested runs in progress (innermost last): errors
     /// and `break` never unwind below them.
     pub(crate) nested: Vec<usize>,
+    /// Every compilation, in order: `(file, name, first proto, proto count)`.
+    /// A snapshot replays them to rebuild identical code.
+    pub(crate) units: Vec<(FileId, String, u32, u32)>,
+    /// `stop_depth` of each `drive` in progress (outermost first).
+    pub(crate) drives: Vec<usize>,
 }
 
 impl Default for Vm {
@@ -237,6 +251,8 @@ impl Vm {
             providers: Vec::new(),
             audit_log: Vec::new(),
             nested: Vec::new(),
+            units: Vec::new(),
+            drives: Vec::new(),
         };
         for def in builtins::core_natives() {
             vm.add_native(def);
@@ -304,7 +320,8 @@ impl Vm {
             .map(|f| f.source.clone())
             .ok_or_else(|| EvalError::runtime("unknown source file"))?;
         let program = sense_syntax::parse_file(&source).map_err(|e| EvalError::syntax(&e, file))?;
-        Ok(compile_program(
+        let first = self.protos.len() as u32;
+        let id = compile_program(
             CodeSink {
                 interner: &mut self.interner,
                 heap: &mut self.heap,
@@ -313,7 +330,10 @@ impl Vm {
             &program,
             file,
             name,
-        ))
+        );
+        let count = self.protos.len() as u32 - first;
+        self.units.push((file, name.to_string(), first, count));
+        Ok(id)
     }
 
     /// A new module scope (child of globals) for a main program or REPL.
@@ -328,8 +348,9 @@ impl Vm {
         }
     }
 
-    /// Runs compiled top-level code in `env` until it ends.
-    pub fn run_top_level(&mut self, proto: ProtoId, env: ScopeRef) -> EvalResult<()> {
+    /// Runs compiled top-level code in `env` until it ends (or stops at a
+    /// checkpoint).
+    pub fn run_top_level(&mut self, proto: ProtoId, env: ScopeRef) -> EvalResult<Exit> {
         let fiber = Fiber {
             frames: vec![Frame {
                 proto,
@@ -342,18 +363,18 @@ impl Vm {
             }],
             ..Fiber::default()
         };
-        self.drive(fiber).map(|_| ())
+        self.drive(fiber)
     }
 
     /// Parses, compiles and runs a main program in `env` (a new pinned
     /// module scope when `None`); imports resolve against `dir`. Returns
-    /// the scope it ran in.
+    /// the scope it ran in and how the run ended.
     pub fn run_main(
         &mut self,
         source: SourceFile,
         dir: Option<PathBuf>,
         env: Option<ScopeRef>,
-    ) -> EvalResult<ScopeRef> {
+    ) -> EvalResult<(ScopeRef, Exit)> {
         let name = source.name().to_string();
         let file = self.add_file(source, dir);
         let proto = self.compile_file(file, &name)?;
@@ -365,27 +386,50 @@ impl Vm {
                 env
             }
         };
-        self.run_top_level(proto, env)?;
-        Ok(env)
+        let exit = self.run_top_level(proto, env)?;
+        Ok((env, exit))
     }
 
     /// Runs `fiber` until it settles; the previous current fiber is kept
     /// aside and restored afterwards.
     pub(crate) fn drive(&mut self, fiber: Fiber) -> EvalResult<Exit> {
-        let saved_stop = self.stop_depth;
+        self.drives.push(self.stop_depth);
         let previous = std::mem::replace(&mut self.cur, fiber);
         self.caller_frames += previous.frames.len();
         self.callers.push(previous);
         self.stop_depth = self.callers.len();
         let result = self.run();
+        self.end_drive(result)
+    }
+
+    /// Finishes a `drive` unless it stopped at a checkpoint (then the run
+    /// stays in progress until [`Vm::continue_run`]).
+    fn end_drive(&mut self, result: EvalResult<Exit>) -> EvalResult<Exit> {
+        if matches!(result, Ok(Exit::Checkpoint)) {
+            return result;
+        }
         // Whatever settled has already been put where it belongs (parked in
         // its agent, or finished); bring back the fiber we set aside.
         while self.callers.len() > self.stop_depth {
             self.pop_caller();
         }
         self.pop_caller();
-        self.stop_depth = saved_stop;
+        self.stop_depth = self.drives.pop().unwrap_or(0);
         result
+    }
+
+    /// True while a run stopped at a checkpoint waits to be continued.
+    pub fn in_checkpoint(&self) -> bool {
+        !self.drives.is_empty()
+    }
+
+    /// Continues a run that stopped at [`Exit::Checkpoint`].
+    pub fn continue_run(&mut self) -> EvalResult<Exit> {
+        if self.drives.is_empty() {
+            return Err(EvalError::runtime("there is no run to continue"));
+        }
+        let result = self.run();
+        self.end_drive(result)
     }
 
     /// Results of the `test` blocks run so far.

@@ -7,7 +7,9 @@
 /// kept apart on purpose: the reported line follows the rules of
 /// LANGUAGE.md §1.9 (for example a multi-line string token reports the line
 /// of its closing quote), while the caret underlines the real extent.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Span {
     /// First byte of the region.
     pub start: u32,

@@ -16,7 +16,9 @@ impl Vm {
     /// Calls the callee below `argc` arguments on the stack. Returns true
     /// when the current frame or fiber changed (the loop must reload).
     pub(crate) fn call(&mut self, argc: usize, labeled: bool) -> EvalResult<bool> {
-        let callee_at = self.cur.stack.len() - argc - 1;
+        let Some(callee_at) = self.cur.stack.len().checked_sub(argc + 1) else {
+            return Err(underflow());
+        };
         let callee = self.cur.stack[callee_at];
         if self.heap.wants_collect() {
             self.collect_garbage();
@@ -434,4 +436,10 @@ impl Vm {
             }
         }
     }
+}
+
+/// The operand stack is shorter than an instruction needs: only possible
+/// with damaged state (a hostile snapshot); reported, never a panic.
+pub(crate) fn underflow() -> EvalError {
+    EvalError::runtime("internal error: operand stack underflow (damaged state)")
 }

@@ -10,7 +10,7 @@ use crate::symbol::Symbol;
 use crate::value::Value;
 
 /// What happens when a frame returns.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum FrameKind {
     /// A function call: the result goes to the caller's stack.
     Call,
@@ -59,7 +59,7 @@ pub enum FrameKind {
 }
 
 /// One activation.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Frame {
     /// The code being run.
     pub proto: ProtoId,
@@ -78,7 +78,7 @@ pub struct Frame {
 }
 
 /// What an entry of the control stack is.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum CtlKind {
     /// A running loop.
     Loop {
@@ -97,7 +97,7 @@ pub enum CtlKind {
 }
 
 /// A loop or test block in progress, with what is needed to unwind to it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Ctl {
     /// Loop or test.
     pub kind: CtlKind,
@@ -112,7 +112,7 @@ pub struct Ctl {
 }
 
 /// What a fiber that handed control to a task is waiting for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Wait {
     /// `await(x)`: until the agent or future settles.
     Task(ObjRef),
@@ -121,7 +121,7 @@ pub enum Wait {
 }
 
 /// A line of execution.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Fiber {
     /// Set while this fiber waits on tasks it let run (see [`Wait`]).
     pub waiting: Option<Wait>,

@@ -530,14 +530,22 @@ impl Vm {
         }
     }
 
-    fn memory(&self, r: ObjRef) -> EvalResult<&MemoryObj> {
+    /// The memory behind `r`; a persistent memory's database is (re)opened
+    /// on first use — after a restore, it opens here, not while decoding.
+    fn memory(&mut self, r: ObjRef) -> EvalResult<&MemoryObj> {
+        if let Obj::Memory(m) = self.heap.get_mut(r)
+            && m.db.is_none()
+            && let Some(path) = &m.path
+        {
+            m.db = Some(Db::open(std::path::Path::new(path)).map_err(EvalError::runtime)?);
+        }
         match self.heap.get(r) {
             Obj::Memory(m) => Ok(m),
             _ => Err(EvalError::runtime("not a memory")),
         }
     }
 
-    fn memory_keys(&self, r: ObjRef) -> EvalResult<Vec<String>> {
+    fn memory_keys(&mut self, r: ObjRef) -> EvalResult<Vec<String>> {
         let m = self.memory(r)?;
         match &m.db {
             Some(db) => db.keys().map_err(EvalError::runtime),
@@ -580,7 +588,7 @@ impl Vm {
         match method {
             Method::Remember => {
                 let k = key(self, args[0])?;
-                let persistent = self.memory(r)?.db.is_some();
+                let persistent = self.memory(r)?.path.is_some();
                 if persistent {
                     let json = self.to_json(args[1], 0)?;
                     self.memory(r)?

@@ -149,7 +149,9 @@ impl Vm {
                         }
                     }
                     Op::MakeArray(n) => {
-                        let at = self.cur.stack.len() - n as usize;
+                        let Some(at) = self.cur.stack.len().checked_sub(n as usize) else {
+                            fail!(super::call::underflow())
+                        };
                         let items: Vec<Value> = self.cur.stack.drain(at..).collect();
                         let r = self.heap.alloc(Obj::Array(items));
                         self.cur.stack.push(Value::Array(r));
@@ -190,7 +192,9 @@ impl Vm {
                         self.set_ip(ip);
                         let info = &proto.labels[idx as usize];
                         let n = info.labels.len();
-                        let at = self.cur.stack.len() - n;
+                        let Some(at) = self.cur.stack.len().checked_sub(n) else {
+                            fail!(super::call::underflow())
+                        };
                         self.labeled.clear();
                         for (i, v) in self.cur.stack.drain(at..).enumerate() {
                             self.labeled.push((info.labels[i], v));
@@ -253,6 +257,9 @@ impl Vm {
                     }
                     Op::IterNext(t) => {
                         let n = self.cur.stack.len();
+                        if n < 2 {
+                            fail!(super::call::underflow());
+                        }
                         let (items, idx) = (self.cur.stack[n - 2], self.cur.stack[n - 1]);
                         let i = match idx {
                             Value::Int(i) => i as usize,

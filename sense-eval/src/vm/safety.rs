@@ -18,14 +18,14 @@ use crate::value::Value;
 use sense_syntax::Span;
 
 /// One audit-log entry.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AuditEntry {
     /// The tool, model or action name.
     pub name: String,
     /// `tool`, `model`, `reversible` or `irreversible`.
-    pub kind: &'static str,
+    pub kind: crate::statics::Name,
     /// What happened (`prepared`, `verified`, `denied`, `committed`, …).
-    pub event: &'static str,
+    pub event: crate::statics::Name,
     /// Extra detail, shown in parentheses.
     pub detail: Option<String>,
     /// The line, when the event has one.
@@ -49,7 +49,7 @@ impl AuditEntry {
             s.push_str(&format!("{} action '{}'", self.kind, self.name));
         }
         s.push_str(" -> ");
-        s.push_str(self.event);
+        s.push_str(&self.event);
         if let Some(d) = &self.detail
             && !d.is_empty()
         {
@@ -111,7 +111,7 @@ impl Vm {
     /// Appends an audit entry recorded in `env`.
     pub(crate) fn audit(
         &mut self,
-        kind: &'static str,
+        kind: impl Into<crate::statics::Name>,
         name: &str,
         event: &'static str,
         detail: Option<String>,
@@ -124,8 +124,8 @@ impl Vm {
             .map_or(0.0, |d| d.as_secs_f64());
         self.audit_log.push(AuditEntry {
             name: name.to_string(),
-            kind,
-            event,
+            kind: kind.into(),
+            event: crate::statics::Name(event),
             detail,
             line,
             lineage,
@@ -171,7 +171,7 @@ impl Vm {
         let env = self.define_scope();
         let decl = ActionDeclObj {
             name: self.interner.name(info.name).to_string(),
-            kind: info.kind,
+            kind: crate::statics::Name(info.kind),
             body: info.body,
             rollback: info.rollback,
             env,

@@ -86,7 +86,21 @@ impl Vm {
                 out.push_str(self.natives.get(id.0 as usize).map_or("?", |n| &n.name));
                 out.push('>');
             }
-            Value::Obj(r) => self.show_object(r, out)?,
+            Value::Obj(r) => {
+                // The reference's host repr of an answer differs from show().
+                if python && let Obj::Answer(a) = self.heap.get(r) {
+                    out.push_str("<answer ");
+                    self.show_into(a.value, out, depth + 1, true)?;
+                    out.push_str(" confidence=");
+                    match a.confidence {
+                        Some(c) => out.push_str(&crate::numfmt::python_repr_float(c)),
+                        None => out.push_str("None"),
+                    }
+                    out.push('>');
+                    return Ok(());
+                }
+                self.show_object(r, out)?
+            }
         }
         Ok(())
     }
@@ -125,7 +139,7 @@ impl Vm {
             }
             Obj::ActionDecl(d) => {
                 out.push('<');
-                out.push_str(d.kind);
+                out.push_str(&d.kind);
                 out.push_str(" action ");
                 out.push_str(&d.name);
                 out.push('>');
@@ -191,7 +205,7 @@ impl Vm {
     /// Name and kind of an action declaration.
     pub(crate) fn action_decl_info(&self, decl: crate::heap::ObjRef) -> (String, &'static str) {
         match self.heap.get(decl) {
-            Obj::ActionDecl(d) => (d.name.clone(), d.kind),
+            Obj::ActionDecl(d) => (d.name.clone(), d.kind.0),
             _ => (String::new(), "irreversible"),
         }
     }

@@ -16,7 +16,7 @@ use crate::object::{FutureState, Obj};
 use crate::value::Value;
 
 /// A task waiting in `receive()` for a message to `mailbox`'s agent.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Blocked {
     /// The agent whose mailbox is empty.
     pub mailbox: ObjRef,
@@ -106,6 +106,10 @@ impl Vm {
             }));
         }
         self.back_in_caller(agent)?;
+        if matches!(how, Leave::Paused) && self.config.checkpoint_on_pause && self.nested.is_empty()
+        {
+            return Ok(Some(Exit::Checkpoint));
+        }
         Ok(None)
     }
 

@@ -1,0 +1,488 @@
+//! Snapshots: the complete state of a VM as bytes, and back.
+//!
+//! Format: 8-byte magic `SENSESNP`, a little-endian `u32` format version,
+//! a `u64` FNV-1a checksum of the payload, then the payload (postcard).
+//! The payload carries the source of every compiled file, a fingerprint
+//! of the compiled code, the interned names, the heap arena, the fibers,
+//! the globals and every other piece of run state.
+//!
+//! Code is not stored: it is recompiled from the stored sources on restore
+//! and must give the same fingerprint (a snapshot written by a build whose
+//! compiler emits different code is refused, rather than resumed into the
+//! wrong instruction). Host functions and model providers are stored by
+//! name; the restoring runtime must have them registered. Every index in
+//! the decoded state is checked ([`validate`]) before it is used, so
+//! corrupted or hostile bytes give an error, never a panic or a hang.
+
+mod validate;
+
+use crate::builtins::{self, NativeDef, NativeImpl};
+use crate::error::{EvalError, EvalResult};
+use crate::heap::{Heap, ObjRef, ScopeRef};
+use crate::object::Obj;
+use crate::proto::{FileId, Proto};
+use crate::scope::Scope;
+use crate::symbol::Interner;
+use crate::value::Value;
+use crate::vm::{AuditEntry, Fiber, ModuleEntry, TestResult, Vm};
+use sense_syntax::SourceFile;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+const MAGIC: &[u8; 8] = b"SENSESNP";
+/// The snapshot format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Bumped whenever the meaning of compiled code changes.
+const CODE_VERSION: &[u8] = b"sense-code-1";
+
+#[derive(Serialize, Deserialize)]
+struct FileImage {
+    name: String,
+    text: String,
+    dir: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct UnitImage {
+    file: u32,
+    name: String,
+    first: u32,
+    count: u32,
+}
+
+#[derive(Serialize, Deserialize)]
+struct NativeImage {
+    name: String,
+    host: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ModuleImage {
+    path: String,
+    obj: ObjRef,
+    loaded: bool,
+}
+
+/// What is written (borrowing the VM).
+#[derive(Serialize)]
+struct ImageOut<'a> {
+    fingerprint: u64,
+    names: Vec<&'a str>,
+    files: Vec<FileImage>,
+    units: Vec<UnitImage>,
+    consts: Vec<&'a [Value]>,
+    natives: Vec<NativeImage>,
+    objs: &'a [Obj],
+    obj_free: u32,
+    scopes: &'a [Scope],
+    scope_free: u32,
+    globals: ScopeRef,
+    modules: Vec<ModuleImage>,
+    tests: &'a [TestResult],
+    audit: &'a [AuditEntry],
+    cur: &'a Fiber,
+    callers: &'a [Fiber],
+    stop_depth: u64,
+    drives: Vec<u64>,
+    ready: Vec<ObjRef>,
+    blocked: &'a [crate::vm::Blocked],
+    pinned: &'a [ScopeRef],
+    agent_serial: u64,
+    steps: u64,
+    host: &'a [u8],
+}
+
+/// What is read back (same field order as [`ImageOut`]).
+#[derive(Deserialize)]
+struct ImageIn {
+    fingerprint: u64,
+    names: Vec<String>,
+    files: Vec<FileImage>,
+    units: Vec<UnitImage>,
+    consts: Vec<Vec<Value>>,
+    natives: Vec<NativeImage>,
+    objs: Vec<Obj>,
+    obj_free: u32,
+    scopes: Vec<Scope>,
+    scope_free: u32,
+    globals: ScopeRef,
+    modules: Vec<ModuleImage>,
+    tests: Vec<TestResult>,
+    audit: Vec<AuditEntry>,
+    cur: Fiber,
+    callers: Vec<Fiber>,
+    stop_depth: u64,
+    drives: Vec<u64>,
+    ready: Vec<ObjRef>,
+    blocked: Vec<crate::vm::Blocked>,
+    pinned: Vec<ScopeRef>,
+    agent_serial: u64,
+    steps: u64,
+    host: Vec<u8>,
+}
+
+/// 64-bit FNV-1a.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+fn checksum(bytes: &[u8]) -> u64 {
+    let mut h = Fnv::new();
+    h.write(bytes);
+    h.0
+}
+
+fn corrupt(what: impl std::fmt::Display) -> EvalError {
+    EvalError::runtime(format!("cannot restore snapshot: {what}"))
+}
+
+/// A fingerprint of compiled code: every proto's instructions, spans and
+/// tables, and the contents of its constants.
+fn code_fingerprint(protos: &[Arc<Proto>], heap: &Heap) -> u64 {
+    let mut h = Fnv::new();
+    h.write(CODE_VERSION);
+    for p in protos {
+        h.write(&postcard::to_allocvec(&**p).unwrap_or_default());
+        for c in &p.consts {
+            match c {
+                Value::Str(r) => match heap.try_get(*r) {
+                    Some(Obj::Str(s)) => {
+                        h.write(b"s");
+                        h.write(s.text.as_bytes());
+                        h.write(&[0xff]);
+                    }
+                    _ => h.write(b"?"),
+                },
+                Value::Int(i) => {
+                    h.write(b"i");
+                    h.write(&i.to_le_bytes());
+                }
+                Value::Float(f) => {
+                    h.write(b"f");
+                    h.write(&f.to_bits().to_le_bytes());
+                }
+                _ => h.write(b"?"),
+            }
+        }
+    }
+    h.0
+}
+
+impl Vm {
+    /// The fingerprint of everything compiled so far.
+    pub fn code_fingerprint(&self) -> u64 {
+        code_fingerprint(&self.protos, &self.heap)
+    }
+
+    /// True when the VM is between two instructions of no nested run and
+    /// holds no half-made request: the only moments it can be saved.
+    fn quiescent(&self) -> bool {
+        self.nested.is_empty() && self.pending.is_none() && self.parked.is_none()
+    }
+
+    /// Serializes the whole VM. `host` is an opaque blob for the embedding
+    /// layer (the `Runtime` stores its own bookkeeping there).
+    pub fn snapshot(&self, host: &[u8]) -> EvalResult<Vec<u8>> {
+        if !self.quiescent() {
+            return Err(EvalError::runtime(
+                "cannot snapshot while a builtin is running Sense code",
+            ));
+        }
+        let natives = self
+            .natives
+            .iter()
+            .map(|n| NativeImage {
+                name: n.name.clone(),
+                host: matches!(n.imp, NativeImpl::Host(_)),
+            })
+            .collect();
+        let (objs, obj_free, scopes, scope_free) = self.heap.parts();
+        let image = ImageOut {
+            fingerprint: self.code_fingerprint(),
+            names: self.interner.names().collect(),
+            files: self
+                .files
+                .iter()
+                .map(|f| FileImage {
+                    name: f.source.name().to_string(),
+                    text: f.source.text().to_string(),
+                    dir: f.dir.as_ref().map(|d| d.display().to_string()),
+                })
+                .collect(),
+            units: self
+                .units
+                .iter()
+                .map(|(file, name, first, count)| UnitImage {
+                    file: file.0,
+                    name: name.clone(),
+                    first: *first,
+                    count: *count,
+                })
+                .collect(),
+            consts: self.protos.iter().map(|p| &p.consts[..]).collect(),
+            natives,
+            objs,
+            obj_free,
+            scopes,
+            scope_free,
+            globals: self.globals,
+            modules: self
+                .modules
+                .iter()
+                .map(|m| ModuleImage {
+                    path: m.path.display().to_string(),
+                    obj: m.obj,
+                    loaded: m.loaded,
+                })
+                .collect(),
+            tests: &self.tests,
+            audit: &self.audit_log,
+            cur: &self.cur,
+            callers: &self.callers,
+            stop_depth: self.stop_depth as u64,
+            drives: self.drives.iter().map(|d| *d as u64).collect(),
+            ready: self.ready.iter().copied().collect(),
+            blocked: &self.blocked,
+            pinned: &self.pinned,
+            agent_serial: self.agent_serial,
+            steps: self.steps,
+            host,
+        };
+        let payload = postcard::to_allocvec(&image)
+            .map_err(|e| EvalError::runtime(format!("cannot write snapshot: {e}")))?;
+        let mut out = Vec::with_capacity(payload.len() + 20);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&checksum(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        Ok(out)
+    }
+
+    /// Restores a snapshot into this VM, which must be fresh (nothing run
+    /// yet) and must already have every host function and model provider
+    /// the snapshot refers to. Returns the embedding layer's blob.
+    pub fn restore(&mut self, bytes: &[u8]) -> EvalResult<Vec<u8>> {
+        if !self.units.is_empty() || !self.files.is_empty() {
+            return Err(corrupt(
+                "restore into a fresh runtime (this one has already run code)",
+            ));
+        }
+        let payload = read_header(bytes)?;
+        let image: ImageIn = postcard::from_bytes(payload)
+            .map_err(|e| corrupt(format!("the data is damaged ({e})")))?;
+
+        // Names first: recompiling must produce the same symbols.
+        let mut interner = Interner::new();
+        for n in &image.names {
+            interner.intern(n);
+        }
+        if interner.len() != image.names.len() {
+            return Err(corrupt("duplicate names in the symbol table"));
+        }
+        let natives = self.restore_natives(&image.natives)?;
+
+        // Recompile every unit, in order, into a scratch code store.
+        let mut fresh = Vm::new(self.config.clone());
+        fresh.interner = interner;
+        for f in &image.files {
+            fresh.add_file(
+                SourceFile::new(f.name.clone(), f.text.clone()),
+                f.dir.as_ref().map(PathBuf::from),
+            );
+        }
+        for u in &image.units {
+            if u.file as usize >= fresh.files.len() || u.first as usize != fresh.protos.len() {
+                return Err(corrupt("the compilation record is inconsistent"));
+            }
+            fresh
+                .compile_file(FileId(u.file), &u.name)
+                .map_err(|e| corrupt(format!("its source no longer compiles: {}", e.display())))?;
+            if fresh.protos.len() as u32 != u.first.saturating_add(u.count) {
+                return Err(corrupt("the source compiles to different code"));
+            }
+        }
+        if fresh.interner.len() != image.names.len() {
+            return Err(corrupt("the source compiles to different names"));
+        }
+        if code_fingerprint(&fresh.protos, &fresh.heap) != image.fingerprint {
+            return Err(EvalError::runtime(
+                "cannot restore snapshot: it was taken against different code (the source or the Sense \
+                 version changed)",
+            ));
+        }
+        if image.consts.len() != fresh.protos.len() {
+            return Err(corrupt("constant tables do not match the code"));
+        }
+
+        let heap = Heap::from_parts(image.objs, image.obj_free, image.scopes, image.scope_free);
+        // Constants: keep the snapshot's objects (they are what the heap
+        // refers to), after checking they hold what the code says.
+        let mut protos = fresh.protos;
+        for (p, consts) in protos.iter_mut().zip(image.consts) {
+            if !consts_match(&p.consts, &fresh.heap, &consts, &heap) {
+                return Err(corrupt("constants do not match the code"));
+            }
+            Arc::make_mut(p).consts = consts;
+        }
+
+        let modules: Vec<ModuleEntry> = image
+            .modules
+            .into_iter()
+            .map(|m| ModuleEntry {
+                path: PathBuf::from(m.path),
+                obj: m.obj,
+                loaded: m.loaded,
+            })
+            .collect();
+        let state = validate::State {
+            heap: &heap,
+            protos: &protos,
+            names: image.names.len(),
+            natives: natives.len(),
+            files: fresh.files.len(),
+        };
+        state.check_scope(image.globals)?;
+        state.check_all(
+            &image.cur,
+            &image.callers,
+            &modules,
+            &image.ready,
+            &image.blocked,
+            &image.pinned,
+        )?;
+        let stop_depth = image.stop_depth as usize;
+        let drives: Vec<usize> = image.drives.iter().map(|d| *d as usize).collect();
+        if stop_depth > image.callers.len() || drives.iter().any(|d| *d > image.callers.len()) {
+            return Err(corrupt("the fiber stack is inconsistent"));
+        }
+        for d in &image.audit {
+            if d.lineage.len() > 1 << 20 {
+                return Err(corrupt("the audit log is damaged"));
+            }
+        }
+
+        self.interner = fresh.interner;
+        self.files = fresh.files;
+        self.units = fresh.units;
+        self.protos = protos;
+        self.natives = natives;
+        self.heap = heap;
+        self.globals = image.globals;
+        self.modules = modules;
+        self.tests = image.tests;
+        self.audit_log = image.audit;
+        self.caller_frames = image.callers.iter().map(|f| f.frames.len()).sum();
+        self.cur = image.cur;
+        self.callers = image.callers;
+        self.stop_depth = stop_depth;
+        self.drives = drives;
+        self.ready = image.ready.into_iter().collect();
+        self.blocked = image.blocked;
+        self.pinned = image.pinned;
+        self.agent_serial = image.agent_serial;
+        self.steps = image.steps;
+        self.reopen_resources();
+        Ok(image.host)
+    }
+
+    /// Rebuilds the native table in the snapshot's order, binding builtins
+    /// by name and host functions to the ones registered here.
+    fn restore_natives(&self, wanted: &[NativeImage]) -> EvalResult<Vec<NativeDef>> {
+        let builtins = builtins::core_natives();
+        let mut out = Vec::with_capacity(wanted.len());
+        for n in wanted {
+            if n.host {
+                let Some(def) = self
+                    .natives
+                    .iter()
+                    .find(|d| d.name == n.name && matches!(d.imp, NativeImpl::Host(_)))
+                else {
+                    return Err(EvalError::runtime(format!(
+                        "cannot restore snapshot: it uses the host function '{}', which is not registered \
+                         (register it before restoring)",
+                        n.name
+                    )));
+                };
+                out.push(def.clone());
+            } else {
+                let Some(def) = builtins.iter().find(|d| d.name == n.name) else {
+                    return Err(corrupt(format!("unknown builtin '{}'", n.name)));
+                };
+                out.push(def.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    /// After a restore: new pause-request flags, and memories reopen their
+    /// databases lazily (see `MemoryObj::db`).
+    fn reopen_resources(&mut self) {
+        for obj in self.heap.objs_mut() {
+            if let Obj::Agent(a) = obj {
+                a.interrupt = Arc::default();
+            }
+        }
+    }
+
+    /// Names of the model providers the heap's models need.
+    pub fn providers_needed(&self) -> Vec<String> {
+        let (objs, ..) = self.heap.parts();
+        let mut names: Vec<String> = objs
+            .iter()
+            .filter_map(|o| match o {
+                Obj::Model(m) if m.provider != "mock" => Some(m.provider.clone()),
+                _ => None,
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
+fn read_header(bytes: &[u8]) -> EvalResult<&[u8]> {
+    if bytes.len() < 20 || &bytes[..8] != MAGIC {
+        return Err(corrupt("this is not a Sense snapshot"));
+    }
+    let mut v = [0u8; 4];
+    v.copy_from_slice(&bytes[8..12]);
+    let version = u32::from_le_bytes(v);
+    if version != FORMAT_VERSION {
+        return Err(corrupt(format!(
+            "it has format version {version}; this build reads version {FORMAT_VERSION}"
+        )));
+    }
+    let mut c = [0u8; 8];
+    c.copy_from_slice(&bytes[12..20]);
+    let payload = &bytes[20..];
+    if u64::from_le_bytes(c) != checksum(payload) {
+        return Err(corrupt("the data is damaged (checksum mismatch)"));
+    }
+    Ok(payload)
+}
+
+/// Do the snapshot's constants hold the same contents as freshly compiled ones?
+fn consts_match(compiled: &[Value], compiled_heap: &Heap, stored: &[Value], heap: &Heap) -> bool {
+    compiled.len() == stored.len()
+        && compiled.iter().zip(stored).all(|(a, b)| match (a, b) {
+            (Value::Str(x), Value::Str(y)) => match (compiled_heap.try_get(*x), heap.try_get(*y)) {
+                (Some(Obj::Str(p)), Some(Obj::Str(q))) => p.text == q.text,
+                _ => false,
+            },
+            (Value::Int(x), Value::Int(y)) => x == y,
+            (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+            _ => false,
+        })
+}

@@ -1,0 +1,379 @@
+//! Checking a decoded snapshot before it is used: every handle in range
+//! and of the right kind, every scope chain finite, every frame inside its
+//! code and its stack. After this, nothing the VM does with the restored
+//! state can index out of bounds or loop forever walking a chain.
+
+use super::corrupt;
+use crate::error::EvalResult;
+use crate::heap::{Heap, ObjRef, ScopeRef};
+use crate::object::{FutureState, Obj};
+use crate::proto::{Proto, ProtoId};
+use crate::scope::Scope;
+use crate::value::Value;
+use crate::vm::{Blocked, CtlKind, Fiber, FrameKind, ModuleEntry, Wait};
+use std::sync::Arc;
+
+pub(super) struct State<'a> {
+    pub heap: &'a Heap,
+    pub protos: &'a [Arc<Proto>],
+    pub names: usize,
+    pub natives: usize,
+    pub files: usize,
+}
+
+impl State<'_> {
+    fn obj(&self, r: ObjRef) -> EvalResult<&Obj> {
+        match self.heap.try_get(r) {
+            Some(Obj::Free(_)) | None => Err(corrupt("a value refers to a missing object")),
+            Some(o) => Ok(o),
+        }
+    }
+
+    fn agent(&self, r: ObjRef) -> EvalResult<()> {
+        match self.obj(r)? {
+            Obj::Agent(_) => Ok(()),
+            _ => Err(corrupt("an agent reference points elsewhere")),
+        }
+    }
+
+    fn task(&self, r: ObjRef) -> EvalResult<()> {
+        match self.obj(r)? {
+            Obj::Agent(_) | Obj::Future(_) => Ok(()),
+            _ => Err(corrupt("a task reference points elsewhere")),
+        }
+    }
+
+    fn proto(&self, p: ProtoId) -> EvalResult<&Proto> {
+        self.protos
+            .get(p.0 as usize)
+            .map(|p| &**p)
+            .ok_or_else(|| corrupt("a function refers to missing code"))
+    }
+
+    fn value(&self, v: Value) -> EvalResult<()> {
+        let ok = match v {
+            Value::Nil | Value::Bool(_) | Value::Int(_) | Value::Float(_) => true,
+            Value::Native(id) => (id.0 as usize) < self.natives,
+            Value::Str(r) => matches!(self.obj(r)?, Obj::Str(_)),
+            Value::Array(r) => matches!(self.obj(r)?, Obj::Array(_)),
+            Value::Func(r) => matches!(self.obj(r)?, Obj::Closure(_)),
+            Value::Obj(r) => !matches!(self.obj(r)?, Obj::Str(_) | Obj::Array(_) | Obj::Closure(_)),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(corrupt("a value has the wrong kind"))
+        }
+    }
+
+    fn scope_ref(&self, s: ScopeRef) -> EvalResult<&Scope> {
+        match self.heap.scope_slots() > s.0 as usize {
+            true => {
+                let scope = self.heap.scope(s);
+                if scope.is_free() {
+                    Err(corrupt("a scope reference points at a free slot"))
+                } else {
+                    Ok(scope)
+                }
+            }
+            false => Err(corrupt("a scope reference is out of range")),
+        }
+    }
+
+    /// A single scope reference (its contents are checked by `check_all`).
+    pub fn check_scope(&self, s: ScopeRef) -> EvalResult<()> {
+        self.scope_ref(s).map(|_| ())
+    }
+
+    /// Checks every object and scope of the heap, scope chains, and all
+    /// the run state.
+    pub fn check_all(
+        &self,
+        cur: &Fiber,
+        callers: &[Fiber],
+        modules: &[ModuleEntry],
+        ready: &[ObjRef],
+        blocked: &[Blocked],
+        pinned: &[ScopeRef],
+    ) -> EvalResult<()> {
+        self.check_free_lists()?;
+        let (objs, _, scopes, _) = self.heap.parts();
+        for o in objs {
+            self.check_obj(o)?;
+        }
+        for s in scopes.iter().filter(|s| !s.is_free()) {
+            self.check_scope_contents(s)?;
+        }
+        self.check_chains(scopes)?;
+        self.fiber(cur)?;
+        for f in callers {
+            self.fiber(f)?;
+        }
+        for m in modules {
+            if !matches!(self.obj(m.obj)?, Obj::Module(_)) {
+                return Err(corrupt("a module entry points elsewhere"));
+            }
+        }
+        for r in ready {
+            self.task(*r)?;
+        }
+        for b in blocked {
+            self.agent(b.mailbox)?;
+            self.task(b.task)?;
+        }
+        for s in pinned {
+            self.check_scope(*s)?;
+        }
+        Ok(())
+    }
+
+    fn check_free_lists(&self) -> EvalResult<()> {
+        let (objs, obj_free, scopes, scope_free) = self.heap.parts();
+        let mut at = obj_free;
+        let mut steps = 0usize;
+        while at != u32::MAX {
+            match objs.get(at as usize) {
+                Some(Obj::Free(next)) => at = *next,
+                _ => return Err(corrupt("the object free list is damaged")),
+            }
+            steps += 1;
+            if steps > objs.len() {
+                return Err(corrupt("the object free list loops"));
+            }
+        }
+        let mut at = scope_free;
+        let mut steps = 0usize;
+        while at != u32::MAX {
+            match scopes.get(at as usize) {
+                Some(s) if s.is_free() => at = s.free_next(),
+                _ => return Err(corrupt("the scope free list is damaged")),
+            }
+            steps += 1;
+            if steps > scopes.len() {
+                return Err(corrupt("the scope free list loops"));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_scope_contents(&self, s: &Scope) -> EvalResult<()> {
+        for (sym, v) in s.vars.iter() {
+            if sym.0 as usize >= self.names {
+                return Err(corrupt("a variable name is out of range"));
+            }
+            self.value(v)?;
+        }
+        if let Some(p) = s.parent {
+            self.check_scope(p)?;
+        }
+        if let Some(x) = &s.extra {
+            if let Some(m) = x.model {
+                self.value(m)?;
+            }
+            if let Some(a) = x.agent {
+                self.agent(a)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every scope's parent chain ends (no cycles).
+    fn check_chains(&self, scopes: &[Scope]) -> EvalResult<()> {
+        // 0 = unknown, 1 = on the current walk, 2 = known to end.
+        let mut state = vec![0u8; scopes.len()];
+        for start in 0..scopes.len() {
+            let mut path = Vec::new();
+            let mut at = Some(start);
+            while let Some(i) = at {
+                match state[i] {
+                    2 => break,
+                    1 => return Err(corrupt("a scope chain loops")),
+                    _ => {}
+                }
+                state[i] = 1;
+                path.push(i);
+                at = scopes[i]
+                    .parent
+                    .filter(|_| !scopes[i].is_free())
+                    .map(|p| p.0 as usize);
+            }
+            for i in path {
+                state[i] = 2;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_obj(&self, o: &Obj) -> EvalResult<()> {
+        match o {
+            Obj::Free(_) | Obj::Str(_) | Obj::Model(_) => {}
+            Obj::Array(items) => {
+                for v in items {
+                    self.value(*v)?;
+                }
+            }
+            Obj::Closure(c) => {
+                self.proto(c.proto)?;
+                self.check_scope(c.env)?;
+            }
+            Obj::Module(m) => self.check_scope(m.env)?,
+            Obj::Bound(b) => {
+                self.obj(b.receiver)?;
+                self.check_scope(b.env)?;
+            }
+            Obj::Agent(a) => {
+                self.check_scope(a.scope)?;
+                self.proto(a.body)?;
+                self.value(a.pause_reason)?;
+                for v in &a.mailbox {
+                    self.value(*v)?;
+                }
+                if let Some(f) = &a.fiber {
+                    self.fiber(f)?;
+                }
+            }
+            Obj::Tool(t) => {
+                self.proto(t.proto)?;
+                self.check_scope(t.env)?;
+            }
+            Obj::ActionDecl(d) => {
+                self.proto(d.body)?;
+                if let Some(r) = d.rollback {
+                    self.proto(r)?;
+                }
+                self.check_scope(d.env)?;
+            }
+            Obj::Action(a) => {
+                if !matches!(self.obj(a.decl)?, Obj::ActionDecl(_)) {
+                    return Err(corrupt(
+                        "an action refers to something that is not its declaration",
+                    ));
+                }
+                for (sym, v) in &a.args {
+                    if sym.0 as usize >= self.names {
+                        return Err(corrupt("an argument name is out of range"));
+                    }
+                    self.value(*v)?;
+                }
+                if let Some(e) = a.commit_env {
+                    self.check_scope(e)?;
+                }
+            }
+            Obj::Answer(a) => self.value(a.value)?,
+            Obj::Future(f) => {
+                if let FutureState::Ready(v) = f.state {
+                    self.value(v)?;
+                }
+                if let Some(fb) = &f.fiber {
+                    self.fiber(fb)?;
+                }
+            }
+            Obj::Skill(k) => {
+                if !matches!(k.tools, Value::Array(_)) {
+                    return Err(corrupt("a skill's tools are not an array"));
+                }
+                self.value(k.tools)?;
+            }
+            Obj::Memory(m) => {
+                for (_, v) in &m.entries {
+                    self.value(*v)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn fiber(&self, f: &Fiber) -> EvalResult<()> {
+        for v in &f.stack {
+            self.value(*v)?;
+        }
+        for b in &f.blocks {
+            self.check_scope(*b)?;
+        }
+        let mut last_stack = 0;
+        let mut last_blocks = 0;
+        let mut last_ctl = 0;
+        for fr in &f.frames {
+            let proto = self.proto(fr.proto)?;
+            if fr.ip as usize > proto.code.len() {
+                return Err(corrupt("a frame points past the end of its code"));
+            }
+            self.check_scope(fr.env)?;
+            let (s, b, c) = (
+                fr.stack_base as usize,
+                fr.block_base as usize,
+                fr.ctl_base as usize,
+            );
+            if s < last_stack || b < last_blocks || c < last_ctl {
+                return Err(corrupt("frames are out of order"));
+            }
+            if s > f.stack.len() || b > f.blocks.len() || c > f.ctl.len() {
+                return Err(corrupt("a frame's bases are past its fiber's stacks"));
+            }
+            (last_stack, last_blocks, last_ctl) = (s, b, c);
+            match &fr.kind {
+                FrameKind::ActionCommit { action, env }
+                | FrameKind::Rollback { action, env, .. } => {
+                    if !matches!(self.obj(*action)?, Obj::Action(_)) {
+                        return Err(corrupt(
+                            "a commit frame refers to something that is not an action",
+                        ));
+                    }
+                    self.check_scope(*env)?;
+                }
+                FrameKind::FutureBody { future, file, .. } => {
+                    if !matches!(self.obj(*future)?, Obj::Future(_))
+                        || file.0 as usize >= self.files.max(1)
+                    {
+                        return Err(corrupt("a future frame is damaged"));
+                    }
+                }
+                FrameKind::Module { module, names, .. } => {
+                    if !matches!(self.obj(*module)?, Obj::Module(_)) {
+                        return Err(corrupt(
+                            "a module frame refers to something that is not a module",
+                        ));
+                    }
+                    for (m, b) in names {
+                        let bad = |s: crate::symbol::Symbol| s.0 as usize >= self.names;
+                        if m.is_some_and(bad) || bad(*b) {
+                            return Err(corrupt("an import name is out of range"));
+                        }
+                    }
+                }
+                FrameKind::Call | FrameKind::Main | FrameKind::AgentBody | FrameKind::Nested => {}
+            }
+        }
+        for c in &f.ctl {
+            let frame = f
+                .frames
+                .get(c.frame as usize)
+                .ok_or_else(|| corrupt("a loop refers to a missing frame"))?;
+            let code_len = self.proto(frame.proto)?.code.len() as u32;
+            let targets_ok = match &c.kind {
+                CtlKind::Loop {
+                    break_ip,
+                    continue_ip,
+                } => *break_ip <= code_len && *continue_ip <= code_len,
+                CtlKind::Test { end_ip, .. } => *end_ip <= code_len,
+            };
+            if !targets_ok || c.stack as usize > f.stack.len() || c.blocks as usize > f.blocks.len()
+            {
+                return Err(corrupt("a loop or test block is damaged"));
+            }
+            self.check_scope(c.env)?;
+        }
+        if let Some(a) = f.agent {
+            self.agent(a)?;
+        }
+        if let Some(fu) = f.future {
+            if !matches!(self.obj(fu)?, Obj::Future(_)) {
+                return Err(corrupt("a fiber's future points elsewhere"));
+            }
+        }
+        if let Some(Wait::Task(t)) = f.waiting {
+            self.task(t)?;
+        }
+        Ok(())
+    }
+}
