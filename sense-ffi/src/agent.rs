@@ -193,7 +193,9 @@ pub extern "C" fn sense_agent_resume(
         let rt = try_ref!(runtime);
         let value = host_or_nil(value);
         let settled = rt.enter(|r| {
-            drive(r, agent, AgentStatus::Paused, move |r, id| r.resume(id, value))
+            drive(r, agent, AgentStatus::Paused, move |r, id| {
+                r.resume(id, value)
+            })
         })?;
         set_opt(status_out, settled);
         Ok(())

@@ -84,7 +84,10 @@ macro_rules! ffi_guard {
 }
 
 /// The status form of [`ffi_guard!`].
-pub(crate) fn run_status(error: *mut *mut sense_error, body: impl FnOnce() -> Body) -> sense_status {
+pub(crate) fn run_status(
+    error: *mut *mut sense_error,
+    body: impl FnOnce() -> Body,
+) -> sense_status {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => sense_status::Ok,
         Ok(Err(failure)) => failure.report(error),

@@ -39,7 +39,8 @@ impl sense_call {
 /// A host function's body. Called on the thread driving the runtime with
 /// the registration's `user_data` and the call's context; see
 /// `sense_call`. It must not call functions that take the runtime.
-pub type sense_host_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, call: *mut sense_call)>;
+pub type sense_host_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, call: *mut sense_call)>;
 
 /// Registers `callback` as a Sense function `name(…)` taking `arity`
 /// arguments (-1: any number; otherwise 0..=255, and a call with another
@@ -192,7 +193,9 @@ pub extern "C" fn sense_call_suspend(
 }
 
 /// Answers by raising a `SenseRuntimeError` with `message` (UTF-8, copied)
-/// in the calling Sense code, where `try`/`catch` can handle it.
+/// in the calling Sense code; it reaches the host as the failure of the
+/// `sense_runtime_run_source` / `sense_agent_start` / `sense_agent_resume`
+/// call that was running (an agent's body then reads `failed`).
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_call_fail(
     call: *mut sense_call,

@@ -98,7 +98,12 @@ pub extern "C" fn sense_runtime_register_provider(
         };
         let capability = (!capability.is_empty()).then_some(capability);
         rt.enter(|r| {
-            r.register_provider(name, capability, default_model, CProvider { callback, data });
+            r.register_provider(
+                name,
+                capability,
+                default_model,
+                CProvider { callback, data },
+            );
             Ok(())
         })
     })
