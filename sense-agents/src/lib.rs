@@ -10,6 +10,7 @@ mod error;
 mod ffi_support;
 mod handle;
 mod runtime;
+mod snapshot;
 
 pub use runtime::read_source;
 
@@ -21,4 +22,5 @@ pub use sense_eval::agent::{AgentStatus, PauseKind};
 pub use sense_eval::provider::{
     ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec,
 };
+pub use sense_eval::vm::{AgentReport, FrameReport};
 pub use sense_eval::{Config, ErrorClass, EvalError, HostReturn, HostValue};

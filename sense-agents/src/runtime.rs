@@ -45,7 +45,8 @@ pub enum Progress {
 /// ```
 pub struct Runtime {
     vm: Vm,
-    main_env: Option<ScopeRef>,
+    pub(crate) main_env: Option<ScopeRef>,
+    pub(crate) subject: Option<AgentId>,
 }
 
 impl Default for Runtime {
@@ -65,6 +66,7 @@ impl Runtime {
         Runtime {
             vm: Vm::new(config),
             main_env: None,
+            subject: None,
         }
     }
 
@@ -183,8 +185,13 @@ impl Runtime {
         self.vm.test_results()
     }
 
+    /// The underlying VM, read-only.
+    pub(crate) fn vm_ref(&self) -> &Vm {
+        &self.vm
+    }
+
     /// Converts a VM error to the host error, rendering its diagnostic.
-    fn error(&self, e: &EvalError) -> Error {
+    pub(crate) fn error(&self, e: &EvalError) -> Error {
         let column = match (e.span(), e.file().and_then(|f| self.vm.file(f))) {
             (Some(span), Some(file)) => Some(file.line_col(span.start).1),
             _ => None,

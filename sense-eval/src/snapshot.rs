@@ -436,6 +436,16 @@ impl Vm {
         }
     }
 
+    /// True if `scope` is one the host pinned (a main program's scope).
+    pub fn is_pinned(&self, scope: ScopeRef) -> bool {
+        self.pinned.contains(&scope)
+    }
+
+    /// True if a model provider of that name is registered.
+    pub fn has_provider(&self, name: &str) -> bool {
+        self.providers.iter().any(|p| p.name == name)
+    }
+
     /// Names of the model providers the heap's models need.
     pub fn providers_needed(&self) -> Vec<String> {
         let (objs, ..) = self.heap.parts();

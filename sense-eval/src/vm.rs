@@ -10,6 +10,7 @@ mod agents;
 mod call;
 mod fiber;
 mod import;
+mod inspect;
 mod models;
 mod names;
 mod ops;
@@ -20,6 +21,7 @@ mod tasks;
 mod unwind;
 
 pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
+pub use inspect::{AgentReport, FrameReport};
 pub use safety::AuditEntry;
 pub(crate) use tasks::Blocked;
 
@@ -356,6 +358,7 @@ impl Vm {
                 proto,
                 ip: 0,
                 env,
+                outer: env,
                 stack_base: 0,
                 block_base: 0,
                 ctl_base: 0,

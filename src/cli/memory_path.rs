@@ -51,7 +51,10 @@ pub fn memory_path(path: Option<&Path>, memory_dir: Option<&Path>) -> i32 {
             Some(d) => {
                 println!("The memory directory is set: {}", d.display());
                 println!("Every persistent memory declared with no explicit path resolves");
-                println!("flat under this directory: {}", d.join("<name>.sense_memory.db").display());
+                println!(
+                    "flat under this directory: {}",
+                    d.join("<name>.sense_memory.db").display()
+                );
             }
             None => {
                 println!("SENSE_MEMORY_DIR is not set.");
@@ -82,7 +85,12 @@ pub fn memory_path(path: Option<&Path>, memory_dir: Option<&Path>) -> i32 {
             let span = Some(e.span);
             eprintln!(
                 "{}",
-                sense::syntax::render_diagnostic("SenseSyntaxError", &e.to_string(), Some(&file), span)
+                sense::syntax::render_diagnostic(
+                    "SenseSyntaxError",
+                    &e.to_string(),
+                    Some(&file),
+                    span
+                )
             );
             return 1;
         }
@@ -101,7 +109,8 @@ pub fn memory_path(path: Option<&Path>, memory_dir: Option<&Path>) -> i32 {
         match explicit {
             Some(p) => println!("{name}: {p}  (explicit path)"),
             None => {
-                let resolved = sense::eval::memory::default_path(&name, memory_dir, file_dir.as_deref());
+                let resolved =
+                    sense::eval::memory::default_path(&name, memory_dir, file_dir.as_deref());
                 let note = if dir.is_some() {
                     "default -- via the memory directory"
                 } else {

@@ -299,6 +299,7 @@ impl State<'_> {
                 return Err(corrupt("a frame points past the end of its code"));
             }
             self.check_scope(fr.env)?;
+            self.check_scope(fr.outer)?;
             let (s, b, c) = (
                 fr.stack_base as usize,
                 fr.block_base as usize,

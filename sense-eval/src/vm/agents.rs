@@ -110,6 +110,7 @@ impl Vm {
                 proto: a.body,
                 ip: 0,
                 env: a.scope,
+                outer: self.heap.scope(a.scope).parent.unwrap_or(a.scope),
                 stack_base: 0,
                 block_base: 0,
                 ctl_base: 0,

@@ -229,6 +229,7 @@ impl Vm {
             proto: c.proto,
             ip: 0,
             env,
+            outer: c.env,
             stack_base: callee_at as u32,
             block_base,
             ctl_base: self.cur.ctl.len() as u32,

@@ -67,6 +67,10 @@ pub struct Frame {
     pub ip: u32,
     /// The innermost materialised scope.
     pub env: ScopeRef,
+    /// Where this frame's own scopes end: the scope its first scope was
+    /// made under (a closure's defining scope, an agent's declaring scope).
+    /// Scopes from `env` up to, not including, `outer` are its locals.
+    pub outer: ScopeRef,
     /// Stack height at entry (the callee slot for calls).
     pub stack_base: u32,
     /// Block-stack height at entry.
@@ -145,6 +149,7 @@ impl Fiber {
         t.values(&self.stack);
         for f in &self.frames {
             t.scope(f.env);
+            t.scope(f.outer);
             match f.kind {
                 FrameKind::Module { module, .. } => t.obj(module),
                 FrameKind::ActionCommit { action, env }

@@ -97,6 +97,7 @@ impl Vm {
             proto,
             ip: 0,
             env,
+            outer: self.globals,
             stack_base: self.cur.stack.len() as u32,
             block_base: self.cur.blocks.len() as u32,
             ctl_base: self.cur.ctl.len() as u32,

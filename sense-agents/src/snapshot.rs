@@ -1,0 +1,171 @@
+//! Saving a runtime to bytes and restoring it — in another process, on
+//! another machine, days later — with every paused agent resumable exactly
+//! where it stopped (DESIGN.md §6).
+
+use crate::error::Error;
+use crate::handle::AgentId;
+use crate::runtime::Runtime;
+use sense_eval::heap::{ObjRef, ScopeRef};
+use sense_eval::vm::AgentReport;
+
+/// The runtime's own bookkeeping, stored in the snapshot's host blob:
+/// the main scope and the agent the host is driving (if any).
+fn encode(main_env: Option<ScopeRef>, subject: Option<AgentId>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(17);
+    match main_env {
+        Some(s) => {
+            out.push(1);
+            out.extend_from_slice(&s.0.to_le_bytes());
+        }
+        None => out.push(0),
+    }
+    match subject {
+        Some(a) => {
+            out.push(1);
+            out.extend_from_slice(&a.obj.0.to_le_bytes());
+            out.extend_from_slice(&a.serial.to_le_bytes());
+        }
+        None => out.push(0),
+    }
+    out
+}
+
+fn decode(blob: &[u8]) -> Option<(Option<ScopeRef>, Option<AgentId>)> {
+    let mut at = 0;
+    let mut take = |n: usize| {
+        let s = blob.get(at..at + n)?;
+        at += n;
+        Some(s)
+    };
+    let main_env = match take(1)?[0] {
+        0 => None,
+        1 => Some(ScopeRef(u32::from_le_bytes(take(4)?.try_into().ok()?))),
+        _ => return None,
+    };
+    let subject = match take(1)?[0] {
+        0 => None,
+        1 => {
+            let obj = ObjRef(u32::from_le_bytes(take(4)?.try_into().ok()?));
+            let serial = u64::from_le_bytes(take(8)?.try_into().ok()?);
+            Some(AgentId { obj, serial })
+        }
+        _ => return None,
+    };
+    Some((main_env, subject))
+}
+
+impl Runtime {
+    /// Saves the whole runtime — every agent in any status, globals,
+    /// closures, shared and cyclic arrays, mailboxes, action instances,
+    /// the audit log and memory handles — as bytes.
+    ///
+    /// ```
+    /// use sense_agents::{Runtime, State};
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.run_source("m.sns", "agent a:\n    n = pause(\"n?\")\n    print(n * 2)\n").unwrap();
+    /// let a = rt.agent("a").unwrap();
+    /// rt.start(a).unwrap();
+    /// let bytes = rt.snapshot().unwrap();
+    ///
+    /// let mut later = Runtime::restore(&bytes).unwrap();     // e.g. in another process
+    /// let a = later.agent("a").unwrap();
+    /// assert_eq!(later.resume(a, 21).unwrap(), State::Completed);
+    /// ```
+    pub fn snapshot(&self) -> Result<Vec<u8>, Error> {
+        let blob = encode(self.main_env, self.subject);
+        self.vm_ref().snapshot(&blob).map_err(|e| self.error(&e))
+    }
+
+    /// A new runtime from snapshot bytes (default configuration, output to
+    /// stdout). A snapshot that uses host functions or host model providers
+    /// must be restored with [`Runtime::restore_snapshot`] into a runtime
+    /// that registered them first.
+    pub fn restore(bytes: &[u8]) -> Result<Runtime, Error> {
+        let mut rt = Runtime::new();
+        rt.restore_snapshot(bytes)?;
+        Ok(rt)
+    }
+
+    /// Restores snapshot bytes into this runtime, which must not have run
+    /// anything yet. Register host functions, model providers and the
+    /// output/input hooks first: a snapshot that needs a host function or
+    /// provider this runtime lacks is refused here, with its name.
+    pub fn restore_snapshot(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        let blob = self.vm().restore(bytes).map_err(|e| {
+            Error::from_eval(&e, format!("{}: {}", e.class().name(), e.display()), None)
+        })?;
+        let Some((main_env, subject)) = decode(&blob) else {
+            return Err(Error::host(
+                "cannot restore snapshot: the runtime record is damaged",
+            ));
+        };
+        if let Some(env) = main_env
+            && !self.vm_ref().is_pinned(env)
+        {
+            return Err(Error::host(
+                "cannot restore snapshot: the runtime record is damaged",
+            ));
+        }
+        let missing: Vec<String> = self
+            .vm_ref()
+            .providers_needed()
+            .into_iter()
+            .filter(|p| !self.vm_ref().has_provider(p))
+            .collect();
+        if let Some(p) = missing.first() {
+            return Err(Error::host(format!(
+                "cannot restore snapshot: it uses the model provider '{p}', which is not registered \
+                 (register it before restoring)"
+            )));
+        }
+        self.main_env = main_env;
+        self.subject = subject.filter(|a| self.status(*a).is_ok());
+        Ok(())
+    }
+
+    /// The agent a host is driving (saved in snapshots; `sense start` and
+    /// `sense resume` use it).
+    pub fn subject(&self) -> Option<AgentId> {
+        self.subject
+    }
+
+    /// Sets the agent a host is driving.
+    pub fn set_subject(&mut self, agent: Option<AgentId>) {
+        self.subject = agent;
+    }
+
+    /// Every live agent, oldest first: status, pause reason and kind, and
+    /// for paused agents the call stack with each frame's locals.
+    pub fn agents(&self) -> Vec<AgentReport> {
+        self.vm_ref().agent_reports()
+    }
+
+    /// The handle of an agent from a report.
+    pub fn agent_id(&self, report: &AgentReport) -> AgentId {
+        AgentId {
+            obj: report.obj,
+            serial: report.serial,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blob_round_trips_and_rejects_junk() {
+        let id = AgentId {
+            obj: ObjRef(7),
+            serial: 99,
+        };
+        let blob = encode(Some(ScopeRef(3)), Some(id));
+        assert_eq!(decode(&blob), Some((Some(ScopeRef(3)), Some(id))));
+        assert_eq!(decode(&encode(None, None)), Some((None, None)));
+        for n in 0..blob.len() {
+            assert_eq!(decode(&blob[..n]), None);
+        }
+        assert_eq!(decode(&[2]), None);
+    }
+}

@@ -1,0 +1,181 @@
+//! The differential snapshot test: every golden program is run twice — once
+//! straight through, once stopping at *every* agent pause to snapshot the
+//! whole runtime and restore it into a fresh one — and both runs must
+//! print byte-identical output and end the same way.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use sense::agents::{Progress, Runtime};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with('_') {
+            continue;
+        }
+        if p.is_dir() {
+            collect(&p, out);
+        } else if name.ends_with(".sns") {
+            out.push(p);
+        }
+    }
+}
+
+/// Output and input shared by every runtime of one run.
+#[derive(Clone)]
+struct Io {
+    out: Arc<Mutex<String>>,
+    input: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Io {
+    fn new(stdin: &str) -> Io {
+        Io {
+            out: Arc::default(),
+            input: Arc::new(Mutex::new(
+                stdin.split_inclusive('\n').map(String::from).collect(),
+            )),
+        }
+    }
+
+    fn runtime(&self, config: &sense::Config) -> Runtime {
+        let mut rt = Runtime::with_config(config.clone());
+        let out = self.out.clone();
+        rt.set_output(move |s| out.lock().unwrap().push_str(s));
+        let input = self.input.clone();
+        rt.set_input(move || input.lock().unwrap().pop_front());
+        rt
+    }
+}
+
+struct Outcome {
+    output: String,
+    error: Option<String>,
+    checkpoints: usize,
+}
+
+fn run(
+    path: &Path,
+    config: &sense::Config,
+    stdin: &str,
+    checkpoints: bool,
+) -> Result<Outcome, String> {
+    let io = Io::new(stdin);
+    let mut rt = io.runtime(config);
+    if !checkpoints {
+        let error = rt.run_file(path).err().map(|e| e.rendered().to_string());
+        let output = io.out.lock().unwrap().clone();
+        return Ok(Outcome {
+            output,
+            error,
+            checkpoints: 0,
+        });
+    }
+    let mut count = 0;
+    let mut progress = rt.run_file_checkpointed(path);
+    let error = loop {
+        match progress {
+            Ok(Progress::Finished) => break None,
+            Err(e) => break Some(e.rendered().to_string()),
+            Ok(Progress::Checkpoint) => {
+                count += 1;
+                let bytes = rt
+                    .snapshot()
+                    .map_err(|e| format!("snapshot at checkpoint {count}: {e}"))?;
+                let mut stepped = config.clone();
+                stepped.checkpoint_on_pause = true;
+                let mut fresh = io.runtime(&stepped);
+                fresh
+                    .restore_snapshot(&bytes)
+                    .map_err(|e| format!("restore at checkpoint {count}: {e}"))?;
+                rt = fresh;
+                progress = rt.continue_run();
+            }
+        }
+    };
+    let output = io.out.lock().unwrap().clone();
+    Ok(Outcome {
+        output,
+        error,
+        checkpoints: count,
+    })
+}
+
+fn case(script: &Path) -> Result<(), Failed> {
+    let text = std::fs::read_to_string(script).map_err(|e| e.to_string())?;
+    let mut config = sense::Config::default();
+    if let Some(args) = text.lines().next().and_then(|l| l.strip_prefix("# args:")) {
+        let args: Vec<&str> = args.split_whitespace().collect();
+        match args.as_slice() {
+            ["run", "--dry-run"] => config.dry_run = true,
+            _ => return Ok(()), // other commands are not plain runs
+        }
+    }
+    let stdin = std::fs::read_to_string(script.with_extension("in")).unwrap_or_default();
+    let tag = script.to_string_lossy().replace(['/', '\\', '.'], "_");
+    let memory = std::env::temp_dir().join(format!("sense-snapdiff-{}-{tag}", std::process::id()));
+    config.memory_dir = Some(memory.clone());
+    let _ = std::fs::remove_dir_all(&memory);
+    let plain = run(script, &config, &stdin, false)?;
+    let _ = std::fs::remove_dir_all(&memory);
+    let stepped = run(script, &config, &stdin, true)?;
+    let _ = std::fs::remove_dir_all(&memory);
+    if let Ok(log) = std::env::var("SENSE_SNAPDIFF_LOG") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+        {
+            let _ = writeln!(f, "{} {}", stepped.checkpoints, script.display());
+        }
+    }
+    if plain.output != stepped.output {
+        return Err(format!(
+            "output differs after {} snapshot/restore cycles\n--- straight\n{}--- with snapshots\n{}---",
+            stepped.checkpoints, plain.output, stepped.output
+        )
+        .into());
+    }
+    if plain.error != stepped.error {
+        return Err(format!(
+            "the runs ended differently after {} snapshot/restore cycles\n--- straight\n{:?}\n--- with snapshots\n{:?}",
+            stepped.checkpoints, plain.error, stepped.error
+        )
+        .into());
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut scripts = Vec::new();
+    collect(&root().join("tests/golden"), &mut scripts);
+    collect(&root().join("examples"), &mut scripts);
+    // Relative paths, as the CLI would see them, so messages match.
+    std::env::set_current_dir(root()).expect("the repository root exists");
+    let trials = scripts
+        .into_iter()
+        .map(|s| {
+            let rel = s.strip_prefix(root()).unwrap_or(&s).to_path_buf();
+            let name = rel
+                .to_string_lossy()
+                .trim_start_matches("tests/golden/")
+                .trim_end_matches(".sns")
+                .to_string();
+            Trial::test(name, move || case(&rel))
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
