@@ -138,7 +138,8 @@ fn case(script: &Path) -> Result<(), Failed> {
             .append(true)
             .open(log)
         {
-            let _ = writeln!(f, "{} {}", stepped.checkpoints, script.display());
+            let line = format!("{} {}\n", stepped.checkpoints, script.display());
+            let _ = f.write_all(line.as_bytes());
         }
     }
     if plain.output != stepped.output {

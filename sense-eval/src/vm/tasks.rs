@@ -106,7 +106,9 @@ impl Vm {
             }));
         }
         self.back_in_caller(agent)?;
-        if matches!(how, Leave::Paused) && self.config.checkpoint_on_pause && self.nested.is_empty()
+        if matches!(how, Leave::Paused | Leave::Blocked)
+            && self.config.checkpoint_on_pause
+            && self.nested.is_empty()
         {
             return Ok(Some(Exit::Checkpoint));
         }

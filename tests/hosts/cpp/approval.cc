@@ -1,0 +1,133 @@
+// The approval workflow from C++17 through the RAII wrapper in sense.hpp:
+// start -> ask_human -> resume, a host function that suspends, one that
+// throws, and errors surfacing as exceptions.
+#include "sense.hpp"
+
+#include <cstdio>
+#include <string>
+
+static int failures = 0, passes = 0;
+#define EXPECT(cond)                                                              \
+    do {                                                                          \
+        if (!(cond)) {                                                            \
+            std::fprintf(stderr, "%s:%d: EXPECT failed: %s\n", __FILE__, __LINE__, \
+                         #cond);                                                  \
+            return 1;                                                             \
+        }                                                                         \
+    } while (0)
+
+static const char *WORKFLOW = R"SNS(servers = ["web-1", "web-2"]
+deployed = []
+agent release:
+    print("preparing v2.1")
+    answer = ask_human("Deploy v2.1 to " + str(len(servers)) + " servers? (yes/no)")
+    if answer != "yes":
+        print("release cancelled")
+        return
+    for h in servers:
+        if check(h):
+            push(deployed, h)
+    print("deployed to", len(deployed), "servers")
+)SNS";
+
+static int approval_flow(const char *answer, const char *expected_output, int64_t deployed) {
+    std::string out;
+    sense::Runtime rt;
+    rt.capture_output(&out);
+    rt.register_fn("check", 1, [](const std::vector<const sense_value *> &args) {
+        sense_str host{};
+        sense_value_as_string(args.at(0), &host, nullptr);
+        return sense::Reply{sense::Value::of(sense::view(host) == "web-1"), false};
+    });
+    rt.run("release.sns", WORKFLOW);
+    sense_agent release = rt.agent("release");
+    EXPECT(rt.start(release) == SENSE_AGENT_STATUS_PAUSED);
+    EXPECT(rt.pause_kind(release) == SENSE_PAUSE_KIND_ASK_HUMAN);
+    EXPECT(rt.pause_reason(release).as_string() == "Deploy v2.1 to 2 servers? (yes/no)");
+    EXPECT(rt.resume(release, sense::Value::of(std::string_view(answer))) ==
+           SENSE_AGENT_STATUS_COMPLETED);
+    EXPECT(out == expected_output);
+    size_t n = 99;
+    sense::Value d = rt.global("deployed");
+    sense_value_list_len(d.get(), &n, nullptr);
+    EXPECT(static_cast<int64_t>(n) == deployed);
+    return 0;
+}
+
+static int test_approved() {
+    return approval_flow("yes", "preparing v2.1\ndeployed to 1 servers\n", 1);
+}
+
+static int test_rejected() { return approval_flow("no", "preparing v2.1\nrelease cancelled\n", 0); }
+
+static int test_suspending_host_function() {
+    std::string out;
+    sense::Runtime rt;
+    rt.capture_output(&out);
+    rt.register_fn("approve", 1, [](const std::vector<const sense_value *> &args) {
+        sense_str what{};
+        sense_value_as_string(args.at(0), &what, nullptr);
+        return sense::Reply{sense::Value::of("approve " + std::string(sense::view(what)) + "?"),
+                            true};
+    });
+    rt.run("a.sns", "agent a:\n    ok = approve(\"deploy\")\n    print(\"approved:\", ok)\n");
+    sense_agent a = rt.agent("a");
+    EXPECT(rt.start(a) == SENSE_AGENT_STATUS_PAUSED);
+    EXPECT(rt.pause_kind(a) == SENSE_PAUSE_KIND_HOST_FUNCTION);
+    EXPECT(rt.pause_reason(a).as_string() == "approve deploy?");
+    EXPECT(rt.resume(a, sense::Value::of(true)) == SENSE_AGENT_STATUS_COMPLETED);
+    EXPECT(out == "approved: true\n");
+    return 0;
+}
+
+static int test_errors_are_exceptions() {
+    sense::Runtime rt;
+    std::string out;
+    rt.capture_output(&out);
+    rt.register_fn("boom", 0, [](const std::vector<const sense_value *> &) -> sense::Reply {
+        throw std::runtime_error("boom from C++");
+    });
+    try {
+        rt.run("s.sns", "x = (1 +\n");
+        EXPECT(false);
+    } catch (const sense::Error &e) {
+        EXPECT(e.status() == SENSE_STATUS_SYNTAX_ERROR);
+        EXPECT(e.class_name() == "SenseSyntaxError");
+        EXPECT(e.line() >= 1);
+    }
+    try {
+        rt.run("b.sns", "boom()\n");
+        EXPECT(false);
+    } catch (const sense::Error &e) {
+        EXPECT(e.status() == SENSE_STATUS_RUNTIME_ERROR);
+        EXPECT(e.message().find("boom from C++") != std::string::npos);
+    }
+    try {
+        rt.agent("nobody");
+        EXPECT(false);
+    } catch (const sense::Error &e) {
+        EXPECT(e.status() == SENSE_STATUS_NOT_FOUND);
+    }
+    return 0;
+}
+
+#define RUN(t)                                                  \
+    do {                                                        \
+        int r_ = 1;                                             \
+        try {                                                   \
+            r_ = t();                                           \
+        } catch (const std::exception &ex) {                    \
+            std::fprintf(stderr, "%s threw: %s\n", #t, ex.what()); \
+        }                                                       \
+        std::printf("%s %s\n", r_ == 0 ? "ok    " : "FAILED", #t); \
+        (r_ == 0 ? passes : failures)++;                        \
+    } while (0)
+
+int main() {
+    RUN(test_approved);
+    RUN(test_rejected);
+    RUN(test_suspending_host_function);
+    RUN(test_errors_are_exceptions);
+    std::printf("%d passed, %d failed\n", passes, failures);
+    return failures == 0 ? 0 : 1;
+}
