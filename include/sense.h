@@ -645,7 +645,9 @@ enum sense_status sense_call_suspend(struct sense_call *call,
 
 /*
  Answers by raising a `SenseRuntimeError` with `message` (UTF-8, copied)
- in the calling Sense code, where `try`/`catch` can handle it.
+ in the calling Sense code; it reaches the host as the failure of the
+ `sense_runtime_run_source` / `sense_agent_start` / `sense_agent_resume`
+ call that was running (an agent's body then reads `failed`).
  */
 enum sense_status sense_call_fail(struct sense_call *call,
                                   const char *message,

@@ -1,5 +1,6 @@
 //! Command-line parsing and dispatch.
 
+mod durable;
 mod memory_path;
 mod output;
 mod repl;
@@ -35,6 +36,33 @@ enum Command {
     Test {
         /// A .sns file, or a directory searched recursively
         path: PathBuf,
+    },
+    /// Run FILE's top level, start AGENT, and save it to STATE when it pauses
+    Start {
+        /// The program
+        file: PathBuf,
+        /// The agent to start (a name bound by the program's top level)
+        agent: String,
+        /// Where to save the paused state
+        #[arg(long, value_name = "STATE")]
+        state: PathBuf,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+    /// Restore STATE, resume its agent with VALUE (a Sense literal; default nil), save it again
+    Resume {
+        /// A state file written by `sense start` or `sense resume`
+        state: PathBuf,
+        /// The value `pause()` / `ask_human()` returns: "yes", 42, true, nil, [1, 2], …
+        #[arg(allow_hyphen_values = true)]
+        value: Option<String>,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+    /// List the agents in STATE: status, pause reason, call stacks and locals
+    Show {
+        /// A state file
+        state: PathBuf,
     },
     /// Show where `persistent memory` databases of FILE would be stored (without running it)
     MemoryPath {
@@ -114,6 +142,18 @@ pub fn main() -> i32 {
             run::run(&args.path, config)
         }
         Some(Command::Test { path }) => test::test(&path),
+        Some(Command::Start {
+            file,
+            agent,
+            state,
+            limits,
+        }) => durable::start(&file, &agent, &state, limits.config()),
+        Some(Command::Resume {
+            state,
+            value,
+            limits,
+        }) => durable::resume(&state, value.as_deref(), limits.config()),
+        Some(Command::Show { state }) => durable::show(&state),
         Some(Command::MemoryPath { path, memory_dir }) => {
             memory_path::memory_path(path.as_deref(), memory_dir.as_deref())
         }

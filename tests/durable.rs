@@ -1,0 +1,185 @@
+//! Durable agents through the CLI: a program that asks three questions from
+//! inside nested calls and a loop gives the same final output when every
+//! answer arrives in a new `sense resume` process as when it runs in one.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn sense(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sense"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sense runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("sense finishes")
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "sense failed: {}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn state_file(name: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("sense-durable-{}-{name}.state", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+/// The agent's summary line (the one-process run prints it right after an
+/// input prompt, on the same line).
+fn summary(text: &str) -> String {
+    text.lines()
+        .filter_map(|l| l.find("summary:").map(|i| &l[i..]))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn three_answers_in_three_processes_match_one_run() {
+    let one = stdout(&sense(
+        &["run", "examples/interview_driver.sns"],
+        "Ada\n3\nyes\n",
+    ));
+
+    let state = state_file("interview");
+    let s = state.to_str().expect("utf-8 temp path");
+    let mut across = stdout(&sense(
+        &[
+            "start",
+            "examples/interview.sns",
+            "interviewer",
+            "--state",
+            s,
+        ],
+        "",
+    ));
+    assert_eq!(across, "paused: (1/3) name?\n");
+    for (answer, next) in [
+        ("\"Ada\"", "paused: (2/3) years of experience?\n"),
+        ("\"3\"", "paused: (3/3) ready to start?\n"),
+    ] {
+        let out = stdout(&sense(&["resume", s, answer], ""));
+        assert_eq!(out, next);
+        across.push_str(&out);
+    }
+    let last = stdout(&sense(&["resume", s, "\"yes\""], ""));
+    assert!(last.ends_with("completed\n"), "{last}");
+    across.push_str(&last);
+
+    assert_eq!(summary(&across), summary(&one));
+    assert_eq!(
+        summary(&one),
+        "summary: [name=Ada, years of experience=3, ready to start=yes]"
+    );
+
+    // The state now records the completion: no stale replay.
+    let again = sense(&["resume", s, "\"no\""], "");
+    assert!(!again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).starts_with(
+            "SenseRuntimeError: cannot resume agent 'interviewer' \u{2014} status is 'completed'"
+        ),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let _ = std::fs::remove_file(&state);
+}
+
+#[test]
+fn show_lists_agents_with_call_stacks_and_locals() {
+    let state = state_file("show");
+    let s = state.to_str().expect("utf-8 temp path");
+    stdout(&sense(
+        &[
+            "start",
+            "examples/interview.sns",
+            "interviewer",
+            "--state",
+            s,
+        ],
+        "",
+    ));
+    let shown = stdout(&sense(&["show", s], ""));
+    assert!(
+        shown.contains("* agent interviewer: paused (ask_human) \"(1/3) name?\""),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("    at ask (examples/interview.sns:12)"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("        question = \"(1/3) name?\""),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("    at collect (examples/interview.sns:16)"),
+        "{shown}"
+    );
+    assert!(shown.contains("        answers = []"), "{shown}");
+    let _ = std::fs::remove_file(&state);
+}
+
+#[test]
+fn bad_state_files_and_values_are_clear_errors() {
+    let missing = sense(&["resume", "/nonexistent/x.state"], "");
+    assert_eq!(
+        String::from_utf8_lossy(&missing.stderr),
+        "SenseError: no such file or directory: /nonexistent/x.state\n"
+    );
+    let junk = state_file("junk");
+    std::fs::write(&junk, b"definitely not a snapshot").expect("write");
+    let out = sense(&["show", junk.to_str().expect("utf-8")], "");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("cannot restore snapshot: this is not a Sense snapshot"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let state = state_file("value");
+    let s = state.to_str().expect("utf-8 temp path");
+    stdout(&sense(
+        &[
+            "start",
+            "examples/interview.sns",
+            "interviewer",
+            "--state",
+            s,
+        ],
+        "",
+    ));
+    let bad = sense(&["resume", s, "yes"], "");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("must be a Sense literal"));
+    let no_agent = sense(
+        &["start", "examples/interview.sns", "nobody", "--state", s],
+        "",
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&no_agent.stderr),
+        "SenseError: no agent named 'nobody'\n"
+    );
+    for p in [junk, state] {
+        let _ = std::fs::remove_file(p);
+    }
+    assert!(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/interview.sns")
+            .exists()
+    );
+}
