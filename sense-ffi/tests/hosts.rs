@@ -96,8 +96,10 @@ fn env_is(name: &str, value: &str) -> bool {
 }
 
 fn have(tool: &str) -> bool {
+    // `go` has no `--version`; everything else here does.
+    let arg = if tool == "go" { "version" } else { "--version" };
     Command::new(tool)
-        .arg("--version")
+        .arg(arg)
         .output()
         .is_ok_and(|o| o.status.success())
 }

@@ -1,0 +1,3 @@
+module example.invalid/sense
+
+go 1.19

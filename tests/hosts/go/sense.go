@@ -1,0 +1,531 @@
+// Package sense embeds the Sense runtime (libsense, the C ABI in
+// sense-ffi) in Go programs through cgo: run Sense programs, drive agents
+// that pause and resume, answer their questions, register Go functions and
+// model providers, and ask a running agent to pause from another goroutine.
+//
+// Errors come back as *Error (with the Status, the Sense error class,
+// message, line, column and rendered diagnostic). Every handle has a
+// Close method; finalizers free forgotten ones as a safety net, but Close
+// is the way to release a runtime deterministically.
+//
+// Build: cgo needs include/sense.h (found through the #cgo CFLAGS below,
+// relative to this package in the Sense repository) and libsense; point
+// the linker at the directory holding libsense.a (or libsense.so), e.g.
+//
+//	cargo build -p sense-ffi
+//	CGO_LDFLAGS="-L$PWD/target/debug" go test ./...
+//
+// (with both libsense.a and libsense.so in that directory the linker picks
+// the shared one, which then must be found at run time: LD_LIBRARY_PATH).
+//
+// A Runtime is not safe for concurrent use: use it from one goroutine at a
+// time (it may move between goroutines and OS threads between calls).
+// Callbacks run on the calling goroutine and must not call back into the
+// same Runtime. PauseHandle is safe for concurrent use.
+package sense
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../../../include
+#cgo LDFLAGS: -lsense -lpthread -ldl -lm
+#include <sense.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+// Go functions exported to C in callbacks.go.
+extern void senseGoOutput(void *user_data, sense_str text);
+extern bool senseGoInput(void *user_data, sense_str *line);
+extern void senseGoHostFn(void *user_data, sense_call *call);
+extern void senseGoComplete(void *user_data, sense_str model_id, sense_str prompt,
+                            sense_completion *completion);
+extern void senseGoFree(void *user_data);
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/cgo"
+	"unsafe"
+)
+
+// Status is the result code of a libsense call (sense_status).
+type Status int
+
+// The statuses; see include/sense.h.
+const (
+	StatusOK              Status = C.SENSE_STATUS_OK
+	StatusInvalidArgument Status = C.SENSE_STATUS_INVALID_ARGUMENT
+	StatusInvalidUTF8     Status = C.SENSE_STATUS_INVALID_UTF8
+	StatusSyntaxError     Status = C.SENSE_STATUS_SYNTAX_ERROR
+	StatusRuntimeError    Status = C.SENSE_STATUS_RUNTIME_ERROR
+	StatusWrongState      Status = C.SENSE_STATUS_WRONG_STATE
+	StatusNotFound        Status = C.SENSE_STATUS_NOT_FOUND
+	StatusPanic           Status = C.SENSE_STATUS_PANIC
+)
+
+// Error is a failed libsense call.
+type Error struct {
+	Status   Status
+	Class    string // e.g. "SenseSyntaxError", "SenseRuntimeError", "SenseError"
+	Message  string // e.g. "[line 3] division by zero"
+	Rendered string // the full diagnostic, as the sense CLI prints it
+	Line     int    // 1-based; 0 when unknown
+	Column   int    // 1-based; 0 when unknown
+}
+
+func (e *Error) Error() string { return e.Class + ": " + e.Message }
+
+func goString(s C.sense_str) string {
+	if s.len == 0 {
+		return ""
+	}
+	return C.GoStringN(s.ptr, C.int(s.len))
+}
+
+// check turns a status and its optional error into a Go error, freeing the
+// C error.
+func check(st uint32, cerr *C.sense_error) error {
+	if st == C.SENSE_STATUS_OK {
+		return nil
+	}
+	defer C.sense_error_free(cerr)
+	if cerr == nil {
+		return &Error{Status: Status(st), Class: "SenseError", Message: fmt.Sprintf("status %d", int(st))}
+	}
+	return &Error{
+		Status:   Status(st),
+		Class:    goString(C.sense_error_class(cerr)),
+		Message:  goString(C.sense_error_message(cerr)),
+		Rendered: goString(C.sense_error_rendered(cerr)),
+		Line:     int(C.sense_error_line(cerr)),
+		Column:   int(C.sense_error_column(cerr)),
+	}
+}
+
+// cString copies s into C memory; free it with C.free.
+func cString(s string) (*C.char, C.size_t) {
+	return C.CString(s), C.size_t(len(s))
+}
+
+// Opaque is a Sense value with no Go counterpart (a function, an agent, a
+// dict, ...), copied out as its type name and printed form.
+type Opaque struct {
+	TypeName string
+	Text     string
+}
+
+// Suspend, returned as a host function's result, pauses the calling agent
+// with Reason; the value the agent is resumed with becomes the call's
+// result.
+type Suspend struct {
+	Reason any
+}
+
+// newValue builds an owned C value from nil, bool, int, int64, float64,
+// string or []any (recursively).
+func newValue(v any) (*C.sense_value, error) {
+	switch x := v.(type) {
+	case nil:
+		return C.sense_value_new_nil(), nil
+	case bool:
+		return C.sense_value_new_bool(C.bool(x)), nil
+	case int:
+		return C.sense_value_new_int(C.int64_t(x)), nil
+	case int64:
+		return C.sense_value_new_int(C.int64_t(x)), nil
+	case float64:
+		return C.sense_value_new_float(C.double(x)), nil
+	case string:
+		p, n := cString(x)
+		defer C.free(unsafe.Pointer(p))
+		var out *C.sense_value
+		var cerr *C.sense_error
+		if err := check(C.sense_value_new_string(p, n, &out, &cerr), cerr); err != nil {
+			return nil, err
+		}
+		return out, nil
+	case []any:
+		list := C.sense_value_new_list()
+		for _, item := range x {
+			cv, err := newValue(item)
+			if err != nil {
+				C.sense_value_free(list)
+				return nil, err
+			}
+			st := C.sense_value_list_push(list, cv, nil)
+			C.sense_value_free(cv)
+			if err := check(st, nil); err != nil {
+				C.sense_value_free(list)
+				return nil, err
+			}
+		}
+		return list, nil
+	default:
+		return nil, fmt.Errorf("sense: cannot convert %T to a Sense value", v)
+	}
+}
+
+// goValue copies a C value (borrowed) into Go.
+func goValue(v *C.sense_value) any {
+	var kind uint32
+	if C.sense_value_get_kind(v, &kind, nil) != C.SENSE_STATUS_OK {
+		return nil
+	}
+	switch kind {
+	case C.SENSE_VALUE_KIND_BOOL:
+		var b C.bool
+		C.sense_value_as_bool(v, &b, nil)
+		return bool(b)
+	case C.SENSE_VALUE_KIND_INT:
+		var i C.int64_t
+		C.sense_value_as_int(v, &i, nil)
+		return int64(i)
+	case C.SENSE_VALUE_KIND_FLOAT:
+		var f C.double
+		C.sense_value_as_float(v, &f, nil)
+		return float64(f)
+	case C.SENSE_VALUE_KIND_STRING:
+		var s C.sense_str
+		C.sense_value_as_string(v, &s, nil)
+		return goString(s)
+	case C.SENSE_VALUE_KIND_LIST:
+		var n C.size_t
+		C.sense_value_list_len(v, &n, nil)
+		items := make([]any, int(n))
+		for i := range items {
+			var item *C.sense_value
+			C.sense_value_list_get(v, C.size_t(i), &item, nil)
+			items[i] = goValue(item)
+		}
+		return items
+	case C.SENSE_VALUE_KIND_OPAQUE:
+		var t, s C.sense_str
+		C.sense_value_type_name(v, &t, nil)
+		C.sense_value_as_string(v, &s, nil)
+		return Opaque{TypeName: goString(t), Text: goString(s)}
+	default:
+		return nil
+	}
+}
+
+// userData boxes a Go value as C user data: C memory holding a cgo.Handle,
+// released by senseGoFree when the runtime lets go of it.
+func userData(v any) unsafe.Pointer {
+	p := C.malloc(C.size_t(unsafe.Sizeof(C.uintptr_t(0))))
+	*(*C.uintptr_t)(p) = C.uintptr_t(cgo.NewHandle(v))
+	return p
+}
+
+func fromUserData(p unsafe.Pointer) any {
+	return cgo.Handle(*(*C.uintptr_t)(p)).Value()
+}
+
+// Config holds limits for NewWithConfig.
+type Config struct {
+	MaxDepth uint   // maximum active Sense frames; 0 keeps the default (10000)
+	MaxSteps uint64 // safe points per run; 0 = unlimited
+	DryRun   bool   // actions check everything but run no bodies
+}
+
+// Runtime is a Sense runtime: one top-level scope shared by every program
+// run on it, its agents, functions, providers and I/O callbacks.
+type Runtime struct {
+	ptr *C.sense_runtime
+}
+
+// New creates a runtime with default limits, printing to stdout.
+func New() (*Runtime, error) {
+	var ptr *C.sense_runtime
+	var cerr *C.sense_error
+	if err := check(C.sense_runtime_new(&ptr, &cerr), cerr); err != nil {
+		return nil, err
+	}
+	return wrap(ptr), nil
+}
+
+// NewWithConfig creates a runtime with the given limits.
+func NewWithConfig(cfg Config) (*Runtime, error) {
+	var c *C.sense_config
+	var cerr *C.sense_error
+	if err := check(C.sense_config_new(&c, &cerr), cerr); err != nil {
+		return nil, err
+	}
+	defer C.sense_config_free(c)
+	if cfg.MaxDepth != 0 {
+		if err := check(C.sense_config_set_max_depth(c, C.size_t(cfg.MaxDepth), &cerr), cerr); err != nil {
+			return nil, err
+		}
+	}
+	C.sense_config_set_max_steps(c, C.uint64_t(cfg.MaxSteps), nil)
+	C.sense_config_set_dry_run(c, C.bool(cfg.DryRun), nil)
+	var ptr *C.sense_runtime
+	if err := check(C.sense_runtime_new_with_config(c, &ptr, &cerr), cerr); err != nil {
+		return nil, err
+	}
+	return wrap(ptr), nil
+}
+
+func wrap(ptr *C.sense_runtime) *Runtime {
+	r := &Runtime{ptr: ptr}
+	runtime.SetFinalizer(r, (*Runtime).Close)
+	return r
+}
+
+// Close frees the runtime, its agents (paused ones included) and its
+// callbacks. Closing twice is harmless.
+func (r *Runtime) Close() error {
+	if r.ptr != nil {
+		C.sense_runtime_free(r.ptr)
+		r.ptr = nil
+		runtime.SetFinalizer(r, nil)
+	}
+	return nil
+}
+
+// RunSource runs source as a main program named name.
+func (r *Runtime) RunSource(name, source string) error {
+	defer runtime.KeepAlive(r)
+	n, nl := cString(name)
+	defer C.free(unsafe.Pointer(n))
+	s, sl := cString(source)
+	defer C.free(unsafe.Pointer(s))
+	var cerr *C.sense_error
+	return check(C.sense_runtime_run_source(r.ptr, n, nl, s, sl, &cerr), cerr)
+}
+
+// RunFile reads and runs a file as a main program.
+func (r *Runtime) RunFile(path string) error {
+	defer runtime.KeepAlive(r)
+	p, pl := cString(path)
+	defer C.free(unsafe.Pointer(p))
+	var cerr *C.sense_error
+	return check(C.sense_runtime_run_file(r.ptr, p, pl, &cerr), cerr)
+}
+
+// Global copies the value of a top-level variable.
+func (r *Runtime) Global(name string) (any, error) {
+	defer runtime.KeepAlive(r)
+	p, pl := cString(name)
+	defer C.free(unsafe.Pointer(p))
+	var v *C.sense_value
+	var cerr *C.sense_error
+	if err := check(C.sense_runtime_global(r.ptr, p, pl, &v, &cerr), cerr); err != nil {
+		return nil, err
+	}
+	defer C.sense_value_free(v)
+	return goValue(v), nil
+}
+
+// SetOutput sends program output to fn instead of stdout.
+func (r *Runtime) SetOutput(fn func(text string)) error {
+	defer runtime.KeepAlive(r)
+	var cerr *C.sense_error
+	return check(C.sense_runtime_set_output(r.ptr, C.sense_output_fn(C.senseGoOutput),
+		userData(fn), C.sense_free_fn(C.senseGoFree), &cerr), cerr)
+}
+
+// inputState keeps the last line in C memory until the next call.
+type inputState struct {
+	fn   func() (string, bool)
+	last *C.char
+}
+
+// SetInput reads ask_human answers outside agents from fn (false: end of
+// input).
+func (r *Runtime) SetInput(fn func() (line string, ok bool)) error {
+	defer runtime.KeepAlive(r)
+	var cerr *C.sense_error
+	return check(C.sense_runtime_set_input(r.ptr, C.sense_input_fn(C.senseGoInput),
+		userData(&inputState{fn: fn}), C.sense_free_fn(C.senseGoFree), &cerr), cerr)
+}
+
+// HostFunc is a Go function callable from Sense. Return a value (nil,
+// bool, int, int64, float64, string, []any), a Suspend to pause the
+// calling agent, or an error to raise a SenseRuntimeError.
+type HostFunc func(args []any) (any, error)
+
+// RegisterFunc makes fn callable from Sense as name(...) with arity
+// arguments (-1: any number).
+func (r *Runtime) RegisterFunc(name string, arity int, fn HostFunc) error {
+	defer runtime.KeepAlive(r)
+	p, pl := cString(name)
+	defer C.free(unsafe.Pointer(p))
+	var cerr *C.sense_error
+	return check(C.sense_runtime_register_fn(r.ptr, p, pl, C.int32_t(arity),
+		C.sense_host_fn(C.senseGoHostFn), userData(fn), C.sense_free_fn(C.senseGoFree), &cerr), cerr)
+}
+
+// CompleteFunc answers a prompt for a model.
+type CompleteFunc func(modelID, prompt string) (string, error)
+
+// RegisterProvider registers a model provider for inference(name, ...).
+// capability may be empty (no policy gate).
+func (r *Runtime) RegisterProvider(name, capability, defaultModel string, fn CompleteFunc) error {
+	defer runtime.KeepAlive(r)
+	n, nl := cString(name)
+	defer C.free(unsafe.Pointer(n))
+	c, cl := cString(capability)
+	defer C.free(unsafe.Pointer(c))
+	d, dl := cString(defaultModel)
+	defer C.free(unsafe.Pointer(d))
+	var cerr *C.sense_error
+	return check(C.sense_runtime_register_provider(r.ptr, n, nl, c, cl, d, dl,
+		C.sense_complete_fn(C.senseGoComplete), userData(fn), C.sense_free_fn(C.senseGoFree), &cerr), cerr)
+}
+
+// Agent identifies an agent of one Runtime (plain data).
+type Agent struct {
+	id C.sense_agent
+}
+
+// AgentStatus is an agent's status.
+type AgentStatus int
+
+// The statuses.
+const (
+	Created   AgentStatus = C.SENSE_AGENT_STATUS_CREATED
+	Running   AgentStatus = C.SENSE_AGENT_STATUS_RUNNING
+	Paused    AgentStatus = C.SENSE_AGENT_STATUS_PAUSED
+	Completed AgentStatus = C.SENSE_AGENT_STATUS_COMPLETED
+	Failed    AgentStatus = C.SENSE_AGENT_STATUS_FAILED
+)
+
+func (s AgentStatus) String() string {
+	return [...]string{"created", "running", "paused", "completed", "failed"}[s]
+}
+
+// PauseKind says why a paused agent is paused.
+type PauseKind int
+
+// The pause kinds.
+const (
+	NotPaused      PauseKind = C.SENSE_PAUSE_KIND_NONE
+	SelfPause      PauseKind = C.SENSE_PAUSE_KIND_SELF_PAUSE
+	AskHuman       PauseKind = C.SENSE_PAUSE_KIND_ASK_HUMAN
+	WaitingMessage PauseKind = C.SENSE_PAUSE_KIND_WAITING_MESSAGE
+	HostRequest    PauseKind = C.SENSE_PAUSE_KIND_HOST_REQUEST
+	Budget         PauseKind = C.SENSE_PAUSE_KIND_BUDGET
+	HostFunction   PauseKind = C.SENSE_PAUSE_KIND_HOST_FUNCTION
+)
+
+// Agent looks up the agent bound to name.
+func (r *Runtime) Agent(name string) (Agent, error) {
+	defer runtime.KeepAlive(r)
+	p, pl := cString(name)
+	defer C.free(unsafe.Pointer(p))
+	var a Agent
+	var cerr *C.sense_error
+	err := check(C.sense_agent_lookup(r.ptr, p, pl, &a.id, &cerr), cerr)
+	return a, err
+}
+
+// Start starts a created agent and runs it until it pauses, completes or
+// fails.
+func (r *Runtime) Start(a Agent) (AgentStatus, error) {
+	defer runtime.KeepAlive(r)
+	var s uint32
+	var cerr *C.sense_error
+	err := check(C.sense_agent_start(r.ptr, a.id, &s, &cerr), cerr)
+	return AgentStatus(s), err
+}
+
+// Resume continues a paused agent; value becomes the result of the call it
+// is paused in.
+func (r *Runtime) Resume(a Agent, value any) (AgentStatus, error) {
+	defer runtime.KeepAlive(r)
+	v, err := newValue(value)
+	if err != nil {
+		return 0, err
+	}
+	defer C.sense_value_free(v)
+	var s uint32
+	var cerr *C.sense_error
+	err = check(C.sense_agent_resume(r.ptr, a.id, v, &s, &cerr), cerr)
+	return AgentStatus(s), err
+}
+
+// Status returns the agent's status.
+func (r *Runtime) Status(a Agent) (AgentStatus, error) {
+	defer runtime.KeepAlive(r)
+	var s uint32
+	var cerr *C.sense_error
+	err := check(C.sense_agent_get_status(r.ptr, a.id, &s, &cerr), cerr)
+	return AgentStatus(s), err
+}
+
+// PauseKind says why the agent is paused (NotPaused if it is not).
+func (r *Runtime) PauseKind(a Agent) (PauseKind, error) {
+	defer runtime.KeepAlive(r)
+	var k uint32
+	var cerr *C.sense_error
+	err := check(C.sense_agent_pause_kind(r.ptr, a.id, &k, &cerr), cerr)
+	return PauseKind(k), err
+}
+
+// PauseReason returns the agent's last pause reason.
+func (r *Runtime) PauseReason(a Agent) (any, error) {
+	defer runtime.KeepAlive(r)
+	var v *C.sense_value
+	var cerr *C.sense_error
+	if err := check(C.sense_agent_pause_reason(r.ptr, a.id, &v, &cerr), cerr); err != nil {
+		return nil, err
+	}
+	defer C.sense_value_free(v)
+	return goValue(v), nil
+}
+
+// Send puts a message in the agent's mailbox.
+func (r *Runtime) Send(a Agent, message any) error {
+	defer runtime.KeepAlive(r)
+	v, err := newValue(message)
+	if err != nil {
+		return err
+	}
+	defer C.sense_value_free(v)
+	var cerr *C.sense_error
+	return check(C.sense_agent_send(r.ptr, a.id, v, &cerr), cerr)
+}
+
+// PauseHandle asks one agent to pause from any goroutine.
+type PauseHandle struct {
+	ptr *C.sense_pause_handle
+}
+
+// PauseHandle makes a handle that can ask a from any goroutine to pause at
+// its next safe point.
+func (r *Runtime) PauseHandle(a Agent) (*PauseHandle, error) {
+	defer runtime.KeepAlive(r)
+	var h *C.sense_pause_handle
+	var cerr *C.sense_error
+	if err := check(C.sense_pause_handle_new(r.ptr, a.id, &h, &cerr), cerr); err != nil {
+		return nil, err
+	}
+	ph := &PauseHandle{ptr: h}
+	runtime.SetFinalizer(ph, (*PauseHandle).Close)
+	return ph, nil
+}
+
+// Request asks for a pause; false if one was already pending.
+func (h *PauseHandle) Request() (bool, error) {
+	defer runtime.KeepAlive(h)
+	var newly C.bool
+	var cerr *C.sense_error
+	err := check(C.sense_pause_handle_request(h.ptr, &newly, &cerr), cerr)
+	return bool(newly), err
+}
+
+// Close frees the handle; closing twice is harmless. Do not close it while
+// another goroutine is calling Request.
+func (h *PauseHandle) Close() error {
+	if h.ptr != nil {
+		C.sense_pause_handle_free(h.ptr)
+		h.ptr = nil
+		runtime.SetFinalizer(h, nil)
+	}
+	return nil
+}
+
+// Version is the version of the linked libsense.
+func Version() string {
+	return goString(C.sense_version())
+}
