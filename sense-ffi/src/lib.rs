@@ -11,7 +11,7 @@
 //!   accept NULL;
 //! - fallible functions return a [`sense_status`] and take an optional
 //!   last parameter `sense_error **error`;
-//! - every exported body runs inside [`ffi_guard!`] so a Rust panic never
+//! - every exported body runs inside `ffi_guard!` so a Rust panic never
 //!   crosses into C (it becomes `SENSE_STATUS_PANIC`);
 //! - strings in are `const char *ptr, size_t len`, UTF-8 checked.
 //!

@@ -99,3 +99,15 @@ fn header_sits_beside_pkg_config_and_module_map() {
     let map = std::fs::read_to_string(include.join("module.modulemap")).expect("module.modulemap");
     assert!(map.contains("header \"sense.h\""), "{map}");
 }
+
+#[test]
+fn readme_contains_the_compiled_example() {
+    let dir = manifest_dir();
+    let readme = std::fs::read_to_string(dir.join("README.md")).expect("sense-ffi/README.md");
+    let example = std::fs::read_to_string(dir.join("../tests/hosts/c/example_readme.c"))
+        .expect("tests/hosts/c/example_readme.c");
+    assert!(
+        readme.contains(&format!("```c\n{example}```")),
+        "sense-ffi/README.md must contain tests/hosts/c/example_readme.c verbatim"
+    );
+}
