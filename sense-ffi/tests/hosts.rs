@@ -4,10 +4,11 @@
 //! header, a double-include link check, dynamic and pkg-config links of the
 //! README example, and `go test` for the Go package in `go/`.
 //!
-//! - `libsense.a` / `libsense.so` are looked up next to this test binary
-//!   (`target/<profile>/deps`, where `cargo test` puts them) and in
-//!   `target/<profile>` (where `cargo build -p sense-ffi` puts them); the
-//!   newest wins.
+//! - First `cargo build -p sense-ffi --lib` runs (same profile), because
+//!   `cargo test` alone does not rebuild a crate's staticlib for its own
+//!   integration tests (`SENSE_NO_BUILD=1` skips this). `libsense.a` /
+//!   `libsense.so` are then looked up next to this test binary
+//!   (`target/<profile>/deps`) and in `target/<profile>`; the newest wins.
 //! - `SENSE_VALGRIND=1` runs the C and C++ programs under
 //!   `valgrind --leak-check=full --error-exitcode=1`.
 //! - A missing `cc`, `c++`, `go` or (with `SENSE_VALGRIND=1`) `valgrind`
@@ -323,8 +324,35 @@ fn go_test() -> Result<(), Failed> {
     .map(drop)
 }
 
+/// Builds the C libraries of this crate (`cargo test` does not: a crate
+/// without an rlib is no dependency of its own integration tests), so the
+/// hosts never link a stale `libsense.a`. Cargo releases its build lock
+/// before running tests, so the nested build does not wait on us; it finds
+/// everything else already compiled. `SENSE_NO_BUILD=1` skips it.
+fn build_libsense() -> Result<(), String> {
+    if env_is("SENSE_NO_BUILD", "1") {
+        return Ok(());
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let profile_dir = deps_dir().parent().expect("profile dir").to_path_buf();
+    let mut cmd = Command::new(cargo);
+    cmd.args(["build", "-p", "sense-ffi", "--lib"]);
+    if profile_dir.file_name().is_some_and(|n| n == "release") {
+        cmd.arg("--release");
+    }
+    // CARGO_TARGET_DIR, if set, is inherited, so this is our target dir.
+    cmd.current_dir(repo());
+    run(&mut cmd)
+        .map(drop)
+        .map_err(|e| e.message().unwrap_or("cargo build failed").to_string())
+}
+
 fn main() {
     let args = Arguments::from_args();
+    if let Err(e) = build_libsense() {
+        eprintln!("could not build libsense: {e}");
+        std::process::exit(1);
+    }
     let mut trials = Vec::new();
 
     for src in files_with_ext(&hosts_dir().join("c"), "c") {
