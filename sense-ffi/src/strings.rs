@@ -85,8 +85,10 @@ macro_rules! str_arg {
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_version() -> sense_str {
     const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
-    sense_str {
-        ptr: VERSION.as_ptr().cast(),
-        len: VERSION.len() - 1,
-    }
+    ffi_guard!(sense_str::EMPTY => {
+        sense_str {
+            ptr: VERSION.as_ptr().cast(),
+            len: VERSION.len() - 1,
+        }
+    })
 }
