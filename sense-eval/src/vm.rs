@@ -152,7 +152,7 @@ pub struct Vm {
     pub(crate) globals: ScopeRef,
     pub(crate) natives: Vec<NativeDef>,
     pub(crate) cur: Fiber,
-    pub(crate) callers: Vec<Fiber>,
+    pub(crate) callers: Vec<Box<Fiber>>,
     pub(crate) caller_frames: usize,
     pub(crate) modules: Vec<ModuleEntry>,
     pub(crate) tests: Vec<TestResult>,
@@ -168,7 +168,7 @@ pub struct Vm {
     pub(crate) agent_serial: u64,
     pub(crate) stop_depth: usize,
     /// A fiber handed over by `start`/`resume`, waiting for the run loop.
-    pub(crate) parked: Option<Fiber>,
+    pub(crate) parked: Option<Box<Fiber>>,
     /// Async agents (and futures) ready to run, oldest first.
     pub(crate) ready: std::collections::VecDeque<ObjRef>,
     /// Tasks blocked in `receive()` on an empty mailbox, oldest first.
@@ -353,7 +353,7 @@ impl Vm {
     /// Runs compiled top-level code in `env` until it ends (or stops at a
     /// checkpoint).
     pub fn run_top_level(&mut self, proto: ProtoId, env: ScopeRef) -> EvalResult<Exit> {
-        let fiber = Fiber {
+        let fiber = Box::new(Fiber {
             frames: vec![Frame {
                 proto,
                 ip: 0,
@@ -365,7 +365,7 @@ impl Vm {
                 kind: FrameKind::Main,
             }],
             ..Fiber::default()
-        };
+        });
         self.drive(fiber)
     }
 
@@ -395,11 +395,9 @@ impl Vm {
 
     /// Runs `fiber` until it settles; the previous current fiber is kept
     /// aside and restored afterwards.
-    pub(crate) fn drive(&mut self, fiber: Fiber) -> EvalResult<Exit> {
+    pub(crate) fn drive(&mut self, fiber: Box<Fiber>) -> EvalResult<Exit> {
         self.drives.push(self.stop_depth);
-        let previous = std::mem::replace(&mut self.cur, fiber);
-        self.caller_frames += previous.frames.len();
-        self.callers.push(previous);
+        self.enter_boxed(fiber);
         self.stop_depth = self.callers.len();
         let result = self.run();
         self.end_drive(result)
@@ -412,11 +410,14 @@ impl Vm {
             return result;
         }
         // Whatever settled has already been put where it belongs (parked in
-        // its agent, or finished); bring back the fiber we set aside.
+        // its agent, or finished); bring back the fiber we set aside, unless
+        // the settling fiber already did.
         while self.callers.len() > self.stop_depth {
             self.pop_caller();
         }
-        self.pop_caller();
+        if self.callers.len() == self.stop_depth {
+            self.pop_caller();
+        }
         self.stop_depth = self.drives.pop().unwrap_or(0);
         result
     }

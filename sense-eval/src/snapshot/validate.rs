@@ -90,7 +90,7 @@ impl State<'_> {
     pub fn check_all(
         &self,
         cur: &Fiber,
-        callers: &[Fiber],
+        callers: &[Box<Fiber>],
         modules: &[ModuleEntry],
         ready: &[ObjRef],
         blocked: &[Blocked],

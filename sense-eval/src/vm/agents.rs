@@ -101,11 +101,11 @@ impl Vm {
     }
 
     /// A fresh fiber positioned at the start of `agent`'s body.
-    pub(crate) fn agent_fiber(&self, agent: ObjRef) -> Option<Fiber> {
+    pub(crate) fn agent_fiber(&self, agent: ObjRef) -> Option<Box<Fiber>> {
         let Obj::Agent(a) = self.heap.get(agent) else {
             return None;
         };
-        Some(Fiber {
+        Some(Box::new(Fiber {
             frames: vec![Frame {
                 proto: a.body,
                 ip: 0,
@@ -118,12 +118,12 @@ impl Vm {
             }],
             agent: Some(agent),
             ..Fiber::default()
-        })
+        }))
     }
 
     /// Checks that `v` is a startable agent and marks it running; returns
     /// its fiber.
-    pub(crate) fn begin_start(&mut self, v: Value) -> EvalResult<(ObjRef, Fiber)> {
+    pub(crate) fn begin_start(&mut self, v: Value) -> EvalResult<(ObjRef, Box<Fiber>)> {
         let (r, a) = match v {
             Value::Obj(r) => match self.heap.get(r) {
                 Obj::Agent(a) => (r, a),
@@ -154,7 +154,7 @@ impl Vm {
         &mut self,
         v: Value,
         value: Value,
-    ) -> EvalResult<(ObjRef, Option<Fiber>)> {
+    ) -> EvalResult<(ObjRef, Option<Box<Fiber>>)> {
         let r = match v {
             Value::Obj(r) if matches!(self.heap.get(r), Obj::Agent(_)) => r,
             _ => return Err(self.expected_agent("resume() expects an Agent", v)),
@@ -179,7 +179,7 @@ impl Vm {
                 None => return Ok((r, None)),
             }
         }
-        let mut fiber = a.fiber.take().map(|f| *f).unwrap_or_default();
+        let mut fiber = a.fiber.take().unwrap_or_default();
         if a.resume_pushes {
             fiber.stack.push(value);
         }
@@ -193,7 +193,7 @@ impl Vm {
 
     /// Runs an agent's fiber on behalf of Sense code (`start`/`resume`
     /// builtins): leaves a switch request for the run loop.
-    pub(crate) fn request_enter(&mut self, agent: ObjRef, fiber: Fiber) {
+    pub(crate) fn request_enter(&mut self, agent: ObjRef, fiber: Box<Fiber>) {
         self.parked = Some(fiber);
         self.pending = Some(Pending::Enter(agent));
     }
@@ -201,17 +201,26 @@ impl Vm {
     /// Switches to the parked agent fiber, keeping the current one as its caller.
     pub(crate) fn enter_agent(&mut self, _agent: ObjRef) {
         if let Some(fiber) = self.parked.take() {
-            let caller = std::mem::replace(&mut self.cur, fiber);
-            self.caller_frames += caller.frames.len();
-            self.callers.push(caller);
+            self.enter_boxed(fiber);
         }
     }
 
-    /// Brings the most recent caller fiber back as the current one.
-    pub(crate) fn pop_caller(&mut self) -> Fiber {
-        let caller = self.callers.pop().unwrap_or_default();
-        self.caller_frames -= caller.frames.len();
-        std::mem::replace(&mut self.cur, caller)
+    /// Makes the fiber in `b` current; the current one moves into the box
+    /// and onto `callers`. Swapping through the box moves no allocation:
+    /// a hand-off allocates nothing.
+    pub(crate) fn enter_boxed(&mut self, mut b: Box<Fiber>) {
+        std::mem::swap(&mut self.cur, &mut *b);
+        self.caller_frames += b.frames.len();
+        self.callers.push(b);
+    }
+
+    /// Brings the most recent caller fiber back as the current one and
+    /// returns the box now holding the fiber that was current.
+    pub(crate) fn pop_caller(&mut self) -> Box<Fiber> {
+        let mut b = self.callers.pop().unwrap_or_default();
+        self.caller_frames -= b.frames.len();
+        std::mem::swap(&mut self.cur, &mut *b);
+        b
     }
 
     /// Records a pause on `agent` (status, reason, kind).

@@ -276,7 +276,7 @@ impl Vm {
                 state: FutureState::Pending,
                 fiber: None,
             })));
-            let fiber = super::Fiber {
+            let fiber = Box::new(super::Fiber {
                 frames: vec![Frame {
                     proto: tool.proto,
                     ip: 0,
@@ -289,9 +289,9 @@ impl Vm {
                 }],
                 future: Some(future),
                 ..Default::default()
-            };
+            });
             if let Obj::Future(f) = self.heap.get_mut(future) {
-                f.fiber = Some(Box::new(fiber));
+                f.fiber = Some(fiber);
             }
             self.ready.push_back(future);
             self.cur.stack.push(Value::Obj(future));

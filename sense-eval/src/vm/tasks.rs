@@ -57,9 +57,9 @@ impl Vm {
     }
 
     /// Parks `fiber` in its async agent and queues it to run.
-    pub(crate) fn park_ready(&mut self, agent: ObjRef, fiber: Fiber) {
+    pub(crate) fn park_ready(&mut self, agent: ObjRef, fiber: Box<Fiber>) {
         if let Some(a) = self.agent_mut(agent) {
-            a.fiber = Some(Box::new(fiber));
+            a.fiber = Some(fiber);
         }
         self.ready.push_back(agent);
     }
@@ -71,7 +71,7 @@ impl Vm {
             // An async tool body blocked in receive(): park it in its future.
             let fiber = self.pop_caller();
             if let Obj::Future(f) = self.heap.get_mut(future) {
-                f.fiber = Some(Box::new(fiber));
+                f.fiber = Some(fiber);
             }
             self.back_in_caller(future)?;
             return Ok(None);
@@ -82,14 +82,10 @@ impl Vm {
             ));
         };
         let at_host = self.callers.len() <= self.stop_depth;
-        let fiber = if at_host {
-            std::mem::take(&mut self.cur)
-        } else {
-            self.pop_caller()
-        };
+        let fiber = self.pop_caller();
         if let Some(a) = self.agent_mut(agent) {
             match how {
-                Leave::Paused | Leave::Blocked => a.fiber = Some(Box::new(fiber)),
+                Leave::Paused | Leave::Blocked => a.fiber = Some(fiber),
                 Leave::Completed => {
                     a.status = AgentStatus::Completed;
                     a.fiber = None;
@@ -267,12 +263,9 @@ impl Vm {
             Obj::Agent(a) => a.fiber.take(),
             Obj::Future(f) => f.fiber.take(),
             _ => None,
-        }
-        .map(|f| *f);
+        };
         if let Some(fiber) = fiber {
-            let caller = std::mem::replace(&mut self.cur, fiber);
-            self.caller_frames += caller.frames.len();
-            self.callers.push(caller);
+            self.enter_boxed(fiber);
         }
     }
 

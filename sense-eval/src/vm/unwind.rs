@@ -75,7 +75,7 @@ impl Vm {
                     a.fiber = None;
                 }
                 self.clear_interrupt(agent);
-                self.cur = Default::default();
+                self.pop_caller();
                 return Err(err);
             }
             match self.fiber_failed(agent, err) {
