@@ -11,7 +11,7 @@
 //! compiler emits different code is refused, rather than resumed into the
 //! wrong instruction). Host functions and model providers are stored by
 //! name; the restoring runtime must have them registered. Every index in
-//! the decoded state is checked ([`validate`]) before it is used, so
+//! the decoded state is checked (see `snapshot/validate.rs`) before it is used, so
 //! corrupted or hostile bytes give an error, never a panic or a hang.
 
 mod validate;
