@@ -115,6 +115,8 @@ impl LimitArgs {
             c.max_array_len = n;
         }
         c.memory_dir = self.memory_dir.clone();
+        // A testing aid: collect garbage at every safe point.
+        c.gc_stress = std::env::var_os("SENSE_GC_STRESS").is_some_and(|v| !v.is_empty());
         c
     }
 }

@@ -57,7 +57,7 @@ fn relative(p: &Path) -> String {
         .replace('\\', "/")
 }
 
-fn run_case(case: &Case) -> Result<(), Failed> {
+fn run_case(case: &Case, gc_stress: bool) -> Result<(), Failed> {
     let rel = relative(&case.script);
     let text = std::fs::read_to_string(&case.script).map_err(|e| format!("{rel}: {e}"))?;
     let mut args: Vec<String> = match text.lines().next().and_then(|l| l.strip_prefix("# args:")) {
@@ -78,6 +78,7 @@ fn run_case(case: &Case) -> Result<(), Failed> {
         .current_dir(root())
         .env("SENSE_MEMORY_DIR", &memory_dir)
         .env("NO_COLOR", "1")
+        .env("SENSE_GC_STRESS", if gc_stress { "1" } else { "" })
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -93,7 +94,7 @@ fn run_case(case: &Case) -> Result<(), Failed> {
     let stderr = String::from_utf8_lossy(&output.stderr).replace("\r\n", "\n");
     let code = output.status.code().unwrap_or(-1);
 
-    if std::env::var_os("SENSE_BLESS").is_some() {
+    if std::env::var_os("SENSE_BLESS").is_some() && !gc_stress {
         std::fs::write(&case.expected_out, &stdout).map_err(|e| e.to_string())?;
         if stderr.is_empty() {
             let _ = std::fs::remove_file(&case.expected_err);
@@ -147,6 +148,11 @@ fn run_case(case: &Case) -> Result<(), Failed> {
 }
 
 fn main() {
+    run_suite(false);
+}
+
+/// Runs every case; with `gc_stress` the collector runs at every safe point.
+pub fn run_suite(gc_stress: bool) {
     let args = Arguments::from_args();
     let mut cases = Vec::new();
     let mut scripts = Vec::new();
@@ -183,7 +189,7 @@ fn main() {
                 .trim_start_matches("tests/golden/")
                 .trim_end_matches(".sns")
                 .to_string();
-            Trial::test(name, move || run_case(&case))
+            Trial::test(name, move || run_case(&case, gc_stress))
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();

@@ -135,6 +135,64 @@ impl Heap {
         }
     }
 
+    /// A new empty scope under `parent`, reusing a free slot (and its
+    /// variable storage) when there is one.
+    #[inline]
+    pub fn new_scope(&mut self, parent: ScopeRef) -> ScopeRef {
+        self.live_scopes += 1;
+        if self.scope_free != NO_FREE {
+            let idx = self.scope_free;
+            let slot = &mut self.scopes[idx as usize];
+            self.scope_free = slot.free_next();
+            slot.reuse(parent);
+            ScopeRef(idx)
+        } else {
+            self.since_gc += 1;
+            self.scopes.push(Scope::new(Some(parent)));
+            ScopeRef(self.scopes.len() as u32 - 1)
+        }
+    }
+
+    /// Gives back a scope that nothing can refer to any more (its block or
+    /// call ended and it was never captured). No-op for captured scopes.
+    #[inline]
+    pub fn release_scope(&mut self, s: ScopeRef) {
+        let idx = s.0 as usize;
+        if let Some(scope) = self.scopes.get_mut(idx)
+            && !scope.is_free()
+            && !scope.is_captured()
+        {
+            scope.recycle(self.scope_free);
+            self.scope_free = idx as u32;
+            self.live_scopes -= 1;
+        }
+    }
+
+    /// Marks every scope captured (after a restore, when nobody knows which
+    /// frame made which scope: recycling then waits for the collector).
+    pub(crate) fn capture_all(&mut self) {
+        for s in &mut self.scopes {
+            if !s.is_free() {
+                s.capture();
+            }
+        }
+    }
+
+    /// Marks `s` and every scope it reaches as captured (they must now live
+    /// until the collector decides).
+    pub fn capture_scope(&mut self, s: ScopeRef) {
+        let mut at = Some(s);
+        while let Some(cur) = at {
+            let Some(scope) = self.scopes.get_mut(cur.0 as usize) else {
+                return;
+            };
+            if scope.capture() {
+                return;
+            }
+            at = scope.parent;
+        }
+    }
+
     /// The object behind `r`.
     #[inline]
     pub fn get(&self, r: ObjRef) -> &Obj {
@@ -220,7 +278,9 @@ impl Heap {
             }
         }
         self.since_gc = 0;
-        self.threshold = (self.live_objs + self.live_scopes).max(50_000) * 2;
+        if self.threshold > 1 {
+            self.threshold = (self.live_objs + self.live_scopes).max(50_000) * 2;
+        }
     }
 
     /// The arena's contents, for snapshots: objects, the head of their free

@@ -145,6 +145,13 @@ pub struct Scope {
     /// Agent-layer slots.
     pub extra: Option<Box<ScopeExtra>>,
     free: bool,
+    /// Something besides the frame that made it refers to it (a closure,
+    /// an agent, a tool, a bound method, a child that is captured): it
+    /// must live until the collector decides. Uncaptured block and call
+    /// scopes are recycled as soon as their block or call ends. Not saved
+    /// in snapshots: a restored heap counts every scope as captured.
+    #[serde(skip)]
+    captured: bool,
 }
 
 impl Scope {
@@ -155,6 +162,7 @@ impl Scope {
             parent,
             extra: None,
             free: false,
+            captured: false,
         }
     }
 
@@ -165,6 +173,7 @@ impl Scope {
             parent,
             extra: None,
             free: false,
+            captured: false,
         }
     }
 
@@ -174,7 +183,37 @@ impl Scope {
             parent: Some(ScopeRef(next)),
             extra: None,
             free: true,
+            captured: false,
         }
+    }
+
+    /// Marks it captured; returns whether it already was.
+    pub(crate) fn capture(&mut self) -> bool {
+        std::mem::replace(&mut self.captured, true)
+    }
+
+    /// True when something outside its frame refers to it.
+    pub(crate) fn is_captured(&self) -> bool {
+        self.captured
+    }
+
+    /// Turns a live scope into a free slot, keeping its variable storage
+    /// for the next scope made there.
+    pub(crate) fn recycle(&mut self, next: u32) {
+        match &mut self.vars {
+            VarMap::Small(v) => v.clear(),
+            VarMap::Big(_) => self.vars = VarMap::default(),
+        }
+        self.parent = Some(ScopeRef(next));
+        self.extra = None;
+        self.free = true;
+        self.captured = false;
+    }
+
+    /// Reuses a free slot as an empty scope under `parent`.
+    pub(crate) fn reuse(&mut self, parent: ScopeRef) {
+        self.parent = Some(parent);
+        self.free = false;
     }
 
     pub(crate) fn is_free(&self) -> bool {

@@ -429,6 +429,7 @@ impl Vm {
     /// After a restore: new pause-request flags, and memories reopen their
     /// databases lazily (see `MemoryObj::db`).
     fn reopen_resources(&mut self) {
+        self.heap.capture_all();
         for obj in self.heap.objs_mut() {
             if let Obj::Agent(a) = obj {
                 a.interrupt = Arc::default();

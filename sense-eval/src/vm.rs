@@ -62,6 +62,9 @@ pub struct Config {
     /// Stop with [`Exit::Checkpoint`] whenever an agent started or resumed
     /// by Sense code pauses (a testing aid: snapshot and restore there).
     pub checkpoint_on_pause: bool,
+    /// Collect garbage at every safe point (a testing aid that makes a
+    /// missing root show up at once).
+    pub gc_stress: bool,
 }
 
 impl Default for Config {
@@ -74,6 +77,7 @@ impl Default for Config {
             dry_run: false,
             memory_dir: None,
             checkpoint_on_pause: false,
+            gc_stress: false,
         }
     }
 }
@@ -258,6 +262,9 @@ impl Vm {
         };
         for def in builtins::core_natives() {
             vm.add_native(def);
+        }
+        if vm.config.gc_stress {
+            vm.heap.set_threshold(1);
         }
         vm
     }

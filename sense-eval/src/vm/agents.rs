@@ -23,6 +23,7 @@ impl Vm {
     /// assign-or-create rule.
     pub(crate) fn declare_agent(&mut self, info: &AgentInfo) {
         let declaring = self.define_scope();
+        let declaring = self.capture_env(declaring);
         let scope = self.child_scope(declaring);
         self.agent_serial += 1;
         let agent = Agent {

@@ -388,6 +388,24 @@ impl Vm {
         }
     }
 
+    /// Recycles the scopes a returning call made for itself (from its
+    /// innermost scope up to its closure's), unless something captured them.
+    fn release_frame_scopes(&mut self, env: crate::heap::ScopeRef, outer: crate::heap::ScopeRef) {
+        let mut at = env;
+        while at != outer {
+            let scope = self.heap.scope(at);
+            if scope.is_captured() {
+                // Everything above a captured scope is captured too.
+                return;
+            }
+            let Some(parent) = scope.parent else {
+                return;
+            };
+            self.heap.release_scope(at);
+            at = parent;
+        }
+    }
+
     /// Returns `v` from the current frame. `Some` when the driven fiber
     /// settled.
     pub(crate) fn do_return(&mut self, v: Value) -> EvalResult<Option<Exit>> {
@@ -397,9 +415,15 @@ impl Vm {
         self.cur.stack.truncate(frame.stack_base as usize);
         self.cur.blocks.truncate(frame.block_base as usize);
         self.cur.ctl.truncate(frame.ctl_base as usize);
+        if matches!(
+            frame.kind,
+            FrameKind::Call | FrameKind::Nested | FrameKind::Rollback { .. }
+        ) {
+            self.release_frame_scopes(frame.env, frame.outer);
+        }
         match frame.kind {
             FrameKind::Call | FrameKind::Nested => {
-                let proto = self.protos[frame.proto.0 as usize].clone();
+                let proto = &self.protos[frame.proto.0 as usize];
                 if let Some(ann) = &proto.ret
                     && !self.matches(v, &ann.spec)
                 {

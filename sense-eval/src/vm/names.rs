@@ -2,7 +2,6 @@
 
 use super::Vm;
 use crate::heap::ScopeRef;
-use crate::scope::Scope;
 use crate::symbol::Symbol;
 use crate::value::Value;
 
@@ -47,7 +46,7 @@ impl Vm {
         let open_virtual = self.cur.blocks.len() > frame.block_base as usize
             && self.cur.blocks.last() == Some(&env);
         if open_virtual {
-            let fresh = self.heap.alloc_scope(Scope::new(Some(env)));
+            let fresh = self.heap.new_scope(env);
             self.set_env(fresh);
             fresh
         } else {
@@ -57,6 +56,13 @@ impl Vm {
 
     /// Creates a scope under `parent`.
     pub(crate) fn child_scope(&mut self, parent: ScopeRef) -> ScopeRef {
-        self.heap.alloc_scope(Scope::new(Some(parent)))
+        self.heap.new_scope(parent)
+    }
+
+    /// The current scope, marked captured (a closure, agent, tool, action
+    /// or bound method is about to keep it).
+    pub(crate) fn capture_env(&mut self, env: ScopeRef) -> ScopeRef {
+        self.heap.capture_scope(env);
+        env
     }
 }

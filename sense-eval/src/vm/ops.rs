@@ -388,6 +388,7 @@ impl Vm {
         let name = self.interner.name(sym).to_string();
         let bind = |vm: &mut Vm, method: Method| {
             let env = vm.env();
+            let env = vm.capture_env(env);
             Value::Obj(vm.heap.alloc(Obj::Bound(BoundMethod {
                 receiver: r,
                 method,

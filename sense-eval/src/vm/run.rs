@@ -230,8 +230,13 @@ impl Vm {
                         self.cur.blocks.push(env);
                     }
                     Op::ExitBlock => {
-                        if let Some(env) = self.cur.blocks.pop() {
-                            self.set_env(env);
+                        if let Some(entry) = self.cur.blocks.pop() {
+                            let inner = self.env();
+                            self.set_env(entry);
+                            if inner != entry {
+                                // The block's own scope: recycle it unless captured.
+                                self.heap.release_scope(inner);
+                            }
                         }
                     }
                     Op::LoopBegin(i) => {
@@ -275,6 +280,7 @@ impl Vm {
                     }
                     Op::Closure(p) => {
                         let env = self.define_scope();
+                        let env = self.capture_env(env);
                         let r = self.heap.alloc(Obj::Closure(crate::object::Closure {
                             proto: crate::proto::ProtoId(p),
                             env,

@@ -151,6 +151,7 @@ impl Vm {
     /// `tool NAME(…)` — defines the tool in the current scope.
     pub(crate) fn declare_tool(&mut self, info: &ToolInfo) {
         let env = self.define_scope();
+        let env = self.capture_env(env);
         let tool = ToolObj {
             name: self.interner.name(info.name).to_string(),
             proto: info.body,
@@ -169,6 +170,7 @@ impl Vm {
     /// `… action NAME(…)` — defines the declaration in the current scope.
     pub(crate) fn declare_action(&mut self, info: &ActionInfo) {
         let env = self.define_scope();
+        let env = self.capture_env(env);
         let decl = ActionDeclObj {
             name: self.interner.name(info.name).to_string(),
             kind: crate::statics::Name(info.kind),
@@ -468,6 +470,7 @@ impl Vm {
                 for (sym, v) in &inst.args {
                     self.heap.scope_mut(scope).vars.define(*sym, *v);
                 }
+                self.heap.capture_scope(scope);
                 if let Obj::Action(a) = self.heap.get_mut(b.receiver) {
                     a.commit_env = Some(scope);
                 }
