@@ -25,6 +25,10 @@
  * |                               | (every sense_error string is)
  * | strings in                    | const char *ptr, size_t len: UTF-8, checked
  * |                               | (SENSE_STATUS_INVALID_UTF8); ptr may be NULL when len == 0
+ * | bytes in                      | const uint8_t *data, size_t len: copied; data may be NULL
+ * |                               | when len == 0
+ * | sense_bytes_data()            | borrowed pointer into the sense_bytes, valid until
+ * |                               | sense_bytes_free
  * | sense_error **error           | optional (NULL: no details wanted); on failure receives
  * |                               | an error to free with sense_error_free; never written on
  * |                               | success. Argument and panic errors are static (freeing
@@ -47,14 +51,20 @@
  * sense_value         no shared state: const functions may run concurrently,
  *                     mutation (list_push, free) needs exclusive access.
  * sense_error         immutable; readable from any thread.
+ * sense_bytes         immutable; readable from any thread.
  * sense_config        plain data; one thread at a time.
  * sense_call, sense_completion  the callback's thread, during the callback.
  *
  * Panics inside libsense never cross into C: they become SENSE_STATUS_PANIC
  * (a runtime that panicked is poisoned; free it).
  *
- * Snapshots (sense_runtime_snapshot / sense_runtime_restore) will be added
- * without changing anything declared here.
+ * Snapshots
+ * ---------
+ * sense_runtime_snapshot saves a whole runtime (every agent, paused ones
+ * included) to bytes; sense_runtime_restore loads them into a new runtime
+ * on which the host first registered the same host functions, model
+ * providers and output/input callbacks (none of those is in the bytes).
+ * Damaged or truncated bytes give SENSE_STATUS_RUNTIME_ERROR, never a crash.
  */
 
 #ifndef SENSE_H
@@ -222,6 +232,20 @@ typedef enum sense_value_kind {
      */
     SENSE_VALUE_KIND_OPAQUE = 6,
 } sense_value_kind;
+
+/*
+ An owned, immutable byte buffer made by libsense (a snapshot): read it
+ with `sense_bytes_data` and `sense_bytes_len`.
+
+ Ownership: received through a `sense_bytes **out` parameter, freed with
+ `sense_bytes_free`. The pointer from `sense_bytes_data` is valid until
+ then; copy the bytes (to a file, a database, another buffer) to keep
+ them longer.
+
+ Threads: immutable; may be read from several threads at once and freed
+ from any thread.
+ */
+typedef struct sense_bytes sense_bytes;
 
 /*
  One call of a host function, valid only during the callback (and only
@@ -823,6 +847,101 @@ enum sense_status sense_runtime_set_input(struct sense_runtime *runtime,
                                           void *user_data,
                                           sense_free_fn free_user_data,
                                           struct sense_error **error);
+
+/*
+ Saves the whole runtime into `*out` (free it with `sense_bytes_free`):
+ every agent in any status (paused ones exactly where they stopped, with
+ their locals, call stacks and mailboxes), globals, closures, shared and
+ cyclic lists, action instances, memory handles, the audit log, and the
+ subject agent (`sense_runtime_set_subject`). Snapshots are
+ deterministic: the same state gives the same bytes.
+
+ Not saved: the host's side of the runtime — output and input
+ callbacks, host functions, model providers, the configuration and pause
+ handles. The restoring host sets those up again (see
+ `sense_runtime_restore`).
+
+ Errors: `SENSE_STATUS_RUNTIME_ERROR` when the state cannot be written,
+ `SENSE_STATUS_WRONG_STATE` from inside one of the runtime's callbacks.
+ */
+enum sense_status sense_runtime_snapshot(const struct sense_runtime *runtime,
+                                         struct sense_bytes **out,
+                                         struct sense_error **error);
+
+/*
+ Restores the snapshot in `len` bytes at `data` (copied; `data` may be
+ NULL when `len` is 0) into `runtime`, which must be new: created with
+ `sense_runtime_new` or `sense_runtime_new_with_config` and not yet used
+ to run or restore code. Before restoring, set it up as the snapshotted
+ one was: register every host function and model provider the snapshot's
+ code uses, and set the output and input callbacks. The runtime keeps its
+ own configuration.
+
+ Afterwards the runtime is the snapshotted one: look agents up by name
+ (`sense_agent_lookup`), or read the subject
+ (`sense_runtime_get_subject`), and resume paused agents with
+ `sense_agent_resume`. A `sense_agent` id taken from the snapshotted
+ runtime names the same agent in the restored one.
+
+ Errors:
+ - `SENSE_STATUS_RUNTIME_ERROR`: the bytes are not a snapshot, are
+   truncated or damaged, come from another format version or from code
+   that no longer compiles to the same program, or the snapshot uses a
+   host function or model provider that is not registered (the message
+   names it, e.g. `cannot restore snapshot: it uses the host function
+   'approve', which is not registered (register it before restoring)`).
+   Damage is always reported, never a crash.
+ - `SENSE_STATUS_WRONG_STATE`: the runtime has already run or restored
+   code, or the call comes from inside one of its callbacks.
+ - `SENSE_STATUS_INVALID_ARGUMENT`: `runtime` NULL, or `data` NULL with
+   `len` > 0.
+
+ A failure found before anything was restored (damaged bytes, a missing
+ host function) leaves the runtime new: fix the cause (e.g. register the
+ function) and call this again. A missing model provider is found only
+ afterwards; then further restores report `SENSE_STATUS_WRONG_STATE`, and
+ the runtime should be freed.
+ */
+enum sense_status sense_runtime_restore(struct sense_runtime *runtime,
+                                        const uint8_t *data,
+                                        size_t len,
+                                        struct sense_error **error);
+
+/*
+ The first byte of `bytes`, valid until `bytes` is freed; NULL when
+ `bytes` is NULL.
+ */
+const uint8_t *sense_bytes_data(const struct sense_bytes *bytes);
+
+/*
+ The number of bytes in `bytes`; 0 when `bytes` is NULL.
+ */
+size_t sense_bytes_len(const struct sense_bytes *bytes);
+
+/*
+ Frees a buffer. NULL is allowed and does nothing; freeing twice is
+ undefined.
+ */
+void sense_bytes_free(struct sense_bytes *bytes);
+
+/*
+ Records `*agent` as the agent the host is driving; NULL clears it. The
+ subject is saved in snapshots, so a restoring host can find the agent
+ without knowing its name (the `sense start` / `sense resume` CLI
+ commands use it too). `SENSE_STATUS_NOT_FOUND` for a stale id.
+ */
+enum sense_status sense_runtime_set_subject(struct sense_runtime *runtime,
+                                            const struct sense_agent *agent,
+                                            struct sense_error **error);
+
+/*
+ The subject agent (`sense_runtime_set_subject`, or restored from a
+ snapshot) into `*out`. `SENSE_STATUS_NOT_FOUND` when there is none
+ (`*out` untouched).
+ */
+enum sense_status sense_runtime_get_subject(const struct sense_runtime *runtime,
+                                            struct sense_agent *out,
+                                            struct sense_error **error);
 
 /*
  A new `nil`. Free it with `sense_value_free`. NULL only if libsense

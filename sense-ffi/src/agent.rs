@@ -26,11 +26,11 @@ pub struct sense_agent {
 }
 
 impl sense_agent {
-    fn id(self) -> AgentId {
+    pub(crate) fn id(self) -> AgentId {
         AgentId::from_raw_parts(self.index, self.serial)
     }
 
-    fn of(id: AgentId) -> sense_agent {
+    pub(crate) fn of(id: AgentId) -> sense_agent {
         let (index, serial) = id.to_raw_parts();
         sense_agent { serial, index }
     }

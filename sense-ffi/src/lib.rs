@@ -40,6 +40,7 @@ mod host_fn;
 mod pause;
 mod provider;
 mod runtime;
+mod snapshot;
 mod status;
 mod value;
 
@@ -73,6 +74,10 @@ pub use runtime::{
     sense_input_fn, sense_output_fn, sense_runtime, sense_runtime_free, sense_runtime_global,
     sense_runtime_new, sense_runtime_new_with_config, sense_runtime_run_file,
     sense_runtime_run_source, sense_runtime_set_input, sense_runtime_set_output,
+};
+pub use snapshot::{
+    sense_bytes, sense_bytes_data, sense_bytes_free, sense_bytes_len, sense_runtime_get_subject,
+    sense_runtime_restore, sense_runtime_set_subject, sense_runtime_snapshot,
 };
 pub use status::sense_status;
 pub use strings::{sense_str, sense_version};
