@@ -1,6 +1,7 @@
 // The approval workflow from C++17 through the RAII wrapper in sense.hpp:
 // start -> ask_human -> resume, a host function that suspends, one that
-// throws, and errors surfacing as exceptions.
+// throws, a snapshot carried to a new runtime, and errors surfacing as
+// exceptions.
 #include "sense.hpp"
 
 #include <cstdio>
@@ -80,6 +81,61 @@ static int test_suspending_host_function() {
     return 0;
 }
 
+static sense::Reply approve(const std::vector<const sense_value *> &args) {
+    sense_str what{};
+    sense_value_as_string(args.at(0), &what, nullptr);
+    return sense::Reply{sense::Value::of("approve " + std::string(sense::view(what)) + "?"), true};
+}
+
+// The approval paused in a host function travels as bytes to a new
+// runtime, which registers the function again and finishes the job.
+static int test_snapshot_to_a_new_runtime() {
+    const char *src = "agent a:\n    print(\"asking\")\n    ok = approve(\"deploy\")\n"
+                      "    print(\"approved:\", ok)\n";
+    std::vector<uint8_t> bytes;
+    {
+        std::string out;
+        sense::Runtime rt;
+        rt.capture_output(&out);
+        rt.register_fn("approve", 1, approve);
+        rt.run("a.sns", src);
+        sense_agent a = rt.agent("a");
+        EXPECT(rt.start(a) == SENSE_AGENT_STATUS_PAUSED);
+        EXPECT(!rt.subject());
+        rt.set_subject(a);
+        bytes = rt.snapshot();
+        EXPECT(out == "asking\n");
+    }
+    {
+        sense::Runtime bare;
+        try {
+            bare.restore(bytes);
+            EXPECT(false);
+        } catch (const sense::Error &e) {
+            EXPECT(e.status() == SENSE_STATUS_RUNTIME_ERROR);
+            EXPECT(e.message().find("host function 'approve'") != std::string::npos);
+        }
+    }
+    std::string out;
+    sense::Runtime rt;
+    rt.capture_output(&out);
+    rt.register_fn("approve", 1, approve);
+    rt.restore(bytes);
+    std::optional<sense_agent> a = rt.subject();
+    EXPECT(a.has_value());
+    EXPECT(rt.pause_kind(*a) == SENSE_PAUSE_KIND_HOST_FUNCTION);
+    EXPECT(rt.pause_reason(*a).as_string() == "approve deploy?");
+    EXPECT(rt.resume(*a, sense::Value::of(true)) == SENSE_AGENT_STATUS_COMPLETED);
+    EXPECT(out == "approved: true\n");
+    try {
+        rt.restore(bytes);
+        EXPECT(false);
+    } catch (const sense::Error &e) {
+        EXPECT(e.status() == SENSE_STATUS_WRONG_STATE);
+    }
+    return 0;
+}
+
 static int test_errors_are_exceptions() {
     sense::Runtime rt;
     std::string out;
@@ -127,6 +183,7 @@ int main() {
     RUN(test_approved);
     RUN(test_rejected);
     RUN(test_suspending_host_function);
+    RUN(test_snapshot_to_a_new_runtime);
     RUN(test_errors_are_exceptions);
     std::printf("%d passed, %d failed\n", passes, failures);
     return failures == 0 ? 0 : 1;

@@ -27,6 +27,9 @@ struct ValueDeleter {
 struct RuntimeDeleter {
     void operator()(sense_runtime *r) const noexcept { sense_runtime_free(r); }
 };
+struct BytesDeleter {
+    void operator()(sense_bytes *b) const noexcept { sense_bytes_free(b); }
+};
 
 inline std::string_view view(sense_str s) { return {s.ptr ? s.ptr : "", s.len}; }
 
@@ -165,6 +168,34 @@ public:
         sense_value *v = nullptr;
         check([&](sense_error **e) { return sense_agent_pause_reason(rt_.get(), a, &v, e); });
         return Value(v);
+    }
+    // The whole runtime as bytes (see sense_runtime_snapshot).
+    std::vector<uint8_t> snapshot() const {
+        sense_bytes *raw = nullptr;
+        check([&](sense_error **e) { return sense_runtime_snapshot(rt_.get(), &raw, e); });
+        std::unique_ptr<sense_bytes, BytesDeleter> owned(raw);
+        const uint8_t *p = sense_bytes_data(raw);
+        return std::vector<uint8_t>(p, p + sense_bytes_len(raw));
+    }
+    // Restores a snapshot into this new runtime; register its host
+    // functions and output first.
+    void restore(const std::vector<uint8_t> &bytes) {
+        check([&](sense_error **e) {
+            return sense_runtime_restore(rt_.get(), bytes.data(), bytes.size(), e);
+        });
+    }
+    void set_subject(sense_agent a) {
+        check([&](sense_error **e) { return sense_runtime_set_subject(rt_.get(), &a, e); });
+    }
+    // The subject agent, if any.
+    std::optional<sense_agent> subject() const {
+        sense_agent a{};
+        sense_error *raw = nullptr;
+        sense_status st = sense_runtime_get_subject(rt_.get(), &a, &raw);
+        std::unique_ptr<sense_error, ErrorDeleter> owned(raw);
+        if (st == SENSE_STATUS_NOT_FOUND) return std::nullopt;
+        if (st != SENSE_STATUS_OK) throw Error(st, raw);
+        return a;
     }
     Value global(std::string_view name) const {
         sense_value *v = nullptr;

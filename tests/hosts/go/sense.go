@@ -486,6 +486,73 @@ func (r *Runtime) Send(a Agent, message any) error {
 	return check(C.sense_agent_send(r.ptr, a.id, v, &cerr), cerr)
 }
 
+// Snapshot saves the whole runtime — every agent (paused ones exactly
+// where they stopped), globals, mailboxes, the subject — as bytes to keep
+// anywhere and restore later, in this process or another. Callbacks, host
+// functions, providers and limits are not in the bytes.
+func (r *Runtime) Snapshot() ([]byte, error) {
+	defer runtime.KeepAlive(r)
+	var b *C.sense_bytes
+	var cerr *C.sense_error
+	if err := check(C.sense_runtime_snapshot(r.ptr, &b, &cerr), cerr); err != nil {
+		return nil, err
+	}
+	defer C.sense_bytes_free(b)
+	n := int(C.sense_bytes_len(b))
+	out := make([]byte, n)
+	copy(out, unsafe.Slice((*byte)(unsafe.Pointer(C.sense_bytes_data(b))), n))
+	return out, nil
+}
+
+// Restore loads a snapshot into this runtime, which must be new (nothing
+// run or restored yet). Set it up first as the snapshotted one was:
+// SetOutput, SetInput, RegisterFunc and RegisterProvider for everything the
+// snapshot's code uses; a missing host function is a *Error naming it
+// (StatusRuntimeError), after which the runtime is still new. Damaged or
+// truncated data is a StatusRuntimeError; a runtime that already ran code
+// gives StatusWrongState.
+func (r *Runtime) Restore(data []byte) error {
+	defer runtime.KeepAlive(r)
+	var p *C.uint8_t
+	if len(data) > 0 {
+		// The bytes hold no Go pointers and libsense copies them during the
+		// call, so passing Go memory is allowed.
+		p = (*C.uint8_t)(unsafe.Pointer(&data[0]))
+	}
+	var cerr *C.sense_error
+	return check(C.sense_runtime_restore(r.ptr, p, C.size_t(len(data)), &cerr), cerr)
+}
+
+// SetSubject records a as the agent the host is driving; it is saved in
+// snapshots, so whoever restores one finds the agent with Subject.
+func (r *Runtime) SetSubject(a Agent) error {
+	defer runtime.KeepAlive(r)
+	var cerr *C.sense_error
+	return check(C.sense_runtime_set_subject(r.ptr, &a.id, &cerr), cerr)
+}
+
+// ClearSubject forgets the subject agent.
+func (r *Runtime) ClearSubject() error {
+	defer runtime.KeepAlive(r)
+	var cerr *C.sense_error
+	return check(C.sense_runtime_set_subject(r.ptr, nil, &cerr), cerr)
+}
+
+// Subject returns the subject agent; ok is false when there is none.
+func (r *Runtime) Subject() (a Agent, ok bool, err error) {
+	defer runtime.KeepAlive(r)
+	var cerr *C.sense_error
+	st := C.sense_runtime_get_subject(r.ptr, &a.id, &cerr)
+	if st == C.SENSE_STATUS_NOT_FOUND {
+		C.sense_error_free(cerr)
+		return Agent{}, false, nil
+	}
+	if err := check(st, cerr); err != nil {
+		return Agent{}, false, err
+	}
+	return a, true, nil
+}
+
 // PauseHandle asks one agent to pause from any goroutine.
 type PauseHandle struct {
 	ptr *C.sense_pause_handle

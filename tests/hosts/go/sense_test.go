@@ -295,3 +295,113 @@ func TestFinalizerFreesForgottenRuntime(t *testing.T) {
 	runtime.GC()
 	runtime.GC()
 }
+
+const release = `servers = ["web-1", "web-2"]
+agent release:
+    print("preparing")
+    ok = approve("deploy to " + str(len(servers)) + " servers")
+    note = ask_human("notes?")
+    print("approved:", ok, "notes:", note)
+`
+
+func approveFunc(args []any) (any, error) {
+	return Suspend{Reason: fmt.Sprintf("approve %v?", args[0])}, nil
+}
+
+// pausedSnapshot runs the release until approve() suspends it and returns
+// the snapshot bytes (the runtime is closed).
+func pausedSnapshot(t *testing.T) []byte {
+	rt, out := newRuntime(t)
+	must(t, rt.RegisterFunc("approve", 1, approveFunc))
+	must(t, rt.RunSource("release.sns", release))
+	a, err := rt.Agent("release")
+	must(t, err)
+	_, err = rt.Start(a)
+	must(t, err)
+	must(t, rt.SetSubject(a))
+	data, err := rt.Snapshot()
+	must(t, err)
+	must(t, rt.Close())
+	if out.String() != "preparing\n" {
+		t.Fatalf("output %q", out.String())
+	}
+	return data
+}
+
+func TestSnapshotAcrossRuntimes(t *testing.T) {
+	data := pausedSnapshot(t)
+
+	rt, out := newRuntime(t)
+	must(t, rt.RegisterFunc("approve", 1, approveFunc))
+	must(t, rt.Restore(data))
+	a, ok, err := rt.Subject()
+	must(t, err)
+	if !ok {
+		t.Fatal("no subject after restore")
+	}
+	kind, _ := rt.PauseKind(a)
+	reason, _ := rt.PauseReason(a)
+	if kind != HostFunction || reason != "approve deploy to 2 servers?" {
+		t.Fatalf("kind %v reason %v", kind, reason)
+	}
+	status, err := rt.Resume(a, true)
+	must(t, err)
+	if status != Paused {
+		t.Fatalf("status %v", status)
+	}
+
+	// A second hop, mid-way through.
+	again, err := rt.Snapshot()
+	must(t, err)
+	must(t, rt.Close())
+	rt2, out2 := newRuntime(t)
+	must(t, rt2.RegisterFunc("approve", 1, approveFunc))
+	must(t, rt2.Restore(again))
+	a2, ok, err := rt2.Subject()
+	must(t, err)
+	if !ok || a2 != a {
+		t.Fatalf("subject %v %v, want %v", a2, ok, a)
+	}
+	status, err = rt2.Resume(a2, "ship it")
+	must(t, err)
+	if status != Completed || out.String() != "" || out2.String() != "approved: true notes: ship it\n" {
+		t.Fatalf("status %v output %q then %q", status, out.String(), out2.String())
+	}
+
+	must(t, rt2.ClearSubject())
+	if _, ok, err := rt2.Subject(); ok || err != nil {
+		t.Fatalf("subject after clear: %v %v", ok, err)
+	}
+}
+
+func TestRestoreErrors(t *testing.T) {
+	data := pausedSnapshot(t)
+	var serr *Error
+
+	// A missing host function is named; registering it makes a retry work.
+	rt, _ := newRuntime(t)
+	err := rt.Restore(data)
+	if !errors.As(err, &serr) || serr.Status != StatusRuntimeError ||
+		!strings.Contains(serr.Message, "host function 'approve', which is not registered") {
+		t.Fatalf("error %#v", err)
+	}
+	must(t, rt.RegisterFunc("approve", 1, approveFunc))
+	must(t, rt.Restore(data))
+
+	// Only a new runtime takes a snapshot.
+	err = rt.Restore(data)
+	if !errors.As(err, &serr) || serr.Status != StatusWrongState {
+		t.Fatalf("error %#v", err)
+	}
+
+	// Every truncation is refused, and leaves the runtime new.
+	fresh, _ := newRuntime(t)
+	must(t, fresh.RegisterFunc("approve", 1, approveFunc))
+	for n := 0; n < len(data); n++ {
+		err := fresh.Restore(data[:n])
+		if !errors.As(err, &serr) || serr.Status != StatusRuntimeError || serr.Message == "" {
+			t.Fatalf("truncated at %d: %#v", n, err)
+		}
+	}
+	must(t, fresh.Restore(data))
+}
