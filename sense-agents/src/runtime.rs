@@ -221,6 +221,7 @@ impl Runtime {
         }
     }
 
+    #[inline]
     fn agent_data(&self, id: AgentId) -> Result<&Agent, Error> {
         match self.vm.heap().try_get(id.obj) {
             Some(Obj::Agent(a)) if a.serial == id.serial => Ok(a),
@@ -271,7 +272,11 @@ impl Runtime {
     }
 
     fn settled(&mut self, id: AgentId, r: Result<Exit, EvalError>) -> Result<State, Error> {
-        match self.finish_checkpoints(r) {
+        let r = match r {
+            Ok(Exit::Checkpoint) | Err(_) => self.finish_checkpoints(r),
+            Ok(exit) => Ok(exit),
+        };
+        match r {
             Ok(Exit::Completed(_)) | Ok(Exit::Done) | Ok(Exit::Returned) | Ok(Exit::Checkpoint) => {
                 Ok(State::Completed)
             }

@@ -143,8 +143,15 @@ const MAX_DEPTH: usize = 200;
 
 impl Vm {
     /// Copies a Sense value out for the host.
+    #[inline]
     pub fn to_host(&self, v: Value) -> HostValue {
-        self.to_host_depth(v, 0)
+        match v {
+            Value::Nil => HostValue::Nil,
+            Value::Bool(b) => HostValue::Bool(b),
+            Value::Int(i) => HostValue::Int(i),
+            Value::Float(f) => HostValue::Float(f),
+            _ => self.to_host_depth(v, 0),
+        }
     }
 
     fn to_host_depth(&self, v: Value, depth: usize) -> HostValue {
@@ -172,8 +179,15 @@ impl Vm {
     }
 
     /// Builds a Sense value from a host value.
+    #[inline]
     pub fn value_from_host(&mut self, v: &HostValue) -> EvalResult<Value> {
-        self.value_from_host_depth(v, 0)
+        match v {
+            HostValue::Nil => Ok(Value::Nil),
+            HostValue::Bool(b) => Ok(Value::Bool(*b)),
+            HostValue::Int(i) => Ok(Value::Int(*i)),
+            HostValue::Float(f) => Ok(Value::Float(*f)),
+            _ => self.value_from_host_depth(v, 0),
+        }
     }
 
     fn value_from_host_depth(&mut self, v: &HostValue, depth: usize) -> EvalResult<Value> {

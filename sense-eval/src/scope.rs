@@ -2,8 +2,10 @@
 //! (policy, delegation model, agent, call frame) of AGENTS.md §1.1.
 //!
 //! Small scopes (block and call scopes, nearly always a handful of names)
-//! are a vector searched linearly; big ones (module and global scopes)
-//! switch to a hash map.
+//! are a vector searched linearly; a small scope that outgrows it becomes a
+//! hash map. Module and global scopes are dense tables indexed by symbol,
+//! so reading a global — or finding that a name is not there, which every
+//! assignment of a new local has to — is one indexed load.
 
 use crate::heap::{ObjRef, ScopeRef, Tracer};
 use crate::symbol::Symbol;
@@ -19,6 +21,8 @@ pub enum VarMap {
     Small(Vec<(Symbol, Value)>),
     /// Many names.
     Big(FxHashMap<Symbol, Value>),
+    /// Module and global scopes: slot `i` holds symbol `i`'s value.
+    Dense(Vec<Option<Value>>),
 }
 
 impl Default for VarMap {
@@ -33,6 +37,7 @@ impl VarMap {
     pub fn get(&self, sym: Symbol) -> Option<Value> {
         match self {
             VarMap::Small(v) => v.iter().find(|(s, _)| *s == sym).map(|(_, v)| *v),
+            VarMap::Dense(d) => d.get(sym.0 as usize).copied().flatten(),
             VarMap::Big(m) => m.get(&sym).copied(),
         }
     }
@@ -50,6 +55,13 @@ impl VarMap {
                 }
                 false
             }
+            VarMap::Dense(d) => match d.get_mut(sym.0 as usize) {
+                Some(Some(slot)) => {
+                    *slot = val;
+                    true
+                }
+                _ => false,
+            },
             VarMap::Big(m) => match m.get_mut(&sym) {
                 Some(slot) => {
                     *slot = val;
@@ -72,6 +84,13 @@ impl VarMap {
                 m.insert(sym, val);
                 *self = VarMap::Big(m);
             }
+            VarMap::Dense(d) => {
+                let i = sym.0 as usize;
+                if d.len() <= i {
+                    d.resize(i + 1, None);
+                }
+                d[i] = Some(val);
+            }
             VarMap::Big(m) => {
                 m.insert(sym, val);
             }
@@ -82,6 +101,11 @@ impl VarMap {
     pub fn iter(&self) -> Box<dyn Iterator<Item = (Symbol, Value)> + '_> {
         match self {
             VarMap::Small(v) => Box::new(v.iter().copied()),
+            VarMap::Dense(d) => Box::new(
+                d.iter()
+                    .enumerate()
+                    .filter_map(|(i, v)| v.map(|v| (Symbol(i as u32), v))),
+            ),
             VarMap::Big(m) => Box::new(m.iter().map(|(s, v)| (*s, *v))),
         }
     }
@@ -90,6 +114,7 @@ impl VarMap {
     pub fn len(&self) -> usize {
         match self {
             VarMap::Small(v) => v.len(),
+            VarMap::Dense(d) => d.iter().filter(|v| v.is_some()).count(),
             VarMap::Big(m) => m.len(),
         }
     }
@@ -166,10 +191,10 @@ impl Scope {
         }
     }
 
-    /// An empty scope pre-sized as a hash map (module and global scopes).
+    /// An empty dense scope (module and global scopes).
     pub fn new_big(parent: Option<ScopeRef>) -> Self {
         Scope {
-            vars: VarMap::Big(FxHashMap::default()),
+            vars: VarMap::Dense(Vec::new()),
             parent,
             extra: None,
             free: false,
@@ -202,7 +227,7 @@ impl Scope {
     pub(crate) fn recycle(&mut self, next: u32) {
         match &mut self.vars {
             VarMap::Small(v) => v.clear(),
-            VarMap::Big(_) => self.vars = VarMap::default(),
+            VarMap::Big(_) | VarMap::Dense(_) => self.vars = VarMap::default(),
         }
         self.parent = Some(ScopeRef(next));
         self.extra = None;

@@ -110,7 +110,8 @@ struct ImageIn {
     modules: Vec<ModuleImage>,
     tests: Vec<TestResult>,
     audit: Vec<AuditEntry>,
-    cur: Fiber,
+    cur: Box<Fiber>,
+    #[allow(clippy::vec_box)]
     callers: Vec<Box<Fiber>>,
     stop_depth: u64,
     drives: Vec<u64>,

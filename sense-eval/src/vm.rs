@@ -155,7 +155,11 @@ pub struct Vm {
     pub(crate) files: Vec<FileEntry>,
     pub(crate) globals: ScopeRef,
     pub(crate) natives: Vec<NativeDef>,
-    pub(crate) cur: Fiber,
+    /// The running fiber. Boxed so a hand-off swaps two pointers.
+    pub(crate) cur: Box<Fiber>,
+    /// Fibers waiting for the current one (innermost last). Boxed on
+    /// purpose: a hand-off swaps box pointers instead of moving fibers.
+    #[allow(clippy::vec_box)]
     pub(crate) callers: Vec<Box<Fiber>>,
     pub(crate) caller_frames: usize,
     pub(crate) modules: Vec<ModuleEntry>,
@@ -223,7 +227,7 @@ impl Vm {
             files: Vec::new(),
             globals,
             natives: Vec::new(),
-            cur: Fiber::default(),
+            cur: Box::default(),
             callers: Vec::new(),
             caller_frames: 0,
             modules: Vec::new(),

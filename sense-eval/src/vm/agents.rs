@@ -210,7 +210,7 @@ impl Vm {
     /// and onto `callers`. Swapping through the box moves no allocation:
     /// a hand-off allocates nothing.
     pub(crate) fn enter_boxed(&mut self, mut b: Box<Fiber>) {
-        std::mem::swap(&mut self.cur, &mut *b);
+        std::mem::swap(&mut self.cur, &mut b);
         self.caller_frames += b.frames.len();
         self.callers.push(b);
     }
@@ -220,7 +220,7 @@ impl Vm {
     pub(crate) fn pop_caller(&mut self) -> Box<Fiber> {
         let mut b = self.callers.pop().unwrap_or_default();
         self.caller_frames -= b.frames.len();
-        std::mem::swap(&mut self.cur, &mut *b);
+        std::mem::swap(&mut self.cur, &mut b);
         b
     }
 

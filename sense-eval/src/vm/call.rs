@@ -276,14 +276,26 @@ impl Vm {
                 def.name, n, argc
             )));
         }
-        let mut args = std::mem::take(&mut self.arg_buf);
-        args.clear();
-        args.extend_from_slice(&self.cur.stack[callee_at + 1..]);
-        let result = match imp {
-            NativeImpl::Builtin(func) => func(self, &args),
-            NativeImpl::Host(index) => self.call_host(index, &args),
+        // The arguments are copied out of the stack (the native may use the
+        // VM mutably); a few fit on the Rust stack, more go to a reused buffer.
+        let result = if argc <= 4 {
+            let mut small = [Value::Nil; 4];
+            small[..argc].copy_from_slice(&self.cur.stack[callee_at + 1..]);
+            match imp {
+                NativeImpl::Builtin(func) => func(self, &small[..argc]),
+                NativeImpl::Host(index) => self.call_host(index, &small[..argc]),
+            }
+        } else {
+            let mut args = std::mem::take(&mut self.arg_buf);
+            args.clear();
+            args.extend_from_slice(&self.cur.stack[callee_at + 1..]);
+            let r = match imp {
+                NativeImpl::Builtin(func) => func(self, &args),
+                NativeImpl::Host(index) => self.call_host(index, &args),
+            };
+            self.arg_buf = args;
+            r
         };
-        self.arg_buf = args;
         if !labeled {
             self.labeled.clear();
         }
