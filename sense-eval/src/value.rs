@@ -13,7 +13,12 @@ use crate::heap::ObjRef;
 pub struct NativeId(pub u32);
 
 /// A Sense value.
+///
+/// `repr(u64)` puts the tag in its own word and the payload in the next,
+/// so copying a value is two aligned moves (the default layout packs the
+/// payload at odd offsets, and every copy paid for it).
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+#[repr(u64)]
 pub enum Value {
     /// `nil`.
     Nil,

@@ -20,9 +20,6 @@ impl Vm {
             return Err(underflow());
         };
         let callee = self.cur.stack[callee_at];
-        if self.heap.wants_collect() {
-            self.collect_garbage();
-        }
         match callee {
             Value::Func(r) => {
                 if labeled {

@@ -174,6 +174,20 @@ impl Vm {
                         self.cur.stack.push(v);
                     }
                     Op::Call(argc) => {
+                        // Calls are safe points: a runaway recursion is
+                        // budgeted and pausable like a runaway loop. If the
+                        // agent pauses here, the call runs when it resumes.
+                        if self.needs_safepoint() {
+                            self.set_ip(ip - 1);
+                            let fiber: *const super::Fiber = &*self.cur;
+                            if let Some(exit) = tri!(self.safepoint()) {
+                                return Ok(exit);
+                            }
+                            if !std::ptr::eq(fiber, &*self.cur) {
+                                // This agent paused; another fiber runs now.
+                                continue 'frames;
+                            }
+                        }
                         self.set_ip(ip);
                         match self.call(argc as usize, false) {
                             Ok(false) => {}
