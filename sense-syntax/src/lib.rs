@@ -14,6 +14,7 @@
 pub mod ast;
 pub mod diagnostic;
 pub mod dump;
+pub mod format;
 pub mod lexer;
 pub mod parser;
 pub mod source;
