@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch.
 
 mod durable;
+mod fmt;
 mod memory_path;
 mod output;
 mod repl;
@@ -71,6 +72,17 @@ enum Command {
         /// The memory directory to assume (as `run --memory-dir`)
         #[arg(long, value_name = "DIR")]
         memory_dir: Option<PathBuf>,
+    },
+    /// Format a .sns file, or every .sns file under a directory (to stdout unless --write/--check)
+    Fmt {
+        /// A .sns file, or a directory searched recursively
+        path: PathBuf,
+        /// Rewrite the files that change and print their paths
+        #[arg(short, long)]
+        write: bool,
+        /// Print the paths that would change; exit 1 if any would
+        #[arg(long)]
+        check: bool,
     },
     /// Start the interactive REPL (the default when no command is given)
     Repl {
@@ -144,6 +156,7 @@ pub fn main() -> i32 {
             run::run(&args.path, config)
         }
         Some(Command::Test { path }) => test::test(&path),
+        Some(Command::Fmt { path, write, check }) => fmt::fmt(&path, write, check),
         Some(Command::Start {
             file,
             agent,
