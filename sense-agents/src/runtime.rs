@@ -236,7 +236,8 @@ impl Runtime {
 
     /// The agent's name.
     pub fn agent_name(&self, id: AgentId) -> Result<String, Error> {
-        Ok(self.agent_data(id)?.name.clone())
+        let sym = self.agent_data(id)?.name;
+        Ok(self.vm.interner().name(sym).to_string())
     }
 
     /// The last pause reason (kept after the agent moves on, as in Sense).

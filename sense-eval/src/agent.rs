@@ -77,15 +77,13 @@ impl PauseKind {
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Agent {
     /// Declared name.
-    pub name: String,
+    pub name: crate::symbol::Symbol,
     /// The agent's own scope (child of the declaring scope).
     pub scope: ScopeRef,
     /// Its body.
     pub body: ProtoId,
     /// `async agent`.
     pub is_async: bool,
-    /// Docstring of the body.
-    pub doc: Option<String>,
     /// Current status.
     pub status: AgentStatus,
     /// Last pause reason (never cleared).

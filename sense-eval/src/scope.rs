@@ -154,8 +154,6 @@ pub struct ScopeExtra {
     pub policy: Vec<(Box<str>, bool)>,
     /// `set delegation = model`.
     pub model: Option<Value>,
-    /// The agent whose body scope this is.
-    pub agent: Option<ObjRef>,
     /// Tool/action/rollback boundary tag.
     pub frame: Option<FrameTag>,
 }
@@ -169,6 +167,10 @@ pub struct Scope {
     pub parent: Option<ScopeRef>,
     /// Agent-layer slots.
     pub extra: Option<Box<ScopeExtra>>,
+    /// The agent whose body scope this is (kept out of `extra`: every
+    /// agent has one, and a million paused agents should not each carry
+    /// a boxed `ScopeExtra`).
+    pub agent: Option<ObjRef>,
     free: bool,
     /// Something besides the frame that made it refers to it (a closure,
     /// an agent, a tool, a bound method, a child that is captured): it
@@ -186,6 +188,7 @@ impl Scope {
             vars: VarMap::default(),
             parent,
             extra: None,
+            agent: None,
             free: false,
             captured: false,
         }
@@ -197,6 +200,7 @@ impl Scope {
             vars: VarMap::Dense(Vec::new()),
             parent,
             extra: None,
+            agent: None,
             free: false,
             captured: false,
         }
@@ -207,6 +211,7 @@ impl Scope {
             vars: VarMap::Small(Vec::new()),
             parent: Some(ScopeRef(next)),
             extra: None,
+            agent: None,
             free: true,
             captured: false,
         }
@@ -231,6 +236,7 @@ impl Scope {
         }
         self.parent = Some(ScopeRef(next));
         self.extra = None;
+        self.agent = None;
         self.free = true;
         self.captured = false;
     }
@@ -261,13 +267,13 @@ impl Scope {
         if let Some(p) = self.parent {
             t.scope(p);
         }
-        if let Some(x) = &self.extra {
-            if let Some(m) = x.model {
-                t.value(m);
-            }
-            if let Some(a) = x.agent {
-                t.obj(a);
-            }
+        if let Some(x) = &self.extra
+            && let Some(m) = x.model
+        {
+            t.value(m);
+        }
+        if let Some(a) = self.agent {
+            t.obj(a);
         }
     }
 }

@@ -143,7 +143,7 @@ fn await_(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     if a.status == AgentStatus::Created {
         return Err(EvalError::runtime(format!(
             "cannot await agent '{}' \u{2014} it hasn't been started yet",
-            a.name
+            vm.interner().name(a.name)
         )));
     }
     if a.is_async && a.status == AgentStatus::Running {

@@ -201,10 +201,11 @@ impl Compiler<'_> {
             StmtKind::Session { body, .. } => self.scoped_block(body),
             StmtKind::Agent(a) => {
                 let doc = docstring(&a.body.stmts);
+                let body_doc = doc.clone();
                 let body = self.nested(
                     &a.name.name,
                     ProtoKind::AgentBody,
-                    |_, _| {},
+                    |_, p| p.doc = body_doc,
                     &a.body.stmts,
                     a.body.span,
                 );

@@ -166,13 +166,13 @@ impl State<'_> {
         if let Some(p) = s.parent {
             self.check_scope(p)?;
         }
-        if let Some(x) = &s.extra {
-            if let Some(m) = x.model {
-                self.value(m)?;
-            }
-            if let Some(a) = x.agent {
-                self.agent(a)?;
-            }
+        if let Some(x) = &s.extra
+            && let Some(m) = x.model
+        {
+            self.value(m)?;
+        }
+        if let Some(a) = s.agent {
+            self.agent(a)?;
         }
         Ok(())
     }

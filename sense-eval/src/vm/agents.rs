@@ -27,11 +27,10 @@ impl Vm {
         let scope = self.child_scope(declaring);
         self.agent_serial += 1;
         let agent = Agent {
-            name: self.interner.name(info.name).to_string(),
+            name: info.name,
             scope,
             body: info.body,
             is_async: info.is_async,
-            doc: info.doc.clone(),
             status: AgentStatus::Created,
             pause_reason: Value::Nil,
             pause_kind: PauseKind::SelfPause,
@@ -44,7 +43,7 @@ impl Vm {
             serial: self.agent_serial,
         };
         let r = self.heap.alloc(Obj::Agent(Box::new(agent)));
-        self.heap.scope_mut(scope).extra_mut().agent = Some(r);
+        self.heap.scope_mut(scope).agent = Some(r);
         self.assign(info.name, Value::Obj(r));
     }
 
@@ -68,16 +67,12 @@ impl Vm {
 
     /// `a.X` (AGENTS.md §2.3).
     pub(crate) fn agent_member(&mut self, r: ObjRef, sym: Symbol) -> EvalResult<Value> {
-        let Some(a) = self.agent_mut(r) else {
+        let Some(a) = self.agent_ref(r) else {
             return Err(EvalError::runtime("not an agent"));
         };
-        let (status, reason, scope, name, doc) = (
-            a.status,
-            a.pause_reason,
-            a.scope,
-            a.name.clone(),
-            a.doc.clone(),
-        );
+        let (status, reason, scope, body) = (a.status, a.pause_reason, a.scope, a.body);
+        let name = self.interner.name(a.name).to_string();
+        let doc = self.protos[body.0 as usize].doc.clone();
         if sym == self.syms.status {
             return self.new_str(status.as_str());
         }
@@ -135,7 +130,7 @@ impl Vm {
         if a.status != AgentStatus::Created {
             return Err(EvalError::runtime(format!(
                 "agent '{}' has already been started (status: {}) \u{2014} an agent can only be started once in this version",
-                a.name,
+                self.interner.name(a.name),
                 a.status.as_str()
             )));
         }
@@ -161,16 +156,19 @@ impl Vm {
             _ => return Err(self.expected_agent("resume() expects an Agent", v)),
         };
         self.check_depth()?;
-        let Some(a) = self.agent_mut(r) else {
+        let Some(a) = self.agent_ref(r) else {
             return Err(EvalError::runtime("not an agent"));
         };
         if a.status != AgentStatus::Paused {
             return Err(EvalError::runtime(format!(
                 "cannot resume agent '{}' \u{2014} status is '{}', not 'paused'",
-                a.name,
+                self.interner.name(a.name),
                 a.status.as_str()
             )));
         }
+        let Some(a) = self.agent_mut(r) else {
+            return Err(EvalError::runtime("not an agent"));
+        };
         let mut value = value;
         if a.pause_kind == PauseKind::WaitingMessage {
             // The pending `receive()` takes the oldest message; with none
@@ -280,7 +278,7 @@ impl Vm {
         let mut s = Some(self.env());
         while let Some(cur) = s {
             let scope = self.heap.scope(cur);
-            if let Some(a) = scope.extra.as_ref().and_then(|x| x.agent) {
+            if let Some(a) = scope.agent {
                 return Some(a);
             }
             s = scope.parent;

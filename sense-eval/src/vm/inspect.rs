@@ -55,7 +55,7 @@ impl Vm {
                 Obj::Agent(a) => Some(AgentReport {
                     obj: ObjRef(i as u32),
                     serial: a.serial,
-                    name: a.name.clone(),
+                    name: self.interner.name(a.name).to_string(),
                     status: a.status,
                     is_async: a.is_async,
                     pause_reason: self.to_host(a.pause_reason),

@@ -82,12 +82,28 @@ impl Vm {
                         let scope = self.define_scope();
                         self.heap.scope_mut(scope).vars.define(sym, v);
                     }
+                    // Int fast paths stay in the loop: no call, no Result.
                     Op::Add => {
                         let (a, b) = self.pop2();
-                        let v = tri!(self.add(a, b));
+                        let v = match (a, b) {
+                            (Value::Int(x), Value::Int(y)) if let Some(r) = x.checked_add(y) => {
+                                Value::Int(r)
+                            }
+                            _ => tri!(self.add(a, b)),
+                        };
                         self.cur.stack.push(v);
                     }
-                    Op::Sub | Op::Mul | Op::Mod => {
+                    Op::Sub => {
+                        let (a, b) = self.pop2();
+                        let v = match (a, b) {
+                            (Value::Int(x), Value::Int(y)) if let Some(r) = x.checked_sub(y) => {
+                                Value::Int(r)
+                            }
+                            _ => tri!(self.arith(op, a, b)),
+                        };
+                        self.cur.stack.push(v);
+                    }
+                    Op::Mul | Op::Mod => {
                         let (a, b) = self.pop2();
                         let v = tri!(self.arith(op, a, b));
                         self.cur.stack.push(v);
@@ -104,7 +120,15 @@ impl Vm {
                     }
                     Op::Lt | Op::Le | Op::Gt | Op::Ge => {
                         let (a, b) = self.pop2();
-                        let v = tri!(self.compare(op, a, b));
+                        let v = match (a, b) {
+                            (Value::Int(x), Value::Int(y)) => match op {
+                                Op::Lt => x < y,
+                                Op::Le => x <= y,
+                                Op::Gt => x > y,
+                                _ => x >= y,
+                            },
+                            _ => tri!(self.compare(op, a, b)),
+                        };
                         self.cur.stack.push(Value::Bool(v));
                     }
                     Op::Neg => {

@@ -92,15 +92,13 @@ impl Vm {
         let mut s = Some(env);
         while let Some(cur) = s {
             let scope = self.heap.scope(cur);
-            if let Some(x) = &scope.extra {
-                if let Some(tag) = &x.frame {
-                    out.push(tag.lineage());
-                }
-                if let Some(a) = x.agent
-                    && let Obj::Agent(agent) = self.heap.get(a)
-                {
-                    out.push(format!("agent:{}", agent.name));
-                }
+            if let Some(tag) = scope.extra.as_ref().and_then(|x| x.frame.as_ref()) {
+                out.push(tag.lineage());
+            }
+            if let Some(a) = scope.agent
+                && let Obj::Agent(agent) = self.heap.get(a)
+            {
+                out.push(format!("agent:{}", self.interner.name(agent.name)));
             }
             s = scope.parent;
         }

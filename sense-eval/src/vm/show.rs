@@ -114,7 +114,7 @@ impl Vm {
             }
             Obj::Agent(a) => {
                 out.push_str("<agent ");
-                out.push_str(&a.name);
+                out.push_str(self.interner.name(a.name));
                 out.push_str(" status=");
                 out.push_str(a.status.as_str());
                 if a.status == crate::agent::AgentStatus::Paused && self.host_truthy(a.pause_reason)
@@ -197,7 +197,7 @@ impl Vm {
             Obj::Memory(m) => m.name.clone(),
             Obj::Model(m) => m.name.clone(),
             Obj::Tool(t) => t.name.clone(),
-            Obj::Agent(a) => a.name.clone(),
+            Obj::Agent(a) => self.interner.name(a.name).to_string(),
             _ => String::new(),
         }
     }

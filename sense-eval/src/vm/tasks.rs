@@ -159,7 +159,7 @@ impl Vm {
                 self.cur.waiting = None;
                 let name = self
                     .agent_ref(target)
-                    .map(|a| a.name.clone())
+                    .map(|a| self.interner.name(a.name).to_string())
                     .unwrap_or_default();
                 Err(EvalError::runtime(format!(
                     "deadlock: agent '{name}' is waiting for a message and no other agent can run"

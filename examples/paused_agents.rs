@@ -1,0 +1,51 @@
+//! How much memory a paused agent costs: starts 1,000,000 agents (or the
+//! count given), each paused at its first `pause()`, and prints the growth
+//! of the process's resident memory per agent. No thread is created for
+//! any of them.
+//!
+//! `cargo run --release --example paused_agents [COUNT]`
+
+use sense::Runtime;
+
+fn status_kb(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn main() {
+    let count: u64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
+    let mut rt = Runtime::new();
+    rt.set_output(|_| {});
+    let before = status_kb("VmRSS:").unwrap_or(0);
+    let threads_before = status_kb("Threads:").unwrap_or(0);
+    let program = format!(
+        "agents = []\nfor i in range({count}):\n    agent a:\n        x = pause(\"waiting\")\n    start(a)\n    push(agents, a)\npaused = 0\nfor a in agents:\n    if a.status == \"paused\":\n        paused = paused + 1\n"
+    );
+    let started = std::time::Instant::now();
+    if let Err(e) = rt.run_source("paused_agents.sns", &program) {
+        eprintln!("{e}");
+        std::process::exit(1);
+    }
+    let elapsed = started.elapsed();
+    let after = status_kb("VmRSS:").unwrap_or(0);
+    let paused = rt.global("paused");
+    println!("paused agents:     {paused:?}");
+    println!(
+        "threads:           {} before, {} after",
+        threads_before,
+        status_kb("Threads:").unwrap_or(0)
+    );
+    println!(
+        "resident memory:   {} KB before, {} KB after",
+        before, after
+    );
+    println!(
+        "per paused agent:  {} bytes (including the array that holds them)",
+        (after.saturating_sub(before)) * 1024 / count.max(1)
+    );
+    println!("time to start all: {elapsed:?}");
+}
