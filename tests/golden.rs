@@ -13,7 +13,8 @@
 //!
 //! `SENSE_BLESS=1 cargo test --test golden` rewrites the expected files
 //! from the current output; review the diff before committing.
-//! Examples' expected output lives in `tests/examples/NAME.out`.
+//! Examples' expected output lives in `tests/examples/NAME.out`, that of the
+//! benchmark workloads (`benches/data/*.sns`) in `tests/bench-data/`.
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -181,6 +182,23 @@ pub fn run_suite(gc_stress: bool) {
             stdin: dir.join(format!("{stem}.in")),
             script: s,
         });
+    }
+    // The benchmark workloads run too (not under GC stress: too slow), so
+    // they cannot rot; their expected output is in tests/bench-data/.
+    if !gc_stress {
+        let mut workloads = Vec::new();
+        collect(&root().join("benches/data"), &mut workloads);
+        for s in workloads {
+            let stem = s.file_stem().map(|x| x.to_string_lossy().into_owned()).unwrap_or_default();
+            let dir = root().join("tests/bench-data");
+            cases.push(Case {
+                expected_out: dir.join(format!("{stem}.out")),
+                expected_err: dir.join(format!("{stem}.err")),
+                expected_status: dir.join(format!("{stem}.status")),
+                stdin: dir.join(format!("{stem}.in")),
+                script: s,
+            });
+        }
     }
     let trials = cases
         .into_iter()
