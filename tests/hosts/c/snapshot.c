@@ -1,10 +1,11 @@
 /*
  * Snapshots through the C ABI: an approval flow carried across runtimes as
  * bytes (snapshot, free, new runtime, re-register, restore, resume), the
- * subject agent, a missing host function named at restore time, restoring
- * into a used runtime, every truncation and single-bit corruption of a real
- * snapshot (and resealed random damage) refused without a crash, the CLI's
- * checked-in snapshot, the restoring runtime's own limits, and NULL paths.
+ * subject agent, a missing host function or model provider named at
+ * restore time, restoring into a used runtime, every truncation and
+ * single-bit corruption of a real snapshot (and resealed random damage)
+ * refused without a crash, the CLI's checked-in snapshot, the restoring
+ * runtime's own limits, and NULL paths.
  */
 #include "harness.h"
 
@@ -230,6 +231,69 @@ static int test_missing_host_function_is_named(void) {
     CHECK_OK(sense_runtime_get_subject(rt, &a, NULL));
     CHECK(resume_with(rt, a, sense_value_new_bool(false), SENSE_AGENT_STATUS_COMPLETED) == 0);
     CHECK_STR(text_buf_view(&out), "release cancelled\n");
+    sense_runtime_free(rt);
+    return 0;
+}
+
+/* acme: answers "acme says <prompt>". */
+static void acme_complete(void *user_data, sense_str model_id, sense_str prompt,
+                          sense_completion *completion) {
+    (void)user_data;
+    (void)model_id;
+    char buf[256];
+    int n = snprintf(buf, sizeof buf, "acme says %.*s", (int)prompt.len, prompt.ptr);
+    sense_completion_set_text(completion, buf, (size_t)n, NULL);
+}
+
+static sense_status register_acme(sense_runtime *rt) {
+    return sense_runtime_register_provider(rt, "acme", 4, NULL, 0, "acme-1", 6, acme_complete,
+                                           NULL, NULL, NULL);
+}
+
+/* A snapshot holding a model of a provider the restoring runtime lacks is
+ * refused, naming the provider; that is found only after the state was
+ * loaded, so the runtime is no longer new. A runtime with the provider
+ * registered restores it and the model answers through it. */
+static int test_missing_provider_is_named(void) {
+    const char *src =
+        "model m = inference(\"acme\")\n"
+        "agent asker:\n"
+        "    topic = pause(\"topic?\")\n"
+        "    print(m.ask(topic).value)\n";
+    text_buf out;
+    sense_runtime *rt = harness_runtime(&out);
+    CHECK(rt != NULL);
+    CHECK_OK(register_acme(rt));
+    sense_error *err = NULL;
+    CHECK_STATUS_ERR(harness_run(rt, src, &err), SENSE_STATUS_OK, err);
+    sense_agent asker;
+    CHECK_OK(harness_agent(rt, "asker", &asker));
+    CHECK_OK(sense_agent_start(rt, asker, NULL, NULL));
+    sense_bytes *bytes = NULL;
+    CHECK_OK(sense_runtime_snapshot(rt, &bytes, NULL));
+    sense_runtime_free(rt);
+
+    rt = harness_runtime(&out);
+    CHECK(rt != NULL);
+    CHECK_STATUS_ERR(
+        sense_runtime_restore(rt, sense_bytes_data(bytes), sense_bytes_len(bytes), &err),
+        SENSE_STATUS_RUNTIME_ERROR, err);
+    CHECK_CONTAINS(sense_error_message(err), "model provider 'acme', which is not registered");
+    sense_error_free(err);
+    CHECK_OK(register_acme(rt));
+    CHECK_STATUS(sense_runtime_restore(rt, sense_bytes_data(bytes), sense_bytes_len(bytes), NULL),
+                 SENSE_STATUS_WRONG_STATE);
+    sense_runtime_free(rt);
+
+    rt = harness_runtime(&out);
+    CHECK(rt != NULL);
+    CHECK_OK(register_acme(rt));
+    CHECK_STATUS_ERR(
+        sense_runtime_restore(rt, sense_bytes_data(bytes), sense_bytes_len(bytes), &err),
+        SENSE_STATUS_OK, err);
+    sense_bytes_free(bytes);
+    CHECK(resume_with(rt, asker, harness_string("tea"), SENSE_AGENT_STATUS_COMPLETED) == 0);
+    CHECK_STR(text_buf_view(&out), "acme says tea\n");
     sense_runtime_free(rt);
     return 0;
 }
@@ -628,6 +692,7 @@ int main(void) {
     HARNESS_START();
     RUN(test_approval_flow_across_runtimes);
     RUN(test_missing_host_function_is_named);
+    RUN(test_missing_provider_is_named);
     RUN(test_restore_needs_a_new_runtime);
     RUN(test_every_truncation_is_refused);
     RUN(test_corruption_is_refused_or_harmless);
