@@ -5,10 +5,25 @@
 //! that calls it; no OS thread is ever created for an agent.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// Input must never reach a panic: no unwrap/expect/indexing in library code
+// (tests may use them).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 mod error;
 mod ffi_support;
 mod handle;
+pub mod inspect_support;
 mod runtime;
 mod snapshot;
 

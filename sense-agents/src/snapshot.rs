@@ -37,12 +37,12 @@ fn decode(blob: &[u8]) -> Option<(Option<ScopeRef>, Option<AgentId>)> {
         at += n;
         Some(s)
     };
-    let main_env = match take(1)?[0] {
+    let main_env = match take(1)?.first()? {
         0 => None,
         1 => Some(ScopeRef(u32::from_le_bytes(take(4)?.try_into().ok()?))),
         _ => return None,
     };
-    let subject = match take(1)?[0] {
+    let subject = match take(1)?.first()? {
         0 => None,
         1 => {
             let obj = ObjRef(u32::from_le_bytes(take(4)?.try_into().ok()?));

@@ -15,6 +15,14 @@ use crate::error::EvalResult;
 use crate::value::Value;
 use crate::vm::Vm;
 
+/// Argument `i` (nil past the end). Fixed-arity natives are only called
+/// with their exact count, so this never hides a bug; it keeps damaged
+/// state from ever becoming an index panic.
+#[inline]
+pub(crate) fn arg(args: &[Value], i: usize) -> Value {
+    args.get(i).copied().unwrap_or(Value::Nil)
+}
+
 /// A native function body.
 pub type NativeFn = fn(&mut Vm, &[Value]) -> EvalResult<Value>;
 

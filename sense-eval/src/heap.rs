@@ -41,6 +41,9 @@ pub struct Heap {
     threshold: usize,
     obj_marks: Vec<bool>,
     scope_marks: Vec<bool>,
+    /// What a stray handle reads (never reachable from valid state).
+    dead_obj: Obj,
+    dead_scope: Scope,
 }
 
 impl Default for Heap {
@@ -98,6 +101,8 @@ impl Heap {
             threshold: 100_000,
             obj_marks: Vec::new(),
             scope_marks: Vec::new(),
+            dead_obj: Obj::Free(NO_FREE),
+            dead_scope: Scope::new(None),
         }
     }
 
@@ -105,34 +110,33 @@ impl Heap {
     pub fn alloc(&mut self, obj: Obj) -> ObjRef {
         self.since_gc += 1;
         self.live_objs += 1;
-        if self.obj_free != NO_FREE {
-            let idx = self.obj_free;
-            if let Some(Obj::Free(next)) = self.objs.get(idx as usize) {
-                self.obj_free = *next;
-            } else {
-                self.obj_free = NO_FREE;
-            }
-            self.objs[idx as usize] = obj;
-            ObjRef(idx)
-        } else {
-            self.objs.push(obj);
-            ObjRef(self.objs.len() as u32 - 1)
+        let idx = self.obj_free;
+        if let Some(slot) = self.objs.get_mut(idx as usize) {
+            self.obj_free = match slot {
+                Obj::Free(next) => *next,
+                _ => NO_FREE,
+            };
+            *slot = obj;
+            return ObjRef(idx);
         }
+        self.obj_free = NO_FREE;
+        self.objs.push(obj);
+        ObjRef(self.objs.len() as u32 - 1)
     }
 
     /// Stores a scope and returns its handle.
     pub fn alloc_scope(&mut self, scope: Scope) -> ScopeRef {
         self.since_gc += 1;
         self.live_scopes += 1;
-        if self.scope_free != NO_FREE {
-            let idx = self.scope_free;
-            self.scope_free = self.scopes[idx as usize].free_next();
-            self.scopes[idx as usize] = scope;
-            ScopeRef(idx)
-        } else {
-            self.scopes.push(scope);
-            ScopeRef(self.scopes.len() as u32 - 1)
+        let idx = self.scope_free;
+        if let Some(slot) = self.scopes.get_mut(idx as usize) {
+            self.scope_free = slot.free_next();
+            *slot = scope;
+            return ScopeRef(idx);
         }
+        self.scope_free = NO_FREE;
+        self.scopes.push(scope);
+        ScopeRef(self.scopes.len() as u32 - 1)
     }
 
     /// A new empty scope under `parent`, reusing a free slot (and its
@@ -140,17 +144,16 @@ impl Heap {
     #[inline]
     pub fn new_scope(&mut self, parent: ScopeRef) -> ScopeRef {
         self.live_scopes += 1;
-        if self.scope_free != NO_FREE {
-            let idx = self.scope_free;
-            let slot = &mut self.scopes[idx as usize];
+        let idx = self.scope_free;
+        if let Some(slot) = self.scopes.get_mut(idx as usize) {
             self.scope_free = slot.free_next();
             slot.reuse(parent);
-            ScopeRef(idx)
-        } else {
-            self.since_gc += 1;
-            self.scopes.push(Scope::new(Some(parent)));
-            ScopeRef(self.scopes.len() as u32 - 1)
+            return ScopeRef(idx);
         }
+        self.since_gc += 1;
+        self.scope_free = NO_FREE;
+        self.scopes.push(Scope::new(Some(parent)));
+        ScopeRef(self.scopes.len() as u32 - 1)
     }
 
     /// Gives back a scope that nothing can refer to any more (its block or
@@ -193,10 +196,12 @@ impl Heap {
         }
     }
 
-    /// The object behind `r`.
+    /// The object behind `r`. Handles come from this heap (or a checked
+    /// snapshot), so they are always in range; a stray one reads as a free
+    /// slot rather than panicking.
     #[inline]
     pub fn get(&self, r: ObjRef) -> &Obj {
-        &self.objs[r.0 as usize]
+        self.objs.get(r.0 as usize).unwrap_or(&self.dead_obj)
     }
 
     /// The object behind `r`, or `None` for a handle out of range.
@@ -204,22 +209,34 @@ impl Heap {
         self.objs.get(r.0 as usize)
     }
 
-    /// The object behind `r`, mutably.
+    /// The object behind `r`, mutably (a stray handle gets a scratch slot).
     #[inline]
     pub fn get_mut(&mut self, r: ObjRef) -> &mut Obj {
-        &mut self.objs[r.0 as usize]
+        match self.objs.get_mut(r.0 as usize) {
+            Some(o) => o,
+            None => {
+                self.dead_obj = Obj::Free(NO_FREE);
+                &mut self.dead_obj
+            }
+        }
     }
 
-    /// The scope behind `s`.
+    /// The scope behind `s` (a stray handle reads as an empty root scope).
     #[inline]
     pub fn scope(&self, s: ScopeRef) -> &Scope {
-        &self.scopes[s.0 as usize]
+        self.scopes.get(s.0 as usize).unwrap_or(&self.dead_scope)
     }
 
-    /// The scope behind `s`, mutably.
+    /// The scope behind `s`, mutably (a stray handle gets a scratch scope).
     #[inline]
     pub fn scope_mut(&mut self, s: ScopeRef) -> &mut Scope {
-        &mut self.scopes[s.0 as usize]
+        match self.scopes.get_mut(s.0 as usize) {
+            Some(sc) => sc,
+            None => {
+                self.dead_scope = Scope::new(None);
+                &mut self.dead_scope
+            }
+        }
     }
 
     /// True when enough has been allocated since the last collection.
@@ -249,30 +266,39 @@ impl Heap {
         loop {
             if let Some(r) = tracer.objs.pop() {
                 let i = r.0 as usize;
-                if i < self.obj_marks.len() && !self.obj_marks[i] {
-                    self.obj_marks[i] = true;
-                    self.objs[i].trace(&mut tracer);
+                if let (Some(mark), Some(obj)) = (self.obj_marks.get_mut(i), self.objs.get(i))
+                    && !*mark
+                {
+                    *mark = true;
+                    obj.trace(&mut tracer);
                 }
             } else if let Some(s) = tracer.scopes.pop() {
                 let i = s.0 as usize;
-                if i < self.scope_marks.len() && !self.scope_marks[i] {
-                    self.scope_marks[i] = true;
-                    self.scopes[i].trace(&mut tracer);
+                if let (Some(mark), Some(scope)) = (self.scope_marks.get_mut(i), self.scopes.get(i))
+                    && !*mark
+                {
+                    *mark = true;
+                    scope.trace(&mut tracer);
                 }
             } else {
                 break;
             }
         }
-        for (i, marked) in self.obj_marks.iter().enumerate() {
-            if !marked && !matches!(self.objs[i], Obj::Free(_)) {
-                self.objs[i] = Obj::Free(self.obj_free);
+        for (i, (marked, obj)) in self.obj_marks.iter().zip(self.objs.iter_mut()).enumerate() {
+            if !marked && !matches!(obj, Obj::Free(_)) {
+                *obj = Obj::Free(self.obj_free);
                 self.obj_free = i as u32;
                 self.live_objs -= 1;
             }
         }
-        for (i, marked) in self.scope_marks.iter().enumerate() {
-            if !marked && !self.scopes[i].is_free() {
-                self.scopes[i] = Scope::free(self.scope_free);
+        for (i, (marked, scope)) in self
+            .scope_marks
+            .iter()
+            .zip(self.scopes.iter_mut())
+            .enumerate()
+        {
+            if !marked && !scope.is_free() {
+                *scope = Scope::free(self.scope_free);
                 self.scope_free = i as u32;
                 self.live_scopes -= 1;
             }
@@ -309,6 +335,8 @@ impl Heap {
             threshold: (live_objs + live_scopes).max(50_000) * 2,
             obj_marks: Vec::new(),
             scope_marks: Vec::new(),
+            dead_obj: Obj::Free(NO_FREE),
+            dead_scope: Scope::new(None),
         }
     }
 

@@ -8,6 +8,20 @@
 //! snapshots) lives in `sense-agents`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// Input must never reach a panic: no unwrap/expect/indexing in library code
+// (tests may use them).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 pub mod agent;
 pub mod builtins;

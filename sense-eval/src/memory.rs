@@ -186,8 +186,8 @@ pub fn ctime(ts: f64) -> String {
     ];
     format!(
         "{} {} {:2} {:02}:{:02}:{:02} {}",
-        DAYS[weekday as usize],
-        MONTHS[(month - 1) as usize],
+        DAYS.get(weekday as usize).unwrap_or(&"?"),
+        MONTHS.get((month - 1) as usize).unwrap_or(&"?"),
         d,
         h,
         m,

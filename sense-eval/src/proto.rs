@@ -187,6 +187,16 @@ pub struct Proto {
 }
 
 impl Proto {
+    /// The span of the instruction before `ip` (the one executing), or a
+    /// default span when there is none.
+    #[inline]
+    pub fn span_at(&self, ip: usize) -> Span {
+        self.spans
+            .get(ip.wrapping_sub(1))
+            .copied()
+            .unwrap_or_default()
+    }
+
     /// An empty proto.
     pub fn new(name: impl Into<String>, kind: ProtoKind, file: FileId) -> Self {
         Proto {

@@ -89,7 +89,9 @@ impl VarMap {
                 if d.len() <= i {
                     d.resize(i + 1, None);
                 }
-                d[i] = Some(val);
+                if let Some(slot) = d.get_mut(i) {
+                    *slot = Some(val);
+                }
             }
             VarMap::Big(m) => {
                 m.insert(sym, val);

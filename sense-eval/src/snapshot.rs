@@ -465,21 +465,24 @@ impl Vm {
 }
 
 fn read_header(bytes: &[u8]) -> EvalResult<&[u8]> {
-    if bytes.len() < 20 || &bytes[..8] != MAGIC {
+    let (Some(magic), Some(version), Some(sum), Some(payload)) = (
+        bytes.get(..8),
+        bytes.get(8..12),
+        bytes.get(12..20),
+        bytes.get(20..),
+    ) else {
+        return Err(corrupt("this is not a Sense snapshot"));
+    };
+    if magic != MAGIC {
         return Err(corrupt("this is not a Sense snapshot"));
     }
-    let mut v = [0u8; 4];
-    v.copy_from_slice(&bytes[8..12]);
-    let version = u32::from_le_bytes(v);
+    let version = u32::from_le_bytes(version.try_into().unwrap_or_default());
     if version != FORMAT_VERSION {
         return Err(corrupt(format!(
             "it has format version {version}; this build reads version {FORMAT_VERSION}"
         )));
     }
-    let mut c = [0u8; 8];
-    c.copy_from_slice(&bytes[12..20]);
-    let payload = &bytes[20..];
-    if u64::from_le_bytes(c) != checksum(payload) {
+    if u64::from_le_bytes(sum.try_into().unwrap_or_default()) != checksum(payload) {
         return Err(corrupt("the data is damaged (checksum mismatch)"));
     }
     Ok(payload)

@@ -199,6 +199,8 @@ pub struct Vm {
     pub(crate) units: Vec<(FileId, String, u32, u32)>,
     /// `stop_depth` of each `drive` in progress (outermost first).
     pub(crate) drives: Vec<usize>,
+    /// What [`Vm::proto`] returns for an id that does not exist.
+    empty_proto: Arc<Proto>,
 }
 
 impl Default for Vm {
@@ -263,6 +265,11 @@ impl Vm {
             nested: Vec::new(),
             units: Vec::new(),
             drives: Vec::new(),
+            empty_proto: Arc::new(Proto::new(
+                "<missing>",
+                crate::proto::ProtoKind::Function,
+                FileId(0),
+            )),
         };
         for def in builtins::core_natives() {
             vm.add_native(def);
@@ -520,6 +527,13 @@ impl Vm {
     /// Interns a name.
     pub fn intern(&mut self, name: &str) -> Symbol {
         self.interner.intern(name)
+    }
+
+    /// The compiled code `id` (an empty body for an id that does not
+    /// exist — only damaged state could produce one).
+    #[inline]
+    pub(crate) fn proto(&self, id: ProtoId) -> &Arc<Proto> {
+        self.protos.get(id.0 as usize).unwrap_or(&self.empty_proto)
     }
 
     /// The global scope.

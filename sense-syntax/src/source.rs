@@ -54,7 +54,7 @@ impl SourceFile {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        let start = self.line_starts[line_idx] as usize;
+        let start = self.line_starts.get(line_idx).copied().unwrap_or(0) as usize;
         let end = (offset as usize).max(start);
         let col = self
             .text

@@ -1,6 +1,6 @@
 //! start, pause, resume, ask_human, send, receive, await (AGENTS.md §2.5–§2.13).
 
-use super::{Arity, NativeDef};
+use super::{Arity, NativeDef, arg};
 use crate::agent::{AgentStatus, PauseKind};
 use crate::error::{EvalError, EvalResult};
 use crate::value::Value;
@@ -20,7 +20,7 @@ pub(super) fn natives() -> Vec<NativeDef> {
 }
 
 fn start(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    vm.sense_start(args[0])
+    vm.sense_start(arg(args, 0))
 }
 
 fn resume(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
@@ -29,7 +29,7 @@ fn resume(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             "resume() expects 1 or 2 arguments (agent, value?)",
         ));
     }
-    vm.sense_resume(args[0], args.get(1).copied().unwrap_or(Value::Nil))
+    vm.sense_resume(arg(args, 0), args.get(1).copied().unwrap_or(Value::Nil))
 }
 
 fn pause(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
@@ -45,7 +45,7 @@ fn pause(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
 }
 
 fn ask_human(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    let q = args[0];
+    let q = arg(args, 0);
     if !matches!(q, Value::Str(_)) {
         return Err(EvalError::runtime(format!(
             "ask_human() expects a String question, got {}",
@@ -76,13 +76,19 @@ fn ask_human(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
 }
 
 fn send(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    let Value::Obj(r) = args[0] else {
-        return Err(vm.expected_agent("send() expects an Agent as its first argument", args[0]));
+    let Value::Obj(r) = arg(args, 0) else {
+        return Err(vm.expected_agent(
+            "send() expects an Agent as its first argument",
+            arg(args, 0),
+        ));
     };
-    if vm.agent(args[0]).is_none() {
-        return Err(vm.expected_agent("send() expects an Agent as its first argument", args[0]));
+    if vm.agent(arg(args, 0)).is_none() {
+        return Err(vm.expected_agent(
+            "send() expects an Agent as its first argument",
+            arg(args, 0),
+        ));
     }
-    vm.send_message(r, args[1])?;
+    vm.send_message(r, arg(args, 1))?;
     Ok(Value::Nil)
 }
 
@@ -126,7 +132,7 @@ fn receive(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
 }
 
 fn await_(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    let v = args[0];
+    let v = arg(args, 0);
     if let Some(r) = vm.future_ref(v) {
         if vm.is_settled(r) {
             return vm.collect_task(r);

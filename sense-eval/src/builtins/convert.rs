@@ -1,6 +1,7 @@
 //! `int()` and `float()` with the reference's lenient string parsing
 //! (Python's `int(str)` / `float(str)` rules).
 
+use super::arg;
 use crate::error::{EvalError, EvalResult};
 use crate::value::Value;
 use crate::vm::Vm;
@@ -17,7 +18,7 @@ fn strip_underscores(s: &str) -> Option<String> {
     let mut out = String::with_capacity(s.len());
     for (i, &c) in b.iter().enumerate() {
         if c == b'_' {
-            let prev_digit = i > 0 && b[i - 1].is_ascii_digit();
+            let prev_digit = i > 0 && b.get(i - 1).is_some_and(|p| p.is_ascii_digit());
             let next_digit = b.get(i + 1).is_some_and(|n| n.is_ascii_digit());
             if !prev_digit || !next_digit {
                 return None;
@@ -60,7 +61,7 @@ fn ascii_digits(text: &str) -> String {
 }
 
 pub(super) fn int(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    let v = args[0];
+    let v = arg(args, 0);
     match v {
         Value::Int(_) => Ok(v),
         Value::Bool(b) => Ok(Value::Int(b as i64)),
@@ -134,7 +135,7 @@ fn parse_float(text: &str) -> Option<f64> {
 }
 
 pub(super) fn float(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    let v = args[0];
+    let v = arg(args, 0);
     match v {
         Value::Float(_) => Ok(v),
         Value::Int(i) => Ok(Value::Float(i as f64)),

@@ -1,6 +1,6 @@
 //! print, len, range, str, type_of, push, assert and the removed stubs.
 
-use super::{Arity, NativeDef, convert};
+use super::{Arity, NativeDef, arg, convert};
 use crate::error::{EvalError, EvalResult};
 use crate::object::Obj;
 use crate::value::Value;
@@ -52,7 +52,7 @@ fn print(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
 }
 
 fn len(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    let v = args[0];
+    let v = arg(args, 0);
     if let Some(items) = vm.array_of(v) {
         return Ok(Value::Int(items.len() as i64));
     }
@@ -72,8 +72,8 @@ fn range(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         return Err(EvalError::runtime("range() expects 1 to 3 arguments"));
     }
     let mut nums = [0i64; 3];
-    for (i, a) in args.iter().enumerate() {
-        nums[i] = match a {
+    for (slot, a) in nums.iter_mut().zip(args) {
+        *slot = match a {
             Value::Int(n) => *n,
             Value::Bool(b) => *b as i64,
             _ => {
@@ -118,37 +118,37 @@ fn range(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
 }
 
 fn str_(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    if let Value::Str(_) = args[0] {
-        return Ok(args[0]);
+    if let Value::Str(_) = arg(args, 0) {
+        return Ok(arg(args, 0));
     }
-    let s = vm.show(args[0])?;
+    let s = vm.show(arg(args, 0))?;
     vm.new_str(s)
 }
 
 fn type_of(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    let name = vm.type_name(args[0]);
+    let name = vm.type_name(arg(args, 0));
     vm.new_str(name)
 }
 
 fn push(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    let Value::Array(r) = args[0] else {
+    let Value::Array(r) = arg(args, 0) else {
         return Err(EvalError::runtime(
             "push() expects an Array as its first argument",
         ));
     };
-    let len = vm.array_of(args[0]).map_or(0, |a| a.len());
+    let len = vm.array_of(arg(args, 0)).map_or(0, |a| a.len());
     vm.check_array_len(len + 1)?;
     if let Obj::Array(items) = vm.heap_mut().get_mut(r) {
-        items.push(args[1]);
+        items.push(arg(args, 1));
     }
-    Ok(args[0])
+    Ok(arg(args, 0))
 }
 
 fn assert(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     if args.is_empty() || args.len() > 2 {
         return Err(EvalError::runtime("assert() expects 1 or 2 arguments"));
     }
-    if vm.truthy(args[0]) {
+    if vm.truthy(arg(args, 0)) {
         return Ok(Value::Nil);
     }
     let msg = match args.get(1) {

@@ -1,7 +1,7 @@
 //! inference, ask, ask_with_memory, ask_with_tools, skill, connect_mcp,
 //! audit_log (AGENTS.md §4.9, §6).
 
-use super::{Arity, NativeDef};
+use super::{Arity, NativeDef, arg};
 use crate::error::{EvalError, EvalResult};
 use crate::value::Value;
 use crate::vm::Vm;
@@ -30,14 +30,14 @@ fn ask(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     let env = vm.env();
     let (line, _) = vm.call_line();
     let model = vm.delegated_model(env, "ask", "e.g. inference(\"mock\")")?;
-    vm.ask_model(model, args[0], env, line)
+    vm.ask_model(model, arg(args, 0), env, line)
 }
 
 fn ask_with_memory(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     let env = vm.env();
     let (line, _) = vm.call_line();
     let model = vm.delegated_model(env, "ask_with_memory", "e.g. inference(\"mock\")")?;
-    vm.ask_with_memory(model, args[0], args[1], env, line)
+    vm.ask_with_memory(model, arg(args, 0), arg(args, 1), env, line)
 }
 
 fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
@@ -48,13 +48,13 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         "ask_with_tools",
         "e.g. model claude = inference(\"anthropic\")",
     )?;
-    if vm.array_of(args[1]).is_none() {
+    if vm.array_of(arg(args, 1)).is_none() {
         return Err(EvalError::runtime(format!(
             "ask_with_tools() expects an Array of tools, got {}",
-            vm.type_name(args[1])
+            vm.type_name(arg(args, 1))
         )));
     }
-    vm.ask_with_tools(model, args[0], args[1], env, line)
+    vm.ask_with_tools(model, arg(args, 0), arg(args, 1), env, line)
 }
 
 fn skill(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {

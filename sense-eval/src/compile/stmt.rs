@@ -196,7 +196,9 @@ impl Compiler<'_> {
                 self.scoped_block(body);
                 self.emit(Op::TestEnd, span);
                 let end = self.here();
-                self.cur.tests[idx].end_ip = end;
+                if let Some(t) = self.cur.tests.get_mut(idx) {
+                    t.end_ip = end;
+                }
             }
             StmtKind::Session { body, .. } => self.scoped_block(body),
             StmtKind::Agent(a) => {
@@ -354,10 +356,12 @@ impl Compiler<'_> {
 
     fn loop_end(&mut self, idx: usize, head: u32, span: Span) {
         let end = self.here();
-        self.cur.loops[idx] = LoopTargets {
-            break_ip: end,
-            continue_ip: head,
-        };
+        if let Some(slot) = self.cur.loops.get_mut(idx) {
+            *slot = LoopTargets {
+                break_ip: end,
+                continue_ip: head,
+            };
+        }
         self.emit(Op::LoopEnd, span);
     }
 }

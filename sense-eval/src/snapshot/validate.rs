@@ -185,20 +185,25 @@ impl State<'_> {
             let mut path = Vec::new();
             let mut at = Some(start);
             while let Some(i) = at {
-                match state[i] {
+                let (Some(mark), Some(scope)) = (state.get_mut(i), scopes.get(i)) else {
+                    return Err(corrupt("a scope reference is out of range"));
+                };
+                match *mark {
                     2 => break,
                     1 => return Err(corrupt("a scope chain loops")),
                     _ => {}
                 }
-                state[i] = 1;
+                *mark = 1;
                 path.push(i);
-                at = scopes[i]
+                at = scope
                     .parent
-                    .filter(|_| !scopes[i].is_free())
+                    .filter(|_| !scope.is_free())
                     .map(|p| p.0 as usize);
             }
             for i in path {
-                state[i] = 2;
+                if let Some(mark) = state.get_mut(i) {
+                    *mark = 2;
+                }
             }
         }
         Ok(())

@@ -72,7 +72,7 @@ impl Vm {
         };
         let (status, reason, scope, body) = (a.status, a.pause_reason, a.scope, a.body);
         let name = self.interner.name(a.name).to_string();
-        let doc = self.protos[body.0 as usize].doc.clone();
+        let doc = self.protos.get(body.0 as usize).and_then(|p| p.doc.clone());
         if sym == self.syms.status {
             return self.new_str(status.as_str());
         }

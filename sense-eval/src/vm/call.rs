@@ -19,7 +19,7 @@ impl Vm {
         let Some(callee_at) = self.cur.stack.len().checked_sub(argc + 1) else {
             return Err(underflow());
         };
-        let callee = self.cur.stack[callee_at];
+        let callee = self.stack_at(callee_at);
         match callee {
             Value::Func(r) => {
                 if labeled {
@@ -104,7 +104,7 @@ impl Vm {
                 self.call_action_method(b, callee_at)
             }
             Method::Ask => {
-                let prompt = self.cur.stack[callee_at + 1];
+                let prompt = self.stack_at(callee_at + 1);
                 let (span, file) = self.current_span();
                 let v = self
                     .ask_model(Value::Obj(b.receiver), prompt, b.env, b.line)
@@ -113,7 +113,7 @@ impl Vm {
                 Ok(false)
             }
             _ => {
-                let args: Vec<Value> = self.cur.stack[callee_at + 1..].to_vec();
+                let args: Vec<Value> = self.stack_from(callee_at + 1).to_vec();
                 let (span, file) = self.current_span();
                 let v = self
                     .call_memory_method(b.receiver, b.method, &args, b.line)
@@ -187,7 +187,9 @@ impl Vm {
 
     /// Pushes a frame for a user function.
     fn call_closure(&mut self, c: Closure, callee_at: usize, argc: usize) -> EvalResult<()> {
-        let proto = self.protos[c.proto.0 as usize].clone();
+        let Some(proto) = self.protos.get(c.proto.0 as usize).cloned() else {
+            return Err(EvalError::runtime("internal error: missing code"));
+        };
         if argc != proto.params.len() {
             return Err(EvalError::runtime(format!(
                 "'{}' expects {} argument(s), got {}",
@@ -205,7 +207,7 @@ impl Vm {
         } else {
             let env = self.child_scope(c.env);
             for (i, p) in proto.params.iter().enumerate() {
-                let v = self.cur.stack[callee_at + 1 + i];
+                let v = self.stack_at(callee_at + 1 + i);
                 if let Some(ann) = &p.ann
                     && !self.matches(v, &ann.spec)
                 {
@@ -277,15 +279,18 @@ impl Vm {
         // VM mutably); a few fit on the Rust stack, more go to a reused buffer.
         let result = if argc <= 4 {
             let mut small = [Value::Nil; 4];
-            small[..argc].copy_from_slice(&self.cur.stack[callee_at + 1..]);
+            for (slot, v) in small.iter_mut().zip(self.stack_from(callee_at + 1)) {
+                *slot = *v;
+            }
+            let args = small.get(..argc).unwrap_or_default();
             match imp {
-                NativeImpl::Builtin(func) => func(self, &small[..argc]),
-                NativeImpl::Host(index) => self.call_host(index, &small[..argc]),
+                NativeImpl::Builtin(func) => func(self, args),
+                NativeImpl::Host(index) => self.call_host(index, args),
             }
         } else {
             let mut args = std::mem::take(&mut self.arg_buf);
             args.clear();
-            args.extend_from_slice(&self.cur.stack[callee_at + 1..]);
+            args.extend_from_slice(self.stack_from(callee_at + 1));
             let r = match imp {
                 NativeImpl::Builtin(func) => func(self, &args),
                 NativeImpl::Host(index) => self.call_host(index, &args),
@@ -321,6 +326,18 @@ impl Vm {
         }
     }
 
+    /// The value at stack position `i` (nil if there is none).
+    #[inline]
+    pub(crate) fn stack_at(&self, i: usize) -> Value {
+        self.cur.stack.get(i).copied().unwrap_or(Value::Nil)
+    }
+
+    /// The stack from position `i` on (empty if `i` is past the top).
+    #[inline]
+    pub(crate) fn stack_from(&self, i: usize) -> &[Value] {
+        self.cur.stack.get(i..).unwrap_or_default()
+    }
+
     /// Runs host function `index` on `args`.
     fn call_host(&mut self, index: usize, args: &[Value]) -> EvalResult<Value> {
         let host_args: Vec<HostValue> = args.iter().map(|a| self.to_host(*a)).collect();
@@ -330,7 +347,9 @@ impl Vm {
             ));
         };
         let result = f(&host_args);
-        self.host_fns[index] = Some(f);
+        if let Some(slot) = self.host_fns.get_mut(index) {
+            *slot = Some(f);
+        }
         match result {
             Ok(HostReturn::Value(v)) => self.value_from_host(&v),
             Ok(HostReturn::Suspend(reason)) => {
@@ -357,7 +376,9 @@ impl Vm {
             None => Arity::Variadic,
         };
         if let Some(existing) = self.host_names.iter().position(|n| n == name) {
-            self.host_fns[existing] = Some(f);
+            if let Some(slot) = self.host_fns.get_mut(existing) {
+                *slot = Some(f);
+            }
             if let Some(def) = self
                 .natives
                 .iter_mut()
@@ -389,7 +410,7 @@ impl Vm {
     pub(crate) fn current_span(&self) -> (sense_syntax::Span, crate::proto::FileId) {
         match self.cur.frames.last() {
             Some(f) => {
-                let p = &self.protos[f.proto.0 as usize];
+                let p = self.proto(f.proto);
                 let i = (f.ip as usize).saturating_sub(1);
                 (p.spans.get(i).copied().unwrap_or_default(), p.file)
             }
@@ -432,7 +453,7 @@ impl Vm {
         }
         match frame.kind {
             FrameKind::Call | FrameKind::Nested => {
-                let proto = &self.protos[frame.proto.0 as usize];
+                let proto = self.proto(frame.proto);
                 if let Some(ann) = &proto.ret
                     && !self.matches(v, &ann.spec)
                 {

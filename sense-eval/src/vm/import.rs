@@ -57,7 +57,9 @@ impl Vm {
         };
         let path = absolute(&joined);
         if let Some(idx) = self.modules.iter().position(|m| m.path == path) {
-            let entry = &self.modules[idx];
+            let Some(entry) = self.modules.get(idx) else {
+                return Err(EvalError::runtime("internal error: module registry"));
+            };
             if !entry.loaded {
                 return Err(EvalError::import(format!(
                     "circular import detected: {}",

@@ -6,7 +6,10 @@ use super::{Fiber, Vm};
 use crate::agent::{AgentStatus, PauseKind};
 use crate::heap::ObjRef;
 use crate::host::HostValue;
+use crate::error::{EvalError, EvalResult};
+use crate::heap::ScopeRef;
 use crate::object::Obj;
+use crate::value::Value;
 
 /// One frame of a paused agent's call stack.
 #[derive(Clone, Debug, PartialEq)]
@@ -81,7 +84,7 @@ impl Vm {
             .iter()
             .rev()
             .map(|f| {
-                let proto = &self.protos[f.proto.0 as usize];
+                let proto = self.proto(f.proto);
                 let span = proto
                     .spans
                     .get((f.ip as usize).saturating_sub(1))
@@ -116,5 +119,260 @@ impl Vm {
                 }
             })
             .collect()
+    }
+}
+
+/// The name of the generated source the host's calls run in (see
+/// [`Vm::host_call`]). Errors located in it are reported without a line.
+pub const HOST_CALL_FILE: &str = "<inspector>";
+
+/// Variable names the host's generated code uses; all live in the host
+/// scope (see [`Vm::host_scope`]), never in the program's own scopes.
+const RESULT: &str = "__inspect_result";
+const CALLEE: &str = "__inspect_callee";
+const TARGET: &str = "__inspect_target";
+const KEEP: &str = "__inspect_keep";
+
+impl Vm {
+    /// The parameters of a compiled body: each name and the text of its
+    /// type annotation, if any.
+    pub fn proto_params(&self, id: crate::proto::ProtoId) -> Vec<(String, Option<String>)> {
+        self.protos
+            .get(id.0 as usize)
+            .map(|p| {
+                p.params
+                    .iter()
+                    .map(|param| {
+                        (
+                            self.interner.name(param.name).to_string(),
+                            param.ann.as_ref().map(|a| a.text.to_string()),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The declared return type of a compiled body, as written.
+    pub fn proto_return(&self, id: crate::proto::ProtoId) -> Option<String> {
+        let p = self.protos.get(id.0 as usize)?;
+        p.ret.as_ref().map(|a| a.text.to_string())
+    }
+
+    /// The scope the host's own calls run in: a child of `main` (so every
+    /// capability check sees the main program's policy) that is pinned, so
+    /// what it holds — action instances the host prepared — survives
+    /// collections and is saved in snapshots. Found again after a restore.
+    pub fn host_scope(&mut self, main: ScopeRef) -> ScopeRef {
+        let found = self
+            .pinned
+            .iter()
+            .copied()
+            .find(|&s| s != main && self.heap.scope(s).parent == Some(main));
+        if let Some(s) = found {
+            return s;
+        }
+        let s = self
+            .heap
+            .alloc_scope(crate::scope::Scope::new_big(Some(main)));
+        self.heap.capture_scope(s);
+        self.pin_scope(s);
+        s
+    }
+
+    /// Keeps `v` alive for as long as the host scope lives (in an array
+    /// bound there).
+    pub fn host_keep(&mut self, scope: ScopeRef, v: Value) {
+        let sym = self.interner.intern(KEEP);
+        match self.heap.scope(scope).vars.get(sym) {
+            Some(Value::Array(r)) => {
+                if let Obj::Array(items) = self.heap.get_mut(r) {
+                    items.push(v);
+                }
+            }
+            _ => {
+                let r = self.heap.alloc(Obj::Array(vec![v]));
+                self.heap
+                    .scope_mut(scope)
+                    .vars
+                    .define(sym, Value::Array(r));
+            }
+        }
+    }
+
+    /// Calls `callee` with `args` from the host scope exactly as the Sense
+    /// statement `callee(a0, a1, …)` written there would: a tool call is
+    /// checked against the host scope's (that is, the main program's)
+    /// policy and audited, calling an action declaration prepares an
+    /// instance, and the call runs on the VM's own loop. The code run is
+    /// generated from fixed names only — `callee` and the arguments are
+    /// bound to variables first — so nothing the host passes is ever
+    /// parsed as code. Returns the call's value; keep it with
+    /// [`Vm::host_keep`] or convert it before the next run.
+    pub fn host_call(
+        &mut self,
+        scope: ScopeRef,
+        callee: Value,
+        args: &[crate::host::HostValue],
+    ) -> EvalResult<Value> {
+        let mut bind = vec![(CALLEE.to_string(), callee)];
+        for (i, a) in args.iter().enumerate() {
+            let v = self.value_from_host(a)?;
+            // Bind each argument at once: the host scope roots it.
+            let name = format!("__inspect_arg{i}");
+            let sym = self.interner.intern(&name);
+            self.heap.scope_mut(scope).vars.define(sym, v);
+            bind.push((name, v));
+        }
+        let names: Vec<&str> = bind[1..].iter().map(|(n, _)| n.as_str()).collect();
+        let code = format!("{RESULT} = {CALLEE}({})\n", names.join(", "));
+        self.host_run(scope, &code, &bind)
+    }
+
+    /// Runs `receiver.verify()` (or `approve`, `commit`, `rollback`) from
+    /// the host scope, as Sense code written there would.
+    pub fn host_method(
+        &mut self,
+        scope: ScopeRef,
+        receiver: ObjRef,
+        method: crate::object::Method,
+    ) -> EvalResult<Value> {
+        use crate::object::Method;
+        if !matches!(
+            method,
+            Method::Verify | Method::Approve | Method::Commit | Method::Rollback
+        ) || !matches!(self.heap.try_get(receiver), Some(Obj::Action(_)))
+        {
+            return Err(EvalError::runtime("not an action method"));
+        }
+        let code = format!("{RESULT} = {TARGET}.{}()\n", method.name());
+        self.host_run(
+            scope,
+            &code,
+            &[(TARGET.to_string(), Value::Obj(receiver))],
+        )
+    }
+
+    /// Binds `bind` in the host scope, runs `code` (compiled once per
+    /// distinct text) there, and returns what it left in the result
+    /// variable. The bindings are cleared afterwards.
+    fn host_run(
+        &mut self,
+        scope: ScopeRef,
+        code: &str,
+        bind: &[(String, Value)],
+    ) -> EvalResult<Value> {
+        if self.in_checkpoint() {
+            return Err(EvalError::runtime(
+                "the runtime is stopped at a checkpoint; continue the run first",
+            ));
+        }
+        let result = self.interner.intern(RESULT);
+        let mut syms = vec![result];
+        self.heap.scope_mut(scope).vars.define(result, Value::Nil);
+        for (name, v) in bind {
+            let sym = self.interner.intern(name);
+            self.heap.scope_mut(scope).vars.define(sym, *v);
+            syms.push(sym);
+        }
+        let (proto, file) = self.host_proto(code)?;
+        let lineage = self.lineage(scope);
+        let audit_from = self.audit_log.len();
+        let run = self.run_top_level(proto, scope);
+        // Entries the generated line itself recorded carry its line 1,
+        // which means nothing in the program: drop it.
+        for e in self.audit_log.iter_mut().skip(audit_from) {
+            if e.line == Some(1) && e.lineage == lineage {
+                e.line = None;
+            }
+        }
+        let value = self.heap.scope(scope).vars.get(result).unwrap_or(Value::Nil);
+        for sym in syms {
+            self.heap.scope_mut(scope).vars.define(sym, Value::Nil);
+        }
+        match run {
+            Ok(_) => Ok(value),
+            Err(e) if e.file() == Some(file) => Err(EvalError::new(e.class(), e.message())),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The compiled top level of a generated host call, compiled on first
+    /// use (so a long session adds a handful of tiny units, not one per
+    /// call — every unit is also saved in snapshots).
+    fn host_proto(
+        &mut self,
+        code: &str,
+    ) -> EvalResult<(crate::proto::ProtoId, crate::proto::FileId)> {
+        let found = self.units.iter().find(|(file, _, _, count)| {
+            *count > 0
+                && self.files.get(file.0 as usize).is_some_and(|f| {
+                    f.source.name() == HOST_CALL_FILE && f.source.text() == code
+                })
+        });
+        if let Some(&(file, _, first, count)) = found {
+            return Ok((crate::proto::ProtoId(first + count - 1), file));
+        }
+        let file = self.add_file(sense_syntax::SourceFile::new(HOST_CALL_FILE, code), None);
+        let proto = self.compile_file(file, HOST_CALL_FILE)?;
+        Ok((proto, file))
+    }
+
+    /// A memory's entries, in order: an in-process memory's map, or the
+    /// current value of every key of a persistent memory's log (the
+    /// database is opened if it is not yet).
+    pub fn memory_entries(
+        &mut self,
+        r: ObjRef,
+    ) -> EvalResult<Vec<(String, crate::host::HostValue)>> {
+        let (path, needs_open) = match self.heap.try_get(r) {
+            Some(Obj::Memory(m)) => (m.path.clone(), m.db.is_none()),
+            _ => return Err(EvalError::runtime("not a memory")),
+        };
+        let Some(path) = path else {
+            let Some(Obj::Memory(m)) = self.heap.try_get(r) else {
+                return Ok(Vec::new());
+            };
+            return Ok(m
+                .entries
+                .iter()
+                .map(|(k, v)| (k.clone(), self.to_host(*v)))
+                .collect());
+        };
+        if needs_open {
+            let db = crate::memory::Db::open(std::path::Path::new(&path))
+                .map_err(EvalError::runtime)?;
+            if let Obj::Memory(m) = self.heap.get_mut(r) {
+                m.db = Some(db);
+            }
+        }
+        let Some(Obj::Memory(m)) = self.heap.try_get(r) else {
+            return Ok(Vec::new());
+        };
+        let Some(db) = &m.db else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for key in db.keys().map_err(EvalError::runtime)? {
+            let value = db.recall(&key, None).map_err(EvalError::runtime)?;
+            out.push((key, value.map_or(crate::host::HostValue::Nil, json_to_host)));
+        }
+        Ok(out)
+    }
+}
+
+fn json_to_host(j: crate::memory::Json) -> crate::host::HostValue {
+    use crate::host::HostValue;
+    use crate::memory::Json;
+    match j {
+        Json::Null => HostValue::Nil,
+        Json::Bool(b) => HostValue::Bool(b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => HostValue::Int(i),
+            None => HostValue::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => HostValue::Str(s),
+        Json::Array(items) => HostValue::List(items.into_iter().map(json_to_host).collect()),
+        Json::Object(_) => HostValue::Str(j.to_string()),
     }
 }

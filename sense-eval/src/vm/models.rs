@@ -44,7 +44,10 @@ impl Vm {
                  temperature:/max_tokens:/api_key_env: (real providers) or response_template:/confidence: (\"mock\")",
             ));
         }
-        let Some(provider) = self.str_of(args[0]).map(str::to_string) else {
+        let Some(provider) = self
+            .str_of(crate::builtins::arg(args, 0))
+            .map(str::to_string)
+        else {
             return Err(EvalError::runtime(
                 "inference()'s provider argument must be a String",
             ));
@@ -256,14 +259,16 @@ impl Vm {
                 m.name, m.provider
             )));
         };
-        let Some(mut provider) = self.providers[idx].provider.take() else {
+        let Some(mut provider) = self.providers.get_mut(idx).and_then(|p| p.provider.take()) else {
             return Err(EvalError::runtime(format!(
                 "model '{}' failed: provider is busy",
                 m.name
             )));
         };
         let r = f(provider.as_mut(), &m.model_id);
-        self.providers[idx].provider = Some(provider);
+        if let Some(p) = self.providers.get_mut(idx) {
+            p.provider = Some(provider);
+        }
         r.map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))
     }
 
@@ -430,7 +435,7 @@ impl Vm {
                 tool.name, tool.name
             )));
         };
-        let proto = &self.protos[tool.proto.0 as usize];
+        let proto = self.proto(tool.proto);
         let params = proto
             .params
             .iter()
@@ -464,7 +469,8 @@ impl Vm {
             Obj::Tool(t) => t.proto,
             _ => return Err(EvalError::runtime("not a tool")),
         };
-        let names: Vec<String> = self.protos[proto_id.0 as usize]
+        let names: Vec<String> = self
+            .proto(proto_id)
             .params
             .iter()
             .map(|p| self.interner.name(p.name).to_string())
@@ -587,10 +593,10 @@ impl Vm {
         let _ = line;
         match method {
             Method::Remember => {
-                let k = key(self, args[0])?;
+                let k = key(self, crate::builtins::arg(args, 0))?;
                 let persistent = self.memory(r)?.path.is_some();
                 if persistent {
-                    let json = self.to_json(args[1], 0)?;
+                    let json = self.to_json(crate::builtins::arg(args, 1), 0)?;
                     self.memory(r)?
                         .db
                         .as_ref()
@@ -598,18 +604,18 @@ impl Vm {
                         .map_err(EvalError::runtime)?;
                 } else if let Obj::Memory(m) = self.heap.get_mut(r) {
                     match m.entries.iter_mut().find(|(ek, _)| *ek == k) {
-                        Some(slot) => slot.1 = args[1],
-                        None => m.entries.push((k, args[1])),
+                        Some(slot) => slot.1 = crate::builtins::arg(args, 1),
+                        None => m.entries.push((k, crate::builtins::arg(args, 1))),
                     }
                 }
                 Ok(Value::Nil)
             }
             Method::Recall => {
-                let k = key(self, args[0])?;
+                let k = key(self, crate::builtins::arg(args, 0))?;
                 self.memory_recall(r, &k)
             }
             Method::Forget => {
-                let k = key(self, args[0])?;
+                let k = key(self, crate::builtins::arg(args, 0))?;
                 if let Some(db) = &self.memory(r)?.db {
                     db.forget(&k).map_err(EvalError::runtime)?;
                 } else if let Obj::Memory(m) = self.heap.get_mut(r) {
@@ -626,7 +632,7 @@ impl Vm {
                 self.new_array(items)
             }
             Method::History => {
-                let k = key(self, args[0])?;
+                let k = key(self, crate::builtins::arg(args, 0))?;
                 let rows = match &self.memory(r)?.db {
                     Some(db) => db.history(&k).map_err(EvalError::runtime)?,
                     None => Vec::new(),
@@ -651,11 +657,11 @@ impl Vm {
                 self.new_array(items)
             }
             Method::AsOf => {
-                let k = key(self, args[0])?;
-                let Value::Int(version) = args[1] else {
+                let k = key(self, crate::builtins::arg(args, 0))?;
+                let Value::Int(version) = crate::builtins::arg(args, 1) else {
                     return Err(EvalError::runtime(format!(
                         "as_of() expects an Int version, got {}",
-                        self.type_name(args[1])
+                        self.type_name(crate::builtins::arg(args, 1))
                     )));
                 };
                 let found = match &self.memory(r)?.db {
@@ -729,20 +735,26 @@ impl Vm {
                 "skill() expects (name: String, description: String, tools: Array)",
             ));
         }
-        let Some(name) = self.str_of(args[0]).map(str::to_string) else {
+        let Some(name) = self
+            .str_of(crate::builtins::arg(args, 0))
+            .map(str::to_string)
+        else {
             return Err(EvalError::runtime(
                 "skill()'s name argument must be a String",
             ));
         };
-        let Some(description) = self.str_of(args[1]).map(str::to_string) else {
+        let Some(description) = self
+            .str_of(crate::builtins::arg(args, 1))
+            .map(str::to_string)
+        else {
             return Err(EvalError::runtime(
                 "skill()'s description argument must be a String",
             ));
         };
-        let Some(tools) = self.array_of(args[2]).cloned() else {
+        let Some(tools) = self.array_of(crate::builtins::arg(args, 2)).cloned() else {
             return Err(EvalError::runtime(format!(
                 "skill()'s tools argument must be an Array, got {}",
-                self.type_name(args[2])
+                self.type_name(crate::builtins::arg(args, 2))
             )));
         };
         if tools.is_empty() {

@@ -337,7 +337,7 @@ impl Vm {
                 let oob = || EvalError::runtime(format!("index {idx} out of bounds"));
                 if let Some(items) = self.array_of(t) {
                     let pos = normalise_index(idx, items.len()).ok_or_else(oob)?;
-                    return Ok(items[pos]);
+                    return Ok(items.get(pos).copied().unwrap_or(Value::Nil));
                 }
                 let Some(Obj::Str(s)) = t.obj_ref().map(|r| self.heap.get(r)) else {
                     return Err(oob());
@@ -368,7 +368,11 @@ impl Vm {
         };
         if let Obj::Array(items) = self.heap.get_mut(r) {
             match normalise_index(idx, items.len()) {
-                Some(pos) => items[pos] = v,
+                Some(pos) => {
+                    if let Some(slot) = items.get_mut(pos) {
+                        *slot = v;
+                    }
+                }
                 None => {
                     return Err(EvalError::runtime(format!(
                         "array index {idx} out of bounds"

@@ -20,7 +20,9 @@ impl Vm {
             let Some(frame) = self.cur.frames.last() else {
                 return Err(EvalError::runtime("internal error: no frame to run"));
             };
-            let proto = self.protos[frame.proto.0 as usize].clone();
+            let Some(proto) = self.protos.get(frame.proto.0 as usize).cloned() else {
+                return Err(bad_code());
+            };
             let code = &proto.code[..];
             let mut ip = frame.ip as usize;
 
@@ -30,7 +32,7 @@ impl Vm {
                 ($err:expr) => {{
                     let err: EvalError = $err;
                     self.set_ip(ip);
-                    let err = err.at(proto.spans[ip - 1], proto.file);
+                    let err = err.at(proto.span_at(ip), proto.file);
                     self.throw(err)?;
                     continue 'frames;
                 }};
@@ -53,7 +55,7 @@ impl Vm {
                 ip += 1;
                 match op {
                     Op::Const(k) => {
-                        let v = proto.consts[k as usize];
+                        let v = proto.consts.get(k as usize).copied().unwrap_or(Value::Nil);
                         self.cur.stack.push(v);
                     }
                     Op::Nil => self.cur.stack.push(Value::Nil),
@@ -193,7 +195,7 @@ impl Vm {
                     }
                     Op::Member(sym) => {
                         let t = self.pop();
-                        let line = proto.spans[ip - 1].line;
+                        let line = proto.span_at(ip).line;
                         let v = tri!(self.member(t, sym, line));
                         self.cur.stack.push(v);
                     }
@@ -220,7 +222,7 @@ impl Vm {
                                 None => continue 'frames,
                             },
                             Err(err) => {
-                                let err = err.at(proto.spans[ip - 1], proto.file);
+                                let err = err.at(proto.span_at(ip), proto.file);
                                 self.throw(err)?;
                                 continue 'frames;
                             }
@@ -228,14 +230,16 @@ impl Vm {
                     }
                     Op::CallLabeled(idx) => {
                         self.set_ip(ip);
-                        let info = &proto.labels[idx as usize];
+                        let Some(info) = proto.labels.get(idx as usize) else {
+                            fail!(bad_code())
+                        };
                         let n = info.labels.len();
                         let Some(at) = self.cur.stack.len().checked_sub(n) else {
                             fail!(super::call::underflow())
                         };
                         self.labeled.clear();
-                        for (i, v) in self.cur.stack.drain(at..).enumerate() {
-                            self.labeled.push((info.labels[i], v));
+                        for (label, v) in info.labels.iter().zip(self.cur.stack.drain(at..)) {
+                            self.labeled.push((*label, v));
                         }
                         match self.call(info.positional as usize, true) {
                             Ok(false) => {}
@@ -244,7 +248,7 @@ impl Vm {
                                 None => continue 'frames,
                             },
                             Err(err) => {
-                                let err = err.at(proto.spans[ip - 1], proto.file);
+                                let err = err.at(proto.span_at(ip), proto.file);
                                 self.throw(err)?;
                                 continue 'frames;
                             }
@@ -278,7 +282,9 @@ impl Vm {
                         }
                     }
                     Op::LoopBegin(i) => {
-                        let t = proto.loops[i as usize];
+                        let Some(&t) = proto.loops.get(i as usize) else {
+                            fail!(bad_code())
+                        };
                         self.push_ctl(CtlKind::Loop {
                             break_ip: t.break_ip,
                             continue_ip: t.continue_ip,
@@ -303,14 +309,20 @@ impl Vm {
                         if n < 2 {
                             fail!(super::call::underflow());
                         }
-                        let (items, idx) = (self.cur.stack[n - 2], self.cur.stack[n - 1]);
+                        let (Some(&items), Some(&idx)) =
+                            (self.cur.stack.get(n - 2), self.cur.stack.get(n - 1))
+                        else {
+                            fail!(super::call::underflow())
+                        };
                         let i = match idx {
                             Value::Int(i) => i as usize,
                             _ => usize::MAX,
                         };
                         match self.array_get(items, i) {
                             Some(item) => {
-                                self.cur.stack[n - 1] = Value::Int(i as i64 + 1);
+                                if let Some(slot) = self.cur.stack.get_mut(n - 1) {
+                                    *slot = Value::Int(i as i64 + 1);
+                                }
                                 self.cur.stack.push(item);
                             }
                             None => ip = t as usize,
@@ -326,7 +338,9 @@ impl Vm {
                         self.cur.stack.push(Value::Func(r));
                     }
                     Op::TestBegin(i) => {
-                        let info = &proto.tests[i as usize];
+                        let Some(info) = proto.tests.get(i as usize) else {
+                            fail!(bad_code())
+                        };
                         self.push_ctl(CtlKind::Test {
                             description: info.description.clone(),
                             end_ip: info.end_ip,
@@ -343,7 +357,9 @@ impl Vm {
                         }
                     }
                     Op::CheckType(i) => {
-                        let decl = &proto.decl_types[i as usize];
+                        let Some(decl) = proto.decl_types.get(i as usize) else {
+                            fail!(bad_code())
+                        };
                         let v = self.peek();
                         if !self.matches(v, &decl.ann.spec) {
                             fail!(EvalError::type_error(format!(
@@ -356,7 +372,9 @@ impl Vm {
                     }
                     Op::Import(i) | Op::FromImport(i) => {
                         self.set_ip(ip);
-                        let info = proto.imports[i as usize].clone();
+                        let Some(info) = proto.imports.get(i as usize).cloned() else {
+                            fail!(bad_code())
+                        };
                         match self.import(
                             &info,
                             proto.file,
@@ -365,14 +383,16 @@ impl Vm {
                         ) {
                             Ok(()) => continue 'frames,
                             Err(err) => {
-                                let err = err.at(proto.spans[ip - 1], proto.file);
+                                let err = err.at(proto.span_at(ip), proto.file);
                                 self.throw(err)?;
                                 continue 'frames;
                             }
                         }
                     }
                     Op::AgentDecl(i) => {
-                        let info = proto.agents[i as usize].clone();
+                        let Some(info) = proto.agents.get(i as usize).cloned() else {
+                            fail!(bad_code())
+                        };
                         self.declare_agent(&info);
                     }
                     Op::SetConfig(sym) => {
@@ -383,11 +403,22 @@ impl Vm {
                         let v = self.pop();
                         tri!(self.exec_model_decl(sym, v));
                     }
-                    Op::Policy(i) => self.exec_policy(&proto.policies[i as usize]),
-                    Op::ToolDecl(i) => self.declare_tool(&proto.tools[i as usize]),
-                    Op::ActionDecl(i) => self.declare_action(&proto.actions[i as usize]),
+                    Op::Policy(i) => match proto.policies.get(i as usize) {
+                        Some(rules) => self.exec_policy(rules),
+                        None => fail!(bad_code()),
+                    },
+                    Op::ToolDecl(i) => match proto.tools.get(i as usize) {
+                        Some(info) => self.declare_tool(info),
+                        None => fail!(bad_code()),
+                    },
+                    Op::ActionDecl(i) => match proto.actions.get(i as usize) {
+                        Some(info) => self.declare_action(info),
+                        None => fail!(bad_code()),
+                    },
                     Op::MemoryDecl(i) => {
-                        let info = proto.memories[i as usize].clone();
+                        let Some(info) = proto.memories.get(i as usize).cloned() else {
+                            fail!(bad_code())
+                        };
                         tri!(self.declare_memory(&info, proto.file));
                     }
                     Op::DrainTasks => {
@@ -492,4 +523,10 @@ impl Vm {
         };
         self.cur.ctl.push(ctl);
     }
+}
+
+/// An instruction refers to a table entry its code does not have: only
+/// possible with damaged state; reported, never a panic.
+fn bad_code() -> EvalError {
+    EvalError::runtime("internal error: malformed code (damaged state)")
 }

@@ -193,10 +193,10 @@ impl Vm {
         name: &str,
         args_at: usize,
     ) -> EvalResult<Vec<(crate::symbol::Symbol, Value)>> {
-        let proto = self.protos[proto_id.0 as usize].clone();
+        let proto = self.proto(proto_id).clone();
         let mut bound = Vec::with_capacity(proto.params.len());
         for (i, p) in proto.params.iter().enumerate() {
-            let v = self.cur.stack[args_at + i];
+            let v = self.stack_at(args_at + i);
             if let Some(ann) = &p.ann
                 && !self.matches(v, &ann.spec)
             {
@@ -218,7 +218,7 @@ impl Vm {
         name: &str,
         argc: usize,
     ) -> EvalResult<()> {
-        let n = self.protos[proto_id.0 as usize].params.len();
+        let n = self.proto(proto_id).params.len();
         if n != argc {
             return Err(EvalError::runtime(format!(
                 "'{name}' expects {n} argument(s), got {argc}"

@@ -77,7 +77,7 @@ impl Vm {
             Value::Func(r) => {
                 if let Obj::Closure(c) = self.heap.get(r) {
                     out.push_str("<fn ");
-                    out.push_str(&self.protos[c.proto.0 as usize].name);
+                    out.push_str(&self.proto(c.proto).name);
                     out.push('>');
                 }
             }

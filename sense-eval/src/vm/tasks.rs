@@ -188,7 +188,7 @@ impl Vm {
         call: sense_syntax::Span,
         file: crate::proto::FileId,
     ) -> EvalResult<Option<Exit>> {
-        let p = self.protos[proto.0 as usize].clone();
+        let p = self.proto(proto).clone();
         if let Some(ann) = &p.ret
             && !self.matches(v, &ann.spec)
         {

@@ -21,7 +21,9 @@ impl Vm {
                     matches!(c.kind, CtlKind::Test { .. }) && c.frame as usize >= floor
                 });
             if let Some(pos) = handler {
-                let ctl = self.cur.ctl[pos].clone();
+                let Some(ctl) = self.cur.ctl.get(pos).cloned() else {
+                    return Err(err);
+                };
                 self.unwind_frames(ctl.frame as usize + 1, &err);
                 self.cur.ctl.truncate(pos);
                 self.cur.frames.truncate(ctl.frame as usize + 1);
@@ -120,7 +122,9 @@ impl Vm {
             let word = if is_continue { "continue" } else { "break" };
             return Err(EvalError::runtime(format!("'{word}' outside a loop")));
         };
-        let ctl = self.cur.ctl[pos].clone();
+        let Some(ctl) = self.cur.ctl.get(pos).cloned() else {
+            return Err(EvalError::runtime("internal error: loop record"));
+        };
         self.cur.ctl.truncate(pos + 1);
         self.cur.frames.truncate(ctl.frame as usize + 1);
         self.cur.stack.truncate(ctl.stack as usize);

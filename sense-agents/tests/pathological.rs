@@ -1,0 +1,361 @@
+//! Pathological inputs (issue 8): each ends with a clean Sense error (or the
+//! documented outcome) — never a crash, a stack overflow or a hang — in a
+//! debug build on the default 2 MiB test thread, and the runtime stays
+//! usable afterwards (another small program runs on the same `Runtime`).
+
+use sense_agents::{AgentStatus, Config, ErrorClass, HostValue, PauseKind, Runtime, State};
+use std::sync::{Arc, Mutex};
+
+fn runtime_with(config: Config) -> (Runtime, Arc<Mutex<String>>) {
+    let mut rt = Runtime::with_config(config);
+    let out = Arc::new(Mutex::new(String::new()));
+    let sink = out.clone();
+    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
+    rt.set_input(|| None);
+    (rt, out)
+}
+
+fn runtime() -> (Runtime, Arc<Mutex<String>>) {
+    runtime_with(Config::default())
+}
+
+/// The runtime still runs programs: a loop, a call, a string and an array.
+fn still_usable(rt: &mut Runtime, out: &Arc<Mutex<String>>) {
+    out.lock().unwrap().clear();
+    rt.run_source(
+        "after.sns",
+        "def add(a, b):\n    return a + b\ntotal = 0\nfor i in range(10):\n    total = add(total, i)\nprint(\"after\", total, [1, 2] + [3], \"a\" + \"b\")\n",
+    )
+    .unwrap_or_else(|e| panic!("runtime unusable afterwards: {}", e.rendered()));
+    assert_eq!(*out.lock().unwrap(), "after 45 [1, 2, 3] ab\n");
+}
+
+fn nested(open: &str, close: &str, n: usize) -> String {
+    let mut s = String::from("x = ");
+    s.push_str(&open.repeat(n));
+    s.push('1');
+    s.push_str(&close.repeat(n));
+    s.push('\n');
+    s
+}
+
+#[test]
+fn nested_brackets_100k_is_a_syntax_error_with_a_position() {
+    for (open, close) in [("[", "]"), ("(", ")"), ("-", ""), ("not ", "")] {
+        let (mut rt, out) = runtime();
+        let src = nested(open, close, 100_000);
+        let err = rt.run_source("deep.sns", &src).unwrap_err();
+        assert_eq!(err.class(), Some(ErrorClass::Syntax), "{open}: {err}");
+        assert!(
+            err.display_text().contains("too deeply nested"),
+            "{open}: {}",
+            err.display_text()
+        );
+        assert_eq!(err.line(), Some(1), "{open}: {err}");
+        assert!(
+            err.column().is_some(),
+            "{open}: no column: {}",
+            err.rendered()
+        );
+        assert!(err.rendered().contains("deep.sns:1:"), "{}", err.rendered());
+        still_usable(&mut rt, &out);
+    }
+    // Unclosed: 100k opening brackets and nothing else.
+    let (mut rt, out) = runtime();
+    let err = rt.run_source("open.sns", &"[".repeat(100_000)).unwrap_err();
+    assert_eq!(err.class(), Some(ErrorClass::Syntax), "{err}");
+    assert_eq!(err.line(), Some(1), "{err}");
+    still_usable(&mut rt, &out);
+}
+
+#[test]
+fn nested_blocks_are_a_syntax_error_too() {
+    // 5,000 nested `if` blocks, each indented one more space.
+    let mut src = String::new();
+    for i in 0..5_000 {
+        src.push_str(&" ".repeat(i));
+        src.push_str("if true:\n");
+    }
+    src.push_str(&" ".repeat(5_000));
+    src.push_str("x = 1\n");
+    let (mut rt, out) = runtime();
+    let err = rt.run_source("blocks.sns", &src).unwrap_err();
+    assert_eq!(err.class(), Some(ErrorClass::Syntax), "{err}");
+    assert!(err.line().is_some(), "{err}");
+    still_usable(&mut rt, &out);
+}
+
+const RECURSE: &str = "def down(n):\n    if n == 0:\n        return 0\n    return down(n - 1) + 1\nprint(down(1000000))\n";
+
+#[test]
+fn million_deep_recursion_hits_the_default_depth_limit() {
+    let (mut rt, out) = runtime();
+    let err = rt.run_source("rec.sns", RECURSE).unwrap_err();
+    assert_eq!(err.class(), Some(ErrorClass::Runtime), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "SenseRuntimeError: maximum recursion depth exceeded"
+    );
+    still_usable(&mut rt, &out);
+}
+
+#[test]
+fn million_deep_recursion_with_the_limit_raised_does_not_overflow_the_rust_stack() {
+    // Sense calls do not recurse in Rust, so a million frames live on the
+    // heap; this runs on the test's 2 MiB thread in a debug build.
+    let (mut rt, out) = runtime_with(Config {
+        max_depth: 1_000_000 + 10,
+        ..Config::default()
+    });
+    let r = rt.run_source("rec.sns", RECURSE);
+    match r {
+        Ok(()) => assert_eq!(*out.lock().unwrap(), "1000000\n"),
+        // A clean Sense error (a memory or size cap) is acceptable too.
+        Err(e) => assert!(e.class().is_some(), "not a Sense error: {}", e.rendered()),
+    }
+    // Depth exactly at the raised limit is an error, not a crash.
+    let (mut rt2, out2) = runtime_with(Config {
+        max_depth: 1_000_000,
+        ..Config::default()
+    });
+    let err = rt2
+        .run_source("rec.sns", &RECURSE.replace("1000000", "1000001"))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "SenseRuntimeError: maximum recursion depth exceeded"
+    );
+    still_usable(&mut rt, &out);
+    still_usable(&mut rt2, &out2);
+}
+
+#[test]
+fn deep_recursion_inside_an_agent_pauses_and_resumes_at_the_bottom() {
+    let (mut rt, out) = runtime_with(Config {
+        max_depth: 200_000,
+        ..Config::default()
+    });
+    rt.run_source(
+        "rec.sns",
+        "agent diver:\n    def down(n):\n        if n == 0:\n            return pause(\"bottom\")\n        return down(n - 1) + 1\n    result = down(100000)\n    print(result)\n",
+    )
+    .unwrap();
+    let a = rt.agent("diver").unwrap();
+    assert_eq!(
+        rt.start(a).unwrap(),
+        State::Paused {
+            reason: HostValue::from("bottom"),
+            kind: PauseKind::SelfPause
+        }
+    );
+    // Snapshot and restore a 100k-frame fiber, then finish it there.
+    let bytes = rt.snapshot().unwrap();
+    let (mut back, back_out) = runtime_with(Config {
+        max_depth: 200_000,
+        ..Config::default()
+    });
+    back.restore_snapshot(&bytes).unwrap();
+    let b = back.agent("diver").unwrap();
+    assert_eq!(back.resume(b, 5).unwrap(), State::Completed);
+    assert_eq!(*back_out.lock().unwrap(), "100005\n");
+    assert_eq!(rt.resume(a, 0).unwrap(), State::Completed);
+    assert_eq!(*out.lock().unwrap(), "100000\n");
+    still_usable(&mut rt, &out);
+}
+
+#[test]
+fn gigabyte_string_by_doubling_is_a_size_error() {
+    let (mut rt, out) = runtime();
+    let err = rt
+        .run_source(
+            "big.sns",
+            "s = \"x\"\nn = 0\nwhile n < 40:\n    s = s + s\n    n = n + 1\nprint(len(s))\n",
+        )
+        .unwrap_err();
+    assert_eq!(err.class(), Some(ErrorClass::Runtime), "{err}");
+    assert_eq!(
+        err.display_text(),
+        "[line 4] string too large (536870912 bytes; the limit is 268435456)"
+    );
+    drop(rt.run_source("free.sns", "s = nil"));
+    still_usable(&mut rt, &out);
+}
+
+#[test]
+fn string_cap_is_configurable() {
+    let (mut rt, out) = runtime_with(Config {
+        max_string_len: 1000,
+        ..Config::default()
+    });
+    let err = rt
+        .run_source("big.sns", "s = \"x\"\nwhile true:\n    s = s + s\n")
+        .unwrap_err();
+    assert_eq!(
+        err.display_text(),
+        "[line 3] string too large (1024 bytes; the limit is 1000)"
+    );
+    // str() of a big array is capped too.
+    let err = rt
+        .run_source("big2.sns", "a = range(2000)\ns = str(a)\n")
+        .unwrap_err();
+    assert!(
+        err.display_text().contains("string too large"),
+        "{}",
+        err.display_text()
+    );
+    still_usable(&mut rt, &out);
+}
+
+#[test]
+fn gigabyte_range_and_array_growth_are_size_errors() {
+    let (mut rt, out) = runtime();
+    let err = rt
+        .run_source("range.sns", "xs = range(1000000000)\n")
+        .unwrap_err();
+    assert_eq!(err.class(), Some(ErrorClass::Runtime), "{err}");
+    assert!(
+        err.display_text()
+            .ends_with("array too large (1000000000 elements; the limit is 67108864)"),
+        "{}",
+        err.display_text()
+    );
+    // The loop form of the same request.
+    let err = rt
+        .run_source("range2.sns", "for i in range(1000000000):\n    x = i\n")
+        .unwrap_err();
+    assert!(
+        err.display_text().contains("array too large"),
+        "{}",
+        err.display_text()
+    );
+    still_usable(&mut rt, &out);
+
+    let (mut rt, out) = runtime_with(Config {
+        max_array_len: 1000,
+        ..Config::default()
+    });
+    let err = rt
+        .run_source("grow.sns", "a = [1]\nwhile true:\n    a = a + a\n")
+        .unwrap_err();
+    assert_eq!(
+        err.display_text(),
+        "[line 3] array too large (1024 elements; the limit is 1000)"
+    );
+    let err = rt
+        .run_source("push.sns", "b = []\nwhile true:\n    push(b, 1)\n")
+        .unwrap_err();
+    assert!(
+        err.display_text().contains("array too large"),
+        "{}",
+        err.display_text()
+    );
+    still_usable(&mut rt, &out);
+}
+
+#[test]
+fn infinite_loop_at_top_level_is_a_budget_error() {
+    let (mut rt, out) = runtime_with(Config {
+        max_steps: Some(10_000),
+        ..Config::default()
+    });
+    let err = rt
+        .run_source("spin.sns", "n = 0\nwhile true:\n    n = n + 1\n")
+        .unwrap_err();
+    assert_eq!(err.class(), Some(ErrorClass::Runtime), "{err}");
+    assert_eq!(
+        err.display_text(),
+        "[line 2] step budget exhausted (10000 steps)"
+    );
+    // Infinite recursion under the same budget: the depth limit or the
+    // budget, whichever comes first, is a clean error.
+    let err = rt
+        .run_source("rec.sns", "def f():\n    return f()\nf()\n")
+        .unwrap_err();
+    assert_eq!(err.class(), Some(ErrorClass::Runtime), "{err}");
+    still_usable(&mut rt, &out);
+}
+
+#[test]
+fn infinite_loop_in_an_agent_pauses_for_budget_and_resume_continues() {
+    let (mut rt, out) = runtime_with(Config {
+        max_steps: Some(1_000),
+        ..Config::default()
+    });
+    rt.run_source(
+        "spin.sns",
+        "agent spinner:\n    n = 0\n    while true:\n        n = n + 1\n",
+    )
+    .unwrap();
+    let a = rt.agent("spinner").unwrap();
+    let mut last = 0;
+    for round in 0..5 {
+        let state = rt.start_or_resume(a, round);
+        assert!(
+            matches!(
+                state,
+                State::Paused {
+                    kind: PauseKind::Budget,
+                    ..
+                }
+            ),
+            "round {round}: {state:?}"
+        );
+        assert_eq!(rt.status(a).unwrap(), AgentStatus::Paused);
+        assert_eq!(rt.pause_kind(a).unwrap(), Some(PauseKind::Budget));
+        // The loop went on from where it was: n only grows.
+        let n = agent_var(&rt, "spinner.n");
+        assert!(n > last, "round {round}: n = {n}, before {last}");
+        last = n;
+    }
+    // The same budget pause survives a snapshot.
+    let bytes = rt.snapshot().unwrap();
+    let (mut back, _) = runtime_with(Config {
+        max_steps: Some(1_000),
+        ..Config::default()
+    });
+    back.restore_snapshot(&bytes).unwrap();
+    let b = back.agent("spinner").unwrap();
+    assert_eq!(back.pause_kind(b).unwrap(), Some(PauseKind::Budget));
+    assert!(matches!(
+        back.resume(b, HostValue::Nil).unwrap(),
+        State::Paused {
+            kind: PauseKind::Budget,
+            ..
+        }
+    ));
+    still_usable(&mut rt, &out);
+}
+
+/// `start` the first time, `resume` after.
+trait Drive {
+    fn start_or_resume(&mut self, a: sense_agents::AgentId, round: i64) -> State;
+}
+
+impl Drive for Runtime {
+    fn start_or_resume(&mut self, a: sense_agents::AgentId, round: i64) -> State {
+        let r = if round == 0 {
+            self.start(a)
+        } else {
+            self.resume(a, round)
+        };
+        r.unwrap_or_else(|e| panic!("round {round}: {}", e.rendered()))
+    }
+}
+
+/// An agent member, read by running `probe = <expr>` on the runtime.
+fn agent_var(rt: &Runtime, expr: &str) -> i64 {
+    let (agent, var) = expr.split_once('.').unwrap();
+    let _ = (agent, var);
+    let reports = rt.agents();
+    let report = reports.iter().find(|r| r.name == agent).unwrap();
+    for frame in &report.frames {
+        for (name, value) in &frame.locals {
+            if name == var
+                && let HostValue::Int(n) = value
+            {
+                return *n;
+            }
+        }
+    }
+    panic!("{expr} not found in {report:?}")
+}
