@@ -41,6 +41,20 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// `path` without `.` components, as the reference prints paths
+/// (`./a.sns` is shown as `a.sns`).
+fn tidy(path: &Path) -> PathBuf {
+    let tidy: PathBuf = path
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    if tidy.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        tidy
+    }
+}
+
 /// Formats `path`; returns the exit status.
 pub fn fmt(path: &Path, write: bool, check: bool) -> i32 {
     let mode = if check {
@@ -55,8 +69,9 @@ pub fn fmt(path: &Path, write: bool, check: bool) -> i32 {
         return 1;
     }
     let files = if path.is_dir() {
-        let mut v = Vec::new();
-        collect(path, &mut v);
+        let mut found = Vec::new();
+        collect(path, &mut found);
+        let mut v: Vec<PathBuf> = found.iter().map(|p| tidy(p)).collect();
         // Sorted as strings, like the reference.
         v.sort_by_key(|p| p.to_string_lossy().into_owned());
         if v.is_empty() {
@@ -65,7 +80,7 @@ pub fn fmt(path: &Path, write: bool, check: bool) -> i32 {
         }
         v
     } else {
-        vec![path.to_path_buf()]
+        vec![tidy(path)]
     };
     let several = files.len() > 1;
     let stdout = std::io::stdout();

@@ -72,7 +72,9 @@ fn prec_of(e: &Expr) -> Prec {
         | ExprKind::Array(_)
         | ExprKind::Name(_) => Prec::Primary,
         ExprKind::Assign { .. } | ExprKind::IndexAssign { .. } => Prec::Assign,
-        ExprKind::Logic { op: LogicOp::Or, .. } => Prec::Or,
+        ExprKind::Logic {
+            op: LogicOp::Or, ..
+        } => Prec::Or,
         ExprKind::Logic {
             op: LogicOp::And, ..
         } => Prec::And,
@@ -279,24 +281,23 @@ pub(super) fn string_literal(value: &str) -> String {
 fn triple_quoted(value: &str) -> String {
     let mut out = String::with_capacity(value.len() + 6);
     out.push_str("\"\"\"");
-    let chars: Vec<char> = value.chars().collect();
-    let mut i = 0;
-    while let Some(&c) = chars.get(i) {
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
             '"' => {
-                let run = chars[i..].iter().take_while(|&&q| q == '"').count();
-                let escape = run >= 3 || i + run == chars.len();
+                let mut run = 1;
+                while chars.next_if_eq(&'"').is_some() {
+                    run += 1;
+                }
+                let escape = run >= 3 || chars.peek().is_none();
                 for _ in 0..run {
                     out.push_str(if escape { "\\\"" } else { "\"" });
                 }
-                i += run;
-                continue;
             }
             '\\' => out.push_str("\\\\"),
             '\r' => out.push_str("\\r"),
             c => out.push(c),
         }
-        i += 1;
     }
     out.push_str("\"\"\"");
     out

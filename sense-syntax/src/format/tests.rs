@@ -83,7 +83,8 @@ fn guarantees(input: &str, out: &str) -> Result<(), String> {
     if !(out.is_empty() || out.ends_with('\n') && !out.ends_with("\n\n")) {
         return Err("output must end with exactly one newline".into());
     }
-    if out.starts_with('\n') || out.contains("\n\n\n") {
+    let layout = without_strings(out);
+    if layout.starts_with('\n') || layout.contains("\n\n\n") {
         return Err("blank lines at the start or in runs".into());
     }
     let again = format_source(&SourceFile::new("t.sns", out)).map_err(|e| e.to_string())?;
@@ -91,6 +92,26 @@ fn guarantees(input: &str, out: &str) -> Result<(), String> {
         return Err(format!("not idempotent; second pass:\n{again}"));
     }
     Ok(())
+}
+
+/// `text` with every string literal replaced by `""` (so that line breaks
+/// inside strings do not count as blank lines).
+fn without_strings(text: &str) -> String {
+    let file = SourceFile::new("t.sns", text);
+    let Ok(lexed) = crate::lexer::tokenize(&file) else {
+        return text.to_string();
+    };
+    let mut out = String::new();
+    let mut at = 0;
+    for t in &lexed.tokens {
+        if t.kind == crate::token::TokenKind::Str {
+            out.push_str(&file.text()[at..t.span.start as usize]);
+            out.push_str("\"\"");
+            at = t.span.end as usize;
+        }
+    }
+    out.push_str(&file.text()[at..]);
+    out
 }
 
 // ---- the corpus --------------------------------------------------------------
@@ -108,24 +129,17 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every golden case (fixtures included) and every example: a file that
-/// does not parse gives the parser's error; any other file keeps its tree
-/// and its comments, and formatting is idempotent.
-#[test]
-fn corpus_keeps_trees_and_comments() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = Vec::new();
-    collect(&root.join("tests/golden"), &mut files);
-    collect(&root.join("examples"), &mut files);
-    files.sort();
-    assert!(files.len() > 100, "corpus not found under {}", root.display());
+/// Formats every file: one that does not parse must give the parser's
+/// error; any other must keep its tree and comments and be idempotent.
+/// Returns (formatted, syntax errors, failures).
+fn check_files(files: &[PathBuf]) -> (usize, usize, Vec<String>) {
     let mut failures = Vec::new();
     let (mut formatted, mut errors) = (0, 0);
-    for path in &files {
+    for path in files {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue; // not UTF-8: the CLI reports it before formatting
         };
-        let file = SourceFile::new(path.display().to_string(), text.clone());
+        let file = SourceFile::new(path.display().to_string(), text);
         match (crate::parse_file(&file), format_source(&file)) {
             (Err(p), Err(f)) if p == f => errors += 1,
             (Err(p), r) => failures.push(format!("{}: parse {p}, fmt {r:?}", path.display())),
@@ -138,6 +152,23 @@ fn corpus_keeps_trees_and_comments() {
             }
         }
     }
+    (formatted, errors, failures)
+}
+
+/// Every golden case (fixtures included) and every example.
+#[test]
+fn corpus_keeps_trees_and_comments() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    collect(&root.join("tests/golden"), &mut files);
+    collect(&root.join("examples"), &mut files);
+    files.sort();
+    assert!(
+        files.len() > 100,
+        "corpus not found under {}",
+        root.display()
+    );
+    let (formatted, errors, failures) = check_files(&files);
     assert!(
         failures.is_empty(),
         "{} of {} files:\n{}",
@@ -146,6 +177,27 @@ fn corpus_keeps_trees_and_comments() {
         failures.join("\n")
     );
     assert!(formatted > 100 && errors > 10, "{formatted} / {errors}");
+}
+
+/// The same checks over the `*.sns` files under `$SENSE_FMT_DIR`, e.g.
+/// programs from `tools/fuzz_gen.py`:
+/// `SENSE_FMT_DIR=/tmp/fz cargo test -p sense-syntax format -- --ignored`.
+#[test]
+#[ignore = "needs SENSE_FMT_DIR"]
+fn directory_from_environment() {
+    let dir = std::env::var_os("SENSE_FMT_DIR").expect("set SENSE_FMT_DIR");
+    let mut files = Vec::new();
+    collect(Path::new(&dir), &mut files);
+    files.sort();
+    let (formatted, errors, failures) = check_files(&files);
+    assert!(
+        failures.is_empty(),
+        "{} of {} files:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+    println!("{formatted} formatted, {errors} syntax errors");
 }
 
 // ---- layout ------------------------------------------------------------------
@@ -273,10 +325,7 @@ fn postfix_calls_and_literals() {
     same("x = (a + b)(1)\n", "x = (a + b)(1)\n");
     same("x = 1.x\n", "x = 1.x\n");
     same("x = [true, false, nil]\n", "x = [true, false, nil]\n");
-    same(
-        "f(1,\n  2,\n  3)\n",
-        "f(1, 2, 3)\n",
-    );
+    same("f(1,\n  2,\n  3)\n", "f(1, 2, 3)\n");
 }
 
 #[test]
@@ -288,7 +337,10 @@ fn numbers_print_like_show_but_always_lex() {
     same("x = 1000000000000000.0\n", "x = 1000000000000000.0\n");
     // `show` would print 1e+16 and 1e-05, which do not lex.
     same("x = 10000000000000000.0\n", "x = 10000000000000000.0\n");
-    same("x = 150000000000000000000.00\n", "x = 150000000000000000000.0\n");
+    same(
+        "x = 150000000000000000000.00\n",
+        "x = 150000000000000000000.0\n",
+    );
     same("x = 0.00001\n", "x = 0.00001\n");
     same("x = 0.000000250\n", "x = 0.00000025\n");
     same("x = 9223372036854775807\n", "x = 9223372036854775807\n");
@@ -311,7 +363,10 @@ fn strings_are_reescaped() {
     same("x = \"\"\"plain\"\"\"\n", "x = \"plain\"\n");
     same("x = \"\"\n", "x = \"\"\n");
     same("x = \"# not a comment\"\n", "x = \"# not a comment\"\n");
-    same("x = \"h\u{e9}llo \u{1F600}\"\n", "x = \"h\u{e9}llo \u{1F600}\"\n");
+    same(
+        "x = \"h\u{e9}llo \u{1F600}\"\n",
+        "x = \"h\u{e9}llo \u{1F600}\"\n",
+    );
 }
 
 #[test]
@@ -352,8 +407,14 @@ fn declarations() {
     );
     same("def f(): return\n", "def f():\n    return\n");
     same("x:Int=5\n", "x: Int = 5\n");
-    same("local y=1\nlocal z : String = \"s\"\n", "local y = 1\nlocal z: String = \"s\"\n");
-    same("test \"math\": assert(1 == 1)\n", "test \"math\":\n    assert(1 == 1)\n");
+    same(
+        "local y=1\nlocal z : String = \"s\"\n",
+        "local y = 1\nlocal z: String = \"s\"\n",
+    );
+    same(
+        "test \"math\": assert(1 == 1)\n",
+        "test \"math\":\n    assert(1 == 1)\n",
+    );
     stable("for v in [1, 2]:\n    if v == 2:\n        break\n    continue\n");
 }
 
@@ -471,12 +532,33 @@ fn blank_lines_around_comments() {
 #[test]
 fn syntax_errors_are_returned() {
     let err = format_source(&SourceFile::new("t.sns", "x = (1\n")).unwrap_err();
-    assert_eq!(err.message, "expected ')' after the expression (got NEWLINE '')");
+    assert_eq!(
+        err.message,
+        "expected ')' after the expression (got NEWLINE '')"
+    );
     let err = format_source(&SourceFile::new("t.sns", "x = {\n")).unwrap_err();
     assert!(err.message.starts_with("Sense uses indentation"));
 }
 
 #[test]
 fn crlf_sources_format_like_lf() {
-    same("if a:\r\n    x  # c\r\n\r\n\r\ny\r\n", "if a:\n    x  # c\n\ny\n");
+    same(
+        "if a:\r\n    x  # c\r\n\r\n\r\ny\r\n",
+        "if a:\n    x  # c\n\ny\n",
+    );
+}
+
+#[test]
+fn the_deepest_parsable_expressions_format() {
+    let chain = vec!["1"; 1000].join(" + ");
+    let text = format!(
+        "x = {}{chain}{}\ny = {}1\nz = {}1\n",
+        "(".repeat(199),
+        ")".repeat(199),
+        "not ".repeat(199),
+        "-".repeat(199)
+    );
+    let out = checked(&text);
+    assert!(out.starts_with(&format!("x = {chain}\ny = not not")));
+    assert!(out.contains("z = - - -"));
 }
