@@ -393,7 +393,10 @@ impl Runtime {
     /// top level, with the same checks and audit entries as in a program
     /// (a commit or rollback body runs). Returns the step's value.
     pub fn run_action_step(&mut self, id: u32, step: ActionStep) -> Result<HostValue, Error> {
-        if !matches!(self.vm_ref().heap().try_get(ObjRef(id)), Some(Obj::Action(_))) {
+        if !matches!(
+            self.vm_ref().heap().try_get(ObjRef(id)),
+            Some(Obj::Action(_))
+        ) {
             return Err(Self::not_found(format!("no action instance {id}")));
         }
         let main = self.inspect_main();
@@ -531,7 +534,10 @@ agent asker:
             Some(HostValue::from(vec!["deploy v3", "undo v3"]))
         );
         let log = rt.audit_log();
-        assert_eq!(log.last().unwrap(), "reversible action 'deploy' -> rolled_back");
+        assert_eq!(
+            log.last().unwrap(),
+            "reversible action 'deploy' -> rolled_back"
+        );
         assert!(rt.run_action_step(9999, ActionStep::Verify).is_err());
     }
 
@@ -541,6 +547,6 @@ agent asker:
         let a = rt.agent("asker").unwrap();
         assert_eq!(rt.agent_by_serial(a.serial()), Some(a));
         assert!(matches!(rt.start(a), Ok(State::Paused { .. })));
-        assert_eq!(rt.resume(a, "Ada"), Ok(State::Completed));
+        assert_eq!(rt.resume(a, "Ada").unwrap(), State::Completed);
     }
 }

@@ -4,10 +4,10 @@
 
 use super::{Fiber, Vm};
 use crate::agent::{AgentStatus, PauseKind};
-use crate::heap::ObjRef;
-use crate::host::HostValue;
 use crate::error::{EvalError, EvalResult};
+use crate::heap::ObjRef;
 use crate::heap::ScopeRef;
+use crate::host::HostValue;
 use crate::object::Obj;
 use crate::value::Value;
 
@@ -192,10 +192,7 @@ impl Vm {
             }
             _ => {
                 let r = self.heap.alloc(Obj::Array(vec![v]));
-                self.heap
-                    .scope_mut(scope)
-                    .vars
-                    .define(sym, Value::Array(r));
+                self.heap.scope_mut(scope).vars.define(sym, Value::Array(r));
             }
         }
     }
@@ -224,7 +221,7 @@ impl Vm {
             self.heap.scope_mut(scope).vars.define(sym, v);
             bind.push((name, v));
         }
-        let names: Vec<&str> = bind[1..].iter().map(|(n, _)| n.as_str()).collect();
+        let names: Vec<&str> = bind.iter().skip(1).map(|(n, _)| n.as_str()).collect();
         let code = format!("{RESULT} = {CALLEE}({})\n", names.join(", "));
         self.host_run(scope, &code, &bind)
     }
@@ -246,11 +243,7 @@ impl Vm {
             return Err(EvalError::runtime("not an action method"));
         }
         let code = format!("{RESULT} = {TARGET}.{}()\n", method.name());
-        self.host_run(
-            scope,
-            &code,
-            &[(TARGET.to_string(), Value::Obj(receiver))],
-        )
+        self.host_run(scope, &code, &[(TARGET.to_string(), Value::Obj(receiver))])
     }
 
     /// Binds `bind` in the host scope, runs `code` (compiled once per
@@ -286,7 +279,12 @@ impl Vm {
                 e.line = None;
             }
         }
-        let value = self.heap.scope(scope).vars.get(result).unwrap_or(Value::Nil);
+        let value = self
+            .heap
+            .scope(scope)
+            .vars
+            .get(result)
+            .unwrap_or(Value::Nil);
         for sym in syms {
             self.heap.scope_mut(scope).vars.define(sym, Value::Nil);
         }
@@ -306,9 +304,10 @@ impl Vm {
     ) -> EvalResult<(crate::proto::ProtoId, crate::proto::FileId)> {
         let found = self.units.iter().find(|(file, _, _, count)| {
             *count > 0
-                && self.files.get(file.0 as usize).is_some_and(|f| {
-                    f.source.name() == HOST_CALL_FILE && f.source.text() == code
-                })
+                && self
+                    .files
+                    .get(file.0 as usize)
+                    .is_some_and(|f| f.source.name() == HOST_CALL_FILE && f.source.text() == code)
         });
         if let Some(&(file, _, first, count)) = found {
             return Ok((crate::proto::ProtoId(first + count - 1), file));
@@ -340,8 +339,8 @@ impl Vm {
                 .collect());
         };
         if needs_open {
-            let db = crate::memory::Db::open(std::path::Path::new(&path))
-                .map_err(EvalError::runtime)?;
+            let db =
+                crate::memory::Db::open(std::path::Path::new(&path)).map_err(EvalError::runtime)?;
             if let Obj::Memory(m) = self.heap.get_mut(r) {
                 m.db = Some(db);
             }
