@@ -414,6 +414,11 @@ impl Vm {
     /// Runs `fiber` until it settles; the previous current fiber is kept
     /// aside and restored afterwards.
     pub(crate) fn drive(&mut self, fiber: Box<Fiber>) -> EvalResult<Exit> {
+        if self.drives.is_empty() {
+            // The step budget is per host call: a run that used it up
+            // leaves the next one its whole budget.
+            self.steps = 0;
+        }
         self.drives.push(self.stop_depth);
         self.enter_boxed(fiber);
         self.stop_depth = self.callers.len();
