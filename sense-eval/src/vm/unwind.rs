@@ -179,6 +179,8 @@ impl Vm {
             self.steps = 0;
             return self.pause_at_safepoint(agent, PauseKind::Budget);
         }
+        // The run ends here; the next one gets a fresh budget (issue 8).
+        self.steps = 0;
         Err(EvalError::runtime(format!(
             "step budget exhausted ({max} steps)"
         )))
