@@ -2,6 +2,7 @@
 
 mod durable;
 mod fmt;
+mod inspect;
 mod memory_path;
 mod output;
 mod repl;
@@ -84,6 +85,8 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Run FILE (or restore --state STATE) and serve a live web console on 127.0.0.1
+    Inspect(inspect::InspectArgs),
     /// Start the interactive REPL (the default when no command is given)
     Repl {
         /// Run this file's top level first, then continue interactively in its scope
@@ -169,6 +172,7 @@ pub fn main() -> i32 {
             limits,
         }) => durable::resume(&state, value.as_deref(), limits.config()),
         Some(Command::Show { state }) => durable::show(&state),
+        Some(Command::Inspect(args)) => inspect::inspect(args),
         Some(Command::MemoryPath { path, memory_dir }) => {
             memory_path::memory_path(path.as_deref(), memory_dir.as_deref())
         }

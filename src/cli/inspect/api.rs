@@ -1,0 +1,568 @@
+//! The console's HTTP side: the page, and the JSON API under `/api/`.
+//!
+//! | method | path | does |
+//! | --- | --- | --- |
+//! | GET | `/` | the console page (`/app.js`, `/app.css` beside it) |
+//! | GET | `/api/state` | everything below in one object |
+//! | GET | `/api/agents`, `/api/agents/<serial>` | agents: status, pause reason and kind, call stack and locals |
+//! | GET | `/api/tools`, `/api/actions`, `/api/audit`, `/api/memories`, `/api/output` | one part of the state |
+//! | POST | `/api/agents/<serial>/resume` `{"value": "<literal>"}` | resume a paused agent (no value: `nil`) |
+//! | POST | `/api/agents/<serial>/start` | start a created agent |
+//! | POST | `/api/tools/<key>/call` `{"args": ["<literal>", …]}` | call a tool from the top level |
+//! | POST | `/api/actions/<key>/prepare` `{"args": […]}` | prepare an action instance |
+//! | POST | `/api/actions/instances/<id>/<verify\|approve\|commit\|rollback>` | one step of an instance |
+//!
+//! Errors are `{"error": {"class", "message", "rendered"}}` with a 4xx
+//! status: 400 malformed request or bad literal, 403 policy or approval
+//! denial (and requests from other sites), 404 unknown route, agent, tool,
+//! action or instance, 405 wrong method, 409 wrong state for the step,
+//! 413 body too large, 415 a POST that is not JSON, 422 any other Sense
+//! error. POSTs must be `Content-Type: application/json` and come from the
+//! console's own origin, so other web pages cannot drive the console.
+
+use super::json;
+use super::{Inspector, Source};
+use crate::cli::durable::parse_literal;
+use sense::agents::inspect_support::ActionStep;
+use sense::agents::{AgentStatus, HostValue};
+use serde_json::{Value as Json, json};
+use std::io::Read;
+
+const INDEX_HTML: &str = include_str!("static/index.html");
+const APP_JS: &str = include_str!("static/app.js");
+const APP_CSS: &str = include_str!("static/app.css");
+
+/// Largest request body accepted.
+const BODY_LIMIT: usize = 64 * 1024;
+
+/// A response.
+struct Reply {
+    status: u16,
+    content_type: &'static str,
+    body: Vec<u8>,
+    allow: Option<&'static str>,
+}
+
+impl Reply {
+    fn json(status: u16, body: &Json) -> Reply {
+        Reply {
+            status,
+            content_type: "application/json; charset=utf-8",
+            body: body.to_string().into_bytes(),
+            allow: None,
+        }
+    }
+
+    fn ok(mut body: Json, ins: &mut Inspector) -> Reply {
+        if let Some(obj) = body.as_object_mut() {
+            obj.insert("ok".into(), Json::Bool(true));
+            obj.insert("state".into(), json::state(ins));
+        }
+        Reply::json(200, &body)
+    }
+
+    /// A host-side error (not raised by Sense code).
+    fn error(status: u16, class: &str, message: impl Into<String>) -> Reply {
+        let message = message.into();
+        Reply::json(
+            status,
+            &json!({ "error": {
+                "class": class,
+                "message": message,
+                "rendered": format!("{class}: {message}"),
+            }}),
+        )
+    }
+
+    /// An error raised by Sense (or the runtime), with `extra` fields and
+    /// the state after it.
+    fn sense(status: u16, e: &sense::Error, extra: Json, ins: &mut Inspector) -> Reply {
+        let mut body = json!({ "error": json::error(e) });
+        if let (Some(obj), Json::Object(more)) = (body.as_object_mut(), extra) {
+            obj.extend(more);
+            obj.insert("state".into(), json::state(ins));
+        }
+        Reply::json(status, &body)
+    }
+
+    fn text(content_type: &'static str, body: &str) -> Reply {
+        Reply {
+            status: 200,
+            content_type,
+            body: body.as_bytes().to_vec(),
+            allow: None,
+        }
+    }
+}
+
+/// The status for an error Sense raised: 403 for denials, 409 when the
+/// step did not fit the current state, else 422.
+fn sense_status(e: &sense::Error, wrong_state: bool) -> u16 {
+    use sense::ErrorClass;
+    match e.class() {
+        Some(ErrorClass::Policy | ErrorClass::Approval) => 403,
+        _ if wrong_state => 409,
+        _ => 422,
+    }
+}
+
+/// Answers one request; never panics the server.
+pub fn serve(ins: &mut Inspector, mut request: tiny_http::Request) {
+    let reply =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(ins, &mut request)))
+            .unwrap_or_else(|_| {
+                Reply::error(
+                    500,
+                    "InternalError",
+                    "the inspector failed while handling this request",
+                )
+            });
+    let mut response = tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
+    let mut headers = vec![
+        ("Content-Type", reply.content_type),
+        ("Cache-Control", "no-store"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("X-Frame-Options", "DENY"),
+        (
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+        ),
+    ];
+    if let Some(allow) = reply.allow {
+        headers.push(("Allow", allow));
+    }
+    for (name, value) in headers {
+        if let Ok(h) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
+            response.add_header(h);
+        }
+    }
+    let _ = request.respond(response);
+}
+
+fn header<'a>(request: &'a tiny_http::Request, name: &str) -> Option<&'a str> {
+    request
+        .headers()
+        .iter()
+        .find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
+        .map(|h| h.value.as_str())
+}
+
+/// Only the console's own address may be used: the Host header must name
+/// it (no DNS rebinding), and a browser's Origin, when sent, must be it.
+fn same_site(request: &tiny_http::Request, port: u16) -> bool {
+    let hosts = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
+    let host_ok =
+        header(request, "Host").is_some_and(|h| hosts.iter().any(|x| x.eq_ignore_ascii_case(h)));
+    let origin_ok = header(request, "Origin").is_none_or(|o| {
+        hosts
+            .iter()
+            .any(|x| o.eq_ignore_ascii_case(&format!("http://{x}")))
+    });
+    host_ok && origin_ok
+}
+
+/// Decodes `%XX` escapes in one path segment.
+fn percent_decode(segment: &str) -> Option<String> {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = bytes.get(i + 1..i + 3)?;
+            let hex = std::str::from_utf8(hex).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// What a path names.
+enum Route {
+    Page(&'static str, &'static str),
+    NoContent,
+    State,
+    Agents,
+    Agent(String),
+    Tools,
+    Actions,
+    Audit,
+    Memories,
+    Output,
+    Resume(String),
+    Start(String),
+    CallTool(String),
+    Prepare(String),
+    Step(String, String),
+}
+
+impl Route {
+    fn method(&self) -> &'static str {
+        match self {
+            Route::Resume(_)
+            | Route::Start(_)
+            | Route::CallTool(_)
+            | Route::Prepare(_)
+            | Route::Step(..) => "POST",
+            _ => "GET",
+        }
+    }
+}
+
+fn route(segs: &[String]) -> Option<Route> {
+    let s: Vec<&str> = segs.iter().map(String::as_str).collect();
+    let owned = |x: &str| x.to_string();
+    Some(match s.as_slice() {
+        [""] | ["index.html"] => Route::Page("text/html; charset=utf-8", INDEX_HTML),
+        ["app.js"] => Route::Page("text/javascript; charset=utf-8", APP_JS),
+        ["app.css"] => Route::Page("text/css; charset=utf-8", APP_CSS),
+        ["favicon.ico"] => Route::NoContent,
+        ["api", "state"] => Route::State,
+        ["api", "agents"] => Route::Agents,
+        ["api", "agents", serial] => Route::Agent(owned(serial)),
+        ["api", "agents", serial, "resume"] => Route::Resume(owned(serial)),
+        ["api", "agents", serial, "start"] => Route::Start(owned(serial)),
+        ["api", "tools"] => Route::Tools,
+        ["api", "tools", key, "call"] => Route::CallTool(owned(key)),
+        ["api", "actions"] => Route::Actions,
+        ["api", "actions", "instances", id, step] => Route::Step(owned(id), owned(step)),
+        ["api", "actions", key, "prepare"] => Route::Prepare(owned(key)),
+        ["api", "audit"] => Route::Audit,
+        ["api", "memories"] => Route::Memories,
+        ["api", "output"] => Route::Output,
+        _ => return None,
+    })
+}
+
+fn handle(ins: &mut Inspector, request: &mut tiny_http::Request) -> Reply {
+    if !same_site(request, ins.port) {
+        return Reply::error(
+            403,
+            "Forbidden",
+            format!(
+                "the inspector only answers requests for http://127.0.0.1:{}/ from its own page",
+                ins.port
+            ),
+        );
+    }
+    let url = request.url().to_string();
+    let path = url.split(['?', '#']).next().unwrap_or("");
+    let Some(segs) = path
+        .trim_start_matches('/')
+        .split('/')
+        .map(percent_decode)
+        .collect::<Option<Vec<String>>>()
+    else {
+        return Reply::error(400, "BadRequest", format!("malformed path: {path}"));
+    };
+    let Some(route) = route(&segs) else {
+        return Reply::error(
+            404,
+            "NotFound",
+            format!("no such page or API route: {path}"),
+        );
+    };
+    let method = request.method().as_str().to_ascii_uppercase();
+    if method != route.method() {
+        let mut r = Reply::error(
+            405,
+            "MethodNotAllowed",
+            format!("{path} takes {}, not {method}", route.method()),
+        );
+        r.allow = Some(route.method());
+        return r;
+    }
+    if route.method() == "GET" {
+        return get(ins, route);
+    }
+    let body = match read_body(request) {
+        Ok(b) => b,
+        Err(reply) => return reply,
+    };
+    post(ins, route, &body)
+}
+
+fn get(ins: &mut Inspector, route: Route) -> Reply {
+    let body = match route {
+        Route::Page(content_type, text) => return Reply::text(content_type, text),
+        Route::NoContent => {
+            return Reply {
+                status: 204,
+                content_type: "text/plain",
+                body: Vec::new(),
+                allow: None,
+            };
+        }
+        Route::State => json::state(ins),
+        Route::Agents => json::agents(ins),
+        Route::Agent(serial) => {
+            let subject = ins.rt.subject();
+            let found = serial.parse::<u64>().ok().and_then(|s| {
+                ins.rt
+                    .agents()
+                    .into_iter()
+                    .find(|a| a.serial == s)
+                    .map(|a| json::agent(&a, subject == Some(ins.rt.agent_id(&a))))
+            });
+            match found {
+                Some(a) => a,
+                None => return no_agent(&serial),
+            }
+        }
+        Route::Tools => json::tools(ins),
+        Route::Actions => json::actions(ins),
+        Route::Audit => json::audit(ins),
+        Route::Memories => json::memories(ins),
+        Route::Output => json::output(ins),
+        _ => return Reply::error(405, "MethodNotAllowed", "use POST"),
+    };
+    Reply::json(200, &body)
+}
+
+fn no_agent(serial: &str) -> Reply {
+    Reply::error(
+        404,
+        "NotFound",
+        format!("no agent with serial number '{serial}'"),
+    )
+}
+
+/// Reads a JSON object body (empty means `{}`).
+fn read_body(request: &mut tiny_http::Request) -> Result<serde_json::Map<String, Json>, Reply> {
+    let json_type = header(request, "Content-Type").is_some_and(|t| {
+        t.split(';')
+            .next()
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+    });
+    if !json_type {
+        return Err(Reply::error(
+            415,
+            "UnsupportedMediaType",
+            "POST requests must be sent as Content-Type: application/json",
+        ));
+    }
+    let too_large = || {
+        Reply::error(
+            413,
+            "PayloadTooLarge",
+            format!("request bodies are limited to {BODY_LIMIT} bytes"),
+        )
+    };
+    if request.body_length().is_some_and(|n| n > BODY_LIMIT) {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    if let Err(e) = request
+        .as_reader()
+        .take(BODY_LIMIT as u64 + 1)
+        .read_to_end(&mut bytes)
+    {
+        return Err(Reply::error(
+            400,
+            "BadRequest",
+            format!("cannot read the request body: {e}"),
+        ));
+    }
+    if bytes.len() > BODY_LIMIT {
+        return Err(too_large());
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(serde_json::Map::new());
+    }
+    match serde_json::from_slice::<Json>(&bytes) {
+        Ok(Json::Object(m)) => Ok(m),
+        Ok(_) => Err(Reply::error(
+            400,
+            "BadRequest",
+            "the request body must be a JSON object",
+        )),
+        Err(e) => Err(Reply::error(
+            400,
+            "BadRequest",
+            format!("the request body is not valid JSON: {e}"),
+        )),
+    }
+}
+
+/// A bad literal: the hint `sense resume` gives.
+fn bad_literal(message: String) -> Reply {
+    Reply::error(400, "SenseError", message)
+}
+
+/// The `args` array: each a Sense literal in a JSON string.
+fn literal_args(body: &serde_json::Map<String, Json>) -> Result<Vec<HostValue>, Reply> {
+    let items = match body.get("args") {
+        None | Some(Json::Null) => return Ok(Vec::new()),
+        Some(Json::Array(items)) => items,
+        Some(_) => {
+            return Err(Reply::error(
+                400,
+                "BadRequest",
+                "'args' must be an array of strings, each a Sense literal such as \"\\\"web-1\\\"\" or \"42\"",
+            ));
+        }
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            Json::String(text) => parse_literal(text)
+                .map_err(|m| bad_literal(format!("argument {}: {m}", i + 1))),
+            _ => Err(Reply::error(
+                400,
+                "BadRequest",
+                format!(
+                    "argument {} must be a string holding a Sense literal, such as \"\\\"yes\\\"\" or \"42\"",
+                    i + 1
+                ),
+            )),
+        })
+        .collect()
+}
+
+/// Something changed: count it and, for `--state`, write the state back.
+fn changed(ins: &mut Inspector) {
+    ins.changes += 1;
+    if matches!(ins.source, Source::State(_)) {
+        ins.save();
+    }
+}
+
+fn post(ins: &mut Inspector, route: Route, body: &serde_json::Map<String, Json>) -> Reply {
+    match route {
+        Route::Resume(serial) => {
+            let value = match body.get("value") {
+                None | Some(Json::Null) => HostValue::Nil,
+                Some(Json::String(text)) => match parse_literal(text) {
+                    Ok(v) => v,
+                    Err(m) => return bad_literal(m),
+                },
+                Some(_) => {
+                    return Reply::error(
+                        400,
+                        "BadRequest",
+                        "'value' must be a string holding a Sense literal, such as \"\\\"yes\\\"\", \"42\" or \"nil\"",
+                    );
+                }
+            };
+            agent_step(ins, &serial, AgentStatus::Paused, |rt, id| {
+                rt.resume(id, value)
+            })
+        }
+        Route::Start(serial) => {
+            agent_step(ins, &serial, AgentStatus::Created, |rt, id| rt.start(id))
+        }
+        Route::CallTool(key) => {
+            let args = match literal_args(body) {
+                Ok(a) => a,
+                Err(r) => return r,
+            };
+            if ins.rt.tool_slot(&key).is_none() {
+                return Reply::error(404, "NotFound", format!("no tool named '{key}'"));
+            }
+            let r = ins.rt.call_tool(&key, &args);
+            changed(ins);
+            match r {
+                Ok(v) => Reply::ok(json!({ "result": json::value(&v) }), ins),
+                Err(e) => Reply::sense(sense_status(&e, false), &e, json!({}), ins),
+            }
+        }
+        Route::Prepare(key) => {
+            let args = match literal_args(body) {
+                Ok(a) => a,
+                Err(r) => return r,
+            };
+            if !ins.rt.action_declarations().iter().any(|d| d.key == key) {
+                return Reply::error(404, "NotFound", format!("no action named '{key}'"));
+            }
+            let r = ins.rt.prepare_action(&key, &args);
+            changed(ins);
+            match r {
+                Ok(id) => {
+                    let inst = ins.rt.action_instance(id).map(|a| json::instance(&a));
+                    Reply::ok(json!({ "instance": inst }), ins)
+                }
+                Err(e) => Reply::sense(sense_status(&e, false), &e, json!({}), ins),
+            }
+        }
+        Route::Step(id, step) => {
+            let Some(step) = ActionStep::parse(&step) else {
+                return Reply::error(
+                    404,
+                    "NotFound",
+                    format!("no action step '{step}' (verify, approve, commit or rollback)"),
+                );
+            };
+            let Some(before) = id
+                .parse::<u32>()
+                .ok()
+                .and_then(|i| ins.rt.action_instance(i))
+            else {
+                return Reply::error(404, "NotFound", format!("no action instance '{id}'"));
+            };
+            let wrong_state = match step {
+                ActionStep::Verify => before.state != "prepared",
+                ActionStep::Approve => !matches!(before.state, "prepared" | "verified"),
+                ActionStep::Commit => before.state != "verified",
+                ActionStep::Rollback => before.state != "committed",
+            };
+            let r = ins.rt.run_action_step(before.id, step);
+            changed(ins);
+            let inst = ins
+                .rt
+                .action_instance(before.id)
+                .map(|a| json::instance(&a));
+            match r {
+                Ok(v) => Reply::ok(json!({ "result": json::value(&v), "instance": inst }), ins),
+                Err(e) => Reply::sense(
+                    sense_status(&e, wrong_state),
+                    &e,
+                    json!({ "instance": inst }),
+                    ins,
+                ),
+            }
+        }
+        _ => Reply::error(405, "MethodNotAllowed", "use GET"),
+    }
+}
+
+/// Starts or resumes the agent `serial`, which should be in `expected`.
+fn agent_step(
+    ins: &mut Inspector,
+    serial: &str,
+    expected: AgentStatus,
+    step: impl FnOnce(
+        &mut sense::Runtime,
+        sense::agents::AgentId,
+    ) -> Result<sense::agents::State, sense::Error>,
+) -> Reply {
+    let Some(id) = serial
+        .parse::<u64>()
+        .ok()
+        .and_then(|s| ins.rt.agent_by_serial(s))
+    else {
+        return no_agent(serial);
+    };
+    let wrong_state = ins.rt.status(id).ok() != Some(expected);
+    let r = step(&mut ins.rt, id);
+    changed(ins);
+    let subject = ins.rt.subject();
+    let agent = ins
+        .rt
+        .agents()
+        .into_iter()
+        .find(|a| a.serial == id.serial())
+        .map(|a| json::agent(&a, subject == Some(id)));
+    match r {
+        Ok(_) => Reply::ok(json!({ "agent": agent }), ins),
+        Err(e) => Reply::sense(
+            sense_status(&e, wrong_state),
+            &e,
+            json!({ "agent": agent }),
+            ins,
+        ),
+    }
+}
