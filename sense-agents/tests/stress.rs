@@ -20,7 +20,7 @@ const SELF_PAUSE_EVERY: i64 = 2_500;
 /// Independent runs per test (different interleavings).
 const ROUNDS: usize = 4;
 /// Per-run wall-time bound (debug build, two shared cores).
-const WALL: Duration = Duration::from_secs(20);
+const WALL: Duration = Duration::from_secs(5);
 
 fn program() -> String {
     let mut src = String::new();

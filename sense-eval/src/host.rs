@@ -150,27 +150,39 @@ impl Vm {
             Value::Bool(b) => HostValue::Bool(b),
             Value::Int(i) => HostValue::Int(i),
             Value::Float(f) => HostValue::Float(f),
-            _ => self.to_host_depth(v, 0),
+            _ => {
+                // Arrays that share sub-arrays are copied once per path,
+                // which is exponential in their depth: bound the copy
+                // (issue 8); what is left over reads `[...]`.
+                let mut budget = self.config.max_array_len.max(1 << 20);
+                self.to_host_depth(v, 0, &mut budget)
+            }
         }
     }
 
-    fn to_host_depth(&self, v: Value, depth: usize) -> HostValue {
+    fn to_host_depth(&self, v: Value, depth: usize, budget: &mut usize) -> HostValue {
         match v {
             Value::Nil => HostValue::Nil,
             Value::Bool(b) => HostValue::Bool(b),
             Value::Int(i) => HostValue::Int(i),
             Value::Float(f) => HostValue::Float(f),
             Value::Str(_) => HostValue::Str(self.str_of(v).unwrap_or("").to_string()),
-            Value::Array(_) if depth < MAX_DEPTH => HostValue::List(
-                self.array_of(v)
-                    .map(|items| {
-                        items
-                            .iter()
-                            .map(|x| self.to_host_depth(*x, depth + 1))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            ),
+            Value::Array(_) if depth < MAX_DEPTH => {
+                let items = self.array_of(v).map_or(&[][..], Vec::as_slice);
+                let Some(left) = budget.checked_sub(items.len()) else {
+                    return HostValue::Opaque {
+                        type_name: "Array".to_string(),
+                        text: "[...]".to_string(),
+                    };
+                };
+                *budget = left;
+                HostValue::List(
+                    items
+                        .iter()
+                        .map(|x| self.to_host_depth(*x, depth + 1, budget))
+                        .collect(),
+                )
+            }
             _ => HostValue::Opaque {
                 type_name: self.type_name(v).to_string(),
                 text: self.show(v).unwrap_or_else(|_| "[...]".to_string()),

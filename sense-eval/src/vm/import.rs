@@ -69,8 +69,9 @@ impl Vm {
             let obj = entry.obj;
             return self.bind_import(obj, &info.names);
         }
-        let text = match std::fs::read(&path) {
-            Ok(bytes) if path.is_file() => String::from_utf8_lossy(&bytes).into_owned(),
+        // Only regular files: reading `/dev/zero` or a FIFO never ends (issue 8).
+        let text = match path.is_file().then(|| std::fs::read(&path)) {
+            Some(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
             _ => {
                 return Err(EvalError::import(format!(
                     "module not found: '{}' (resolved to {})",

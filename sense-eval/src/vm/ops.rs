@@ -265,6 +265,19 @@ impl Vm {
     /// Python's `==` on the underlying values (used inside arrays, where
     /// `true == 1`).
     pub(crate) fn host_equal(&self, a: Value, b: Value, depth: usize) -> EvalResult<bool> {
+        // Arrays that share sub-arrays are compared once per path, which is
+        // exponential in their depth: bound the work (issue 8).
+        let mut budget = self.config.max_array_len.saturating_mul(16).max(1 << 20);
+        self.host_equal_in(a, b, depth, &mut budget)
+    }
+
+    fn host_equal_in(
+        &self,
+        a: Value,
+        b: Value,
+        depth: usize,
+        budget: &mut usize,
+    ) -> EvalResult<bool> {
         if depth > 200 {
             return Err(EvalError::runtime("maximum recursion depth exceeded").lineless());
         }
@@ -295,13 +308,16 @@ impl Vm {
                 if xs.len() != ys.len() {
                     return Ok(false);
                 }
+                *budget = budget.checked_sub(xs.len()).ok_or_else(|| {
+                    EvalError::runtime("comparison too large (arrays share too many sub-arrays)")
+                })?;
                 for (p, q) in xs.iter().zip(ys.iter()) {
                     // Python compares list items by identity first.
                     let same = match (p.obj_ref(), q.obj_ref()) {
                         (Some(r1), Some(r2)) => r1 == r2,
                         _ => false,
                     };
-                    if !same && !self.host_equal(*p, *q, depth + 1)? {
+                    if !same && !self.host_equal_in(*p, *q, depth + 1, budget)? {
                         return Ok(false);
                     }
                 }

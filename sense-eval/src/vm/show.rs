@@ -41,6 +41,15 @@ impl Vm {
         if depth > MAX_SHOW_DEPTH {
             return Err(EvalError::runtime("maximum recursion depth exceeded").lineless());
         }
+        // Shared sub-arrays print once per reference: stop at the string
+        // cap instead of building 2^depth bytes (issue 8).
+        if out.len() > self.config.max_string_len {
+            return Err(EvalError::runtime(format!(
+                "string too large ({} bytes; the limit is {})",
+                out.len(),
+                self.config.max_string_len
+            )));
+        }
         match v {
             Value::Nil => out.push_str(if python { "None" } else { "nil" }),
             Value::Bool(b) => out.push_str(match (b, python) {

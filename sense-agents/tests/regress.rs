@@ -1,0 +1,158 @@
+//! Regressions found while fuzzing and hardening the runtime (issue 8).
+//! Each test's comment says what broke. Golden regressions live in
+//! `tests/golden/regress/issue_8_*.sns`.
+
+use sense_agents::{Config, HostValue, PauseKind, Runtime, State};
+use std::sync::{Arc, Mutex};
+
+fn runtime_with(config: Config) -> (Runtime, Arc<Mutex<String>>) {
+    let mut rt = Runtime::with_config(config);
+    let out = Arc::new(Mutex::new(String::new()));
+    let sink = out.clone();
+    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
+    rt.set_input(|| None);
+    (rt, out)
+}
+
+/// Broke: the step counter was only reset when an *agent* ran out of
+/// budget. After a top-level program used up `max_steps`, every later
+/// program on the same runtime failed at its first loop iteration or call
+/// with "step budget exhausted" — the runtime was unusable.
+#[test]
+fn step_budget_error_leaves_the_runtime_usable() {
+    let (mut rt, out) = runtime_with(Config {
+        max_steps: Some(500),
+        ..Config::default()
+    });
+    for _ in 0..3 {
+        let err = rt
+            .run_source("spin.sns", "while true:\n    x = 1\n")
+            .unwrap_err();
+        assert_eq!(
+            err.display_text(),
+            "[line 1] step budget exhausted (500 steps)"
+        );
+        rt.run_source("ok.sns", "t = 0\nfor i in range(100):\n    t = t + i\nprint(t)\n")
+            .unwrap_or_else(|e| panic!("{}", e.rendered()));
+    }
+    assert_eq!(*out.lock().unwrap(), "4950\n4950\n4950\n");
+}
+
+fn shared_array_program(depth: usize) -> String {
+    format!(
+        "agent a:\n    x = [1]\n    for i in range({depth}):\n        x = [x, x]\n    pause(x)\n    print(\"resumed\")\nx = [1]\nfor i in range({depth}):\n    x = [x, x]\n"
+    )
+}
+
+fn count_leaves(v: &HostValue) -> (usize, usize) {
+    match v {
+        HostValue::List(items) => items.iter().fold((0, 0), |(l, o), it| {
+            let (l2, o2) = count_leaves(it);
+            (l + l2, o + o2)
+        }),
+        HostValue::Opaque { .. } => (0, 1),
+        _ => (1, 0),
+    }
+}
+
+/// Broke: copying a Sense value out to the host (`State::Paused`'s reason,
+/// `Runtime::global`, `Runtime::agents`, host-function arguments) copied
+/// shared sub-arrays once per path, so an agent pausing with a 2^40-leaf
+/// array of 41 objects ran the *host* out of memory. The copy is now
+/// bounded (`max_array_len` items, at least 2^20); what does not fit
+/// reads `[...]`.
+#[test]
+fn host_copies_of_shared_arrays_are_bounded() {
+    let (mut rt, out) = runtime_with(Config {
+        max_array_len: 10_000,
+        ..Config::default()
+    });
+    rt.run_source("dag.sns", &shared_array_program(40)).unwrap();
+    let a = rt.agent("a").unwrap();
+    let state = rt.start(a).unwrap();
+    let State::Paused { reason, kind } = state else {
+        panic!("{state:?}");
+    };
+    assert_eq!(kind, PauseKind::SelfPause);
+    let (leaves, cut) = count_leaves(&reason);
+    // The bound is `max_array_len`, but at least 2^20 items.
+    assert!(leaves > 0 && leaves <= 1 << 20, "{leaves}");
+    assert!(cut > 0);
+    let global = rt.global("x").unwrap();
+    assert!(count_leaves(&global).0 <= 1 << 20);
+    let reports = rt.agents();
+    assert_eq!(reports.len(), 1);
+    assert_eq!(rt.resume(a, HostValue::Nil).unwrap(), State::Completed);
+    assert_eq!(*out.lock().unwrap(), "resumed\n");
+
+    // Small shared arrays still come out whole.
+    let (mut rt, _) = runtime_with(Config::default());
+    rt.run_source("dag.sns", &shared_array_program(3)).unwrap();
+    let a = rt.agent("a").unwrap();
+    let State::Paused { reason, .. } = rt.start(a).unwrap() else {
+        panic!("not paused");
+    };
+    assert_eq!(count_leaves(&reason), (8, 0));
+    assert_eq!(reason.to_string(), "[[[[1], [1]], [[1], [1]]], [[[1], [1]], [[1], [1]]]]");
+}
+
+/// Broke: `print`/`str` of an array with shared sub-arrays rendered each
+/// shared part once per path (see also the golden case
+/// `regress/issue_8_show_shared_arrays.sns`) and ran out of memory.
+#[test]
+fn printing_shared_arrays_stops_at_the_string_cap() {
+    let (mut rt, out) = runtime_with(Config {
+        max_string_len: 50_000,
+        ..Config::default()
+    });
+    let err = rt
+        .run_source(
+            "dag.sns",
+            "x = [1]\nfor i in range(40):\n    x = [x, x]\nprint(x)\n",
+        )
+        .unwrap_err();
+    assert!(
+        err.display_text().contains("string too large"),
+        "{}",
+        err.display_text()
+    );
+    assert_eq!(*out.lock().unwrap(), "");
+}
+
+/// Broke: `==` on two distinct arrays with shared sub-arrays did 2^depth
+/// comparisons (see `regress/issue_8_equal_shared_arrays.sns`).
+#[test]
+fn comparing_shared_arrays_is_bounded() {
+    let (mut rt, out) = runtime_with(Config {
+        max_array_len: 1_000,
+        ..Config::default()
+    });
+    let err = rt
+        .run_source(
+            "dag.sns",
+            "x = [1]\ny = [1]\nfor i in range(60):\n    x = [x, x]\n    y = [y, y]\nprint(x == y)\n",
+        )
+        .unwrap_err();
+    assert!(
+        err.display_text().contains("comparison too large"),
+        "{}",
+        err.display_text()
+    );
+    // Ordinary comparisons are unaffected.
+    rt.run_source("eq.sns", "print([1, [2, 3]] == [1, [2, 3]], [1] == [2])\n")
+        .unwrap();
+    assert_eq!(*out.lock().unwrap(), "true false\n");
+}
+
+/// Broke: `import` read the path before checking it was a regular file,
+/// so `import "/dev/zero"` allocated without end (see
+/// `regress/issue_8_import_device.sns`).
+#[test]
+fn importing_a_device_is_a_clean_import_error() {
+    let (mut rt, _) = runtime_with(Config::default());
+    let err = rt
+        .run_source("imp.sns", "import \"/dev/zero\" as z\n")
+        .unwrap_err();
+    assert_eq!(err.class_name(), "SenseImportError", "{err}");
+    assert!(err.display_text().contains("module not found"), "{err}");
+}
