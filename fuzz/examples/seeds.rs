@@ -1,0 +1,214 @@
+//! Writes seed-corpus candidates for the fuzz targets from the golden tests:
+//!
+//! - `source/`: every golden program's text (deduplicated by content);
+//! - `snapshot/`: a real snapshot at each checkpoint (every agent pause,
+//!   see tests/snapshot_diff.rs) of every golden program, a snapshot at the
+//!   end of each run, snapshots of a program using the fuzz host functions,
+//!   and `tests/fixtures/snapshot_v1.bin`;
+//! - `host_api/`: a few deterministic pseudo-random operation sequences.
+//!
+//! `cargo run --example seeds -- OUT_DIR`; `run.sh seeds` then minimises
+//! them into `corpus/<target>/` with `cargo fuzz cmin`.
+
+use sense_agents::{AgentStatus, HostValue, Progress, Runtime};
+use sense_fuzz::{ExtMode, config, register_ext};
+use std::collections::{HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// At most this many checkpoints are saved per program.
+const CHECKPOINTS_PER_PROGRAM: usize = 4;
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with('_') {
+            continue;
+        }
+        if p.is_dir() {
+            collect(&p, out);
+        } else if name.ends_with(".sns") {
+            out.push(p);
+        }
+    }
+}
+
+fn fnv(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+struct Sink {
+    dir: PathBuf,
+    seen: HashSet<u64>,
+}
+
+impl Sink {
+    fn new(dir: PathBuf) -> Sink {
+        std::fs::create_dir_all(&dir).expect("create output directory");
+        Sink {
+            dir,
+            seen: HashSet::new(),
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        let h = fnv(bytes);
+        if self.seen.insert(h) {
+            std::fs::write(self.dir.join(format!("{h:016x}")), bytes).expect("write seed");
+        }
+    }
+}
+
+fn runtime(stdin: &str, memory: &Path) -> Runtime {
+    let mut cfg = config();
+    // Golden programs are run with the default limits (only the fuzz
+    // targets run with small ones), but never unbounded.
+    cfg.max_steps = Some(1_000_000);
+    cfg.max_depth = sense_agents::Config::default().max_depth;
+    cfg.max_string_len = 1 << 20;
+    cfg.max_array_len = 1 << 16;
+    cfg.memory_dir = Some(memory.to_path_buf());
+    cfg.checkpoint_on_pause = true;
+    let mut rt = Runtime::with_config(cfg);
+    rt.set_output(|_| {});
+    let input = Arc::new(Mutex::new(
+        stdin
+            .split_inclusive('\n')
+            .map(String::from)
+            .collect::<VecDeque<_>>(),
+    ));
+    rt.set_input(move || input.lock().ok()?.pop_front());
+    register_ext(&mut rt, &ExtMode::default());
+    rt
+}
+
+fn snapshots_of(path: &Path, memory: &Path, sink: &mut Sink) -> usize {
+    let stdin = std::fs::read_to_string(path.with_extension("in")).unwrap_or_default();
+    let mut rt = runtime(&stdin, memory);
+    let mut saved = 0;
+    let mut progress = rt.run_file_checkpointed(path);
+    while let Ok(Progress::Checkpoint) = progress {
+        if saved < CHECKPOINTS_PER_PROGRAM
+            && let Ok(bytes) = rt.snapshot()
+        {
+            sink.put(&bytes);
+            saved += 1;
+        }
+        progress = rt.continue_run();
+    }
+    // The end state too: agents left paused, failed or completed.
+    if progress.is_ok()
+        && rt.agents().iter().any(|a| a.status == AgentStatus::Paused)
+        && let Ok(bytes) = rt.snapshot()
+    {
+        sink.put(&bytes);
+        saved += 1;
+    }
+    saved
+}
+
+const HOST_PROGRAM: &str = r#"
+agent caller:
+    a = ext(1)
+    b = ext_suspend("second")
+    c = ext_suspend([a, b])
+    print(a, b, c)
+agent looper:
+    n = 0
+    while true:
+        n = n + 1
+        if n % 100 == 0:
+            pause(n)
+memory notes
+notes.remember("k", [1, 2, 3])
+start(caller)
+start(looper)
+"#;
+
+fn host_snapshots(sink: &mut Sink, memory: &Path) {
+    let mut rt = runtime("", memory);
+    rt.config_mut().checkpoint_on_pause = false;
+    if rt.run_source("host.sns", HOST_PROGRAM).is_err() {
+        eprintln!("host program failed");
+        return;
+    }
+    for i in 0..4 {
+        if let Ok(bytes) = rt.snapshot() {
+            sink.put(&bytes);
+        }
+        for name in ["caller", "looper"] {
+            if let Ok(id) = rt.agent(name) {
+                let _ = rt.resume(id, HostValue::Int(i));
+            }
+        }
+    }
+}
+
+/// xorshift64*: deterministic bytes for the host_api seeds.
+fn pseudo_random(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8
+        })
+        .collect()
+}
+
+fn main() {
+    let out = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "seeds".into()));
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut programs = Vec::new();
+    collect(&root.join("tests/golden"), &mut programs);
+    collect(&root.join("examples"), &mut programs);
+
+    let memory = std::env::temp_dir().join(format!("sense-fuzz-seeds-{}", std::process::id()));
+    let mut source = Sink::new(out.join("source"));
+    let mut snapshot = Sink::new(out.join("snapshot"));
+    let mut host_api = Sink::new(out.join("host_api"));
+
+    let mut checkpoints = 0;
+    for p in &programs {
+        let Ok(text) = std::fs::read_to_string(p) else {
+            continue;
+        };
+        if sense_fuzz::touches_files(&text) {
+            continue;
+        }
+        source.put(text.as_bytes());
+        // Only plain runs are snapshotted (other `# args:` are other commands).
+        if text.starts_with("# args:") {
+            continue;
+        }
+        let _ = std::fs::remove_dir_all(&memory);
+        checkpoints += snapshots_of(p, &memory, &mut snapshot);
+    }
+    if let Ok(bytes) = std::fs::read(root.join("tests/fixtures/snapshot_v1.bin")) {
+        snapshot.put(&bytes);
+    }
+    host_snapshots(&mut snapshot, &memory);
+    let _ = std::fs::remove_dir_all(&memory);
+
+    for seed in 0..32u64 {
+        host_api.put(&pseudo_random(seed, 16 + (seed as usize * 7) % 200));
+    }
+    println!(
+        "{} programs; seeds: source {}, snapshot {} ({checkpoints} checkpoints), host_api {}",
+        programs.len(),
+        source.seen.len(),
+        snapshot.seen.len(),
+        host_api.seen.len()
+    );
+}
