@@ -36,10 +36,15 @@ fn many(count: usize) -> Runtime {
 fn snapshots(c: &mut Criterion) {
     let mut group = c.benchmark_group("snapshot");
     group.sample_size(20);
-    for (label, rt) in [("one small paused agent", small()), ("10,000 paused agents", many(10_000))] {
+    for (label, rt) in [
+        ("one small paused agent", small()),
+        ("10,000 paused agents", many(10_000)),
+    ] {
         let bytes = rt.snapshot().expect("snapshot");
         eprintln!("snapshot of {label}: {} bytes", bytes.len());
-        group.bench_function(format!("snapshot: {label}"), |b| b.iter(|| black_box(rt.snapshot().expect("snapshot"))));
+        group.bench_function(format!("snapshot: {label}"), |b| {
+            b.iter(|| black_box(rt.snapshot().expect("snapshot")))
+        });
         group.bench_function(format!("restore: {label}"), |b| {
             b.iter(|| black_box(Runtime::restore(&bytes).expect("restore")))
         });

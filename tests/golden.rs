@@ -189,7 +189,10 @@ pub fn run_suite(gc_stress: bool) {
         let mut workloads = Vec::new();
         collect(&root().join("benches/data"), &mut workloads);
         for s in workloads {
-            let stem = s.file_stem().map(|x| x.to_string_lossy().into_owned()).unwrap_or_default();
+            let stem = s
+                .file_stem()
+                .map(|x| x.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let dir = root().join("tests/bench-data");
             cases.push(Case {
                 expected_out: dir.join(format!("{stem}.out")),
