@@ -110,4 +110,9 @@ fn readme_contains_the_compiled_example() {
         readme.contains(&format!("```c\n{example}```")),
         "sense-ffi/README.md must contain tests/hosts/c/example_readme.c verbatim"
     );
+    let root = std::fs::read_to_string(dir.join("../README.md")).expect("README.md");
+    assert!(
+        root.contains(&format!("```c\n{example}```")),
+        "README.md (Embedding Sense) must contain tests/hosts/c/example_readme.c verbatim"
+    );
 }

@@ -1,6 +1,7 @@
 /*
- * The complete example from sense-ffi/README.md ("Embedding Sense"): run a
- * program, drive an agent through ask_human, answer it, read a result.
+ * The complete example of "Embedding Sense" in README.md and
+ * sense-ffi/README.md: run a program, drive an agent through ask_human,
+ * answer it, read a result.
  * Built by the test suite statically, dynamically and through pkg-config.
  */
 #include <sense.h>
