@@ -510,7 +510,9 @@ fn post(ins: &mut Inspector, route: Route, body: &serde_json::Map<String, Json>)
                 ActionStep::Rollback => before.state != "committed",
             };
             let r = ins.rt.run_action_step(before.id, step);
-            changed(ins);
+            if r.is_ok() || !wrong_state {
+                changed(ins);
+            }
             let inst = ins
                 .rt
                 .action_instance(before.id)
@@ -548,7 +550,9 @@ fn agent_step(
     };
     let wrong_state = ins.rt.status(id).ok() != Some(expected);
     let r = step(&mut ins.rt, id);
-    changed(ins);
+    if r.is_ok() || !wrong_state {
+        changed(ins);
+    }
     let subject = ins.rt.subject();
     let agent = ins
         .rt
