@@ -130,6 +130,9 @@ try {
   check(auditAfter >= auditBefore + 3, `the audit log grew (${auditBefore} → ${auditAfter})`);
   await waitText(page.locator('#output'), 'deployed v2.1 to 2 hosts');
   await shot('02-action-committed.png');
+  // The whole page once the notifications have faded (docs/inspector.png).
+  await page.locator('.toast').last().waitFor({ state: 'detached', timeout: WAIT });
+  await page.evaluate(() => window.scrollTo(0, 0));
   await shot('03-overview-full.png', true);
 
   log('answer the paused agent with a literal');
@@ -157,7 +160,8 @@ try {
   await waitText(inst.locator('.status'), 'rolled back');
   await waitText(page.locator('#audit'), 'rolled_back');
   check((await auditRows().count()) > auditAfter, 'the rollback is audited');
-  await shot('04-agent-completed.png');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot('04-agent-completed.png', true);
 
   check(problems.length === 0, 'no errors in the page: ' + problems.join('; '));
   console.log('browser test passed: ' + (await auditRows().count()) + ' audit entries');
