@@ -8,6 +8,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// A running `sense inspect`.
+#[allow(dead_code)] // each test binary uses its own part of it
 pub struct Server {
     child: Child,
     /// `http://127.0.0.1:PORT/`
