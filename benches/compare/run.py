@@ -47,7 +47,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--smallest", action="store_true", help="run only the smallest workload, once")
     ap.add_argument("--runs", type=int, default=5, help="runs per workload; the median counts")
-    ap.add_argument("workloads", nargs="*")
+    ap.add_argument("workloads", nargs="*", help="NAME.sns in benches/compare/, or a path (default: all of them)")
     args = ap.parse_args()
     if not os.path.exists(SENSE):
         sys.exit(f"{SENSE} is missing: run `cargo build --release` first")
@@ -56,7 +56,9 @@ def main():
     runs = 1 if args.smallest else args.runs
     print(f"{'workload':<16} {'sense (ours)':>14} {'sense-lang 0.20.0':>18} {'ratio':>10}")
     for name in names:
-        path = os.path.join(HERE, name) if not os.path.isabs(name) else name
+        # A bare name is one of ours; anything else is a path from the CWD.
+        path = name if os.sep in name else os.path.join(HERE, name)
+        path = os.path.abspath(path)
         ours, out1 = timed([SENSE, "run", path], runs)
         theirs, out2 = timed([ref, "run", path], runs)
         if out1 != out2:
