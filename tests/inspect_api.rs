@@ -578,6 +578,20 @@ fn bad_requests_get_4xx_and_the_server_keeps_working() {
     assert_eq!(st["program"]["changes"], 0);
     let a = post(s.port, &resume, json!({"value": "\"Ada\""}));
     assert_eq!(a.status, 200, "{}", a.body);
+
+    // A client that sends its headers but stalls in its body holds the
+    // console up for a few seconds at most.
+    let mut stalled = TcpStream::connect(("127.0.0.1", s.port)).expect("connect");
+    let head = format!(
+        "POST {resume} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{{\"value\": \"",
+        s.port
+    );
+    stalled.write_all(head.as_bytes()).expect("send headers");
+    let started = std::time::Instant::now();
+    assert_eq!(get(s.port, "/api/agents").status, 200);
+    assert!(started.elapsed() < Duration::from_secs(30));
+    drop(stalled);
+    assert_eq!(get(s.port, "/api/agents").status, 200);
     s.stop();
 }
 

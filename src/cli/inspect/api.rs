@@ -106,17 +106,74 @@ fn sense_status(e: &sense::Error, wrong_state: bool) -> u16 {
     }
 }
 
-/// Answers one request; never panics the server.
-pub fn serve(ins: &mut Inspector, mut request: tiny_http::Request) {
-    let reply =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(ins, &mut request)))
-            .unwrap_or_else(|_| {
+/// How long a client may take to send a request body.
+const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Answers one request; a panic while handling it becomes a 500 answer,
+/// and a client that stalls cannot hold up the next request.
+pub fn serve(ins: &mut Inspector, request: tiny_http::Request) {
+    let route = match check(ins, &request) {
+        Ok(route) => route,
+        Err(reply) => return respond(request, reply),
+    };
+    let (request, body) = if route.method() == "POST" {
+        match read_body_in_time(request) {
+            Some((request, Ok(body))) => (request, body),
+            Some((request, Err(reply))) => return respond(request, reply),
+            None => return,
+        }
+    } else {
+        (request, serde_json::Map::new())
+    };
+    let reply = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if route.method() == "GET" {
+            get(ins, route)
+        } else {
+            post(ins, route, &body)
+        }
+    }))
+    .unwrap_or_else(|_| {
+        Reply::error(
+            500,
+            "InternalError",
+            "the inspector failed while handling this request",
+        )
+    });
+    respond(request, reply);
+}
+
+/// Reads the body on a helper thread: a client that sends its headers but
+/// not its body gets `408` whenever it finishes, and the console goes on
+/// with other requests after [`BODY_TIMEOUT`].
+#[allow(clippy::type_complexity)]
+fn read_body_in_time(
+    request: tiny_http::Request,
+) -> Option<(
+    tiny_http::Request,
+    Result<serde_json::Map<String, Json>, Reply>,
+)> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut request = request;
+        let body = read_body(&mut request);
+        if let Err(std::sync::mpsc::SendError((request, _))) = tx.send((request, body)) {
+            respond(
+                request,
                 Reply::error(
-                    500,
-                    "InternalError",
-                    "the inspector failed while handling this request",
-                )
-            });
+                    408,
+                    "RequestTimeout",
+                    format!(
+                        "the request body took longer than {} s to arrive",
+                        BODY_TIMEOUT.as_secs()
+                    ),
+                ),
+            );
+        }
+    });
+    rx.recv_timeout(BODY_TIMEOUT).ok()
+}
+
+fn respond(request: tiny_http::Request, reply: Reply) {
     let mut response = tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
     let mut headers = vec![
         ("Content-Type", reply.content_type),
@@ -237,16 +294,17 @@ fn route(segs: &[String]) -> Option<Route> {
     })
 }
 
-fn handle(ins: &mut Inspector, request: &mut tiny_http::Request) -> Reply {
+/// The route a request names, once its origin, path and method are fine.
+fn check(ins: &Inspector, request: &tiny_http::Request) -> Result<Route, Reply> {
     if !same_site(request, ins.port) {
-        return Reply::error(
+        return Err(Reply::error(
             403,
             "Forbidden",
             format!(
                 "the inspector only answers requests for http://127.0.0.1:{}/ from its own page",
                 ins.port
             ),
-        );
+        ));
     }
     let url = request.url().to_string();
     let path = url.split(['?', '#']).next().unwrap_or("");
@@ -256,14 +314,18 @@ fn handle(ins: &mut Inspector, request: &mut tiny_http::Request) -> Reply {
         .map(percent_decode)
         .collect::<Option<Vec<String>>>()
     else {
-        return Reply::error(400, "BadRequest", format!("malformed path: {path}"));
+        return Err(Reply::error(
+            400,
+            "BadRequest",
+            format!("malformed path: {path}"),
+        ));
     };
     let Some(route) = route(&segs) else {
-        return Reply::error(
+        return Err(Reply::error(
             404,
             "NotFound",
             format!("no such page or API route: {path}"),
-        );
+        ));
     };
     let method = request.method().as_str().to_ascii_uppercase();
     if method != route.method() {
@@ -273,16 +335,9 @@ fn handle(ins: &mut Inspector, request: &mut tiny_http::Request) -> Reply {
             format!("{path} takes {}, not {method}", route.method()),
         );
         r.allow = Some(route.method());
-        return r;
+        return Err(r);
     }
-    if route.method() == "GET" {
-        return get(ins, route);
-    }
-    let body = match read_body(request) {
-        Ok(b) => b,
-        Err(reply) => return reply,
-    };
-    post(ins, route, &body)
+    Ok(route)
 }
 
 fn get(ins: &mut Inspector, route: Route) -> Reply {
