@@ -328,14 +328,20 @@ impl Runtime {
     /// main program's top level: arity, its capability against the main
     /// program's policy (a denial is audited and comes back as a
     /// `SensePolicyError`), parameter types, the `called` audit entry, then
-    /// the body. Returns its value (an async tool's future, as Sense sees it).
+    /// the body. Returns its value (an async tool's call is awaited).
     pub fn call_tool(&mut self, key: &str, args: &[HostValue]) -> Result<HostValue, Error> {
         let Some(slot) = self.tool_slot(key) else {
             return Err(Self::not_found(format!("no tool named '{key}'")));
         };
+        let is_async = matches!(
+            self.vm_ref().heap().try_get(ObjRef(slot)),
+            Some(Obj::Tool(t)) if t.is_async
+        );
         let main = self.inspect_main();
         let scope = self.vm().host_scope(main);
-        let r = self.vm().host_call(scope, Value::Obj(ObjRef(slot)), args);
+        let r = self
+            .vm()
+            .host_call(scope, Value::Obj(ObjRef(slot)), args, is_async);
         match r {
             Ok(v) => Ok(self.vm_ref().to_host(v)),
             Err(e) => Err(self.host_error(&e)),
@@ -379,7 +385,10 @@ impl Runtime {
         };
         let main = self.inspect_main();
         let scope = self.vm().host_scope(main);
-        match self.vm().host_call(scope, Value::Obj(ObjRef(slot)), args) {
+        match self
+            .vm()
+            .host_call(scope, Value::Obj(ObjRef(slot)), args, false)
+        {
             Ok(v @ Value::Obj(r)) => {
                 self.vm().host_keep(scope, v);
                 Ok(r.0)
@@ -432,6 +441,8 @@ tool health(host: String) returns Bool requires ops.read \"checks one host\":
     return host != \"web-2\"
 tool fetch(url: String) requires net.fetch:
     return url
+async tool double(n: Int) returns Int:
+    return n * 2
 reversible action deploy(version: String) requires approval:
     push(log, \"deploy \" + version)
 rollback:
@@ -456,7 +467,7 @@ agent asker:
     fn lists_the_surface() {
         let (mut rt, _) = runtime();
         let tools = rt.tools();
-        assert_eq!(tools.len(), 2);
+        assert_eq!(tools.len(), 3);
         assert_eq!(tools[0].key, "health");
         assert_eq!(tools[0].returns.as_deref(), Some("Bool"));
         assert_eq!(tools[0].params[0].type_name.as_deref(), Some("String"));
@@ -487,6 +498,10 @@ agent asker:
             e.display_text(),
             "tool 'fetch' requires capability 'net.fetch', which is denied by policy"
         );
+        assert_eq!(
+            rt.call_tool("double", &[HostValue::Int(21)]).unwrap(),
+            HostValue::Int(42)
+        );
         let e = rt.call_tool("health", &[HostValue::Int(1)]).unwrap_err();
         assert_eq!(e.class_name(), "SenseTypeError");
         assert!(rt.call_tool("nope", &[]).is_err());
@@ -495,6 +510,7 @@ agent asker:
             vec![
                 "tool 'health' -> called",
                 "tool 'fetch' -> denied (capability 'net.fetch' denied by policy)",
+                "tool 'double' -> called",
             ]
         );
         assert_eq!(

@@ -132,6 +132,7 @@ const RESULT: &str = "__inspect_result";
 const CALLEE: &str = "__inspect_callee";
 const TARGET: &str = "__inspect_target";
 const KEEP: &str = "__inspect_keep";
+const AWAIT: &str = "__inspect_await";
 
 impl Vm {
     /// The parameters of a compiled body: each name and the text of its
@@ -204,13 +205,15 @@ impl Vm {
     /// instance, and the call runs on the VM's own loop. The code run is
     /// generated from fixed names only — `callee` and the arguments are
     /// bound to variables first — so nothing the host passes is ever
-    /// parsed as code. Returns the call's value; keep it with
-    /// [`Vm::host_keep`] or convert it before the next run.
+    /// parsed as code. With `awaited`, the call's result is awaited (an
+    /// async tool's future gives its value). Returns the call's value; keep
+    /// it with [`Vm::host_keep`] or convert it before the next run.
     pub fn host_call(
         &mut self,
         scope: ScopeRef,
         callee: Value,
         args: &[crate::host::HostValue],
+        awaited: bool,
     ) -> EvalResult<Value> {
         let mut bind = vec![(CALLEE.to_string(), callee)];
         for (i, a) in args.iter().enumerate() {
@@ -222,7 +225,18 @@ impl Vm {
             bind.push((name, v));
         }
         let names: Vec<&str> = bind.iter().skip(1).map(|(n, _)| n.as_str()).collect();
-        let code = format!("{RESULT} = {CALLEE}({})\n", names.join(", "));
+        let call = format!("{CALLEE}({})", names.join(", "));
+        let code = if awaited {
+            // The builtin itself, bound like the rest: a program variable
+            // named `await` cannot stand in for it.
+            let sym = self.interner.intern("await");
+            let builtin = self.heap.scope(self.globals).vars.get(sym);
+            let builtin = builtin.ok_or_else(|| EvalError::runtime("await() is missing"))?;
+            bind.push((AWAIT.to_string(), builtin));
+            format!("{RESULT} = {AWAIT}({call})\n")
+        } else {
+            format!("{RESULT} = {call}\n")
+        };
         self.host_run(scope, &code, &bind)
     }
 
