@@ -11,8 +11,18 @@
 //!   (`target/<profile>/deps`) and in `target/<profile>`; the newest wins.
 //! - `SENSE_VALGRIND=1` runs the C and C++ programs under
 //!   `valgrind --leak-check=full --error-exitcode=1`.
-//! - A missing `cc`, `c++`, `go` or (with `SENSE_VALGRIND=1`) `valgrind`
-//!   fails the test that needs it, naming the Debian package to install.
+//! - `SENSE_SANITIZE=address` (AddressSanitizer with LeakSanitizer) or
+//!   `SENSE_SANITIZE=undefined` (UndefinedBehaviorSanitizer, no recovery)
+//!   compiles every C and C++ program with `clang`/`clang++` and
+//!   `-fsanitize=...` `-fno-omit-frame-pointer -g` (into
+//!   `target/<profile>/sense-hosts/<sanitizer>/`), links the uninstrumented
+//!   `libsense.a`, runs it with `ASAN_OPTIONS`/`UBSAN_OPTIONS` set so that a
+//!   report aborts it, and also fails a run whose stderr holds a sanitizer
+//!   report. `sanitize/self_check` proves a planted bug
+//!   (`tests/hosts/sanitize/`) is caught. The Go test is reported ignored.
+//! - A missing `cc`, `c++`, `go`, (with `SENSE_VALGRIND=1`) `valgrind` or
+//!   (with `SENSE_SANITIZE`) `clang` or its sanitizer runtimes fails the
+//!   test that needs it, naming the Debian package to install.
 //!   `SENSE_SKIP_GO=1` turns the Go test into a reported "ignored".
 //!   `pkg-config` missing marks the pkg-config check ignored.
 //!
@@ -21,11 +31,145 @@
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 use std::time::SystemTime;
 
 const C_FLAGS: &[&str] = &["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror"];
 const CXX_FLAGS: &[&str] = &["-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Werror"];
 const SYS_LIBS: &[&str] = &["-lpthread", "-ldl", "-lm"];
+
+/// A sanitizer build of the C and C++ hosts (`SENSE_SANITIZE`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Sanitizer {
+    /// AddressSanitizer, with LeakSanitizer.
+    Address,
+    /// UndefinedBehaviorSanitizer; the first report ends the program.
+    Undefined,
+}
+
+impl Sanitizer {
+    /// `SENSE_SANITIZE`: unset or empty, `address` or `undefined`.
+    fn from_env() -> Result<Option<Sanitizer>, String> {
+        match std::env::var("SENSE_SANITIZE") {
+            Err(_) => Ok(None),
+            Ok(v) if v.is_empty() => Ok(None),
+            Ok(v) if v == "address" => Ok(Some(Sanitizer::Address)),
+            Ok(v) if v == "undefined" => Ok(Some(Sanitizer::Undefined)),
+            Ok(v) => Err(format!(
+                "SENSE_SANITIZE={v:?}: expected `address` or `undefined`"
+            )),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Sanitizer::Address => "address",
+            Sanitizer::Undefined => "undefined",
+        }
+    }
+
+    /// Compile and link flags (clang's driver links its runtime).
+    fn flags(self) -> &'static [&'static str] {
+        match self {
+            Sanitizer::Address => &["-fsanitize=address", "-fno-omit-frame-pointer", "-g"],
+            Sanitizer::Undefined => &[
+                "-fsanitize=undefined",
+                "-fno-sanitize-recover=all",
+                "-fno-omit-frame-pointer",
+                "-g",
+            ],
+        }
+    }
+
+    /// The runtime options variable and its value. A report aborts the
+    /// program. `fast_unwind_on_malloc=0` gives full allocation stacks
+    /// through libsense, which is built without frame pointers.
+    fn options(self) -> (&'static str, &'static str) {
+        match self {
+            Sanitizer::Address => (
+                "ASAN_OPTIONS",
+                "detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0:\
+                 detect_stack_use_after_return=1:strict_string_checks=1",
+            ),
+            Sanitizer::Undefined => ("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1"),
+        }
+    }
+}
+
+/// The sanitizer selected by `SENSE_SANITIZE` (`main` has validated it).
+fn sanitizer() -> Option<Sanitizer> {
+    Sanitizer::from_env().ok().flatten()
+}
+
+/// The C compiler and the Debian package that provides it.
+fn c_compiler() -> (&'static str, &'static str) {
+    match sanitizer() {
+        Some(_) => ("clang", "clang"),
+        None => ("cc", "gcc"),
+    }
+}
+
+/// The C++ compiler and the Debian package that provides it.
+fn cxx_compiler() -> (&'static str, &'static str) {
+    match sanitizer() {
+        Some(_) => ("clang++", "clang"),
+        None => ("c++", "g++"),
+    }
+}
+
+/// `base` plus the sanitizer's flags, if one is selected.
+fn with_sanitizer_flags<'a>(base: &[&'a str]) -> Vec<&'a str> {
+    let mut flags = base.to_vec();
+    if let Some(s) = sanitizer() {
+        flags.extend_from_slice(s.flags());
+    }
+    flags
+}
+
+/// Checks the compiler is there and, under a sanitizer, that clang can
+/// link a sanitized program (its runtimes are a separate Debian package,
+/// only recommended by `clang`). The probe runs once per test binary.
+fn require_compiler((tool, package): (&str, &str)) -> Result<(), Failed> {
+    require(tool, package)?;
+    let Some(san) = sanitizer() else {
+        return Ok(());
+    };
+    static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
+    PROBE
+        .get_or_init(|| probe_sanitizer_runtime(san))
+        .clone()
+        .map_err(Failed::from)
+}
+
+fn probe_sanitizer_runtime(san: Sanitizer) -> Result<(), String> {
+    let dir = out_dir();
+    let src = dir.join("probe.c");
+    std::fs::write(&src, "int main(void) { return 0; }\n").map_err(|e| e.to_string())?;
+    let mut cmd = Command::new("clang");
+    cmd.args(san.flags())
+        .arg(&src)
+        .arg("-o")
+        .arg(dir.join("probe"));
+    match run(&mut cmd) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let major = Command::new("clang")
+                .arg("-dumpversion")
+                .output()
+                .ok()
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+                .and_then(|v| v.split('.').next().map(str::to_string))
+                .unwrap_or_else(|| "<version>".to_string());
+            Err(format!(
+                "clang cannot link a -fsanitize={} program: install clang's sanitizer \
+                 runtimes (`apt-get install -y libclang-rt-{major}-dev`, or \
+                 `libclang-rt-dev` for Debian's default clang)\n{}",
+                san.name(),
+                e.message().unwrap_or_default()
+            ))
+        }
+    }
+}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -48,12 +192,16 @@ fn deps_dir() -> PathBuf {
     exe.parent().expect("deps dir").to_path_buf()
 }
 
-/// Where compiled host programs go.
+/// Where compiled host programs go: `target/<profile>/sense-hosts`, or its
+/// subdirectory named after the sanitizer, so the builds never mix.
 fn out_dir() -> PathBuf {
-    let dir = deps_dir()
+    let mut dir = deps_dir()
         .parent()
         .expect("profile dir")
         .join("sense-hosts");
+    if let Some(s) = sanitizer() {
+        dir.push(s.name());
+    }
     std::fs::create_dir_all(&dir).expect("create target/<profile>/sense-hosts");
     dir
 }
@@ -148,8 +296,10 @@ fn build(compiler: &str, flags: &[&str], sources: &[PathBuf], exe: &Path) -> Res
     run(&mut cmd).map(drop)
 }
 
-/// Runs a host program from `cwd`, under valgrind when `SENSE_VALGRIND=1`.
-fn run_host(exe: &Path, cwd: &Path) -> Result<(), Failed> {
+/// Runs a host program from `cwd` and returns its stdout: under valgrind
+/// when `SENSE_VALGRIND=1`; with the sanitizer's options when
+/// `SENSE_SANITIZE` is set, failing also on a report in its stderr.
+fn run_host(exe: &Path, cwd: &Path) -> Result<String, Failed> {
     let mut cmd = if env_is("SENSE_VALGRIND", "1") {
         require("valgrind", "valgrind")?;
         let mut c = Command::new("valgrind");
@@ -162,7 +312,44 @@ fn run_host(exe: &Path, cwd: &Path) -> Result<(), Failed> {
         Command::new(exe)
     };
     cmd.current_dir(cwd);
-    run(&mut cmd).map(drop)
+    let Some(san) = sanitizer() else {
+        return run(&mut cmd);
+    };
+    let (var, ours) = san.options();
+    // Options already in the environment come last, so they can add to
+    // (or override) ours.
+    let options = match std::env::var(var) {
+        Ok(extra) if !extra.is_empty() => format!("{ours}:{extra}"),
+        _ => ours.to_string(),
+    };
+    cmd.env(var, &options);
+    let shown = format!("{var}={options} {cmd:?}");
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report = sanitizer_report(&stderr);
+    if out.status.success() && !report {
+        return Ok(stdout);
+    }
+    let what = if report {
+        "reported by the sanitizer"
+    } else {
+        "failed"
+    };
+    Err(format!(
+        "{shown} {what} ({})\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        out.status
+    )
+    .into())
+}
+
+/// Whether a program's stderr holds an AddressSanitizer, LeakSanitizer or
+/// UndefinedBehaviorSanitizer report (`ERROR: AddressSanitizer: ...`,
+/// `SUMMARY: UndefinedBehaviorSanitizer: ...`, `x.c:1:2: runtime error: ...`).
+fn sanitizer_report(stderr: &str) -> bool {
+    stderr.contains("Sanitizer:") || stderr.contains(": runtime error: ")
 }
 
 fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
@@ -183,27 +370,28 @@ fn stem(p: &Path) -> String {
 }
 
 fn c_program(src: PathBuf) -> Result<(), Failed> {
-    require("cc", "gcc")?;
+    require_compiler(c_compiler())?;
     let exe = out_dir().join(format!("c_{}", stem(&src)));
-    build("cc", C_FLAGS, &[src], &exe)?;
-    run_host(&exe, &hosts_dir().join("c"))
+    build(c_compiler().0, &with_sanitizer_flags(C_FLAGS), &[src], &exe)?;
+    run_host(&exe, &hosts_dir().join("c")).map(drop)
 }
 
 fn cpp_program(src: PathBuf) -> Result<(), Failed> {
-    require("c++", "g++")?;
+    require_compiler(cxx_compiler())?;
     let exe = out_dir().join(format!("cpp_{}", stem(&src)));
-    let mut flags = CXX_FLAGS.to_vec();
+    let mut flags = with_sanitizer_flags(CXX_FLAGS);
     let wrapper_dir = hosts_dir().join("cpp");
     let inc = format!("-I{}", wrapper_dir.display());
     flags.push(&inc);
-    build("c++", &flags, &[src], &exe)?;
-    run_host(&exe, &wrapper_dir)
+    build(cxx_compiler().0, &flags, &[src], &exe)?;
+    run_host(&exe, &wrapper_dir).map(drop)
 }
 
-/// `cpp_compat`: the header compiles as C++.
+/// `cpp_compat`: the header compiles as C++ (with clang++ under
+/// `SENSE_SANITIZE`).
 fn cpp_header_syntax() -> Result<(), Failed> {
-    require("c++", "g++")?;
-    let mut cmd = Command::new("c++");
+    require(cxx_compiler().0, cxx_compiler().1)?;
+    let mut cmd = Command::new(cxx_compiler().0);
     cmd.args(CXX_FLAGS)
         .arg("-fsyntax-only")
         .arg("-I")
@@ -215,24 +403,30 @@ fn cpp_header_syntax() -> Result<(), Failed> {
 /// Two translation units including the header link into one program (no
 /// definitions in the header).
 fn double_include() -> Result<(), Failed> {
-    require("cc", "gcc")?;
+    require_compiler(c_compiler())?;
     let dir = hosts_dir().join("c/double_include");
     let exe = out_dir().join("c_double_include");
-    build("cc", C_FLAGS, &[dir.join("a.c"), dir.join("b.c")], &exe)?;
-    run_host(&exe, &dir)
+    let sources = [dir.join("a.c"), dir.join("b.c")];
+    build(
+        c_compiler().0,
+        &with_sanitizer_flags(C_FLAGS),
+        &sources,
+        &exe,
+    )?;
+    run_host(&exe, &dir).map(drop)
 }
 
 /// The README example linked against the shared library.
 fn dynamic_link() -> Result<(), Failed> {
-    require("cc", "gcc")?;
+    require_compiler(c_compiler())?;
     let so = find_lib("so")?;
     // Copy it alone into a directory so `-lsense` cannot pick the `.a`.
     let dir = out_dir().join("dynamic");
     std::fs::create_dir_all(&dir)?;
     std::fs::copy(&so, dir.join("libsense.so"))?;
     let exe = out_dir().join("c_example_readme_dynamic");
-    let mut cmd = Command::new("cc");
-    cmd.args(C_FLAGS)
+    let mut cmd = Command::new(c_compiler().0);
+    cmd.args(with_sanitizer_flags(C_FLAGS))
         .arg("-I")
         .arg(include_dir())
         .arg(hosts_dir().join("c/example_readme.c"))
@@ -242,7 +436,7 @@ fn dynamic_link() -> Result<(), Failed> {
         .arg("-o")
         .arg(&exe);
     run(&mut cmd)?;
-    let out = run(Command::new(&exe).current_dir(hosts_dir().join("c")))?;
+    let out = run_host(&exe, &hosts_dir().join("c"))?;
     if !out.contains("1 passed, 0 failed") {
         return Err(format!("unexpected output:\n{out}").into());
     }
@@ -251,7 +445,7 @@ fn dynamic_link() -> Result<(), Failed> {
 
 /// `include/sense.pc` gives working flags for an installed layout.
 fn pkg_config() -> Result<(), Failed> {
-    require("cc", "gcc")?;
+    require_compiler(c_compiler())?;
     let prefix = out_dir().join("prefix");
     std::fs::create_dir_all(prefix.join("include"))?;
     std::fs::create_dir_all(prefix.join("lib"))?;
@@ -265,14 +459,14 @@ fn pkg_config() -> Result<(), Failed> {
         .arg(format!("--define-variable=prefix={}", prefix.display()))
         .args(["--static", "--cflags", "--libs", "sense"]))?;
     let exe = out_dir().join("c_example_readme_pkg_config");
-    let mut cmd = Command::new("cc");
-    cmd.args(C_FLAGS)
+    let mut cmd = Command::new(c_compiler().0);
+    cmd.args(with_sanitizer_flags(C_FLAGS))
         .arg(hosts_dir().join("c/example_readme.c"))
         .args(flags.split_whitespace())
         .arg("-o")
         .arg(&exe);
     run(&mut cmd)?;
-    run_host(&exe, &hosts_dir().join("c"))
+    run_host(&exe, &hosts_dir().join("c")).map(drop)
 }
 
 /// Every function the header declares is called from some C host test.
@@ -301,6 +495,48 @@ fn exports_covered() -> Result<(), Failed> {
         Ok(())
     } else {
         Err(format!("exported but never called from tests/hosts/c: {missing:?}").into())
+    }
+}
+
+/// `sanitize/self_check`: a program with a planted bug from
+/// `tests/hosts/sanitize/` (a leaked libsense value under `address`, a
+/// signed overflow under `undefined`) must fail with the sanitizer's
+/// report, so a build that silently lost its instrumentation (or runtime
+/// options that stopped failing the run) cannot pass as clean.
+fn sanitizer_self_check(san: Sanitizer) -> Result<(), Failed> {
+    require_compiler(c_compiler())?;
+    let (file, expected): (&str, &[&str]) = match san {
+        // The allocation stack reaches into libsense's Rust code.
+        Sanitizer::Address => (
+            "leak.c",
+            &[
+                "ERROR: LeakSanitizer: detected memory leaks",
+                "sense_value_new_string",
+            ],
+        ),
+        Sanitizer::Undefined => ("overflow.c", &["runtime error: signed integer overflow"]),
+    };
+    let dir = hosts_dir().join("sanitize");
+    let exe = out_dir().join(format!("self_check_{}", stem(Path::new(file))));
+    build(
+        c_compiler().0,
+        &with_sanitizer_flags(C_FLAGS),
+        &[dir.join(file)],
+        &exe,
+    )?;
+    match run_host(&exe, &dir) {
+        Ok(out) => Err(format!(
+            "{file} ran clean under -fsanitize={}: the sanitizer is not working\n{out}",
+            san.name()
+        )
+        .into()),
+        Err(e) => {
+            let msg = e.message().unwrap_or_default();
+            match expected.iter().find(|want| !msg.contains(**want)) {
+                None => Ok(()),
+                Some(want) => Err(format!("{file} failed, but without {want:?}:\n{msg}").into()),
+            }
+        }
     }
 }
 
@@ -349,6 +585,17 @@ fn build_libsense() -> Result<(), String> {
 
 fn main() {
     let args = Arguments::from_args();
+    let san = match Sanitizer::from_env() {
+        Ok(san) => san,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    };
+    if san.is_some() && env_is("SENSE_VALGRIND", "1") {
+        eprintln!("SENSE_SANITIZE and SENSE_VALGRIND=1 exclude each other: set one");
+        std::process::exit(1);
+    }
     if let Err(e) = build_libsense() {
         eprintln!("could not build libsense: {e}");
         std::process::exit(1);
@@ -373,8 +620,20 @@ fn main() {
         trials.push(Trial::test(name, move || cpp_program(src)));
     }
 
-    let skip_go = env_is("SENSE_SKIP_GO", "1");
-    if skip_go {
+    if let Some(san) = san {
+        trials.push(Trial::test("sanitize/self_check", move || {
+            sanitizer_self_check(san)
+        }));
+    }
+
+    let skip_go = env_is("SENSE_SKIP_GO", "1") || san.is_some();
+    if let Some(san) = san {
+        eprintln!(
+            "SENSE_SANITIZE={}: the C and C++ hosts are built with clang; \
+             the Go host test is reported as ignored",
+            san.name()
+        );
+    } else if skip_go {
         eprintln!("SENSE_SKIP_GO=1: the Go host test is reported as ignored");
     }
     trials.push(

@@ -2,6 +2,8 @@
  * model, capabilities, and the sense_completion NULL paths. */
 #include "harness.h"
 
+#include <math.h>
+
 typedef struct provider_log {
     char last_model[64];
     char last_prompt[256];
@@ -41,7 +43,7 @@ static void probe_complete(void *user_data, sense_str model_id, sense_str prompt
     bad |= sense_completion_set_text(completion, NULL, 1, NULL) != SENSE_STATUS_INVALID_ARGUMENT;
     bad |= sense_completion_set_text(completion, "\xff", 1, NULL) != SENSE_STATUS_INVALID_UTF8;
     bad |= sense_completion_set_confidence(NULL, 0.5, NULL) != SENSE_STATUS_INVALID_ARGUMENT;
-    bad |= sense_completion_set_confidence(completion, 0.0 / 0.0, NULL) !=
+    bad |= sense_completion_set_confidence(completion, NAN, NULL) !=
            SENSE_STATUS_INVALID_ARGUMENT;
     bad |= sense_completion_fail(NULL, "x", 1, NULL) != SENSE_STATUS_INVALID_ARGUMENT;
     bad |= sense_completion_fail(completion, "\xff", 1, NULL) != SENSE_STATUS_INVALID_UTF8;
