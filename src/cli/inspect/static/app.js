@@ -459,9 +459,12 @@ function render(s) {
   $('memories').replaceChildren(...renderMemories(s.memories));
   const out = $('output');
   const outAtEnd = out.scrollTop + out.clientHeight >= out.scrollHeight - 4;
-  const text = (s.output.truncated ? '… (older output dropped)\n' : '') + s.output.text;
+  const none = s.program.mode === 'state'
+    ? '(no output since the state was loaded; earlier output is not kept in state files)'
+    : '(no output yet)';
+  const text = ((s.output.truncated ? '… (older output dropped)\n' : '') + s.output.text) || none;
   if (out.textContent !== text) {
-    out.textContent = text || '(no output yet)';
+    out.textContent = text;
     if (outAtEnd) out.scrollTop = out.scrollHeight;
   }
   const wrap = document.querySelector('.audit-wrap');
