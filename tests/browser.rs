@@ -11,6 +11,7 @@
 #[path = "browser/server.rs"]
 mod server;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -52,7 +53,12 @@ fn console_in_headless_chromium() {
     if !need.is_empty() {
         let list = need.join("\n  - ");
         if std::env::var("SENSE_SKIP_BROWSER").is_ok_and(|v| v == "1") {
-            println!("SKIPPED: browser test (SENSE_SKIP_BROWSER=1); missing:\n  - {list}");
+            // Straight to stderr, past the test harness's capture, so the
+            // skip shows in every run's output.
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: browser test console_in_headless_chromium (SENSE_SKIP_BROWSER=1); missing:\n  - {list}"
+            );
             return;
         }
         panic!(
