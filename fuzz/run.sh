@@ -62,10 +62,14 @@ if [[ "${1:-}" == "seeds" ]]; then
         mkdir -p "corpus/$t"
         # Merge the fresh candidates with the committed seeds, keeping only
         # inputs that add coverage.
-        mkdir -p "$tmp/min-$t"
-        cargo fuzz run "$t" "$tmp/min-$t" "corpus/$t" "$tmp/$t" -- \
-            -merge=1 -max_len="$(max_len "$t")" "${libfuzzer_opts[@]}" >"$tmp/merge-$t.log" 2>&1 ||
+        mkdir -p "$tmp/merged-$t"
+        cargo fuzz run "$t" "$tmp/merged-$t" "corpus/$t" "$tmp/$t" -- \
+            -merge=1 -merge_control_file="$tmp/control-$t" \
+            -max_len="$(max_len "$t")" "${libfuzzer_opts[@]}" >"$tmp/merge-$t.log" 2>&1 ||
             { tail -20 "$tmp/merge-$t.log"; exit 1; }
+        # libFuzzer keeps every input with a new feature (hit counts too);
+        # keep a set cover by edges instead, so the corpus stays small.
+        cargo run --quiet --example seeds -- cover "$tmp/control-$t" "$tmp/min-$t"
         rm -rf "corpus/$t"
         mv "$tmp/min-$t" "corpus/$t"
         echo "corpus/$t: $(ls "corpus/$t" | wc -l) files"

@@ -7,8 +7,11 @@
 //!   and `tests/fixtures/snapshot_v1.bin`;
 //! - `host_api/`: a few deterministic pseudo-random operation sequences.
 //!
-//! `cargo run --example seeds -- OUT_DIR`; `run.sh seeds` then minimises
-//! them into `corpus/<target>/` with `cargo fuzz cmin`.
+//! `cargo run --example seeds -- OUT_DIR`; `run.sh seeds` then merges them
+//! with libFuzzer (`-merge=1`, which keeps every input with a new feature,
+//! hit counts included) and `cargo run --example seeds -- cover CONTROL
+//! OUT_DIR` keeps a greedy set cover of the merged inputs by *edges* only,
+//! so the committed corpus stays at a few hundred files.
 
 use sense_agents::{AgentStatus, HostValue, Progress, Runtime};
 use sense_fuzz::{ExtMode, config, register_ext};
@@ -167,7 +170,75 @@ fn pseudo_random(seed: u64, len: usize) -> Vec<u8> {
         .collect()
 }
 
+/// An input joins the cover only if it adds this many edges.
+const MIN_GAIN: usize = 4;
+
+/// Greedy set cover over the edges (`COV` lines) of a libFuzzer merge
+/// control file: copies the chosen inputs into `out`.
+fn cover(control: &Path, out: &Path) {
+    let text = std::fs::read_to_string(control).expect("read the merge control file");
+    let mut lines = text.lines();
+    let files: usize = lines.next().and_then(|l| l.trim().parse().ok()).expect("file count");
+    let _first: usize = lines.next().and_then(|l| l.trim().parse().ok()).expect("first corpus");
+    let paths: Vec<PathBuf> = (0..files)
+        .map(|_| PathBuf::from(lines.next().expect("a path")))
+        .collect();
+    let mut cov: Vec<HashSet<u64>> = vec![HashSet::new(); files];
+    let mut sizes = vec![usize::MAX; files];
+    for line in lines {
+        let mut words = line.split_whitespace();
+        let kind = words.next();
+        let Some(i) = words.next().and_then(|w| w.parse::<usize>().ok()) else {
+            continue;
+        };
+        if i >= files {
+            continue;
+        }
+        match kind {
+            Some("COV") => cov[i].extend(words.filter_map(|w| w.parse::<u64>().ok())),
+            Some("STARTED") => sizes[i] = words.next().and_then(|w| w.parse().ok()).unwrap_or(0),
+            _ => {}
+        }
+    }
+    let mut covered: HashSet<u64> = HashSet::new();
+    let mut chosen = Vec::new();
+    // Lazy greedy: gains only shrink, so a stale gain is an upper bound.
+    let mut heap: std::collections::BinaryHeap<(usize, std::cmp::Reverse<usize>, usize)> = (0
+        ..files)
+        .map(|i| (cov[i].len(), std::cmp::Reverse(sizes[i]), i))
+        .collect();
+    while let Some((stale, size, i)) = heap.pop() {
+        let gain = cov[i].iter().filter(|pc| !covered.contains(pc)).count();
+        if gain < MIN_GAIN {
+            continue;
+        }
+        if gain < stale {
+            heap.push((gain, size, i));
+            continue;
+        }
+        covered.extend(cov[i].iter().copied());
+        chosen.push(i);
+    }
+    std::fs::create_dir_all(out).expect("create output directory");
+    for i in &chosen {
+        let bytes = std::fs::read(&paths[*i]).expect("read a merged input");
+        std::fs::write(out.join(format!("{:016x}", fnv(&bytes))), bytes).expect("write seed");
+    }
+    let all: HashSet<u64> = cov.iter().flatten().copied().collect();
+    println!(
+        "{} of {files} inputs cover {} of {} edges",
+        chosen.len(),
+        covered.len(),
+        all.len()
+    );
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("cover") {
+        let arg = |n| PathBuf::from(std::env::args().nth(n).expect("cover CONTROL OUT_DIR"));
+        cover(&arg(2), &arg(3));
+        return;
+    }
     let out = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "seeds".into()));
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut programs = Vec::new();
