@@ -332,13 +332,22 @@ impl Vm {
     }
 
     /// Structural equality for the object kinds that have it (answers).
+    /// Answers are dataclasses in the reference: equal when their value,
+    /// confidence and source are (Python tuple equality, identity first).
     fn objects_equal(
         &self,
-        _x: crate::heap::ObjRef,
-        _y: crate::heap::ObjRef,
-        _depth: usize,
+        x: crate::heap::ObjRef,
+        y: crate::heap::ObjRef,
+        depth: usize,
     ) -> EvalResult<bool> {
-        Ok(false)
+        let (Obj::Answer(p), Obj::Answer(q)) = (self.heap.get(x), self.heap.get(y)) else {
+            return Ok(false);
+        };
+        let same_value = match (p.value.obj_ref(), q.value.obj_ref()) {
+            (Some(r1), Some(r2)) if r1 == r2 => true,
+            _ => self.host_equal(p.value, q.value, depth + 1)?,
+        };
+        Ok(same_value && p.confidence == q.confidence && p.source == q.source)
     }
 
     pub(crate) fn index(&mut self, t: Value, i: Value) -> EvalResult<Value> {
