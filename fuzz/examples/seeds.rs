@@ -178,8 +178,14 @@ const MIN_GAIN: usize = 4;
 fn cover(control: &Path, out: &Path) {
     let text = std::fs::read_to_string(control).expect("read the merge control file");
     let mut lines = text.lines();
-    let files: usize = lines.next().and_then(|l| l.trim().parse().ok()).expect("file count");
-    let _first: usize = lines.next().and_then(|l| l.trim().parse().ok()).expect("first corpus");
+    let files: usize = lines
+        .next()
+        .and_then(|l| l.trim().parse().ok())
+        .expect("file count");
+    let _first: usize = lines
+        .next()
+        .and_then(|l| l.trim().parse().ok())
+        .expect("first corpus");
     let paths: Vec<PathBuf> = (0..files)
         .map(|_| PathBuf::from(lines.next().expect("a path")))
         .collect();

@@ -179,7 +179,11 @@ impl World {
         if let Ok(State::Completed) = r
             && let Ok(status) = self.rt.status(id)
         {
-            assert_ne!(status, AgentStatus::Running, "agent still running after its call");
+            assert_ne!(
+                status,
+                AgentStatus::Running,
+                "agent still running after its call"
+            );
         }
     }
 

@@ -43,13 +43,19 @@ impl ExtMode {
 /// depending on `mode`.
 pub fn register_ext(rt: &mut Runtime, mode: &ExtMode) {
     let mode = mode.0.clone();
-    rt.register_fn("ext", None, move |args| match mode.load(Ordering::Relaxed) {
-        0 => Ok(HostReturn::Value(args.first().cloned().unwrap_or(HostValue::Nil))),
-        1 => Ok(HostReturn::Suspend(HostValue::from("ext waits"))),
-        _ => Err("ext failed".to_string()),
+    rt.register_fn("ext", None, move |args| {
+        match mode.load(Ordering::Relaxed) {
+            0 => Ok(HostReturn::Value(
+                args.first().cloned().unwrap_or(HostValue::Nil),
+            )),
+            1 => Ok(HostReturn::Suspend(HostValue::from("ext waits"))),
+            _ => Err("ext failed".to_string()),
+        }
     });
     rt.register_fn("ext_suspend", Some(1), |args| {
-        Ok(HostReturn::Suspend(args.first().cloned().unwrap_or(HostValue::Nil)))
+        Ok(HostReturn::Suspend(
+            args.first().cloned().unwrap_or(HostValue::Nil),
+        ))
     });
 }
 
