@@ -32,8 +32,11 @@ fn step_budget_error_leaves_the_runtime_usable() {
             err.display_text(),
             "[line 1] step budget exhausted (500 steps)"
         );
-        rt.run_source("ok.sns", "t = 0\nfor i in range(100):\n    t = t + i\nprint(t)\n")
-            .unwrap_or_else(|e| panic!("{}", e.rendered()));
+        rt.run_source(
+            "ok.sns",
+            "t = 0\nfor i in range(100):\n    t = t + i\nprint(t)\n",
+        )
+        .unwrap_or_else(|e| panic!("{}", e.rendered()));
     }
     assert_eq!(*out.lock().unwrap(), "4950\n4950\n4950\n");
 }
@@ -93,7 +96,10 @@ fn host_copies_of_shared_arrays_are_bounded() {
         panic!("not paused");
     };
     assert_eq!(count_leaves(&reason), (8, 0));
-    assert_eq!(reason.to_string(), "[[[[1], [1]], [[1], [1]]], [[[1], [1]], [[1], [1]]]]");
+    assert_eq!(
+        reason.to_string(),
+        "[[[[1], [1]], [[1], [1]]], [[[1], [1]], [[1], [1]]]]"
+    );
 }
 
 /// Broke: `print`/`str` of an array with shared sub-arrays rendered each
