@@ -4,7 +4,8 @@
 //! `target/browser-artifacts/`.
 //!
 //! Needs `node`, `/usr/bin/chromium` (or `$SENSE_CHROMIUM`) and
-//! `npm ci` run in tests/browser; `.ci/run` installs all three. Without
+//! playwright-core in tests/browser/node_modules (the test runs `npm ci`
+//! there when it is missing); `.ci/run` installs all three. Without
 //! them the test fails and says what to install, unless
 //! `SENSE_SKIP_BROWSER=1` is set — then it reports itself as skipped.
 
@@ -35,10 +36,19 @@ fn missing() -> Vec<String> {
         ));
     }
     let dir = root().join("tests/browser");
-    if !dir
-        .join("node_modules/playwright-core/package.json")
-        .is_file()
-    {
+    let installed = |dir: &Path| {
+        dir.join("node_modules/playwright-core/package.json")
+            .is_file()
+    };
+    if !installed(&dir) {
+        // The lock file pins playwright-core (no browser download): fetch
+        // it once, so `cargo test --workspace` needs only node and npm.
+        let _ = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir)
+            .status();
+    }
+    if !installed(&dir) {
         need.push(format!(
             "playwright-core (run `npm ci` in {})",
             dir.display()
