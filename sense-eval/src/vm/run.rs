@@ -266,7 +266,13 @@ impl Vm {
                             }
                         }
                     }
-                    Op::ReturnOutside => fail!(EvalError::runtime("'return' outside a function")),
+                    Op::ReturnOutside => {
+                        self.set_ip(ip);
+                        let err = EvalError::runtime("'return' outside a function")
+                            .at(proto.span_at(ip), proto.file);
+                        self.throw_stray(err)?;
+                        continue 'frames;
+                    }
                     Op::EnterBlock => {
                         let env = self.env();
                         self.cur.blocks.push(env);
@@ -295,7 +301,9 @@ impl Vm {
                     }
                     Op::Break | Op::Continue => {
                         self.set_ip(ip);
-                        tri!(self.do_break(op == Op::Continue));
+                        if let Err(err) = self.do_break(op == Op::Continue) {
+                            self.throw_stray(err.at(proto.span_at(ip), proto.file))?;
+                        }
                         continue 'frames;
                     }
                     Op::IterPrep => {

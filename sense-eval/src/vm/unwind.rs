@@ -13,13 +13,24 @@ impl Vm {
     /// (execution continues after that block); otherwise the fiber dies,
     /// an agent fiber's agent fails, and the error moves to the fiber that
     /// started or resumed it — or back to the host.
-    pub(crate) fn throw(&mut self, mut err: EvalError) -> EvalResult<()> {
+    pub(crate) fn throw(&mut self, err: EvalError) -> EvalResult<()> {
+        self.throw_from(err, true)
+    }
+
+    /// A stray `return`/`break`/`continue` (no function or loop to end):
+    /// in the reference the signal passes through `test` blocks
+    /// (LANGUAGE.md §3.11), so the error they become is not contained by
+    /// the `test` blocks of the fiber where it arises.
+    pub(crate) fn throw_stray(&mut self, err: EvalError) -> EvalResult<()> {
+        self.throw_from(err, false)
+    }
+
+    fn throw_from(&mut self, mut err: EvalError, mut containable: bool) -> EvalResult<()> {
         loop {
             let floor = self.nested.last().copied().unwrap_or(0);
-            let handler =
-                self.cur.ctl.iter().rposition(|c| {
-                    matches!(c.kind, CtlKind::Test { .. }) && c.frame as usize >= floor
-                });
+            let handler = self.cur.ctl.iter().rposition(|c| {
+                containable && matches!(c.kind, CtlKind::Test { .. }) && c.frame as usize >= floor
+            });
             if let Some(pos) = handler {
                 let Some(ctl) = self.cur.ctl.get(pos).cloned() else {
                     return Err(err);
@@ -63,6 +74,7 @@ impl Vm {
                 match self.future_failed(future, err) {
                     Some(e) => {
                         err = e;
+                        containable = true;
                         continue;
                     }
                     None => return Ok(()),
@@ -84,6 +96,7 @@ impl Vm {
                 Some(e) => err = e,
                 None => return Ok(()),
             }
+            containable = true;
         }
     }
 
@@ -125,6 +138,9 @@ impl Vm {
         let Some(ctl) = self.cur.ctl.get(pos).cloned() else {
             return Err(EvalError::runtime("internal error: loop record"));
         };
+        if let Some(f) = self.cur.frames.get(ctl.frame as usize) {
+            self.release_block_scopes(f.env, ctl.env);
+        }
         self.cur.ctl.truncate(pos + 1);
         self.cur.frames.truncate(ctl.frame as usize + 1);
         self.cur.stack.truncate(ctl.stack as usize);
@@ -139,6 +155,32 @@ impl Vm {
             f.ip = if is_continue { continue_ip } else { break_ip };
         }
         Ok(())
+    }
+
+    /// Recycles the block scopes between `from` and its ancestor `to` that
+    /// a jump abandons (unless captured). Left in place, they would outlive
+    /// their parent — recycled when the enclosing block ends — and a
+    /// snapshot of the runtime would not restore (issue 8). Does nothing
+    /// when `to` does not enclose `from`.
+    fn release_block_scopes(&mut self, from: crate::heap::ScopeRef, to: crate::heap::ScopeRef) {
+        let mut chain = Vec::new();
+        let mut captured = false;
+        let mut at = from;
+        while at != to {
+            let scope = self.heap.scope(at);
+            // Everything above a captured scope is captured too.
+            captured |= scope.is_captured();
+            if !captured {
+                chain.push(at);
+            }
+            let Some(parent) = scope.parent else {
+                return;
+            };
+            at = parent;
+        }
+        for s in chain {
+            self.heap.release_scope(s);
+        }
     }
 
     /// True when a safe point has work to do.
