@@ -162,3 +162,37 @@ fn importing_a_device_is_a_clean_import_error() {
     assert_eq!(err.class_name(), "SenseImportError", "{err}");
     assert!(err.display_text().contains("module not found"), "{err}");
 }
+
+/// Broke (found by the `source` fuzz target): after a program whose inner
+/// loop ended with `break`, a snapshot of the idle runtime did not
+/// restore: "a scope reference points at a free slot".
+#[test]
+fn snapshot_after_break_out_of_a_nested_loop_restores() {
+    let (mut rt, out) = runtime_with(Config::default());
+    rt.run_source(
+        "brk.sns",
+        "for a in [1, 2]:\n    for b in [10, 20, 30]:\n        if b == 20:\n            break\n        print(a, b)\n",
+    )
+    .unwrap();
+    assert_eq!(*out.lock().unwrap(), "1 10\n2 10\n");
+    let bytes = rt.snapshot().unwrap();
+    let (mut back, out2) = runtime_with(Config::default());
+    back.restore_snapshot(&bytes)
+        .unwrap_or_else(|e| panic!("{}", e.rendered()));
+    back.run_source("more.sns", "print(\"restored\")\n").unwrap();
+    assert_eq!(*out2.lock().unwrap(), "restored\n");
+    // `continue`, and `break` out of a loop inside a function called from
+    // a loop body, too.
+    for src in [
+        "for a in [1, 2]:\n    for b in [10, 20]:\n        if b == 10:\n            continue\n",
+        "def f():\n    for i in [1, 2]:\n        if true:\n            x = i\n            break\n    return 1\nfor j in [1, 2]:\n    if true:\n        y = f()\n",
+        "while true:\n    if true:\n        for k in [1]:\n            if k == 1:\n                z = [k]\n                break\n        break\n",
+    ] {
+        let (mut rt, _) = runtime_with(Config::default());
+        rt.run_source("loop.sns", src).unwrap();
+        let bytes = rt.snapshot().unwrap();
+        let (mut back, _) = runtime_with(Config::default());
+        back.restore_snapshot(&bytes)
+            .unwrap_or_else(|e| panic!("{src}: {}", e.rendered()));
+    }
+}
