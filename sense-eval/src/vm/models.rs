@@ -215,7 +215,9 @@ impl Vm {
         };
         self.check_model_capability(&m, env)?;
         let (answer, confidence) = if m.provider == "mock" {
-            (mock_format(&m.template, &text)?, m.confidence)
+            let answer = mock_format(&m.template, &text)
+                .map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))?;
+            (answer, m.confidence)
         } else {
             let r = self.with_provider(&m, |p, id| p.complete(id, &text))?;
             (r.text, r.confidence)
@@ -777,8 +779,9 @@ impl Vm {
 }
 
 /// Python's `str.format(prompt=…)` for the mock template: `{prompt}` is
-/// substituted, `{{`/`}}` are literal braces, anything else is an error.
-fn mock_format(template: &str, prompt: &str) -> EvalResult<String> {
+/// substituted, `{{`/`}}` are literal braces, anything else fails with
+/// Python's exception text (`KeyError: 'x'`, …), left to right.
+fn mock_format(template: &str, prompt: &str) -> Result<String, String> {
     let mut out = String::with_capacity(template.len() + prompt.len());
     let mut rest = template;
     while let Some(i) = rest.find(['{', '}']) {
@@ -794,14 +797,42 @@ fn mock_format(template: &str, prompt: &str) -> EvalResult<String> {
             out.push_str(prompt);
             rest = after;
         } else if let Some(after) = tail.strip_prefix('{') {
-            let field: String = after.chars().take_while(|c| *c != '}').collect();
-            return Err(EvalError::runtime(format!(
-                "model response_template failed: KeyError: '{field}'"
-            )));
-        } else {
-            return Err(EvalError::runtime(
-                "model response_template failed: ValueError: Single '}' encountered in format string",
+            if after.is_empty() {
+                return Err("ValueError: Single '{' encountered in format string".into());
+            }
+            let Some(close) = after.find('}') else {
+                return Err("ValueError: expected '}' before end of string".into());
+            };
+            let field = after.get(..close).unwrap_or("");
+            let name_end = field.find(['!', ':', '.', '[']).unwrap_or(field.len());
+            let name = field.get(..name_end).unwrap_or("");
+            if name == "prompt" {
+                // Conversions; other format specs are not reproduced.
+                match field.get(name_end..) {
+                    Some("!r") => out.push_str(&crate::numfmt::python_repr_str(prompt)),
+                    _ => out.push_str(prompt),
+                }
+                rest = after.get(close + 1..).unwrap_or("");
+                continue;
+            }
+            if name.is_empty() {
+                return Err(
+                    "IndexError: Replacement index 0 out of range for positional args tuple".into(),
+                );
+            }
+            if name.chars().all(|c| c.is_ascii_digit()) {
+                let index = name.trim_start_matches('0');
+                let index = if index.is_empty() { "0" } else { index };
+                return Err(format!(
+                    "IndexError: Replacement index {index} out of range for positional args tuple"
+                ));
+            }
+            return Err(format!(
+                "KeyError: {}",
+                crate::numfmt::python_repr_str(name)
             ));
+        } else {
+            return Err("ValueError: Single '}' encountered in format string".into());
         }
     }
     out.push_str(rest);
