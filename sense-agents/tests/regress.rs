@@ -179,7 +179,8 @@ fn snapshot_after_break_out_of_a_nested_loop_restores() {
     let (mut back, out2) = runtime_with(Config::default());
     back.restore_snapshot(&bytes)
         .unwrap_or_else(|e| panic!("{}", e.rendered()));
-    back.run_source("more.sns", "print(\"restored\")\n").unwrap();
+    back.run_source("more.sns", "print(\"restored\")\n")
+        .unwrap();
     assert_eq!(*out2.lock().unwrap(), "restored\n");
     // `continue`, and `break` out of a loop inside a function called from
     // a loop body, too.
@@ -195,4 +196,45 @@ fn snapshot_after_break_out_of_a_nested_loop_restores() {
         back.restore_snapshot(&bytes)
             .unwrap_or_else(|e| panic!("{src}: {}", e.rendered()));
     }
+}
+
+/// Broke (found by the `snapshot` fuzz target, reproducible from source):
+/// an agent paused with itself as the reason made every rendering of it —
+/// `print(a)`, and the host's `State::Paused` reason, `pause_reason()` and
+/// `agents()` — recurse without limit and overflow the Rust stack (see
+/// `regress/issue_8_agent_paused_with_itself.sns`).
+#[test]
+fn agent_paused_with_itself_as_the_reason() {
+    let (mut rt, _) = runtime_with(Config::default());
+    rt.run_source(
+        "self.sns",
+        "agent a:\n    got = pause(a)\n    print(\"resumed with\", got)\nagent b:\n    xs = [1]\n    push(xs, b)\n    pause(xs)\n",
+    )
+    .unwrap();
+    let a = rt.agent("a").unwrap();
+    let state = rt.start(a).unwrap();
+    let State::Paused { reason, kind } = state else {
+        panic!("{state:?}")
+    };
+    assert_eq!(kind, PauseKind::SelfPause);
+    assert_eq!(reason.type_name(), "Agent");
+    let _ = rt.pause_reason(a).unwrap();
+    let _ = rt.agents();
+    let err = rt.run_source("p.sns", "print(a)\n").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "SenseRuntimeError: maximum recursion depth exceeded"
+    );
+    let b = rt.agent("b").unwrap();
+    assert!(matches!(rt.start(b).unwrap(), State::Paused { .. }));
+    let err = rt.run_source("p.sns", "print(b)\n").unwrap_err();
+    assert!(err.display_text().contains("maximum recursion depth exceeded"), "{err}");
+    // Snapshots of such runtimes restore, and the agents resume.
+    let bytes = rt.snapshot().unwrap();
+    let (mut back, out) = runtime_with(Config::default());
+    back.restore_snapshot(&bytes).unwrap();
+    let _ = back.agents();
+    let a = back.agent("a").unwrap();
+    assert_eq!(back.resume(a, 3).unwrap(), State::Completed);
+    assert_eq!(*out.lock().unwrap(), "resumed with 3\n");
 }

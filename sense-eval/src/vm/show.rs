@@ -22,10 +22,15 @@ impl Vm {
     /// true and false read `None`, `True`, `False` (used by `assert`
     /// messages and conversion errors).
     pub fn py_str(&self, v: Value) -> EvalResult<String> {
+        self.py_str_at(v, 0)
+    }
+
+    /// `py_str` nested `depth` levels deep (a value can contain itself).
+    fn py_str_at(&self, v: Value, depth: usize) -> EvalResult<String> {
         let mut out = String::new();
         match v {
             Value::Str(_) => out.push_str(self.str_of(v).unwrap_or("")),
-            _ => self.show_into(v, &mut out, 0, true)?,
+            _ => self.show_into(v, &mut out, depth, true)?,
         }
         Ok(out)
     }
@@ -108,13 +113,18 @@ impl Vm {
                     out.push('>');
                     return Ok(());
                 }
-                self.show_object(r, out)?
+                self.show_object(r, out, depth)?
             }
         }
         Ok(())
     }
 
-    fn show_object(&self, r: crate::heap::ObjRef, out: &mut String) -> EvalResult<()> {
+    fn show_object(
+        &self,
+        r: crate::heap::ObjRef,
+        out: &mut String,
+        depth: usize,
+    ) -> EvalResult<()> {
         match self.heap.get(r) {
             Obj::Module(m) => {
                 out.push_str("<module ");
@@ -129,7 +139,9 @@ impl Vm {
                 if a.status == crate::agent::AgentStatus::Paused && self.host_truthy(a.pause_reason)
                 {
                     out.push_str(" (");
-                    out.push_str(&self.py_str(a.pause_reason)?);
+                    // Depth carries on: an agent can pause with itself as
+                    // the reason (issue 8: `pause(a)` then `print(a)`).
+                    out.push_str(&self.py_str_at(a.pause_reason, depth + 1)?);
                     out.push(')');
                 }
                 out.push('>');
@@ -170,7 +182,7 @@ impl Vm {
                     Some(c) => out.push_str(&format!("answer<{c:.2}>(")),
                     None => out.push_str("answer<?>("),
                 }
-                out.push_str(&self.show(a.value)?);
+                self.show_into(a.value, out, depth + 1, false)?;
                 out.push(')');
             }
             Obj::Future(f) => {
