@@ -706,8 +706,33 @@ impl Vm {
                         .collect::<EvalResult<_>>()?,
                 )
             }
-            _ => return Err(bad(self.type_name(v))),
+            _ => return Err(bad(self.python_class_name(v))),
         })
+    }
+
+    /// The reference's host class of a value that `json.dumps` rejects
+    /// (its TypeError names it).
+    fn python_class_name(&self, v: Value) -> &'static str {
+        match v {
+            Value::Func(_) => "SenseFunction",
+            Value::Native(_) => "BuiltinFunction",
+            Value::Obj(r) => match self.heap.get(r) {
+                Obj::Module(_) => "SenseModule",
+                Obj::Bound(_) => "BuiltinFunction",
+                Obj::Agent(_) => "SenseAgent",
+                Obj::Tool(_) => "SenseToolDef",
+                Obj::ActionDecl(_) => "SenseActionDef",
+                Obj::Action(_) => "SenseAction",
+                Obj::Model(_) => "SenseModel",
+                Obj::Answer(_) => "Answer",
+                Obj::Future(_) => "SenseFuture",
+                Obj::Skill(_) => "SenseSkill",
+                Obj::Memory(m) if m.path.is_some() => "SensePersistentMemory",
+                Obj::Memory(_) => "SenseMemory",
+                _ => self.type_name(v),
+            },
+            _ => self.type_name(v),
+        }
     }
 
     fn value_from_json(&mut self, j: &Json) -> EvalResult<Value> {
