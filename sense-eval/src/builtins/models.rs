@@ -13,7 +13,7 @@ pub(super) fn natives() -> Vec<NativeDef> {
         NativeDef::new("ask", Exact(1), ask).with_line(),
         NativeDef::new("ask_with_memory", Exact(2), ask_with_memory).with_line(),
         NativeDef::new("ask_with_tools", Exact(2), ask_with_tools).with_line(),
-        NativeDef::new("skill", Variadic, skill),
+        NativeDef::new("skill", Exact(3), skill),
         NativeDef::new("connect_mcp", Variadic, connect_mcp),
         NativeDef::new("audit_log", Exact(0), audit_log),
     ]
