@@ -50,6 +50,9 @@ struct Inner {
     lineless: bool,
 }
 
+/// The message of the error that ends a too-deep recursion.
+pub const RECURSION_MESSAGE: &str = "maximum recursion depth exceeded";
+
 /// A Sense error. One pointer wide, so `Result<Value, EvalError>` stays small.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EvalError(Box<Inner>);
@@ -129,6 +132,19 @@ impl EvalError {
     /// The file of [`span`](Self::span).
     pub fn file(&self) -> Option<FileId> {
         self.0.file
+    }
+
+    /// The text a `test` block records for this error: the display text,
+    /// except that hitting the depth limit reads like the reference's host
+    /// `RecursionError` (`ExcTypeName: message`, LANGUAGE.md §3.6, §3.11).
+    pub fn test_failure_text(&self) -> String {
+        if self.0.class == ErrorClass::Runtime
+            && self.0.line.is_none()
+            && self.0.message == RECURSION_MESSAGE
+        {
+            return format!("RecursionError: {RECURSION_MESSAGE}");
+        }
+        self.display()
     }
 
     /// The reference's display text: `[line N] message` or `message`.

@@ -239,7 +239,7 @@ impl Vm {
 
     pub(crate) fn check_depth(&self) -> EvalResult<()> {
         if self.cur.frames.len() + self.caller_frames >= self.config.max_depth {
-            return Err(EvalError::runtime("maximum recursion depth exceeded").lineless());
+            return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
         }
         Ok(())
     }

@@ -687,7 +687,7 @@ impl Vm {
             ))
         };
         if depth > 200 {
-            return Err(EvalError::runtime("maximum recursion depth exceeded").lineless());
+            return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
         }
         Ok(match v {
             Value::Nil => Json::Null,

@@ -279,7 +279,7 @@ impl Vm {
         budget: &mut usize,
     ) -> EvalResult<bool> {
         if depth > 200 {
-            return Err(EvalError::runtime("maximum recursion depth exceeded").lineless());
+            return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
         }
         let num = |v: Value| match v {
             Value::Bool(b) => Some(Num::I(b as i64)),

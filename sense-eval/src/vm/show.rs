@@ -44,7 +44,7 @@ impl Vm {
 
     fn show_into(&self, v: Value, out: &mut String, depth: usize, python: bool) -> EvalResult<()> {
         if depth > MAX_SHOW_DEPTH {
-            return Err(EvalError::runtime("maximum recursion depth exceeded").lineless());
+            return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
         }
         // Shared sub-arrays print once per reference: stop at the string
         // cap instead of building 2^depth bytes (issue 8).

@@ -50,7 +50,7 @@ impl Vm {
                     f.ip = end_ip;
                     self.tests.push(TestResult {
                         description,
-                        failure: Some(err.display()),
+                        failure: Some(err.test_failure_text()),
                     });
                 }
                 return Ok(());
