@@ -44,6 +44,15 @@ ensure_tools() {
 # 1 GiB is reported too).
 libfuzzer_opts=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1)
 
+# Extra options per target: the source target gets a dictionary of Sense
+# keywords, builtins and snippets.
+target_opts() {
+    case "$1" in
+        source) echo "-dict=$here/sense.dict" ;;
+        *) echo "" ;;
+    esac
+}
+
 max_len() {
     case "$1" in
         source) echo 16384 ;;
@@ -99,7 +108,7 @@ for t in "${targets[@]}"; do
     echo "== $t: ${seconds}s (log: fuzz/$log)"
     start=$(date +%s)
     if cargo fuzz run "$t" "work/$t" "corpus/$t" -- \
-        -max_total_time="$seconds" -max_len="$(max_len "$t")" "${libfuzzer_opts[@]}" \
+        -max_total_time="$seconds" -max_len="$(max_len "$t")" "${libfuzzer_opts[@]}" $(target_opts "$t") \
         >"$log" 2>&1; then
         status=ok
     else
