@@ -7,8 +7,9 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
+use sense_agents::HostReturn;
 use sense_agents::{AgentId, AgentStatus, HostValue, PauseHandle, PauseKind, Runtime, State};
-use sense_fuzz::{ExtMode, round_trip, runtime};
+use sense_fuzz::{ExtMode, round_trip_with, runtime};
 
 const PROGRAM: &str = r#"
 agent asker:
@@ -83,7 +84,23 @@ const SNIPPETS: &[&str] = &[
     "agent late:\n    pause(\"late\")\nstart(late)",
     "print(1 / 0)",
     "if :",
+    "r = ext2(1)\nprint(r)",
+    "agent late2:\n    v = ext2([1, 2])\n    print(v)\nstart(late2)",
+    "print(len([1, 2]), pause)",
 ];
+
+/// Names a host function can be registered under mid-run: new ones, the
+/// fuzz host function again, and builtins.
+const HOST_NAMES: &[&str] = &["ext2", "ext", "len", "pause", "resume"];
+
+/// Registers `name` with fixed behaviour `mode` (value, suspend, error).
+fn register(rt: &mut Runtime, name: &str, mode: u8) {
+    rt.register_fn(name, None, move |args| match mode % 3 {
+        0 => Ok(HostReturn::Value(HostValue::List(args.to_vec()))),
+        1 => Ok(HostReturn::Suspend(HostValue::from("registered fn waits"))),
+        _ => Err("registered fn failed".to_string()),
+    });
+}
 
 #[derive(Arbitrary, Debug)]
 enum Val {
@@ -135,6 +152,7 @@ enum Op {
     Run(u8),
     ExtMode(u8),
     Budget(Option<u16>),
+    Register(u8, u8),
     Subject(Option<u8>),
     DriveAll(Val),
 }
@@ -146,6 +164,8 @@ struct World {
     ids: Vec<AgentId>,
     /// Pause handles, from this runtime or earlier ones.
     handles: Vec<PauseHandle>,
+    /// Host functions registered after the program loaded.
+    registered: Vec<(&'static str, u8)>,
 }
 
 impl World {
@@ -160,6 +180,7 @@ impl World {
             rt,
             ids: Vec::new(),
             handles: Vec::new(),
+            registered: Vec::new(),
         }
     }
 
@@ -241,12 +262,17 @@ impl World {
                 }
             }
             Op::Snapshot => {
-                if let Some(back) = round_trip(&self.rt, &self.mode) {
+                if let Some(back) = self.round_trip() {
                     self.rt = back;
                 }
             }
             Op::SnapshotKeepOld => {
-                let _ = round_trip(&self.rt, &self.mode);
+                let _ = self.round_trip();
+            }
+            Op::Register(name, mode) => {
+                let name = HOST_NAMES[usize::from(*name) % HOST_NAMES.len()];
+                register(&mut self.rt, name, *mode);
+                self.registered.push((name, *mode));
             }
             Op::Recreate => {
                 let ids = std::mem::take(&mut self.ids);
@@ -285,6 +311,17 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Snapshot and restore into a fresh runtime with the same host
+    /// functions registered.
+    fn round_trip(&self) -> Option<Runtime> {
+        let registered = self.registered.clone();
+        round_trip_with(&self.rt, &self.mode, move |fresh| {
+            for (name, mode) in registered {
+                register(fresh, name, mode);
+            }
+        })
     }
 
     fn keep(mut self, ids: Vec<AgentId>, handles: Vec<PauseHandle>) -> World {

@@ -96,8 +96,19 @@ pub fn resume_paused(rt: &mut Runtime, rounds: usize, value: impl Fn(usize) -> H
 /// Snapshot `rt`, restore into a fresh runtime and check the agents came
 /// back as they were. Returns the restored runtime.
 pub fn round_trip(rt: &Runtime, mode: &ExtMode) -> Option<Runtime> {
+    round_trip_with(rt, mode, |_| {})
+}
+
+/// [`round_trip`], calling `setup` on the fresh runtime before restoring
+/// (to register the host functions the snapshot needs).
+pub fn round_trip_with(
+    rt: &Runtime,
+    mode: &ExtMode,
+    setup: impl FnOnce(&mut Runtime),
+) -> Option<Runtime> {
     let bytes = rt.snapshot().ok()?;
     let mut fresh = runtime(mode);
+    setup(&mut fresh);
     if let Err(e) = fresh.restore_snapshot(&bytes) {
         panic!("a snapshot this runtime just took does not restore: {e}");
     }
