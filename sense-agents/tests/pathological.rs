@@ -69,6 +69,69 @@ fn nested_brackets_100k_is_a_syntax_error_with_a_position() {
 }
 
 #[test]
+fn long_operator_and_postfix_chains_are_clean_errors() {
+    // Chains parse iteratively but build left-nested trees: 100k links
+    // must be refused (or handled) without overflowing the stack when
+    // compiled or dropped.
+    let chains = [
+        format!("x = 1{}\n", " + 1".repeat(100_000)),
+        format!("x = \"a\"{}\n", " + \"a\"".repeat(100_000)),
+        format!("x = 1{}\n", " and 1".repeat(100_000)),
+        format!("x = 1{}\n", " < 2".repeat(100_000)),
+        format!("def f():\n    return f\nx = f{}\n", "()".repeat(100_000)),
+        format!("xs = [1]\nx = xs{}\n", "[0]".repeat(100_000)),
+        format!("x = a{}\n", ".b".repeat(100_000)),
+    ];
+    for src in &chains {
+        let (mut rt, out) = runtime();
+        match rt.run_source("chain.sns", src) {
+            Ok(()) => {}
+            Err(e) => assert!(e.class().is_some(), "{}", e.rendered()),
+        }
+        still_usable(&mut rt, &out);
+    }
+    // 1,000 links (the parser's chain limit) still work.
+    let (mut rt, out) = runtime();
+    rt.run_source("ok.sns", &format!("x = 0{}\nprint(x)\n", " + 1".repeat(999)))
+        .unwrap_or_else(|e| panic!("{}", e.rendered()));
+    assert_eq!(*out.lock().unwrap(), "999\n");
+}
+
+#[test]
+fn million_deep_nested_array_built_at_run_time() {
+    // Built by a loop, so no parser limit applies: printing, comparing,
+    // copying out to the host, collecting and snapshotting it must all
+    // stay off the Rust stack or stop at their depth limits.
+    let (mut rt, out) = runtime();
+    rt.run_source(
+        "deep.sns",
+        "x = [1]\ny = [1]\nfor i in range(1000000):\n    x = [x]\n    y = [y]\n",
+    )
+    .unwrap();
+    for probe in ["print(x)", "s = str(x)", "print(x == y)"] {
+        let err = rt.run_source("probe.sns", probe).unwrap_err();
+        assert!(
+            err.display_text().contains("maximum recursion depth exceeded"),
+            "{probe}: {}",
+            err.rendered()
+        );
+    }
+    let host = rt.global("x").unwrap();
+    assert_eq!(host.type_name(), "Array");
+    drop(host);
+    let bytes = rt.snapshot().unwrap();
+    let (mut back, back_out) = runtime();
+    back.restore_snapshot(&bytes).unwrap();
+    back.run_source("n.sns", "n = 0\nwhile len(x) == 1 and type_of(x[0]) == \"Array\":\n    x = x[0]\n    n = n + 1\nprint(n)\n")
+        .unwrap();
+    assert_eq!(*back_out.lock().unwrap(), "1000000\n");
+    // Dropping the structure and collecting it.
+    rt.run_source("free.sns", "x = nil\ny = nil\n").unwrap();
+    rt.vm().collect_garbage();
+    still_usable(&mut rt, &out);
+}
+
+#[test]
 fn nested_blocks_are_a_syntax_error_too() {
     // 5,000 nested `if` blocks, each indented one more space.
     let mut src = String::new();
