@@ -92,8 +92,11 @@ fn long_operator_and_postfix_chains_are_clean_errors() {
     }
     // 1,000 links (the parser's chain limit) still work.
     let (mut rt, out) = runtime();
-    rt.run_source("ok.sns", &format!("x = 0{}\nprint(x)\n", " + 1".repeat(999)))
-        .unwrap_or_else(|e| panic!("{}", e.rendered()));
+    rt.run_source(
+        "ok.sns",
+        &format!("x = 0{}\nprint(x)\n", " + 1".repeat(999)),
+    )
+    .unwrap_or_else(|e| panic!("{}", e.rendered()));
     assert_eq!(*out.lock().unwrap(), "999\n");
 }
 
@@ -111,7 +114,8 @@ fn million_deep_nested_array_built_at_run_time() {
     for probe in ["print(x)", "s = str(x)", "print(x == y)"] {
         let err = rt.run_source("probe.sns", probe).unwrap_err();
         assert!(
-            err.display_text().contains("maximum recursion depth exceeded"),
+            err.display_text()
+                .contains("maximum recursion depth exceeded"),
             "{probe}: {}",
             err.rendered()
         );
