@@ -49,6 +49,8 @@ libfuzzer_opts=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_fina
 target_opts() {
     case "$1" in
         source) echo "-dict=$here/sense.dict" ;;
+        # Real snapshots are kilobytes: mutate them whole from the start.
+        snapshot) echo "-len_control=0" ;;
         *) echo "" ;;
     esac
 }
