@@ -32,8 +32,14 @@ fn main() {
     }
     let elapsed = started.elapsed();
     let after = status_kb("VmRSS:").unwrap_or(0);
-    let paused = rt.global("paused");
-    println!("paused agents:     {paused:?}");
+    let paused = match rt.global("paused") {
+        Some(sense::agents::HostValue::Int(n)) => n,
+        other => {
+            eprintln!("the program did not count its paused agents: {other:?}");
+            std::process::exit(1);
+        }
+    };
+    println!("paused agents:     {paused} of {count}");
     println!(
         "threads:           {} before, {} after",
         threads_before,
