@@ -228,7 +228,11 @@ fn agent_paused_with_itself_as_the_reason() {
     let b = rt.agent("b").unwrap();
     assert!(matches!(rt.start(b).unwrap(), State::Paused { .. }));
     let err = rt.run_source("p.sns", "print(b)\n").unwrap_err();
-    assert!(err.display_text().contains("maximum recursion depth exceeded"), "{err}");
+    assert!(
+        err.display_text()
+            .contains("maximum recursion depth exceeded"),
+        "{err}"
+    );
     // Snapshots of such runtimes restore, and the agents resume.
     let bytes = rt.snapshot().unwrap();
     let (mut back, out) = runtime_with(Config::default());
