@@ -598,7 +598,20 @@ impl Vm {
                 let k = key(self, crate::builtins::arg(args, 0))?;
                 let persistent = self.memory(r)?.path.is_some();
                 if persistent {
-                    let json = self.to_json(crate::builtins::arg(args, 1), 0)?;
+                    // Arrays that share sub-arrays would expand to 2^depth
+                    // JSON values: bound the work (issue 8). A JSON value
+                    // takes at least 16 bytes in memory, so this also keeps
+                    // the tree within the string cap's memory.
+                    let limit = (self.config.max_string_len / 16).max(1024);
+                    let mut budget = limit;
+                    let json = self
+                        .to_json(crate::builtins::arg(args, 1), 0, &mut budget)
+                        .map_err(|e| match budget {
+                            0 => EvalError::runtime(format!(
+                                "persistent memory value too large (more than {limit} values)"
+                            )),
+                            _ => e,
+                        })?;
                     self.memory(r)?
                         .db
                         .as_ref()
@@ -679,7 +692,9 @@ impl Vm {
         }
     }
 
-    fn to_json(&self, v: Value, depth: usize) -> EvalResult<Json> {
+    /// The JSON form of `v`; `budget` is how many more values it may hold
+    /// (an error once it runs out, with `budget` left at 0).
+    fn to_json(&self, v: Value, depth: usize, budget: &mut usize) -> EvalResult<Json> {
         let bad = |t: &str| {
             EvalError::runtime(format!(
                 "persistent memory can only store JSON-serializable values (Int/Float/String/Bool/Nil/Array of those): \
@@ -689,6 +704,10 @@ impl Vm {
         if depth > 200 {
             return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
         }
+        let Some(left) = budget.checked_sub(1) else {
+            return Err(EvalError::runtime("persistent memory value too large"));
+        };
+        *budget = left;
         Ok(match v {
             Value::Nil => Json::Null,
             Value::Bool(b) => Json::Bool(b),
@@ -702,7 +721,7 @@ impl Vm {
                 Json::Array(
                     items
                         .iter()
-                        .map(|x| self.to_json(*x, depth + 1))
+                        .map(|x| self.to_json(*x, depth + 1, budget))
                         .collect::<EvalResult<_>>()?,
                 )
             }
