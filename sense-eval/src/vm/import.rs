@@ -70,6 +70,18 @@ impl Vm {
             return self.bind_import(obj, &info.names);
         }
         // Only regular files: reading `/dev/zero` or a FIFO never ends (issue 8).
+        // And no bigger than the string cap: a module is source text.
+        if let Ok(meta) = std::fs::metadata(&path)
+            && meta.is_file()
+            && meta.len() > self.config.max_string_len as u64
+        {
+            return Err(EvalError::import(format!(
+                "module too large: '{}' ({} bytes; the limit is {})",
+                info.path,
+                meta.len(),
+                self.config.max_string_len
+            )));
+        }
         let text = match path.is_file().then(|| std::fs::read(&path)) {
             Some(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
             _ => {
