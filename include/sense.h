@@ -690,7 +690,8 @@ enum sense_status sense_pause_handle_new(const struct sense_runtime *runtime,
 
 /*
  Requests a pause (from any thread). `*newly_requested` (may be NULL)
- receives false if a request was already pending, true otherwise.
+ receives false if a request was already pending or the agent has
+ completed or failed (the request is then dropped), true otherwise.
  */
 enum sense_status sense_pause_handle_request(const struct sense_pause_handle *handle,
                                              bool *newly_requested,

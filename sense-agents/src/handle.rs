@@ -1,8 +1,9 @@
 //! Handles a host keeps: agent ids and cross-thread pause handles.
 
+use sense_eval::agent::PauseFlag;
 use sense_eval::heap::ObjRef;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Identifies an agent of one [`Runtime`](crate::Runtime).
 ///
@@ -31,14 +32,16 @@ impl AgentId {
 /// agent is not running takes effect the next time it runs.
 #[derive(Clone, Debug)]
 pub struct PauseHandle {
-    pub(crate) flag: Arc<AtomicBool>,
+    pub(crate) flag: Arc<PauseFlag>,
     pub(crate) pending: Arc<AtomicUsize>,
 }
 
 impl PauseHandle {
-    /// Requests a pause. Returns false if a request was already pending.
+    /// Requests a pause. Returns false if a request was already pending,
+    /// or the agent has completed or failed (it will not run again, so
+    /// the request is dropped).
     pub fn request(&self) -> bool {
-        if self.flag.swap(true, Ordering::AcqRel) {
+        if !self.flag.request() {
             return false;
         }
         self.pending.fetch_add(1, Ordering::AcqRel);
@@ -47,6 +50,6 @@ impl PauseHandle {
 
     /// True while a request is pending (not yet honoured).
     pub fn is_requested(&self) -> bool {
-        self.flag.load(Ordering::Acquire)
+        self.flag.is_requested()
     }
 }

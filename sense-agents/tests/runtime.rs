@@ -235,3 +235,46 @@ fn runtime_is_send() {
     fn assert_sync<T: Sync>() {}
     assert_sync::<sense_agents::PauseHandle>();
 }
+
+#[test]
+fn a_pause_request_to_a_finished_agent_is_refused() {
+    let (mut rt, _out) = runtime();
+    rt.run_source(
+        "main.sns",
+        "agent done:\n    x = 1\nagent broken:\n    x = 1 / 0\nagent waiting:\n    x = pause()\n",
+    )
+    .unwrap();
+    let done = rt.agent("done").unwrap();
+    let broken = rt.agent("broken").unwrap();
+    let waiting = rt.agent("waiting").unwrap();
+    assert_eq!(rt.start(done).unwrap(), State::Completed);
+    assert!(rt.start(broken).is_err());
+    // Completed and failed agents never run again: a request cannot stay
+    // pending (it would make every safe point check the flags).
+    for id in [done, broken] {
+        let h = rt.pause_handle(id).unwrap();
+        assert!(!h.request());
+        assert!(!h.is_requested());
+    }
+    // A request pending when the agent completes is dropped with it.
+    let h = rt.pause_handle(waiting).unwrap();
+    assert!(matches!(
+        rt.start(waiting).unwrap(),
+        State::Paused {
+            kind: PauseKind::SelfPause,
+            ..
+        }
+    ));
+    assert!(h.request());
+    assert!(!h.request(), "already pending");
+    // Resumed, it reaches no safe point before it completes: the request
+    // is dropped with it.
+    assert_eq!(rt.resume(waiting, 1).unwrap(), State::Completed);
+    assert!(!h.is_requested());
+    assert!(!h.request());
+    // A restored runtime keeps refusing for finished agents.
+    let bytes = rt.snapshot().unwrap();
+    let back = Runtime::restore(&bytes).unwrap();
+    let done = back.agent("done").unwrap();
+    assert!(!back.pause_handle(done).unwrap().request());
+}

@@ -11,7 +11,7 @@ use crate::value::Value;
 use crate::vm::Fiber;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// The five statuses of AGENTS.md §2.4.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -104,9 +104,61 @@ pub struct Agent {
     pub error_taken: bool,
     /// Set from any thread to ask the running agent to pause.
     #[serde(skip)]
-    pub interrupt: Arc<AtomicBool>,
+    pub interrupt: Arc<PauseFlag>,
     /// A process-unique number, so host handles detect a collected agent.
     pub serial: u64,
+}
+
+const FLAG_IDLE: u8 = 0;
+const FLAG_REQUESTED: u8 = 1;
+const FLAG_FINISHED: u8 = 2;
+
+/// An agent's pause-request flag, shared with the host's pause handles.
+///
+/// Three states: idle, requested, and finished (the agent completed or
+/// failed and will not run again). A request to a finished agent is
+/// refused, so it cannot stay pending for ever — a pending request makes
+/// every safe point of every fiber look at the flags.
+#[derive(Debug, Default)]
+pub struct PauseFlag(AtomicU8);
+
+impl PauseFlag {
+    /// Marks a pause as requested. False if one already was, or the agent
+    /// has finished (then nothing changes).
+    pub fn request(&self) -> bool {
+        self.0
+            .compare_exchange(
+                FLAG_IDLE,
+                FLAG_REQUESTED,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_ok()
+    }
+
+    /// True while a request is pending.
+    pub fn is_requested(&self) -> bool {
+        self.0.load(Ordering::Acquire) == FLAG_REQUESTED
+    }
+
+    /// Takes a pending request (the agent is pausing for it). True if
+    /// there was one.
+    pub fn take(&self) -> bool {
+        self.0
+            .compare_exchange(
+                FLAG_REQUESTED,
+                FLAG_IDLE,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_ok()
+    }
+
+    /// The agent will not run again: refuse requests from now on. True if
+    /// a request was pending (it is dropped).
+    pub fn finish(&self) -> bool {
+        self.0.swap(FLAG_FINISHED, Ordering::AcqRel) == FLAG_REQUESTED
+    }
 }
 
 impl Agent {

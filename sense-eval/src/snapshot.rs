@@ -434,6 +434,12 @@ impl Vm {
         for obj in self.heap.objs_mut() {
             if let Obj::Agent(a) = obj {
                 a.interrupt = Arc::default();
+                if matches!(
+                    a.status,
+                    crate::agent::AgentStatus::Completed | crate::agent::AgentStatus::Failed
+                ) {
+                    a.interrupt.finish();
+                }
             }
         }
     }

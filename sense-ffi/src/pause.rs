@@ -51,7 +51,8 @@ pub extern "C" fn sense_pause_handle_new(
 }
 
 /// Requests a pause (from any thread). `*newly_requested` (may be NULL)
-/// receives false if a request was already pending, true otherwise.
+/// receives false if a request was already pending or the agent has
+/// completed or failed (the request is then dropped), true otherwise.
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_pause_handle_request(
     handle: *const sense_pause_handle,

@@ -16,7 +16,6 @@ use crate::proto::AgentInfo;
 use crate::symbol::Symbol;
 use crate::value::Value;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 impl Vm {
     /// `agent NAME: body` — creates the agent and binds it with the
@@ -39,7 +38,7 @@ impl Vm {
             resume_pushes: false,
             error: None,
             error_taken: false,
-            interrupt: Arc::new(AtomicBool::new(false)),
+            interrupt: Arc::default(),
             serial: self.agent_serial,
         };
         let r = self.heap.alloc(Obj::Agent(Box::new(agent)));

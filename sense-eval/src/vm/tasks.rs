@@ -111,11 +111,10 @@ impl Vm {
         Ok(None)
     }
 
-    /// Drops a pending pause request of an agent that will not run again.
+    /// Drops a pending pause request of an agent that will not run again,
+    /// and refuses later ones.
     pub(crate) fn clear_interrupt(&mut self, agent: ObjRef) {
-        let was_set = self
-            .agent_ref(agent)
-            .is_some_and(|a| a.interrupt.swap(false, std::sync::atomic::Ordering::AcqRel));
+        let was_set = self.agent_ref(agent).is_some_and(|a| a.interrupt.finish());
         if was_set {
             self.interrupt
                 .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);

@@ -205,7 +205,7 @@ impl Vm {
             && let Some(agent) = self.cur.agent
         {
             let requested = match self.heap.get(agent) {
-                Obj::Agent(a) => a.interrupt.swap(false, Ordering::AcqRel),
+                Obj::Agent(a) => a.interrupt.take(),
                 _ => false,
             };
             if requested {

@@ -572,7 +572,8 @@ func (r *Runtime) PauseHandle(a Agent) (*PauseHandle, error) {
 	return ph, nil
 }
 
-// Request asks for a pause; false if one was already pending.
+// Request asks for a pause; false if one was already pending or the
+// agent has completed or failed.
 func (h *PauseHandle) Request() (bool, error) {
 	defer runtime.KeepAlive(h)
 	var newly C.bool
