@@ -1,0 +1,146 @@
+//! CLI forms the golden format cannot express (it always appends one
+//! `.sns` path): `--version`, missing paths, usage errors, and `sense test`
+//! on a directory. Expected texts were taken from the reference
+//! (`sense-lang` 0.20.0) where it defines them; exit statuses follow
+//! LANGUAGE.md §6.6 (usage errors exit 2).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn sense(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sense"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env_remove("SENSE_GC_STRESS")
+        .output()
+        .expect("run sense")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A fresh directory under the target dir, emptied first.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn write(path: &Path, text: &str) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("dirs");
+    }
+    std::fs::write(path, text).expect("write");
+}
+
+#[test]
+fn version_names_the_language_version() {
+    let out = sense(Path::new("."), &["--version"]);
+    assert!(out.status.success());
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "sense {} (Sense language 0.20.0)\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+}
+
+#[test]
+fn a_missing_program_is_a_sense_error() {
+    let dir = scratch("missing");
+    for cmd in ["run", "test"] {
+        let out = sense(&dir, &[cmd, "missing.sns"]);
+        assert_eq!(out.status.code(), Some(1), "{cmd}");
+        assert_eq!(
+            text(&out.stderr),
+            "SenseError: no such file or directory: missing.sns\n",
+            "{cmd}"
+        );
+        assert!(out.stdout.is_empty(), "{cmd}");
+    }
+}
+
+#[test]
+fn usage_errors_exit_2_and_point_to_help() {
+    let dir = scratch("usage");
+    for args in [
+        &["run"][..],
+        &["bogus"],
+        &["run", "a.sns", "--max-depth", "x"],
+    ] {
+        let out = sense(&dir, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(err.contains("try '--help'"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn help_lists_every_command() {
+    let out = sense(Path::new("."), &["--help"]);
+    assert!(out.status.success());
+    let help = text(&out.stdout);
+    for cmd in [
+        "run",
+        "test",
+        "repl",
+        "start",
+        "resume",
+        "show",
+        "memory-path",
+        "fmt",
+        "inspect",
+    ] {
+        assert!(
+            help.contains(&format!("\n  {cmd} ")),
+            "{cmd} missing:\n{help}"
+        );
+    }
+}
+
+#[test]
+fn test_discovers_test_files_under_a_directory() {
+    let dir = scratch("discover");
+    write(
+        &dir.join("sub/test_a.sns"),
+        "test \"one\":\n    assert(1 == 1)\n",
+    );
+    write(
+        &dir.join("sub/b_test.sns"),
+        "test \"two\":\n    assert(1 == 2, \"nope\")\n",
+    );
+    write(
+        &dir.join("sub/deep/test_c.sns"),
+        "test \"three\":\n    assert(true)\n",
+    );
+    // Neither name pattern: not run (it would print).
+    write(&dir.join("sub/other.sns"), "print(\"not a test file\")\n");
+    let out = sense(&dir, &["test", "sub"]);
+    assert_eq!(
+        text(&out.stdout),
+        "sub/b_test.sns\n  FAIL  two\n        nope\n\n\
+         sub/deep/test_c.sns\n  PASS  three\n\n\
+         sub/test_a.sns\n  PASS  one\n\n\
+         3 files, 3 tests: 2 passed, 1 failed\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn test_on_a_directory_without_test_files_passes() {
+    let dir = scratch("empty");
+    std::fs::create_dir_all(dir.join("empty")).expect("dir");
+    write(&dir.join("empty/plain.sns"), "x = 1\n");
+    let out = sense(&dir, &["test", "empty"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        text(&out.stdout),
+        "no test files found under empty (looked for test_*.sns / *_test.sns)\n"
+    );
+}
