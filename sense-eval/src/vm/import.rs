@@ -97,7 +97,7 @@ impl Vm {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let dir = path.parent().map(Path::to_path_buf);
-        let id = self.add_file(SourceFile::new(path.display().to_string(), text), dir);
+        let id = self.add_file(SourceFile::new(display_name(&path), text), dir);
         let proto = self.compile_file(id, &stem)?;
         let env = self.new_module_scope();
         let obj = self.heap.alloc(Obj::Module(ModuleObj { name: stem, env }));
@@ -169,4 +169,15 @@ impl Vm {
         }
         Ok(())
     }
+}
+
+/// How diagnostics name a module file: relative to the working directory
+/// when it is under it (as the main file usually is named), else absolute.
+fn display_name(path: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf())
+        .display()
+        .to_string()
 }
