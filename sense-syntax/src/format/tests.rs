@@ -179,27 +179,6 @@ fn corpus_keeps_trees_and_comments() {
     assert!(formatted > 100 && errors > 10, "{formatted} / {errors}");
 }
 
-/// The same checks over the `*.sns` files under `$SENSE_FMT_DIR`, e.g.
-/// programs from `tools/fuzz_gen.py`:
-/// `SENSE_FMT_DIR=/tmp/fz cargo test -p sense-syntax format -- --ignored`.
-#[test]
-#[ignore = "needs SENSE_FMT_DIR"]
-fn directory_from_environment() {
-    let dir = std::env::var_os("SENSE_FMT_DIR").expect("set SENSE_FMT_DIR");
-    let mut files = Vec::new();
-    collect(Path::new(&dir), &mut files);
-    files.sort();
-    let (formatted, errors, failures) = check_files(&files);
-    assert!(
-        failures.is_empty(),
-        "{} of {} files:\n{}",
-        failures.len(),
-        files.len(),
-        failures.join("\n")
-    );
-    println!("{formatted} formatted, {errors} syntax errors");
-}
-
 // ---- layout ------------------------------------------------------------------
 
 #[test]
