@@ -144,3 +144,21 @@ fn test_on_a_directory_without_test_files_passes() {
         "no test files found under empty (looked for test_*.sns / *_test.sns)\n"
     );
 }
+
+/// Found by probing: the reference prints each file as `str(Path(...))`, so
+/// `./sub` lists `sub/test_a.sns`, and `./sub//test_a.sns` is shown as
+/// `sub/test_a.sns` (no `.` components, no doubled or trailing slashes).
+#[test]
+fn test_shows_paths_without_dot_components() {
+    let dir = scratch("dotpaths");
+    write(
+        &dir.join("sub/test_a.sns"),
+        "test \"one\":\n    assert(1 == 1)\n",
+    );
+    let expected = "sub/test_a.sns\n  PASS  one\n\n1 file, 1 test: 1 passed, 0 failed\n";
+    for arg in ["./sub", "./sub/", ".//sub/./test_a.sns"] {
+        let out = sense(&dir, &["test", arg]);
+        assert_eq!(text(&out.stdout), expected, "sense test {arg}");
+        assert_eq!(out.status.code(), Some(0));
+    }
+}

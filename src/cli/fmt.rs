@@ -43,7 +43,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// `path` without `.` components, as the reference prints paths
 /// (`./a.sns` is shown as `a.sns`).
-fn tidy(path: &Path) -> PathBuf {
+pub(super) fn tidy(path: &Path) -> PathBuf {
     let tidy: PathBuf = path
         .components()
         .filter(|c| !matches!(c, std::path::Component::CurDir))

@@ -37,6 +37,8 @@ pub fn test(path: &Path) -> i32 {
     let files = if path.is_dir() {
         let mut v = Vec::new();
         collect(path, &mut v);
+        // Shown as the reference shows paths (`./d` lists `d/test_a.sns`).
+        let mut v: Vec<PathBuf> = v.iter().map(|p| super::fmt::tidy(p)).collect();
         v.sort();
         v.dedup();
         if v.is_empty() {
@@ -48,7 +50,7 @@ pub fn test(path: &Path) -> i32 {
         }
         v
     } else {
-        vec![path.to_path_buf()]
+        vec![super::fmt::tidy(path)]
     };
     let out = Output::stdout();
     let (mut total, mut passed, mut failed, mut errored) = (0, 0, 0, false);
