@@ -122,7 +122,13 @@ pub fn repl(preload: Option<&std::path::Path>) -> i32 {
                         buffer.push('\n');
                         buffer.push_str(&l);
                     }
-                    Line::End => break,
+                    // Like the reference, end of input inside a block
+                    // ends the session without running the open block.
+                    Line::End => {
+                        out.write("\n");
+                        out.flush();
+                        return 0;
+                    }
                 }
             }
         }
