@@ -63,11 +63,9 @@ fn ask_human(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     vm.write_out("\n> ");
     match vm.read_input() {
         Some(mut line) => {
+            // Like Python's input(): only the '\n' goes ('\r' stays).
             if line.ends_with('\n') {
                 line.pop();
-                if line.ends_with('\r') {
-                    line.pop();
-                }
             }
             vm.new_str(line)
         }
