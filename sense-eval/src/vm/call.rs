@@ -275,6 +275,10 @@ impl Vm {
                 def.name, n, argc
             )));
         }
+        if !labeled {
+            // Labels of an earlier labeled call must not reach this one.
+            self.labeled.clear();
+        }
         // The arguments are copied out of the stack (the native may use the
         // VM mutably); a few fit on the Rust stack, more go to a reused buffer.
         let result = if argc <= 4 {
@@ -298,9 +302,7 @@ impl Vm {
             self.arg_buf = args;
             r
         };
-        if !labeled {
-            self.labeled.clear();
-        }
+        self.labeled.clear();
         self.cur.stack.truncate(callee_at);
         match result {
             Ok(v) => {
