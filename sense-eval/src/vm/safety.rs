@@ -340,6 +340,28 @@ impl Vm {
         Ok(())
     }
 
+    /// `cap` is denied where `.verify()`/`.commit()` was called: the
+    /// instance becomes `denied`, the audit log says why, and the policy
+    /// error is returned for the caller to raise.
+    fn deny_action(
+        &mut self,
+        b: &BoundMethod,
+        decl: &ActionDeclObj,
+        cap: &str,
+        line: Option<u32>,
+    ) -> EvalError {
+        self.set_action_state(b.receiver, ActionState::Denied);
+        self.audit(
+            decl.kind,
+            &decl.name,
+            "denied",
+            Some(format!("capability '{cap}' denied by policy")),
+            line,
+            b.env,
+        );
+        policy_error(&decl.name, cap)
+    }
+
     fn action_parts(&self, action: ObjRef) -> EvalResult<(ActionObj, ActionDeclObj)> {
         let Obj::Action(a) = self.heap.get(action) else {
             return Err(EvalError::runtime("not an action"));
@@ -381,16 +403,7 @@ impl Vm {
                 if let Some(cap) = &decl.capability
                     && !self.capability_allowed(b.env, cap)
                 {
-                    self.set_action_state(b.receiver, ActionState::Denied);
-                    self.audit(
-                        decl.kind,
-                        &name,
-                        "denied",
-                        Some(format!("capability '{cap}' denied by policy")),
-                        Some(b.line),
-                        b.env,
-                    );
-                    return Err(at_line(policy_error(&name, cap)));
+                    return Err(at_line(self.deny_action(&b, &decl, cap, Some(b.line))));
                 }
                 self.set_action_state(b.receiver, ActionState::Verified);
                 self.audit(decl.kind, &name, "verified", None, Some(b.line), b.env);
@@ -420,16 +433,7 @@ impl Vm {
                 if let Some(cap) = &decl.capability
                     && !self.capability_allowed(b.env, cap)
                 {
-                    self.set_action_state(b.receiver, ActionState::Denied);
-                    self.audit(
-                        decl.kind,
-                        &name,
-                        "denied",
-                        Some(format!("capability '{cap}' denied by policy")),
-                        None,
-                        b.env,
-                    );
-                    return Err(no_line(policy_error(&name, cap)));
+                    return Err(no_line(self.deny_action(&b, &decl, cap, None)));
                 }
                 if decl.approval && !inst.approved {
                     self.set_action_state(b.receiver, ActionState::Denied);
