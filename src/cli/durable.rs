@@ -160,8 +160,10 @@ fn describe(a: &AgentReport, marker: &str) -> String {
     s
 }
 
-/// A host value written as a Sense literal (strings quoted).
-fn literal(v: &HostValue) -> String {
+/// A host value written as a Sense literal (strings quoted and escaped);
+/// values that have no literal (agents, functions, …) as Sense prints
+/// them. `parse_literal` reads the literal forms back.
+pub fn literal(v: &HostValue) -> String {
     match v {
         HostValue::Str(s) => {
             let mut out = String::from("\"");

@@ -2,38 +2,12 @@
 //! output, as `/api/state` and the other routes return them.
 
 use super::{Inspector, Source};
+use crate::cli::durable::literal;
 use sense::agents::inspect_support::{
     ActionDeclReport, ActionReport, MemoryReport, ParamReport, ToolReport,
 };
 use sense::agents::{AgentReport, HostValue};
 use serde_json::{Value as Json, json};
-
-/// A host value written as a Sense literal (strings quoted and escaped);
-/// values that have no literal (agents, functions, …) as Sense prints them.
-pub fn literal(v: &HostValue) -> String {
-    match v {
-        HostValue::Str(s) => {
-            let mut out = String::from("\"");
-            for c in s.chars() {
-                match c {
-                    '"' => out.push_str("\\\""),
-                    '\\' => out.push_str("\\\\"),
-                    '\n' => out.push_str("\\n"),
-                    '\t' => out.push_str("\\t"),
-                    '\r' => out.push_str("\\r"),
-                    c => out.push(c),
-                }
-            }
-            out.push('"');
-            out
-        }
-        HostValue::List(items) => {
-            let parts: Vec<String> = items.iter().map(literal).collect();
-            format!("[{}]", parts.join(", "))
-        }
-        other => other.to_string(),
-    }
-}
 
 /// A value: its Sense type, its literal, and its printed text.
 pub fn value(v: &HostValue) -> Json {
