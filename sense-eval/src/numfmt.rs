@@ -59,56 +59,11 @@ pub fn python_repr_float(v: f64) -> String {
 }
 
 /// Python's `repr(str)`: single quotes unless the text contains `'` and no
-/// `"`; backslash, quote and control characters escaped.
+/// `"`; backslash, quote and non-printable characters escaped. The lexer's
+/// rendering of lexemes in parse errors is the same function (with the
+/// exact `str.isprintable` table).
 pub fn python_repr_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if is_python_printable(c) => out.push(c),
-            c => {
-                let n = c as u32;
-                if n < 0x100 {
-                    out.push_str(&format!("\\x{n:02x}"));
-                } else if n < 0x10000 {
-                    out.push_str(&format!("\\u{n:04x}"));
-                } else {
-                    out.push_str(&format!("\\U{n:08x}"));
-                }
-            }
-        }
-    }
-    out.push(quote);
-    out
-}
-
-/// An approximation of Python's `str.isprintable` for one character:
-/// control characters, separators other than the plain space, and
-/// unassigned/format code points are not printable.
-fn is_python_printable(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    !matches!(c as u32,
-        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E | 0x200B..=0x200F
-        | 0x202A..=0x202E | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB
-        | 0xD800..=0xDFFF | 0xE000..=0xF8FF)
+    sense_syntax::token::py_repr(s)
 }
 
 #[cfg(test)]
