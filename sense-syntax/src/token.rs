@@ -307,8 +307,14 @@ pub fn py_repr(text: &str) -> String {
 
 /// Python's `str.isprintable()` for one character.
 fn is_printable(c: char) -> bool {
+    !in_ranges(c, printable::NON_PRINTABLE)
+}
+
+/// Whether `c` lies in one of the sorted, disjoint inclusive `ranges` (the
+/// generated Unicode tables).
+pub(crate) fn in_ranges(c: char, ranges: &[(u32, u32)]) -> bool {
     let cp = c as u32;
-    printable::NON_PRINTABLE
+    ranges
         .binary_search_by(|&(lo, hi)| {
             if hi < cp {
                 std::cmp::Ordering::Less
@@ -318,7 +324,7 @@ fn is_printable(c: char) -> bool {
                 std::cmp::Ordering::Equal
             }
         })
-        .is_err()
+        .is_ok()
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! not match reports `None` or a length of zero.
 
 use super::unicode::{ALNUM, ALPHA, DECIMAL, DIGIT};
-use crate::token::TokenKind;
+use crate::token::{TokenKind, in_ranges};
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while, take_while1};
 use nom::character::complete::{char, satisfy};
@@ -54,22 +54,6 @@ fn punct_kind(input: &str) -> IResult<&str, TokenKind> {
 pub(super) fn punct(input: &str) -> Option<(TokenKind, usize)> {
     let (rest, kind) = punct_kind(input).ok()?;
     Some((kind, input.len() - rest.len()))
-}
-
-/// Whether `c` lies in one of the sorted inclusive `ranges`.
-fn in_ranges(c: char, ranges: &[(u32, u32)]) -> bool {
-    let cp = c as u32;
-    ranges
-        .binary_search_by(|&(lo, hi)| {
-            if hi < cp {
-                std::cmp::Ordering::Less
-            } else if lo > cp {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        })
-        .is_ok()
 }
 
 /// Python's `str.isalpha()`: the characters that may start an identifier
