@@ -56,15 +56,7 @@ impl Vm {
                 let b = *b;
                 let name = format!("{}.{}", self.object_name(b.receiver), b.method.name());
                 if labeled {
-                    let labels: Vec<&str> = self
-                        .labeled
-                        .iter()
-                        .map(|(s, _)| self.interner.name(*s))
-                        .collect();
-                    return Err(EvalError::runtime(format!(
-                        "'{name}' does not accept labeled arguments ({})",
-                        labels.join(", ")
-                    )));
+                    return Err(self.labels_refused(&name));
                 }
                 if argc != b.method.arity() {
                     return Err(EvalError::runtime(format!(
@@ -256,16 +248,7 @@ impl Vm {
         };
         let (imp, arity, with_line, accepts_labels) = (def.imp, def.arity, def.line, def.labeled);
         if labeled && !accepts_labels {
-            let labels: Vec<&str> = self
-                .labeled
-                .iter()
-                .map(|(s, _)| self.interner.name(*s))
-                .collect();
-            return Err(EvalError::runtime(format!(
-                "'{}' does not accept labeled arguments ({})",
-                def.name,
-                labels.join(", ")
-            )));
+            return Err(self.labels_refused(&def.name));
         }
         if let Arity::Exact(n) = arity
             && n as usize != argc
@@ -276,7 +259,8 @@ impl Vm {
             )));
         }
         if !labeled {
-            // Labels of an earlier labeled call must not reach this one.
+            // Labels left by an earlier labeled call that failed before it
+            // consumed them must not reach this one.
             self.labeled.clear();
         }
         // The arguments are copied out of the stack (the native may use the
@@ -302,7 +286,10 @@ impl Vm {
             self.arg_buf = args;
             r
         };
-        self.labeled.clear();
+        if labeled {
+            // Consumed (an unlabeled call cleared them before it ran).
+            self.labeled.clear();
+        }
         self.cur.stack.truncate(callee_at);
         match result {
             Ok(v) => {
@@ -492,6 +479,20 @@ impl Vm {
                 Ok(None)
             }
         }
+    }
+
+    /// `callee` was called with labeled arguments it does not take; the
+    /// message lists the labels given.
+    fn labels_refused(&self, callee: &str) -> EvalError {
+        let labels: Vec<&str> = self
+            .labeled
+            .iter()
+            .map(|(s, _)| self.interner.name(*s))
+            .collect();
+        EvalError::runtime(format!(
+            "'{callee}' does not accept labeled arguments ({})",
+            labels.join(", ")
+        ))
     }
 }
 

@@ -46,6 +46,25 @@ impl Vm {
                 };
             }
 
+            // A call: on to the next instruction, or — when a frame was
+            // pushed or the fiber switched — reload whatever is current.
+            macro_rules! call {
+                ($argc:expr, $labeled:expr) => {
+                    match self.call($argc, $labeled) {
+                        Ok(false) => {}
+                        Ok(true) => match self.after_switch()? {
+                            Some(exit) => return Ok(exit),
+                            None => continue 'frames,
+                        },
+                        Err(err) => {
+                            let err = err.at(proto.span_at(ip), proto.file);
+                            self.throw(err)?;
+                            continue 'frames;
+                        }
+                    }
+                };
+            }
+
             loop {
                 let Some(&op) = code.get(ip) else {
                     return Err(EvalError::runtime(
@@ -215,18 +234,7 @@ impl Vm {
                             }
                         }
                         self.set_ip(ip);
-                        match self.call(argc as usize, false) {
-                            Ok(false) => {}
-                            Ok(true) => match self.after_switch()? {
-                                Some(exit) => return Ok(exit),
-                                None => continue 'frames,
-                            },
-                            Err(err) => {
-                                let err = err.at(proto.span_at(ip), proto.file);
-                                self.throw(err)?;
-                                continue 'frames;
-                            }
-                        }
+                        call!(argc as usize, false);
                     }
                     Op::CallLabeled(idx) => {
                         self.set_ip(ip);
@@ -241,18 +249,7 @@ impl Vm {
                         for (label, v) in info.labels.iter().zip(self.cur.stack.drain(at..)) {
                             self.labeled.push((*label, v));
                         }
-                        match self.call(info.positional as usize, true) {
-                            Ok(false) => {}
-                            Ok(true) => match self.after_switch()? {
-                                Some(exit) => return Ok(exit),
-                                None => continue 'frames,
-                            },
-                            Err(err) => {
-                                let err = err.at(proto.span_at(ip), proto.file);
-                                self.throw(err)?;
-                                continue 'frames;
-                            }
-                        }
+                        call!(info.positional as usize, true);
                     }
                     Op::Return => {
                         self.set_ip(ip);
