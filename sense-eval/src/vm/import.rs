@@ -71,18 +71,19 @@ impl Vm {
         }
         // Only regular files: reading `/dev/zero` or a FIFO never ends (issue 8).
         // And no bigger than the string cap: a module is source text.
-        if let Ok(meta) = std::fs::metadata(&path)
-            && meta.is_file()
-            && meta.len() > self.config.max_string_len as u64
+        let size = std::fs::metadata(&path)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len());
+        if let Some(len) = size
+            && len > self.config.max_string_len as u64
         {
             return Err(EvalError::import(format!(
-                "module too large: '{}' ({} bytes; the limit is {})",
-                info.path,
-                meta.len(),
-                self.config.max_string_len
+                "module too large: '{}' ({len} bytes; the limit is {})",
+                info.path, self.config.max_string_len
             )));
         }
-        let text = match path.is_file().then(|| std::fs::read(&path)) {
+        let text = match size.map(|_| std::fs::read(&path)) {
             Some(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
             _ => {
                 return Err(EvalError::import(format!(

@@ -603,15 +603,8 @@ impl Vm {
                     // takes at least 16 bytes in memory, so this also keeps
                     // the tree within the string cap's memory.
                     let limit = (self.config.max_string_len / 16).max(1024);
-                    let mut budget = limit;
-                    let json = self
-                        .to_json(crate::builtins::arg(args, 1), 0, &mut budget)
-                        .map_err(|e| match budget {
-                            0 => EvalError::runtime(format!(
-                                "persistent memory value too large (more than {limit} values)"
-                            )),
-                            _ => e,
-                        })?;
+                    let json =
+                        self.to_json(crate::builtins::arg(args, 1), 0, &mut (limit, limit))?;
                     self.memory(r)?
                         .db
                         .as_ref()
@@ -692,9 +685,9 @@ impl Vm {
         }
     }
 
-    /// The JSON form of `v`; `budget` is how many more values it may hold
-    /// (an error once it runs out, with `budget` left at 0).
-    fn to_json(&self, v: Value, depth: usize, budget: &mut usize) -> EvalResult<Json> {
+    /// The JSON form of `v`. `budget` is (how many more values it may
+    /// hold, the limit it started from): an error once it runs out.
+    fn to_json(&self, v: Value, depth: usize, budget: &mut (usize, usize)) -> EvalResult<Json> {
         let bad = |t: &str| {
             EvalError::runtime(format!(
                 "persistent memory can only store JSON-serializable values (Int/Float/String/Bool/Nil/Array of those): \
@@ -704,10 +697,13 @@ impl Vm {
         if depth > 200 {
             return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
         }
-        let Some(left) = budget.checked_sub(1) else {
-            return Err(EvalError::runtime("persistent memory value too large"));
+        let Some(left) = budget.0.checked_sub(1) else {
+            return Err(EvalError::runtime(format!(
+                "persistent memory value too large (more than {} values)",
+                budget.1
+            )));
         };
-        *budget = left;
+        budget.0 = left;
         Ok(match v {
             Value::Nil => Json::Null,
             Value::Bool(b) => Json::Bool(b),
