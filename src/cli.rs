@@ -7,6 +7,7 @@ mod memory_path;
 mod output;
 mod repl;
 mod run;
+mod state_file;
 mod test;
 
 use clap::{Args, Parser, Subcommand};

@@ -3,6 +3,7 @@
 //! between separate processes.
 
 use super::output::Output;
+use super::state_file::{self, LockFailure, StateLock};
 use sense::agents::{AgentReport, HostValue, Runtime, State};
 use sense::syntax::ast::{ExprKind, StmtKind, UnaryOp};
 use std::path::Path;
@@ -14,13 +15,32 @@ fn fail(message: &str) -> i32 {
 
 /// Saves the runtime to `path` after every start or resume — paused,
 /// completed or failed — so the file always says where the agent stands
-/// and a finished agent is never resumed from a stale state.
-fn report(rt: &Runtime, state: Result<State, sense::Error>, out: &Output, path: &Path) -> i32 {
+/// and a finished agent is never resumed from a stale state. `held` is the
+/// lock on the file taken before it was read (resume) — a start takes it
+/// here, so a start never replaces a state a resume is working on.
+fn report(
+    rt: &Runtime,
+    state: Result<State, sense::Error>,
+    out: &Output,
+    path: &Path,
+    held: Option<StateLock>,
+) -> i32 {
+    let held = match held {
+        Some(lock) => Some(lock),
+        None => match StateLock::acquire(path) {
+            Ok(lock) => Some(lock),
+            Err(LockFailure::Missing) => None,
+            Err(failure) => {
+                out.flush();
+                return lock_failed(path, failure);
+            }
+        },
+    };
     let saved = rt
         .snapshot()
         .map_err(|e| e.rendered().to_string())
         .and_then(|bytes| {
-            write_atomically(path, &bytes)
+            state_file::commit(path, &bytes, held.as_ref())
                 .map_err(|e| format!("SenseError: cannot write {}: {e}", path.display()))
         });
     if let Err(msg) = saved {
@@ -47,11 +67,15 @@ fn report(rt: &Runtime, state: Result<State, sense::Error>, out: &Output, path: 
     }
 }
 
-/// Writes through a temporary file so a crash never leaves half a state.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp-sense-state");
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
+fn lock_failed(path: &Path, failure: LockFailure) -> i32 {
+    match failure {
+        LockFailure::InUse => fail(&format!(
+            "{} is in use by another sense start or resume; nothing was changed (try again when it has finished)",
+            path.display()
+        )),
+        LockFailure::Missing => fail(&format!("no such file or directory: {}", path.display())),
+        LockFailure::Io(e) => fail(&format!("cannot lock {}: {e}", path.display())),
+    }
 }
 
 /// `sense start FILE AGENT --state STATE`.
@@ -73,20 +97,23 @@ pub fn start(file: &Path, agent: &str, state: &Path, config: sense::Config) -> i
     };
     rt.set_subject(Some(id));
     let result = rt.start(id);
-    report(&rt, result, &out, state)
+    report(&rt, result, &out, state, None)
 }
 
-fn restore(state: &Path, out: &Output, config: sense::Config) -> Result<Runtime, i32> {
-    let bytes = std::fs::read(state).map_err(|e| {
+fn read_state(state: &Path) -> Result<Vec<u8>, i32> {
+    std::fs::read(state).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             fail(&format!("no such file or directory: {}", state.display()))
         } else {
             fail(&format!("cannot read {}: {e}", state.display()))
         }
-    })?;
+    })
+}
+
+fn restore(bytes: &[u8], out: &Output, config: sense::Config) -> Result<Runtime, i32> {
     let mut rt = Runtime::with_config(config);
     out.install(&mut rt);
-    rt.restore_snapshot(&bytes).map_err(|e| {
+    rt.restore_snapshot(bytes).map_err(|e| {
         eprintln!("{}", e.rendered());
         1
     })?;
@@ -99,8 +126,18 @@ pub fn resume(state: &Path, value: Option<&str>, config: sense::Config) -> i32 {
         Ok(v) => v.unwrap_or(HostValue::Nil),
         Err(msg) => return fail(&msg),
     };
+    // Held from before the read until the new state is in place: a
+    // concurrent resume of the same file fails instead of losing an answer.
+    let lock = match StateLock::acquire(state) {
+        Ok(lock) => lock,
+        Err(failure) => return lock_failed(state, failure),
+    };
+    let bytes = match lock.read() {
+        Ok(b) => b,
+        Err(e) => return fail(&format!("cannot read {}: {e}", state.display())),
+    };
     let out = Output::stdout();
-    let mut rt = match restore(state, &out, config) {
+    let mut rt = match restore(&bytes, &out, config) {
         Ok(rt) => rt,
         Err(code) => return code,
     };
@@ -111,13 +148,17 @@ pub fn resume(state: &Path, value: Option<&str>, config: sense::Config) -> i32 {
         ));
     };
     let result = rt.resume(id, value);
-    report(&rt, result, &out, state)
+    report(&rt, result, &out, state, Some(lock))
 }
 
 /// `sense show STATE`.
 pub fn show(state: &Path) -> i32 {
     let out = Output::stdout();
-    let rt = match restore(state, &out, sense::Config::default()) {
+    let bytes = match read_state(state) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let rt = match restore(&bytes, &out, sense::Config::default()) {
         Ok(rt) => rt,
         Err(code) => return code,
     };
