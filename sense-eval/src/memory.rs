@@ -46,7 +46,12 @@ impl Db {
                 op        TEXT NOT NULL,
                 value     TEXT,
                 timestamp REAL NOT NULL
-            )",
+            );
+            -- Every read asks for a key's latest entry (or all of them):
+            -- without this index each is a scan of the whole log, and
+            -- `keys()` one scan per entry. Files made elsewhere gain it on
+            -- first open; it changes no row.
+            CREATE INDEX IF NOT EXISTS memory_log_key_version ON memory_log (key, version);",
         )
         .map_err(db_error)?;
         Ok(Db { conn })
@@ -105,12 +110,13 @@ impl Db {
 
     /// Keys whose latest entry is a `remember`, oldest first.
     pub fn keys(&self) -> Result<Vec<String>, String> {
+        // One pass over the (key, version) index: SQLite takes the bare
+        // column `op` from the row holding MAX(version) of each group.
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT key FROM memory_log m1 WHERE op = 'remember'
-                 AND version = (SELECT MAX(version) FROM memory_log m2 WHERE m2.key = m1.key)
-                 ORDER BY version",
+                "SELECT key FROM (SELECT key, op, MAX(version) AS latest FROM memory_log GROUP BY key)
+                 WHERE op = 'remember' ORDER BY latest",
             )
             .map_err(db_error)?;
         let rows = stmt
@@ -219,6 +225,86 @@ mod tests {
         assert_eq!(db.recall("b", None).unwrap(), None);
         assert_eq!(db.keys().unwrap(), vec!["a".to_string()]);
         assert_eq!(db.history("a").unwrap().len(), 2);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// Appends `n` entries over `n / 2` keys (every 7th a forget) in one
+    /// transaction, and returns the keys `keys()` must give, oldest first.
+    fn fill(db: &Db, n: usize) -> Vec<String> {
+        let tx = db.conn.unchecked_transaction().unwrap();
+        let mut latest: std::collections::HashMap<String, (usize, bool)> = Default::default();
+        for i in 0..n {
+            let key = format!("k{}", i % (n / 2));
+            let remember = i % 7 != 3;
+            let (op, value) = if remember {
+                ("remember", Some(i.to_string()))
+            } else {
+                ("forget", None)
+            };
+            tx.execute(
+                "INSERT INTO memory_log (key, op, value, timestamp) VALUES (?1, ?2, ?3, 0)",
+                params![key, op, value],
+            )
+            .unwrap();
+            latest.insert(key, (i, remember));
+        }
+        tx.commit().unwrap();
+        let mut live: Vec<(usize, String)> = latest
+            .into_iter()
+            .filter(|(_, (_, remember))| *remember)
+            .map(|(k, (i, _))| (i, k))
+            .collect();
+        live.sort();
+        live.into_iter().map(|(_, k)| k).collect()
+    }
+
+    /// Issue 18 item 7: `keys()` was one scan per entry (17.8 s at 32,000).
+    /// `SENSE_KEYS_BENCH=1` also times the old query, side by side.
+    #[test]
+    fn keys_over_32000_entries_is_fast_and_right() {
+        let dir = std::env::temp_dir().join(format!("sense-mem-keys-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let bench = std::env::var_os("SENSE_KEYS_BENCH").is_some();
+        let sizes: &[usize] = if bench {
+            &[2_000, 8_000, 32_000]
+        } else {
+            &[32_000]
+        };
+        for &n in sizes {
+            let db = Db::open(&dir.join(format!("m{n}.db"))).unwrap();
+            let expected = fill(&db, n);
+            let t = std::time::Instant::now();
+            let keys = db.keys().unwrap();
+            let took = t.elapsed();
+            assert_eq!(keys, expected);
+            eprintln!("keys() over {n} entries: {:.4} s", took.as_secs_f64());
+            assert!(took.as_secs_f64() < 5.0, "keys() took {took:?}");
+            if bench {
+                // The old query, on a copy of the log without the index.
+                db.conn
+                    .execute_batch("DROP INDEX memory_log_key_version")
+                    .unwrap();
+                let t = std::time::Instant::now();
+                let mut stmt = db
+                    .conn
+                    .prepare(
+                        "SELECT key FROM memory_log m1 WHERE op = 'remember'
+                         AND version = (SELECT MAX(version) FROM memory_log m2 WHERE m2.key = m1.key)
+                         ORDER BY version",
+                    )
+                    .unwrap();
+                let old: Vec<String> = stmt
+                    .query_map([], |r| r.get(0))
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                eprintln!(
+                    "old query over {n} entries: {:.4} s",
+                    t.elapsed().as_secs_f64()
+                );
+                assert_eq!(old, expected);
+            }
+        }
         let _ = std::fs::remove_dir_all(dir);
     }
 }
