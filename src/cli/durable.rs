@@ -41,6 +41,7 @@ fn report(
         .map_err(|e| e.rendered().to_string())
         .and_then(|bytes| {
             state_file::commit(path, &bytes, held.as_ref())
+                .map(drop)
                 .map_err(|e| format!("SenseError: cannot write {}: {e}", path.display()))
         });
     if let Err(msg) = saved {

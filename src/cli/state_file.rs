@@ -97,8 +97,9 @@ fn same_file(_file: &File, path: &Path) -> bool {
 
 /// Replaces the state at `path` with `bytes`. `held` is the caller's lock on
 /// the current file (its permission bits are kept); without one, a new
-/// file is created owner-only.
-pub fn commit(path: &Path, bytes: &[u8], held: Option<&StateLock>) -> io::Result<()> {
+/// file is created owner-only. Returns a lock on the new file, held from
+/// before it had a name: a caller that keeps it keeps the state to itself.
+pub fn commit(path: &Path, bytes: &[u8], held: Option<&StateLock>) -> io::Result<StateLock> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -124,7 +125,7 @@ pub fn commit(path: &Path, bytes: &[u8], held: Option<&StateLock>) -> io::Result
     // Dropping `temp_path` removes the name if the rename failed.
     std::fs::rename(&temp_path, path)?;
     sync_directory(&dir);
-    Ok(())
+    Ok(StateLock { file })
 }
 
 /// Writes the new state into the temporary and makes it durable.
@@ -224,7 +225,7 @@ mod anonymous {
         prefix: &str,
         bytes: &[u8],
         permissions: Option<std::fs::Permissions>,
-    ) -> Option<io::Result<()>> {
+    ) -> Option<io::Result<super::StateLock>> {
         let file = File::from(
             rustix::fs::open(
                 dir,
@@ -254,6 +255,6 @@ mod anonymous {
             return Some(Err(e));
         }
         super::sync_directory(dir);
-        Some(Ok(()))
+        Some(Ok(super::StateLock { file }))
     }
 }

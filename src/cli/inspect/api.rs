@@ -20,26 +20,23 @@
 //! error. POSTs must be `Content-Type: application/json` and come from the
 //! console's own origin, so other web pages cannot drive the console.
 
+use super::http::{self, BODY_LIMIT};
 use super::json;
 use super::{Inspector, Source};
 use crate::cli::durable::parse_literal;
 use sense::agents::inspect_support::ActionStep;
 use sense::agents::{AgentStatus, HostValue};
 use serde_json::{Value as Json, json};
-use std::io::Read;
 
 const INDEX_HTML: &str = include_str!("static/index.html");
 const APP_JS: &str = include_str!("static/app.js");
 const APP_CSS: &str = include_str!("static/app.css");
 
-/// Largest request body accepted.
-const BODY_LIMIT: usize = 64 * 1024;
-
 /// A response.
-struct Reply {
-    status: u16,
-    content_type: &'static str,
-    body: Vec<u8>,
+pub(super) struct Reply {
+    pub(super) status: u16,
+    pub(super) content_type: &'static str,
+    pub(super) body: Vec<u8>,
     allow: Option<&'static str>,
 }
 
@@ -62,7 +59,7 @@ impl Reply {
     }
 
     /// A host-side error (not raised by Sense code).
-    fn error(status: u16, class: &str, message: impl Into<String>) -> Reply {
+    pub(super) fn error(status: u16, class: &str, message: impl Into<String>) -> Reply {
         let message = message.into();
         Reply::json(
             status,
@@ -106,30 +103,26 @@ fn sense_status(e: &sense::Error, wrong_state: bool) -> u16 {
     }
 }
 
-/// How long a client may take to send a request body.
-const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// Safe points (calls and loop iterations) one console request may run
+/// when `--max-steps` is not given: a tool that loops forever ends with
+/// `step budget exhausted` (an agent pauses with kind `budget`) instead of
+/// holding the console for ever. Well under a second of a release build.
+const CONSOLE_STEPS: u64 = 10_000_000;
 
-/// Answers one request; a panic while handling it becomes a 500 answer,
-/// and a client that stalls cannot hold up the next request.
-pub fn serve(ins: &mut Inspector, request: tiny_http::Request) {
-    let route = match check(ins, &request) {
-        Ok(route) => route,
-        Err(reply) => return respond(request, reply),
-    };
-    let (request, body) = if route.method() == "POST" {
-        match read_body_in_time(request) {
-            Some((request, Ok(body))) => (request, body),
-            Some((request, Err(reply))) => return respond(request, reply),
-            None => return,
-        }
-    } else {
-        (request, serde_json::Map::new())
-    };
+/// Answers one checked request on the runtime's thread; a panic while
+/// handling it becomes a 500 answer.
+pub(super) fn handle(
+    ins: &mut Inspector,
+    route: Route,
+    body: &serde_json::Map<String, Json>,
+) -> Reply {
+    let given = ins.rt.config_mut().max_steps;
+    ins.rt.config_mut().max_steps = Some(given.unwrap_or(CONSOLE_STEPS));
     let reply = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         if route.method() == "GET" {
             get(ins, route)
         } else {
-            post(ins, route, &body)
+            post(ins, route, body)
         }
     }))
     .unwrap_or_else(|_| {
@@ -139,42 +132,20 @@ pub fn serve(ins: &mut Inspector, request: tiny_http::Request) {
             "the inspector failed while handling this request",
         )
     });
-    respond(request, reply);
+    ins.rt.config_mut().max_steps = given;
+    reply
 }
 
-/// Reads the body on a helper thread: a client that sends its headers but
-/// not its body gets `408` whenever it finishes, and the console goes on
-/// with other requests after [`BODY_TIMEOUT`].
-#[allow(clippy::type_complexity)]
-fn read_body_in_time(
-    request: tiny_http::Request,
-) -> Option<(
-    tiny_http::Request,
-    Result<serde_json::Map<String, Json>, Reply>,
-)> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut request = request;
-        let body = read_body(&mut request);
-        if let Err(std::sync::mpsc::SendError((request, _))) = tx.send((request, body)) {
-            respond(
-                request,
-                Reply::error(
-                    408,
-                    "RequestTimeout",
-                    format!(
-                        "the request body took longer than {} s to arrive",
-                        BODY_TIMEOUT.as_secs()
-                    ),
-                ),
-            );
-        }
-    });
-    rx.recv_timeout(BODY_TIMEOUT).ok()
+/// The answer when too many requests are in progress at once.
+pub(super) fn busy() -> Reply {
+    Reply::error(
+        503,
+        "ServiceUnavailable",
+        "too many requests in progress; try again",
+    )
 }
 
-fn respond(request: tiny_http::Request, reply: Reply) {
-    let mut response = tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
+pub(super) fn respond(request: http::Request, reply: Reply) {
     let mut headers = vec![
         ("Content-Type", reply.content_type),
         ("Cache-Control", "no-store"),
@@ -188,29 +159,17 @@ fn respond(request: tiny_http::Request, reply: Reply) {
     if let Some(allow) = reply.allow {
         headers.push(("Allow", allow));
     }
-    for (name, value) in headers {
-        if let Ok(h) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
-            response.add_header(h);
-        }
-    }
-    let _ = request.respond(response);
-}
-
-fn header<'a>(request: &'a tiny_http::Request, name: &str) -> Option<&'a str> {
-    request
-        .headers()
-        .iter()
-        .find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
-        .map(|h| h.value.as_str())
+    request.respond(reply.status, &headers, &reply.body);
 }
 
 /// Only the console's own address may be used: the Host header must name
 /// it (no DNS rebinding), and a browser's Origin, when sent, must be it.
-fn same_site(request: &tiny_http::Request, port: u16) -> bool {
+fn same_site(request: &http::Request, port: u16) -> bool {
     let hosts = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
-    let host_ok =
-        header(request, "Host").is_some_and(|h| hosts.iter().any(|x| x.eq_ignore_ascii_case(h)));
-    let origin_ok = header(request, "Origin").is_none_or(|o| {
+    let host_ok = request
+        .header("Host")
+        .is_some_and(|h| hosts.iter().any(|x| x.eq_ignore_ascii_case(h)));
+    let origin_ok = request.header("Origin").is_none_or(|o| {
         hosts
             .iter()
             .any(|x| o.eq_ignore_ascii_case(&format!("http://{x}")))
@@ -238,7 +197,7 @@ fn percent_decode(segment: &str) -> Option<String> {
 }
 
 /// What a path names.
-enum Route {
+pub(super) enum Route {
     Page(&'static str, &'static str),
     NoContent,
     State,
@@ -257,7 +216,7 @@ enum Route {
 }
 
 impl Route {
-    fn method(&self) -> &'static str {
+    pub(super) fn method(&self) -> &'static str {
         match self {
             Route::Resume(_)
             | Route::Start(_)
@@ -295,14 +254,13 @@ fn route(segs: &[String]) -> Option<Route> {
 }
 
 /// The route a request names, once its origin, path and method are fine.
-fn check(ins: &Inspector, request: &tiny_http::Request) -> Result<Route, Reply> {
-    if !same_site(request, ins.port) {
+pub(super) fn check(port: u16, request: &http::Request) -> Result<Route, Reply> {
+    if !same_site(request, port) {
         return Err(Reply::error(
             403,
             "Forbidden",
             format!(
-                "the inspector only answers requests for http://127.0.0.1:{}/ from its own page",
-                ins.port
+                "the inspector only answers requests for http://127.0.0.1:{port}/ from its own page",
             ),
         ));
     }
@@ -327,7 +285,7 @@ fn check(ins: &Inspector, request: &tiny_http::Request) -> Result<Route, Reply> 
             format!("no such page or API route: {path}"),
         ));
     };
-    let method = request.method().as_str().to_ascii_uppercase();
+    let method = request.method().to_ascii_uppercase();
     if method != route.method() {
         let mut r = Reply::error(
             405,
@@ -385,9 +343,12 @@ fn no_agent(serial: &str) -> Reply {
     )
 }
 
-/// Reads a JSON object body (empty means `{}`).
-fn read_body(request: &mut tiny_http::Request) -> Result<serde_json::Map<String, Json>, Reply> {
-    let json_type = header(request, "Content-Type").is_some_and(|t| {
+/// Reads a JSON object body (empty means `{}`); a client slower than the
+/// socket's read timeout gets 408.
+pub(super) fn read_body(
+    request: &mut http::Request,
+) -> Result<serde_json::Map<String, Json>, Reply> {
+    let json_type = request.header("Content-Type").is_some_and(|t| {
         t.split(';')
             .next()
             .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
@@ -406,24 +367,23 @@ fn read_body(request: &mut tiny_http::Request) -> Result<serde_json::Map<String,
             format!("request bodies are limited to {BODY_LIMIT} bytes"),
         )
     };
-    if request.body_length().is_some_and(|n| n > BODY_LIMIT) {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::new();
-    if let Err(e) = request
-        .as_reader()
-        .take(BODY_LIMIT as u64 + 1)
-        .read_to_end(&mut bytes)
-    {
-        return Err(Reply::error(
-            400,
-            "BadRequest",
-            format!("cannot read the request body: {e}"),
-        ));
-    }
-    if bytes.len() > BODY_LIMIT {
-        return Err(too_large());
-    }
+    let bytes = match request.body(BODY_LIMIT) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Err(too_large()),
+        Err(e) if http::is_timeout(&e) => {
+            return Err(Reply::error(408, "RequestTimeout", http::timeout_message()));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            return Err(Reply::error(411, "LengthRequired", e.to_string()));
+        }
+        Err(e) => {
+            return Err(Reply::error(
+                400,
+                "BadRequest",
+                format!("cannot read the request body: {e}"),
+            ));
+        }
+    };
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(serde_json::Map::new());
     }
@@ -481,7 +441,7 @@ fn literal_args(body: &serde_json::Map<String, Json>) -> Result<Vec<HostValue>, 
 /// Something changed: count it and, for `--state`, write the state back.
 fn changed(ins: &mut Inspector) {
     ins.changes += 1;
-    if matches!(ins.source, Source::State(_)) {
+    if matches!(ins.source, Source::State(..)) {
         ins.save();
     }
 }

@@ -210,7 +210,7 @@ pub fn error(e: &sense::Error) -> Json {
 pub fn program(ins: &Inspector) -> Json {
     let (mode, path) = match &ins.source {
         Source::File(p) => ("file", p),
-        Source::State(p) => ("state", p),
+        Source::State(p, _) => ("state", p),
     };
     json!({
         "mode": mode,

@@ -2,17 +2,22 @@
 //! agents (answer paused ones, start created ones), tools, actions, the
 //! audit log, memories and program output — served on 127.0.0.1 only.
 //!
-//! One thread does everything: the HTTP server hands over one request at a
-//! time and the runtime (which is not `Sync`) handles it. The page is
-//! plain HTML and JavaScript embedded in the binary; it polls `/api/state`.
+//! Each request is read and answered on a thread of its own
+//! (`connection`); the runtime (which is not `Sync`) stays on the main
+//! thread and handles one request's work at a time, each under a step
+//! budget. The page is plain HTML and JavaScript embedded in the binary; it
+//! polls `/api/state`.
 
 mod api;
+mod connection;
+mod http;
 mod json;
 
 use super::LimitArgs;
+use super::state_file::{self, LockFailure, StateLock};
 use clap::Args;
 use sense::agents::Runtime;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// `sense inspect` arguments.
@@ -69,8 +74,10 @@ impl Captured {
 pub(crate) enum Source {
     /// `sense inspect FILE`.
     File(PathBuf),
-    /// `sense inspect --state STATE`: written back after every change.
-    State(PathBuf),
+    /// `sense inspect --state STATE`: written back after every change,
+    /// and locked for the whole session (a `sense resume` of it meanwhile
+    /// is refused rather than overwritten or overwriting).
+    State(PathBuf, StateLock),
 }
 
 /// The console's state: the runtime and what the page shows about it.
@@ -82,8 +89,6 @@ pub(crate) struct Inspector {
     /// The top level's error, if it failed (the console still serves what
     /// it declared before failing).
     pub(crate) program_error: Option<sense::Error>,
-    /// The port the server listens on (for the Host check).
-    pub(crate) port: u16,
     /// Changes made through the console so far.
     pub(crate) changes: u64,
     /// The last failure to write the state file, if any.
@@ -93,7 +98,7 @@ pub(crate) struct Inspector {
 impl Inspector {
     /// Writes the runtime back to the state file (`--state` mode).
     pub(crate) fn save(&mut self) {
-        let Source::State(path) = &self.source else {
+        let Source::State(path, lock) = &mut self.source else {
             return;
         };
         let saved = self
@@ -101,22 +106,21 @@ impl Inspector {
             .snapshot()
             .map_err(|e| e.rendered().to_string())
             .and_then(|bytes| {
-                write_atomically(path, &bytes)
+                state_file::commit(path, &bytes, Some(lock))
                     .map_err(|e| format!("cannot write {}: {e}", path.display()))
             });
-        self.save_error = saved.err();
+        // The commit replaced the file; its lock now holds the new one.
+        self.save_error = match saved {
+            Ok(new_lock) => {
+                *lock = new_lock;
+                None
+            }
+            Err(e) => Some(e),
+        };
         if let Some(e) = &self.save_error {
             eprintln!("SenseError: {e}");
         }
     }
-}
-
-/// Writes through a temporary file and a rename, so a crash never leaves
-/// half a state.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp-sense-inspect");
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
 }
 
 fn fail(message: &str) -> i32 {
@@ -143,18 +147,30 @@ pub fn inspect(args: InspectArgs) -> i32 {
     let mut program_error = None;
     let source = match (args.file, args.state) {
         (_, Some(state)) => {
-            let bytes = match std::fs::read(&state) {
-                Ok(b) => b,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let lock = match StateLock::acquire(&state) {
+                Ok(lock) => lock,
+                Err(LockFailure::Missing) => {
                     return fail(&format!("no such file or directory: {}", state.display()));
                 }
+                Err(LockFailure::InUse) => {
+                    return fail(&format!(
+                        "{} is in use by another sense start or resume",
+                        state.display()
+                    ));
+                }
+                Err(LockFailure::Io(e)) => {
+                    return fail(&format!("cannot lock {}: {e}", state.display()));
+                }
+            };
+            let bytes = match lock.read() {
+                Ok(b) => b,
                 Err(e) => return fail(&format!("cannot read {}: {e}", state.display())),
             };
             if let Err(e) = rt.restore_snapshot(&bytes) {
                 eprintln!("{}", e.rendered());
                 return 1;
             }
-            Source::State(state)
+            Source::State(state, lock)
         }
         (Some(file), None) => {
             if !file.is_file() {
@@ -167,18 +183,17 @@ pub fn inspect(args: InspectArgs) -> i32 {
         }
         (None, None) => return fail("give a program FILE or --state STATE"),
     };
-    let server = match tiny_http::Server::http(("127.0.0.1", args.port)) {
-        Ok(s) => s,
+    let (jobs, work) = std::sync::mpsc::channel();
+    let port = match connection::listen(args.port, jobs) {
+        Ok(port) => port,
         Err(e) => return fail(&format!("cannot listen on 127.0.0.1:{}: {e}", args.port)),
     };
-    let port = server.server_addr().to_ip().map_or(args.port, |a| a.port());
     let mut inspector = Inspector {
         rt,
         output,
         source,
         dry_run: args.dry_run,
         program_error,
-        port,
         changes: 0,
         save_error: None,
     };
@@ -189,8 +204,9 @@ pub fn inspect(args: InspectArgs) -> i32 {
     }
     use std::io::Write;
     let _ = std::io::stdout().flush();
-    for request in server.incoming_requests() {
-        api::serve(&mut inspector, request);
+    for job in work {
+        let connection::Job { route, body, reply } = job;
+        let _ = reply.send(api::handle(&mut inspector, route, &body));
     }
     0
 }

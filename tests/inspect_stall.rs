@@ -1,0 +1,117 @@
+//! Issue 18 item 4: no client can stall `sense inspect`. Three POSTs that
+//! announce a body and never send it do not delay a second client; a
+//! stalled POST is dropped with 408 once the read timeout passes; a tool
+//! that loops forever ends under the console's step budget.
+
+#[path = "browser/server.rs"]
+mod server;
+
+use server::Server;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+/// Sends `request` and reads the whole answer (the request closes).
+fn exchange(port: u16, request: &str) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    s.write_all(request.as_bytes()).expect("send");
+    let mut out = String::new();
+    s.read_to_string(&mut out).expect("read the answer");
+    out
+}
+
+fn get(port: u16, path: &str) -> String {
+    exchange(
+        port,
+        &format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"),
+    )
+}
+
+fn post(port: u16, path: &str, body: &str) -> String {
+    exchange(
+        port,
+        &format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+}
+
+/// Opens a POST that promises 5,000 bytes of body and sends a few.
+fn stalled_post(port: u16) -> TcpStream {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    let head = format!(
+        "POST /api/agents/1/resume HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\
+         Content-Type: application/json\r\nContent-Length: 5000\r\n\r\n{{\"value\": \""
+    );
+    s.write_all(head.as_bytes()).expect("send headers");
+    s
+}
+
+#[test]
+fn three_stalled_posts_do_not_delay_a_second_client() {
+    let s = Server::start(&["tests/browser/demo.sns"]);
+    assert!(get(s.port, "/api/state").starts_with("HTTP/1.1 200"));
+    let stalled: Vec<TcpStream> = (0..3).map(|_| stalled_post(s.port)).collect();
+    // Let the console start reading all three bodies.
+    std::thread::sleep(Duration::from_millis(300));
+    for path in ["/api/state", "/api/agents", "/"] {
+        let t = Instant::now();
+        let answer = get(s.port, path);
+        let took = t.elapsed();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{path}: {answer}");
+        assert!(took < Duration::from_secs(1), "{path} took {took:?}");
+    }
+    // A POST from a well-behaved client is answered too.
+    let t = Instant::now();
+    let answer = post(s.port, "/api/tools/add/call", r#"{"args": ["2", "3"]}"#);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains(r#""literal":"5""#), "{answer}");
+    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    drop(stalled);
+    s.stop();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_stalled_post_is_dropped_with_408() {
+    let s = Server::start(&["tests/browser/demo.sns"]);
+    let mut stalled = stalled_post(s.port);
+    stalled
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let t = Instant::now();
+    let mut answer = String::new();
+    let _ = stalled.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("RequestTimeout"), "{answer}");
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
+    // The resume it promised never happened.
+    assert!(get(s.port, "/api/agents").contains(r#""status":"paused""#));
+    s.stop();
+}
+
+#[test]
+fn a_tool_that_loops_forever_ends_under_the_step_budget() {
+    let dir = std::env::temp_dir().join(format!("sense-inspect-spin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("spin.sns");
+    std::fs::write(
+        &program,
+        "tool spin() returns Int \"Never returns.\":\n    i = 0\n    while true:\n        i = i + 1\n    return i\n",
+    )
+    .unwrap();
+    let s = Server::start(&[program.to_str().unwrap()]);
+    let t = Instant::now();
+    let answer = post(s.port, "/api/tools/spin/call", r#"{"args": []}"#);
+    assert!(answer.starts_with("HTTP/1.1 422"), "{answer}");
+    assert!(answer.contains("step budget exhausted"), "{answer}");
+    assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
+    // The console goes on.
+    let answer = get(s.port, "/api/tools");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    s.stop();
+    let _ = std::fs::remove_dir_all(dir);
+}
