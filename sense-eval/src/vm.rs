@@ -8,6 +8,7 @@
 
 mod agents;
 mod call;
+mod code_store;
 mod fiber;
 mod import;
 mod inspect;
