@@ -266,7 +266,8 @@ typedef struct sense_completion sense_completion;
 
 /*
  Limits and switches for `sense_runtime_new_with_config`: maximum call
- depth, optional step budget, dry run. Starts with the defaults of
+ depth, optional step budget, maximum string and array sizes, the heap
+ ceiling, dry run. Starts with the defaults of
  `sense_runtime_new`.
 
  Ownership: created by `sense_config_new`, freed by `sense_config_free`;
@@ -554,6 +555,35 @@ enum sense_status sense_config_set_max_steps(struct sense_config *config,
 enum sense_status sense_config_set_dry_run(struct sense_config *config,
                                            bool dry_run,
                                            struct sense_error **error);
+
+/*
+ The largest string, in bytes, an operation may build (default 256 MiB;
+ `sense run --max-string`). A longer result is a `SenseRuntimeError`.
+ 0 is `SENSE_STATUS_INVALID_ARGUMENT`.
+ */
+enum sense_status sense_config_set_max_string_len(struct sense_config *config,
+                                                  size_t max_bytes,
+                                                  struct sense_error **error);
+
+/*
+ The largest array, in elements, an operation may build (default 64 Mi
+ elements; `sense run --max-list`). A longer result is a
+ `SenseRuntimeError`. 0 is `SENSE_STATUS_INVALID_ARGUMENT`.
+ */
+enum sense_status sense_config_set_max_array_len(struct sense_config *config,
+                                                 size_t max_elements,
+                                                 struct sense_error **error);
+
+/*
+ The heap ceiling: estimated bytes the program's values may hold
+ (default 1 GiB; `sense run --max-heap`). A program that would go over
+ it fails with a `SenseRuntimeError` ("out of memory: …") instead of
+ growing until the process is killed; the runtime stays usable. 0 is
+ `SENSE_STATUS_INVALID_ARGUMENT`.
+ */
+enum sense_status sense_config_set_max_heap(struct sense_config *config,
+                                            size_t max_bytes,
+                                            struct sense_error **error);
 
 /*
  The status of the failed call; `SENSE_STATUS_INVALID_ARGUMENT` when
@@ -855,7 +885,9 @@ enum sense_status sense_runtime_set_input(struct sense_runtime *runtime,
  their locals, call stacks and mailboxes), globals, closures, shared and
  cyclic lists, action instances, memory handles, the audit log, and the
  subject agent (`sense_runtime_set_subject`). Snapshots are
- deterministic: the same state gives the same bytes.
+ deterministic: the same state gives the same bytes. The code of earlier
+ programs that nothing refers to any more is released first (see
+ `sense_runtime_run_source`), so it is not saved.
 
  Not saved: the host's side of the runtime — output and input
  callbacks, host functions, model providers, the configuration and pause

@@ -95,6 +95,25 @@ enum Command {
     },
 }
 
+/// A size in bytes: digits with an optional K, M or G suffix (powers of 1024).
+fn parse_bytes(text: &str) -> Result<usize, String> {
+    let t = text.trim();
+    let (digits, shift) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&t[..t.len() - 1], 10),
+        Some('M') => (&t[..t.len() - 1], 20),
+        Some('G') => (&t[..t.len() - 1], 30),
+        _ => (t, 0),
+    };
+    let n: usize = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size (e.g. 1048576, 512M, 2G)"))?;
+    match n.checked_mul(1 << shift) {
+        Some(0) | None => Err(format!("{text:?} is out of range")),
+        Some(bytes) => Ok(bytes),
+    }
+}
+
 /// Limits shared by commands that run programs.
 #[derive(Args, Clone, Debug)]
 pub struct LimitArgs {
@@ -110,6 +129,10 @@ pub struct LimitArgs {
     /// Largest array an operation may build, in elements
     #[arg(long, value_name = "N")]
     pub max_list: Option<usize>,
+    /// Heap ceiling: bytes the program's values may hold (suffixes K, M, G;
+    /// default 1G); going over it is a SenseRuntimeError
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    pub max_heap: Option<usize>,
     /// Directory for `persistent memory` databases without an explicit path
     /// (default: $SENSE_MEMORY_DIR, else .sense_memory/ beside the program)
     #[arg(long, value_name = "DIR")]
@@ -129,6 +152,9 @@ impl LimitArgs {
         }
         if let Some(n) = self.max_list {
             c.max_array_len = n;
+        }
+        if let Some(n) = self.max_heap {
+            c.max_heap = n;
         }
         c.memory_dir = self.memory_dir.clone();
         // A testing aid: collect garbage at every safe point.

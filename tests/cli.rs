@@ -162,3 +162,25 @@ fn test_shows_paths_without_dot_components() {
         assert_eq!(out.status.code(), Some(0));
     }
 }
+
+/// Issue 18, item 3: `--max-heap` sets the heap ceiling; a program that
+/// allocates without bound stops with a `SenseRuntimeError`, and a bad
+/// size is a usage error.
+#[test]
+fn max_heap_stops_unbounded_allocation() {
+    let dir = scratch("max-heap");
+    write(
+        &dir.join("grow.sns"),
+        "a = []\nwhile true:\n    push(a, range(1000))\n",
+    );
+    let out = sense(&dir, &["run", "--max-heap", "16M", "grow.sns"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("SenseRuntimeError: [line 3] out of memory:")
+            && err.contains("heap limit of 16 MiB"),
+        "{err}"
+    );
+    let out = sense(&dir, &["run", "--max-heap", "lots", "grow.sns"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}

@@ -15,12 +15,17 @@ pub struct Error {
 }
 
 impl Error {
-    pub(crate) fn from_eval(err: &EvalError, rendered: String, column: Option<u32>) -> Self {
+    pub(crate) fn from_eval(
+        err: &EvalError,
+        rendered: String,
+        line: Option<u32>,
+        column: Option<u32>,
+    ) -> Self {
         Error {
             class: Some(err.class()),
             display: err.display(),
             rendered,
-            line: err.line(),
+            line,
             column,
         }
     }
@@ -57,7 +62,9 @@ impl Error {
         &self.rendered
     }
 
-    /// The reported line, if any.
+    /// The 1-based line the error points at, if known. Also set for
+    /// errors whose message carries no `[line N]` (raised inside a builtin
+    /// or a host function, or the recursion limit).
     pub fn line(&self) -> Option<u32> {
         self.line
     }

@@ -47,7 +47,13 @@ pub struct Runtime {
     vm: Vm,
     pub(crate) main_env: Option<ScopeRef>,
     pub(crate) subject: Option<AgentId>,
+    /// Programs run since unused code was last released.
+    runs_since_release: u32,
 }
+
+/// How many programs run between two releases of unused code (each one
+/// collects garbage, so it is amortised over several runs).
+const RELEASE_EVERY: u32 = 32;
 
 impl Default for Runtime {
     fn default() -> Self {
@@ -67,6 +73,7 @@ impl Runtime {
             vm: Vm::new(config),
             main_env: None,
             subject: None,
+            runs_since_release: 0,
         }
     }
 
@@ -108,7 +115,43 @@ impl Runtime {
             .vm
             .run_main(source, dir, Some(env))
             .map(|(_, exit)| exit);
-        self.finish_checkpoints(r).map(|_| ())
+        let r = self.finish_checkpoints(r).map(|_| ());
+        self.ran_program();
+        r
+    }
+
+    /// Counts a finished top-level run and, every [`RELEASE_EVERY`] runs,
+    /// releases the code nothing refers to any more.
+    fn ran_program(&mut self) {
+        self.runs_since_release += 1;
+        if self.runs_since_release >= RELEASE_EVERY {
+            self.release_unused_code();
+        }
+    }
+
+    /// Frees the compiled code and source text of earlier programs that
+    /// nothing refers to any more — no function, agent, tool or action
+    /// they defined is still reachable — and collects garbage. Every
+    /// program run on a runtime adds code; this runs by itself every few
+    /// runs, so a host that runs many snippets stays within a fixed
+    /// footprint. Call it directly to trim before a snapshot. Returns the
+    /// number of programs whose code was released.
+    ///
+    /// ```
+    /// let mut rt = sense_agents::Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.run_source("defs.sns", "def twice(x):\n    return 2 * x\n").unwrap();
+    /// for i in 0..10 {
+    ///     rt.run_source("snippet.sns", &format!("y = twice({i})")).unwrap();
+    /// }
+    /// // The ten snippets go; `twice` is still reachable, so its code stays.
+    /// assert_eq!(rt.release_unused_code(), 10);
+    /// rt.run_source("more.sns", "z = twice(21)").unwrap();
+    /// assert_eq!(rt.global("z"), Some(sense_agents::HostValue::Int(42)));
+    /// ```
+    pub fn release_unused_code(&mut self) -> usize {
+        self.runs_since_release = 0;
+        self.vm.release_unused_code()
     }
 
     /// Runs through any checkpoints (when `checkpoint_on_pause` is set but
@@ -177,7 +220,9 @@ impl Runtime {
             .compile_file(file, "<repl>")
             .map_err(|e| self.error(&e))?;
         let r = self.vm.run_top_level(proto, env);
-        self.finish_checkpoints(r).map(|_| ())
+        let r = self.finish_checkpoints(r).map(|_| ());
+        self.ran_program();
+        r
     }
 
     /// Results of the `test` blocks run so far.
@@ -192,11 +237,17 @@ impl Runtime {
 
     /// Converts a VM error to the host error, rendering its diagnostic.
     pub(crate) fn error(&self, e: &EvalError) -> Error {
-        let column = match (e.span(), e.file().and_then(|f| self.vm.file(f))) {
-            (Some(span), Some(file)) => Some(file.line_col(span.start).1),
-            _ => None,
+        // The position comes from the span whenever there is one: errors
+        // raised inside builtins and host functions (and the recursion
+        // limit) report no `[line N]` in their text but are still located.
+        let (line, column) = match (e.span(), e.file().and_then(|f| self.vm.file(f))) {
+            (Some(span), Some(file)) => {
+                let (line, column) = file.line_col(span.start);
+                (Some(line), Some(column))
+            }
+            _ => (e.line(), None),
         };
-        Error::from_eval(e, self.vm.render_error(e), column)
+        Error::from_eval(e, self.vm.render_error(e), line, column)
     }
 
     /// Looks up an agent by the name it is bound to in the main program

@@ -93,7 +93,12 @@ impl Runtime {
     /// provider this runtime lacks is refused here, with its name.
     pub fn restore_snapshot(&mut self, bytes: &[u8]) -> Result<(), Error> {
         let blob = self.vm().restore(bytes).map_err(|e| {
-            Error::from_eval(&e, format!("{}: {}", e.class().name(), e.display()), None)
+            Error::from_eval(
+                &e,
+                format!("{}: {}", e.class().name(), e.display()),
+                e.line(),
+                None,
+            )
         })?;
         let Some((main_env, subject)) = decode(&blob) else {
             return Err(Error::host(

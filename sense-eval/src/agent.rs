@@ -11,7 +11,7 @@ use crate::value::Value;
 use crate::vm::Fiber;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 /// The five statuses of AGENTS.md §2.4.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -105,8 +105,24 @@ pub struct Agent {
     /// Set from any thread to ask the running agent to pause.
     #[serde(skip)]
     pub interrupt: Arc<PauseFlag>,
-    /// A process-unique number, so host handles detect a collected agent.
+    /// A process-unique number, so host handles detect a collected agent
+    /// and never reach an agent of another runtime (see [`next_serial`]).
     pub serial: u64,
+}
+
+/// The last agent serial handed out in this process.
+static LAST_SERIAL: AtomicU64 = AtomicU64::new(0);
+
+/// A serial no agent of this process has had yet: every VM draws from one
+/// counter, so a host's agent id can never name an agent of another VM.
+pub(crate) fn next_serial() -> u64 {
+    LAST_SERIAL.fetch_add(1, Ordering::Relaxed) + 1
+}
+
+/// Records that serials up to `serial` are taken (restored agents keep
+/// the serials they were saved with), so later agents never reuse them.
+pub(crate) fn reserve_serials(serial: u64) {
+    LAST_SERIAL.fetch_max(serial, Ordering::Relaxed);
 }
 
 const FLAG_IDLE: u8 = 0;

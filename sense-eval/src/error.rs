@@ -177,6 +177,12 @@ impl EvalError {
         self
     }
 
+    /// Points the error at another index of the same file (the code
+    /// store renumbers files when it releases unused ones).
+    pub(crate) fn set_file(&mut self, file: FileId) {
+        self.0.file = Some(file);
+    }
+
     /// True once a position has been attached.
     pub fn is_located(&self) -> bool {
         self.0.span.is_some()

@@ -11,6 +11,37 @@
 use crate::object::Obj;
 use crate::scope::Scope;
 use crate::value::Value;
+use crate::vm::Frame;
+
+/// What one object slot costs, whatever it holds.
+const OBJ_SLOT_BYTES: usize = std::mem::size_of::<Obj>();
+/// What one scope costs, roughly (the slot and a few variables).
+const SCOPE_BYTES: usize = std::mem::size_of::<Scope>() + 4 * std::mem::size_of::<Value>();
+/// What one array element costs.
+pub const VALUE_BYTES: usize = std::mem::size_of::<Value>();
+
+/// The payload an object owns beyond its slot, estimated from the sizes
+/// a program controls (string lengths, array lengths, mailboxes, stacks).
+fn obj_bytes(obj: &Obj) -> usize {
+    match obj {
+        Obj::Free(_) => 0,
+        // Plus what the allocator keeps per block.
+        Obj::Str(s) => s.text.len() + 16,
+        Obj::Array(items) => items.capacity().saturating_mul(VALUE_BYTES) + 16,
+        Obj::Agent(a) => {
+            let stack = a.fiber.as_ref().map_or(0, |f| {
+                f.stack.len() * VALUE_BYTES + f.frames.len() * std::mem::size_of::<Frame>()
+            });
+            std::mem::size_of::<crate::agent::Agent>() + a.mailbox.len() * VALUE_BYTES + stack
+        }
+        Obj::Memory(m) => m
+            .entries
+            .iter()
+            .map(|(k, _)| k.len() + VALUE_BYTES)
+            .sum::<usize>(),
+        _ => 64,
+    }
+}
 
 /// Handle of a heap object.
 #[derive(
@@ -39,6 +70,11 @@ pub struct Heap {
     since_gc: usize,
     /// Collect when `since_gc` passes this.
     threshold: usize,
+    /// Estimated bytes allocated since the last collection.
+    bytes_since_gc: usize,
+    /// Estimated bytes held by live objects and scopes at the last
+    /// collection (see [`Heap::approx_bytes`]).
+    live_bytes: usize,
     obj_marks: Vec<bool>,
     scope_marks: Vec<bool>,
     /// What a stray handle reads (never reachable from valid state).
@@ -99,6 +135,8 @@ impl Heap {
             live_scopes: 0,
             since_gc: 0,
             threshold: 100_000,
+            bytes_since_gc: 0,
+            live_bytes: 0,
             obj_marks: Vec::new(),
             scope_marks: Vec::new(),
             dead_obj: Obj::Free(NO_FREE),
@@ -109,6 +147,7 @@ impl Heap {
     /// Stores `obj` and returns its handle.
     pub fn alloc(&mut self, obj: Obj) -> ObjRef {
         self.since_gc += 1;
+        self.bytes_since_gc = self.bytes_since_gc.saturating_add(obj_bytes(&obj));
         self.live_objs += 1;
         let idx = self.obj_free;
         if let Some(slot) = self.objs.get_mut(idx as usize) {
@@ -127,6 +166,7 @@ impl Heap {
     /// Stores a scope and returns its handle.
     pub fn alloc_scope(&mut self, scope: Scope) -> ScopeRef {
         self.since_gc += 1;
+        self.bytes_since_gc = self.bytes_since_gc.saturating_add(SCOPE_BYTES);
         self.live_scopes += 1;
         let idx = self.scope_free;
         if let Some(slot) = self.scopes.get_mut(idx as usize) {
@@ -242,7 +282,40 @@ impl Heap {
     /// True when enough has been allocated since the last collection.
     #[inline]
     pub fn wants_collect(&self) -> bool {
-        self.since_gc >= self.threshold
+        self.since_gc >= self.threshold || self.bytes_since_gc >= self.byte_threshold()
+    }
+
+    /// True when enough has been allocated since the last collection, or
+    /// the heap may have grown past `max_bytes` (the heap ceiling): the
+    /// next safe point then collects and measures.
+    #[inline]
+    pub fn wants_collect_within(&self, max_bytes: usize) -> bool {
+        self.wants_collect() || self.live_bytes.saturating_add(self.bytes_since_gc) > max_bytes
+    }
+
+    /// New bytes that trigger a collection: as much as was live, at least
+    /// 64 MiB (big objects are collected by size, not only by count).
+    fn byte_threshold(&self) -> usize {
+        self.live_bytes.max(64 << 20)
+    }
+
+    /// Estimated bytes held by the heap: live at the last collection plus
+    /// everything allocated since. An estimate — payload sizes plus slot
+    /// sizes — that the heap ceiling (`Config::max_heap`) is checked
+    /// against.
+    pub fn approx_bytes(&self) -> usize {
+        self.live_bytes.saturating_add(self.bytes_since_gc)
+    }
+
+    /// Estimated bytes live at the last collection.
+    pub fn live_bytes(&self) -> usize {
+        self.live_bytes
+    }
+
+    /// Counts `bytes` grown in place (an array appended to) towards the
+    /// next collection and the heap ceiling.
+    pub fn charge(&mut self, bytes: usize) {
+        self.bytes_since_gc = self.bytes_since_gc.saturating_add(bytes);
     }
 
     /// Number of live objects and scopes.
@@ -284,13 +357,19 @@ impl Heap {
                 break;
             }
         }
+        let mut live_bytes = self.objs.len() * OBJ_SLOT_BYTES;
         for (i, (marked, obj)) in self.obj_marks.iter().zip(self.objs.iter_mut()).enumerate() {
             if !marked && !matches!(obj, Obj::Free(_)) {
                 *obj = Obj::Free(self.obj_free);
                 self.obj_free = i as u32;
                 self.live_objs -= 1;
+            } else if *marked {
+                live_bytes = live_bytes.saturating_add(obj_bytes(obj));
             }
         }
+        live_bytes = live_bytes.saturating_add(self.live_scopes * SCOPE_BYTES);
+        self.live_bytes = live_bytes;
+        self.bytes_since_gc = 0;
         for (i, (marked, scope)) in self
             .scope_marks
             .iter()
@@ -333,6 +412,8 @@ impl Heap {
             live_scopes,
             since_gc: 0,
             threshold: (live_objs + live_scopes).max(50_000) * 2,
+            bytes_since_gc: 0,
+            live_bytes: 0,
             obj_marks: Vec::new(),
             scope_marks: Vec::new(),
             dead_obj: Obj::Free(NO_FREE),

@@ -213,7 +213,7 @@ impl Vm {
             HostValue::Float(f) => Value::Float(*f),
             HostValue::Str(s) => self.new_str(s.as_str())?,
             HostValue::List(items) => {
-                self.check_array_len(items.len())?;
+                self.check_new_array(items.len())?;
                 let mut vals = Vec::with_capacity(items.len());
                 for it in items {
                     vals.push(self.value_from_host_depth(it, depth + 1)?);

@@ -393,6 +393,12 @@ impl Vm {
         self.blocked = image.blocked;
         self.pinned = image.pinned;
         self.agent_serial = image.agent_serial;
+        crate::agent::reserve_serials(image.agent_serial);
+        for obj in self.heap.parts().0 {
+            if let Obj::Agent(a) = obj {
+                crate::agent::reserve_serials(a.serial);
+            }
+        }
         self.steps = image.steps;
         self.reopen_resources();
         Ok(image.host)

@@ -8,6 +8,7 @@
 
 mod agents;
 mod call;
+mod code_store;
 mod fiber;
 mod import;
 mod inspect;
@@ -43,6 +44,9 @@ pub type OutputFn = Box<dyn FnMut(&str) + Send>;
 /// Where `ask_human` outside an agent reads a line from (`None` at end of input).
 pub type InputFn = Box<dyn FnMut() -> Option<String> + Send>;
 
+/// The default heap ceiling ([`Config::max_heap`]): 1 GiB.
+pub const DEFAULT_MAX_HEAP: usize = 1 << 30;
+
 /// Limits and switches of a VM.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -54,6 +58,10 @@ pub struct Config {
     pub max_string_len: usize,
     /// Largest array an operation may build.
     pub max_array_len: usize,
+    /// The heap ceiling: estimated bytes the program's values may hold
+    /// (strings, arrays, objects, scopes). Crossing it is a
+    /// `SenseRuntimeError` ("out of memory"), never an abort.
+    pub max_heap: usize,
     /// `--dry-run`: actions check everything but run no bodies.
     pub dry_run: bool,
     /// Where `persistent memory` databases without an explicit path go
@@ -74,6 +82,7 @@ impl Default for Config {
             max_steps: None,
             max_string_len: 256 * 1024 * 1024,
             max_array_len: 64 * 1024 * 1024,
+            max_heap: DEFAULT_MAX_HEAP,
             dry_run: false,
             memory_dir: None,
             checkpoint_on_pause: false,

@@ -5,7 +5,8 @@ use crate::status::sense_status;
 use sense_agents::Config;
 
 /// Limits and switches for `sense_runtime_new_with_config`: maximum call
-/// depth, optional step budget, dry run. Starts with the defaults of
+/// depth, optional step budget, maximum string and array sizes, the heap
+/// ceiling, dry run. Starts with the defaults of
 /// `sense_runtime_new`.
 ///
 /// Ownership: created by `sense_config_new`, freed by `sense_config_free`;
@@ -91,6 +92,65 @@ pub extern "C" fn sense_config_set_dry_run(
     ffi_guard!(error, {
         let c = try_mut!(config);
         c.config.dry_run = dry_run;
+        Ok(())
+    })
+}
+
+/// The largest string, in bytes, an operation may build (default 256 MiB;
+/// `sense run --max-string`). A longer result is a `SenseRuntimeError`.
+/// 0 is `SENSE_STATUS_INVALID_ARGUMENT`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_config_set_max_string_len(
+    config: *mut sense_config,
+    max_bytes: usize,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let c = try_mut!(config);
+        if max_bytes == 0 {
+            return Err(fail!(InvalidArgument, "max_bytes must be at least 1"));
+        }
+        c.config.max_string_len = max_bytes;
+        Ok(())
+    })
+}
+
+/// The largest array, in elements, an operation may build (default 64 Mi
+/// elements; `sense run --max-list`). A longer result is a
+/// `SenseRuntimeError`. 0 is `SENSE_STATUS_INVALID_ARGUMENT`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_config_set_max_array_len(
+    config: *mut sense_config,
+    max_elements: usize,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let c = try_mut!(config);
+        if max_elements == 0 {
+            return Err(fail!(InvalidArgument, "max_elements must be at least 1"));
+        }
+        c.config.max_array_len = max_elements;
+        Ok(())
+    })
+}
+
+/// The heap ceiling: estimated bytes the program's values may hold
+/// (default 1 GiB; `sense run --max-heap`). A program that would go over
+/// it fails with a `SenseRuntimeError` ("out of memory: …") instead of
+/// growing until the process is killed; the runtime stays usable. 0 is
+/// `SENSE_STATUS_INVALID_ARGUMENT`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_config_set_max_heap(
+    config: *mut sense_config,
+    max_bytes: usize,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let c = try_mut!(config);
+        if max_bytes == 0 {
+            return Err(fail!(InvalidArgument, "max_bytes must be at least 1"));
+        }
+        c.config.max_heap = max_bytes;
         Ok(())
     })
 }

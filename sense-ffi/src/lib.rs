@@ -52,7 +52,8 @@ pub use agent::{
 pub use callback::sense_free_fn;
 pub use config::{
     sense_config, sense_config_free, sense_config_new, sense_config_set_dry_run,
-    sense_config_set_max_depth, sense_config_set_max_steps,
+    sense_config_set_max_array_len, sense_config_set_max_depth, sense_config_set_max_heap,
+    sense_config_set_max_steps, sense_config_set_max_string_len,
 };
 pub use error::{
     sense_error, sense_error_class, sense_error_column, sense_error_free, sense_error_line,

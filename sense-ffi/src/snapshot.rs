@@ -34,7 +34,9 @@ fn has_run_code(r: &mut Runtime) -> bool {
 /// their locals, call stacks and mailboxes), globals, closures, shared and
 /// cyclic lists, action instances, memory handles, the audit log, and the
 /// subject agent (`sense_runtime_set_subject`). Snapshots are
-/// deterministic: the same state gives the same bytes.
+/// deterministic: the same state gives the same bytes. The code of earlier
+/// programs that nothing refers to any more is released first (see
+/// `sense_runtime_run_source`), so it is not saved.
 ///
 /// Not saved: the host's side of the runtime — output and input
 /// callbacks, host functions, model providers, the configuration and pause
@@ -53,6 +55,8 @@ pub extern "C" fn sense_runtime_snapshot(
         let rt = try_ref!(runtime);
         let out = try_out!(out);
         let bytes = rt.enter(|r| {
+            // Code of earlier programs nothing refers to is not worth saving.
+            r.release_unused_code();
             r.snapshot()
                 .map_err(|e| error::from_sense(&e, sense_status::RuntimeError))
         })?;

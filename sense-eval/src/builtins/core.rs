@@ -107,7 +107,7 @@ fn range(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         return Err(EvalError::runtime("integer overflow"));
     }
     let count = usize::try_from(count).unwrap_or(usize::MAX);
-    vm.check_array_len(count)?;
+    vm.check_new_array(count)?;
     let mut items = Vec::with_capacity(count);
     let mut x = start as i128;
     for _ in 0..count {
@@ -138,6 +138,7 @@ fn push(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     };
     let len = vm.array_of(arg(args, 0)).map_or(0, |a| a.len());
     vm.check_array_len(len + 1)?;
+    vm.heap_mut().charge(crate::heap::VALUE_BYTES);
     if let Obj::Array(items) = vm.heap_mut().get_mut(r) {
         items.push(arg(args, 1));
     }

@@ -24,7 +24,8 @@ impl Vm {
         let declaring = self.define_scope();
         let declaring = self.capture_env(declaring);
         let scope = self.child_scope(declaring);
-        self.agent_serial += 1;
+        let serial = crate::agent::next_serial();
+        self.agent_serial = self.agent_serial.max(serial);
         let agent = Agent {
             name: info.name,
             scope,
@@ -39,7 +40,7 @@ impl Vm {
             error: None,
             error_taken: false,
             interrupt: Arc::default(),
-            serial: self.agent_serial,
+            serial,
         };
         let r = self.heap.alloc(Obj::Agent(Box::new(agent)));
         self.heap.scope_mut(scope).agent = Some(r);

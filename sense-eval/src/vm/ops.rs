@@ -103,12 +103,46 @@ impl Vm {
                 self.config.max_string_len
             )));
         }
+        self.check_heap_room(s.len())?;
         Ok(Value::Str(self.heap.alloc(Obj::Str(StrObj::new(s)))))
+    }
+
+    /// Fails when the heap, grown by `bytes` more, would pass the heap
+    /// ceiling even if everything unreachable were collected first (a
+    /// collection happens at the next safe point; this catches one huge
+    /// allocation before it is made).
+    pub(crate) fn check_heap_room(&self, bytes: usize) -> EvalResult<()> {
+        if self.heap.approx_bytes().saturating_add(bytes) > self.config.max_heap
+            && self.heap.live_bytes().saturating_add(bytes) > self.config.max_heap
+        {
+            return Err(self.out_of_memory(self.heap.live_bytes().saturating_add(bytes)));
+        }
+        Ok(())
+    }
+
+    /// After a collection: fails when what is still live passes the heap
+    /// ceiling.
+    pub(crate) fn check_heap_ceiling(&self) -> EvalResult<()> {
+        let live = self.heap.approx_bytes();
+        if live > self.config.max_heap {
+            return Err(self.out_of_memory(live));
+        }
+        Ok(())
+    }
+
+    fn out_of_memory(&self, bytes: usize) -> EvalError {
+        const MIB: usize = 1 << 20;
+        EvalError::runtime(format!(
+            "out of memory: the program's values need about {} MiB, over the heap limit of {} MiB \
+             (raise it with --max-heap)",
+            bytes.div_ceil(MIB),
+            self.config.max_heap.div_ceil(MIB)
+        ))
     }
 
     /// Allocates an array value, enforcing the configured size cap.
     pub fn new_array(&mut self, items: Vec<Value>) -> EvalResult<Value> {
-        self.check_array_len(items.len())?;
+        self.check_new_array(items.len())?;
         Ok(Value::Array(self.heap.alloc(Obj::Array(items))))
     }
 
@@ -120,6 +154,13 @@ impl Vm {
             )));
         }
         Ok(())
+    }
+
+    /// [`Vm::check_array_len`] for a new array of `n` elements, which must
+    /// also fit under the heap ceiling.
+    pub(crate) fn check_new_array(&self, n: usize) -> EvalResult<()> {
+        self.check_array_len(n)?;
+        self.check_heap_room(n.saturating_mul(crate::heap::VALUE_BYTES))
     }
 
     pub(crate) fn add(&mut self, a: Value, b: Value) -> EvalResult<Value> {

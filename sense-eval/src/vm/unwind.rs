@@ -186,14 +186,17 @@ impl Vm {
     /// True when a safe point has work to do.
     #[inline]
     pub(crate) fn needs_safepoint(&self) -> bool {
-        self.heap.wants_collect() || self.config.max_steps.is_some() || self.interrupted()
+        self.heap.wants_collect_within(self.config.max_heap)
+            || self.config.max_steps.is_some()
+            || self.interrupted()
     }
 
     /// A safe point: collect garbage, charge the step budget, honour a
     /// host's pause request. `Some` when the driven fiber settled.
     pub(crate) fn safepoint(&mut self) -> EvalResult<Option<Exit>> {
-        if self.heap.wants_collect() {
+        if self.heap.wants_collect_within(self.config.max_heap) {
             self.collect_garbage();
+            self.check_heap_ceiling()?;
         }
         if let Some(max) = self.config.max_steps {
             self.steps += 1;

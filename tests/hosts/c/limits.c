@@ -1,0 +1,78 @@
+/* Limits in sense_config: maximum string and array sizes, the heap ceiling
+ * (issue 18, item 3), and their argument checks. */
+#include "harness.h"
+
+static sense_runtime *runtime_with(sense_config *cfg, text_buf *out) {
+    sense_runtime *rt = NULL;
+    if (sense_runtime_new_with_config(cfg, &rt, NULL) != SENSE_STATUS_OK) return NULL;
+    out->len = 0;
+    out->data[0] = '\0';
+    sense_runtime_set_output(rt, text_buf_append, out, NULL, NULL);
+    return rt;
+}
+
+static int test_zero_limits_are_invalid(void) {
+    sense_config *cfg = NULL;
+    CHECK_OK(sense_config_new(&cfg, NULL));
+    CHECK_STATUS(sense_config_set_max_heap(cfg, 0, NULL), SENSE_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(sense_config_set_max_string_len(cfg, 0, NULL), SENSE_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(sense_config_set_max_array_len(cfg, 0, NULL), SENSE_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(sense_config_set_max_heap(NULL, 1, NULL), SENSE_STATUS_INVALID_ARGUMENT);
+    sense_config_free(cfg);
+    return 0;
+}
+
+static int test_string_and_array_limits(void) {
+    sense_config *cfg = NULL;
+    CHECK_OK(sense_config_new(&cfg, NULL));
+    CHECK_OK(sense_config_set_max_string_len(cfg, 100, NULL));
+    CHECK_OK(sense_config_set_max_array_len(cfg, 50, NULL));
+    text_buf out;
+    sense_runtime *rt = runtime_with(cfg, &out);
+    sense_config_free(cfg);
+    CHECK(rt != NULL);
+    sense_error *err = NULL;
+    CHECK_STATUS_ERR(harness_run(rt, "s = \"x\"\nwhile true:\n    s = s + s\n", &err),
+                     SENSE_STATUS_RUNTIME_ERROR, err);
+    CHECK_CONTAINS(sense_error_message(err), "string too large (128 bytes; the limit is 100)");
+    sense_error_free(err);
+    err = NULL;
+    CHECK_STATUS_ERR(harness_run(rt, "r = range(51)\n", &err), SENSE_STATUS_RUNTIME_ERROR, err);
+    CHECK_CONTAINS(sense_error_message(err), "array too large (51 elements; the limit is 50)");
+    sense_error_free(err);
+    CHECK_OK(harness_run(rt, "r = range(50)\nprint(len(r))\n", NULL));
+    CHECK_STR(text_buf_view(&out), "50\n");
+    sense_runtime_free(rt);
+    return 0;
+}
+
+static int test_heap_ceiling(void) {
+    sense_config *cfg = NULL;
+    CHECK_OK(sense_config_new(&cfg, NULL));
+    CHECK_OK(sense_config_set_max_heap(cfg, 8u << 20, NULL));
+    text_buf out;
+    sense_runtime *rt = runtime_with(cfg, &out);
+    sense_config_free(cfg);
+    CHECK(rt != NULL);
+    sense_error *err = NULL;
+    CHECK_STATUS_ERR(harness_run(rt, "rows = []\nwhile true:\n    push(rows, range(1000))\n", &err),
+                     SENSE_STATUS_RUNTIME_ERROR, err);
+    CHECK_STR(sense_error_class(err), "SenseRuntimeError");
+    CHECK_CONTAINS(sense_error_message(err), "out of memory");
+    CHECK_CONTAINS(sense_error_message(err), "heap limit of 8 MiB");
+    CHECK(sense_error_line(err) == 3);
+    sense_error_free(err);
+    /* The runtime stays usable; the garbage goes once unreachable. */
+    CHECK_OK(harness_run(rt, "rows = nil\nrows = []\nfor i in range(100):\n    push(rows, range(1000))\nprint(len(rows))\n", NULL));
+    CHECK_STR(text_buf_view(&out), "100\n");
+    sense_runtime_free(rt);
+    return 0;
+}
+
+int main(void) {
+    HARNESS_START();
+    RUN(test_zero_limits_are_invalid);
+    RUN(test_string_and_array_limits);
+    RUN(test_heap_ceiling);
+    HARNESS_END();
+}
