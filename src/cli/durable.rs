@@ -59,6 +59,7 @@ pub fn start(file: &Path, agent: &str, state: &Path, config: sense::Config) -> i
     let out = Output::stdout();
     let mut rt = Runtime::with_config(config);
     out.install(&mut rt);
+    sense_providers::register_defaults(&mut rt);
     if let Err(e) = rt.run_file(file) {
         out.flush();
         eprintln!("{}", e.rendered());
@@ -86,6 +87,7 @@ fn restore(state: &Path, out: &Output, config: sense::Config) -> Result<Runtime,
     })?;
     let mut rt = Runtime::with_config(config);
     out.install(&mut rt);
+    sense_providers::register_defaults(&mut rt);
     rt.restore_snapshot(&bytes).map_err(|e| {
         eprintln!("{}", e.rendered());
         1
