@@ -457,3 +457,78 @@ fn anthropic_401_and_missing_key() {
         "SenseRuntimeError: inference() needs the 'ANTHROPIC_API_KEY' environment variable set to a real API key"
     );
 }
+
+/// examples/research_agent.sns: a model call with a tool turn, a pause for
+/// approval saved by `sense start`, and one more model call after `sense
+/// resume` in a new process (providers re-registered by name; the key in
+/// no state file or `sense show` output).
+#[test]
+fn research_agent_pauses_between_model_calls_across_processes() {
+    let finding = "Our notes say agents pause mid-statement and resume later.";
+    let first = Loopback::start(vec![
+        Reply::json(200, openai_tool_call("call_n1", "search_notes", "{\"topic\": \"pausing\"}")),
+        Reply::json(200, openai_text(finding)),
+    ]);
+    let state = std::env::temp_dir().join(format!("sense-research-{}.state", std::process::id()));
+    let _ = std::fs::remove_file(&state);
+    let s = state.to_str().expect("utf-8 path");
+    let env = |server: &Loopback| {
+        vec![
+            ("OPENAI_API_KEY", OPENAI_KEY.to_string()),
+            ("OPENAI_BASE_URL", format!("{}/v1", server.url)),
+        ]
+    };
+    let as_refs = |v: &[(&'static str, String)]| -> Vec<(&'static str, String)> { v.to_vec() };
+    let run_cli = |args: &[&str], env: &[(&'static str, String)]| {
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        sense(args, &env)
+    };
+    let out = run_cli(
+        &["start", "examples/research_agent.sns", "researcher", "--state", s],
+        &as_refs(&env(&first)),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), format!("paused: publish this? {finding}\n"));
+    let seen = first.seen();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0].body["model"], "gpt-4o-mini");
+    assert_eq!(seen[0].body["temperature"], 0.0);
+    assert_eq!(
+        seen[1].body["messages"][2]["content"],
+        "[Sense agents pause mid-statement and resume later.]"
+    );
+    drop(first);
+
+    let bytes = std::fs::read(&state).expect("state written");
+    assert!(
+        !bytes.windows(OPENAI_KEY.len()).any(|w| w == OPENAI_KEY.as_bytes()),
+        "the API key is not in the state file"
+    );
+    let shown = run_cli(&["show", s], &[]);
+    assert!(shown.status.success());
+    assert!(!text(&shown.stdout).contains(OPENAI_KEY));
+
+    let second = Loopback::start(vec![Reply::json(200, openai_text("Agents Pause And Resume Later"))]);
+    let out = run_cli(&["resume", s, "\"yes\""], &as_refs(&env(&second)));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        stdout,
+        format!(
+            "published: {finding}\nheadline: Agents Pause And Resume Later\n\
+             [[line 29] tool 'search_notes' -> called (via agent:researcher), \
+             [line 29] model 'analyst' -> called (via agent:researcher), \
+             [line 30] irreversible action 'publish' -> prepared (via agent:researcher), \
+             [line 31] irreversible action 'publish' -> verified (via agent:researcher), \
+             [line 36] model 'analyst' -> called (via agent:researcher), \
+             irreversible action 'publish' -> committed (via agent:researcher)]\ncompleted\n"
+        )
+    );
+    let seen = second.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(
+        seen[0].body["messages"],
+        json!([{"role": "user", "content": format!("Write a five-word headline for: {finding}")}])
+    );
+    let _ = std::fs::remove_file(&state);
+}
