@@ -98,6 +98,7 @@ pub struct StdioServer {
     stdin: Option<ChildStdin>,
     incoming: Receiver<Incoming>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
     next_id: i64,
     tools: Vec<RemoteTool>,
     settings: McpSettings,
@@ -121,16 +122,17 @@ impl StdioServer {
         if let Some(out) = stdout {
             std::thread::spawn(move || read_messages(out, tx));
         }
-        if let Some(err) = child.stderr.take() {
+        let stderr_reader = child.stderr.take().map(|err| {
             let buf = Arc::clone(&stderr_buf);
-            std::thread::spawn(move || keep_tail(err, &buf));
-        }
+            std::thread::spawn(move || keep_tail(err, &buf))
+        });
         let mut server = StdioServer {
             command: command.to_string(),
             stdin: child.stdin.take(),
             child: Some(child),
             incoming: rx,
             stderr: stderr_buf,
+            stderr_reader,
             next_id: 1,
             tools: Vec::new(),
             settings,
@@ -206,14 +208,13 @@ impl StdioServer {
         };
         let mut line = message.to_string();
         line.push('\n');
-        if let Err(e) = stdin.write_all(line.as_bytes()).and_then(|()| stdin.flush()) {
-            let e = format!(
-                "RuntimeError: could not write to MCP server '{}' ({e}){}",
-                self.command,
-                self.stderr_note()
-            );
-            self.broken = Some(e.clone());
-            return Err(e);
+        if stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.flush())
+            .is_err()
+        {
+            // A closed pipe: the server has gone.
+            return Err(self.exited(None));
         }
         Ok(())
     }
@@ -277,10 +278,18 @@ impl StdioServer {
     /// The error for a server whose stdout has ended.
     fn exited(&mut self, read_error: Option<String>) -> String {
         let why = read_error.map_or_else(String::new, |w| format!(" (read error: {w})"));
+        let status = exit_note(&mut self.child);
+        // Let the stderr reader catch up (bounded: a grandchild may hold
+        // the pipe open).
+        if let Some(reader) = &self.stderr_reader {
+            let until = Instant::now() + Duration::from_millis(500);
+            while !reader.is_finished() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
         let e = format!(
-            "RuntimeError: MCP server '{}' exited{}{why}{}",
+            "RuntimeError: MCP server '{}' exited{status}{why}{}",
             self.command,
-            exit_note(&mut self.child),
             self.stderr_note()
         );
         self.broken = Some(e.clone());

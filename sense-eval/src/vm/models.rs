@@ -427,7 +427,11 @@ impl Vm {
                 let text = match by_name.iter().find(|(n, _)| *n == call.name) {
                     None => format!("error: no such tool '{}'", call.name),
                     Some((_, tool)) if self.mcp_tool_info(*tool).is_some() => {
-                        match self.call_mcp_tool(*tool, call, env, line) {
+                        let (span, file) = self.current_span();
+                        match self
+                            .call_mcp_tool(*tool, call, env, line)
+                            .map_err(|e| e.at(span.with_line(line), file))
+                        {
                             Ok(text) => text,
                             Err(e) => format!("error: {}", e.display()),
                         }
