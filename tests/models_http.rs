@@ -516,11 +516,11 @@ fn research_agent_pauses_between_model_calls_across_processes() {
         stdout,
         format!(
             "published: {finding}\nheadline: Agents Pause And Resume Later\n\
-             [[line 29] tool 'search_notes' -> called (via agent:researcher), \
-             [line 29] model 'analyst' -> called (via agent:researcher), \
-             [line 30] irreversible action 'publish' -> prepared (via agent:researcher), \
-             [line 31] irreversible action 'publish' -> verified (via agent:researcher), \
-             [line 36] model 'analyst' -> called (via agent:researcher), \
+             [[line 28] tool 'search_notes' -> called (via agent:researcher), \
+             [line 28] model 'analyst' -> called (via agent:researcher), \
+             [line 29] irreversible action 'publish' -> prepared (via agent:researcher), \
+             [line 30] irreversible action 'publish' -> verified (via agent:researcher), \
+             [line 35] model 'analyst' -> called (via agent:researcher), \
              irreversible action 'publish' -> committed (via agent:researcher)]\ncompleted\n"
         )
     );
