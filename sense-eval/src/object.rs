@@ -86,6 +86,8 @@ pub enum Method {
     AsOf,
     /// `model.ask(prompt)`
     Ask,
+    /// `mcp_server.close()`
+    Close,
 }
 
 impl Method {
@@ -103,15 +105,19 @@ impl Method {
             Method::History => "history",
             Method::AsOf => "as_of",
             Method::Ask => "ask",
+            Method::Close => "close",
         }
     }
 
     /// How many arguments it takes.
     pub fn arity(self) -> usize {
         match self {
-            Method::Verify | Method::Approve | Method::Commit | Method::Rollback | Method::Keys => {
-                0
-            }
+            Method::Verify
+            | Method::Approve
+            | Method::Commit
+            | Method::Rollback
+            | Method::Keys
+            | Method::Close => 0,
             Method::Recall | Method::Forget | Method::History | Method::Ask => 1,
             Method::Remember | Method::AsOf => 2,
         }
@@ -230,6 +236,43 @@ pub struct ModelObj {
     pub model_id: String,
     /// Host providers: the capability that gates calls (`model.<provider>`).
     pub capability: Option<String>,
+    /// Host providers: `inference(…)`'s options (no secrets).
+    pub options: crate::provider::ModelOptions,
+}
+
+/// A connection made by `connect_mcp` (the live connection itself is kept
+/// by the VM and is not part of a snapshot: after a restore it is made
+/// again on first use).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct McpServerObj {
+    /// The server's name (prefix of its tools' names).
+    pub name: String,
+    /// The command that was started, and its arguments.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The capability gating every call to its tools.
+    pub capability: Option<String>,
+    /// Its tools (an Array of MCP tools).
+    pub tools: Value,
+    /// `.close()` was called.
+    pub closed: bool,
+    /// Index of the live connection in the VM's table.
+    #[serde(skip)]
+    pub conn: Option<usize>,
+}
+
+/// One tool of an MCP server.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct McpToolObj {
+    /// Its server.
+    pub server: ObjRef,
+    /// Its name on that server.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+    /// Its input JSON schema, as text.
+    pub input_schema: String,
 }
 
 /// An answer from a model.
@@ -325,6 +368,10 @@ pub enum Obj {
     Skill(Box<SkillObj>),
     /// A memory.
     Memory(Box<MemoryObj>),
+    /// An MCP server connection.
+    McpServer(Box<McpServerObj>),
+    /// A tool of an MCP server.
+    McpTool(Box<McpToolObj>),
 }
 
 impl Obj {
@@ -361,6 +408,8 @@ impl Obj {
                 }
             }
             Obj::Skill(x) => t.value(x.tools),
+            Obj::McpServer(x) => t.value(x.tools),
+            Obj::McpTool(x) => t.obj(x.server),
             Obj::Memory(x) => {
                 for (_, v) in &x.entries {
                     t.value(*v);

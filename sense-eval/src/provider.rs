@@ -4,7 +4,9 @@
 //! is built in, and every other provider is an object the host registers
 //! (Rust: [`Vm::register_provider`](crate::Vm::register_provider); C: a
 //! callback). A provider answers prompts and, optionally, drives
-//! `ask_with_tools` by asking for tool calls.
+//! `ask_with_tools` by asking for tool calls. Tool servers
+//! (`connect_mcp`) are reached the same way: through a
+//! [`ToolServerConnector`] the host registers.
 
 use crate::host::HostValue;
 
@@ -26,6 +28,9 @@ pub struct ToolSpec {
     pub description: String,
     /// Parameter names and their annotations (as written), in order.
     pub params: Vec<(String, Option<String>)>,
+    /// The parameters as a JSON schema (JSON text): derived from the
+    /// annotations for a Sense tool, the server's own for an MCP tool.
+    pub input_schema: String,
 }
 
 /// A model's request to run a tool.
@@ -35,7 +40,8 @@ pub struct ToolCall {
     pub id: String,
     /// The requested tool.
     pub name: String,
-    /// Arguments by parameter name.
+    /// Arguments by parameter name. A JSON object argument travels as
+    /// `HostValue::Opaque { type_name: "Object", text: <JSON> }`.
     pub arguments: Vec<(String, HostValue)>,
 }
 
@@ -75,6 +81,89 @@ pub trait ModelProvider: Send {
         let _ = (model_id, messages, tools);
         Err("this provider does not support tool-calling".to_string())
     }
+
+    /// Checked by `inference(…)` when a model is made (e.g. that the API
+    /// key variable is set); the error is shown as it is. Only
+    /// `api_key_env` and `base_url` of `options` are filled in here.
+    fn check(&self, model_id: &str, options: &ModelOptions) -> Result<(), String> {
+        let _ = (model_id, options);
+        Ok(())
+    }
+
+    /// [`complete`](Self::complete) with the model's options. Providers
+    /// that honour options override this; the default ignores them.
+    fn complete_with_options(
+        &mut self,
+        model_id: &str,
+        options: &ModelOptions,
+        prompt: &str,
+    ) -> Result<ModelResponse, String> {
+        let _ = options;
+        self.complete(model_id, prompt)
+    }
+
+    /// [`complete_with_tools`](Self::complete_with_tools) with the model's
+    /// options; the default ignores them.
+    fn tool_turn(
+        &mut self,
+        model_id: &str,
+        options: &ModelOptions,
+        messages: &[ChatMessage],
+        tools: &[ToolSpec],
+    ) -> Result<ModelTurn, String> {
+        let _ = options;
+        self.complete_with_tools(model_id, messages, tools)
+    }
+}
+
+/// Options of a host-provider model, from `inference(…)`'s labels. They
+/// are kept with the model (and in snapshots), so they hold no secret:
+/// the API key is read from the variable named by `api_key_env` when a
+/// call is made.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ModelOptions {
+    /// `temperature:`.
+    pub temperature: Option<f64>,
+    /// `max_tokens:`.
+    pub max_tokens: Option<i64>,
+    /// `api_key_env:` — the name of the variable holding the key.
+    pub api_key_env: Option<String>,
+    /// `base_url:` — where the provider's API lives.
+    pub base_url: Option<String>,
+}
+
+/// A tool offered by a connected tool server (MCP).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoteTool {
+    /// The tool's name on its server.
+    pub name: String,
+    /// Its description (may be empty).
+    pub description: String,
+    /// Its input JSON schema (JSON text; `{}` when the server gave none).
+    pub input_schema: String,
+}
+
+/// A live connection to a tool server, made by a [`ToolServerConnector`].
+/// Dropping it must release everything it holds (child processes too).
+pub trait ToolServer: Send {
+    /// The tools the server listed when it was connected.
+    fn tools(&self) -> Vec<RemoteTool>;
+
+    /// Calls `name` with `arguments` (a JSON object, as text) and returns
+    /// the result text. Errors read `<Kind>: <message>`, e.g.
+    /// `RuntimeError: …` for a tool that reported a failure.
+    fn call_tool(&mut self, name: &str, arguments: &str) -> Result<String, String>;
+
+    /// Ends the connection (idempotent).
+    fn close(&mut self);
+}
+
+/// Connects `connect_mcp(name, command, args)` to a tool server; registered
+/// by the host (the runtime starts no processes itself).
+pub trait ToolServerConnector: Send {
+    /// Starts `command args…` and connects to it. Errors read
+    /// `<Kind>: <message>`.
+    fn connect(&mut self, command: &str, args: &[String]) -> Result<Box<dyn ToolServer>, String>;
 }
 
 /// A registered provider and how calls to it are gated.

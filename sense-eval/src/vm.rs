@@ -19,6 +19,7 @@ mod run;
 mod safety;
 mod show;
 mod tasks;
+mod tool_servers;
 mod unwind;
 
 pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
@@ -198,6 +199,10 @@ pub struct Vm {
     pub(crate) pinned: Vec<ScopeRef>,
     /// Model providers registered by the host.
     pub(crate) providers: Vec<crate::provider::ProviderEntry>,
+    /// Connects `connect_mcp` to tool servers (registered by the host).
+    pub(crate) tool_connector: Option<Box<dyn crate::provider::ToolServerConnector>>,
+    /// Live tool-server connections, by the index an `McpServerObj` holds.
+    pub(crate) tool_servers: Vec<Option<Box<dyn crate::provider::ToolServer>>>,
     /// The audit log (AGENTS.md §4.9).
     pub(crate) audit_log: Vec<safety::AuditEntry>,
     /// Frame indexes of nested runs in progress (innermost last): errors
@@ -270,6 +275,8 @@ impl Vm {
             host_names: Vec::new(),
             pinned: Vec::new(),
             providers: Vec::new(),
+            tool_connector: None,
+            tool_servers: Vec::new(),
             audit_log: Vec::new(),
             nested: Vec::new(),
             units: Vec::new(),

@@ -84,6 +84,7 @@ pub fn start(file: &Path, agent: &str, state: &Path, config: sense::Config) -> i
     let out = Output::stdout();
     let mut rt = Runtime::with_config(config);
     out.install(&mut rt);
+    sense_providers::register_defaults(&mut rt);
     if let Err(e) = rt.run_file(file) {
         out.flush();
         eprintln!("{}", e.rendered());
@@ -114,6 +115,7 @@ fn read_state(state: &Path) -> Result<Vec<u8>, i32> {
 fn restore(bytes: &[u8], out: &Output, config: sense::Config) -> Result<Runtime, i32> {
     let mut rt = Runtime::with_config(config);
     out.install(&mut rt);
+    sense_providers::register_defaults(&mut rt);
     rt.restore_snapshot(bytes).map_err(|e| {
         eprintln!("{}", e.rendered());
         1

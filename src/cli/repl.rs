@@ -70,6 +70,7 @@ pub fn repl(preload: Option<&std::path::Path>) -> i32 {
     let out = Output::stdout();
     let mut rt = sense::Runtime::new();
     out.install(&mut rt);
+    sense_providers::register_defaults(&mut rt);
     if let Some(path) = preload
         && let Err(e) = rt.run_file(path)
     {

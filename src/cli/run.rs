@@ -9,6 +9,7 @@ pub fn run(path: &Path, config: sense::Config) -> i32 {
     let dry_run = config.dry_run;
     let mut rt = sense::Runtime::with_config(config);
     out.install(&mut rt);
+    sense_providers::register_defaults(&mut rt);
     if dry_run {
         out.write("DRY RUN \u{2014} no actions will actually commit\n\n");
     }

@@ -58,6 +58,7 @@ pub fn test(path: &Path) -> i32 {
         out.write(&format!("{}\n", file.display()));
         let mut rt = sense::Runtime::new();
         out.install(&mut rt);
+        sense_providers::register_defaults(&mut rt);
         let result = rt.run_file(file);
         if let Err(e) = result {
             out.flush();

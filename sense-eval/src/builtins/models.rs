@@ -61,16 +61,8 @@ fn skill(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     vm.make_skill(args)
 }
 
-fn connect_mcp(_: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    if !(3..=4).contains(&args.len()) {
-        return Err(EvalError::runtime(
-            "connect_mcp() expects (name: String, command: String, args: Array<String>, capability: String = nil)",
-        ));
-    }
-    Err(EvalError::runtime(
-        "connect_mcp() is not supported by this runtime: it starts no processes and opens no connections; \
-         expose external tools to Sense as host functions instead",
-    ))
+fn connect_mcp(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    vm.connect_mcp(args)
 }
 
 fn audit_log(vm: &mut Vm, _: &[Value]) -> EvalResult<Value> {

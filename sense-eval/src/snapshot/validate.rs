@@ -284,6 +284,13 @@ impl State<'_> {
                     self.value(*v)?;
                 }
             }
+            Obj::McpServer(x) => {
+                if !matches!(x.tools, Value::Array(_)) {
+                    return Err(corrupt("an MCP server's tools are not an array"));
+                }
+                self.value(x.tools)?;
+            }
+            Obj::McpTool(t) => self.value(Value::Obj(t.server))?,
         }
         Ok(())
     }

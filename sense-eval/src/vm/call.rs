@@ -95,6 +95,11 @@ impl Vm {
             Method::Verify | Method::Approve | Method::Commit | Method::Rollback => {
                 self.call_action_method(b, callee_at)
             }
+            Method::Close => {
+                self.close_mcp_server(b.receiver);
+                self.finish_native_call(callee_at, Value::Nil);
+                Ok(false)
+            }
             Method::Ask => {
                 let prompt = self.stack_at(callee_at + 1);
                 let (span, file) = self.current_span();

@@ -7,7 +7,9 @@ use crate::heap::{ObjRef, ScopeRef};
 use crate::memory::{Db, Json, ctime, default_path};
 use crate::object::{AnswerObj, MemoryObj, Method, ModelObj, Obj};
 use crate::proto::MemoryInfo;
-use crate::provider::{ChatMessage, ModelProvider, ModelTurn, ProviderEntry, ToolCall, ToolSpec};
+use crate::provider::{
+    ChatMessage, ModelOptions, ModelProvider, ModelTurn, ProviderEntry, ToolCall, ToolSpec,
+};
 use crate::value::Value;
 
 const MAX_TOOL_TURNS: usize = 10;
@@ -107,15 +109,22 @@ impl Vm {
                 confidence: Some(confidence),
                 model_id: String::new(),
                 capability: None,
+                options: ModelOptions::default(),
             }));
         }
         let Some(entry) = self.providers.iter().find(|p| p.name == provider) else {
             let mut names: Vec<String> = self.providers.iter().map(|p| p.name.clone()).collect();
             names.push("mock".into());
             names.sort();
+            // The reference's text when the network providers are
+            // registered; otherwise say where the others come from.
+            let note = if self.providers.is_empty() {
+                " (this runtime opens no network connections; other providers are registered by the host)"
+            } else {
+                ""
+            };
             return Err(EvalError::runtime(format!(
-                "inference(): unknown provider '{provider}' -- supported: {} (this runtime opens no network \
-                 connections; other providers are registered by the host)",
+                "inference(): unknown provider '{provider}' -- supported: {}{note}",
                 names.join(", ")
             )));
         };
@@ -126,37 +135,57 @@ impl Vm {
                 EvalError::runtime("inference()'s model_id argument must be a String")
             })?,
         };
-        let bad = unknown(&["api_key_env", "max_tokens", "temperature"]);
+        let bad = unknown(&["api_key_env", "base_url", "max_tokens", "temperature"]);
         if !bad.is_empty() {
             return Err(EvalError::runtime(format!(
-                "inference(): unknown option(s) {} -- supported: api_key_env, max_tokens, temperature",
+                "inference(): unknown option(s) {} -- supported: api_key_env, base_url, max_tokens, temperature",
                 bad.join(", ")
             )));
         }
-        if let Some(v) = option("temperature")
-            && !matches!(
-                v,
-                Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Nil
-            )
+        let string_option = |name: &str| -> EvalResult<Option<String>> {
+            match option(name) {
+                None => Ok(None),
+                Some(v) => self.str_of(v).map(|s| Some(s.to_string())).ok_or_else(|| {
+                    EvalError::runtime(format!("inference()'s {name} option must be a String"))
+                }),
+            }
+        };
+        let mut options = ModelOptions {
+            api_key_env: string_option("api_key_env")?,
+            base_url: string_option("base_url")?,
+            ..ModelOptions::default()
+        };
+        // The provider checks its credentials before the other options'
+        // types, as the reference does.
+        if let Some(p) = self
+            .providers
+            .iter()
+            .find(|p| p.name == provider)
+            .and_then(|p| p.provider.as_ref())
         {
-            return Err(EvalError::runtime(
-                "inference()'s temperature option must be a number",
-            ));
+            p.check(&model_id, &options).map_err(EvalError::runtime)?;
         }
-        if let Some(v) = option("max_tokens")
-            && !matches!(v, Value::Int(_) | Value::Bool(_) | Value::Nil)
-        {
-            return Err(EvalError::runtime(
-                "inference()'s max_tokens option must be an Int",
-            ));
-        }
-        if let Some(v) = option("api_key_env")
-            && !matches!(v, Value::Str(_))
-        {
-            return Err(EvalError::runtime(
-                "inference()'s api_key_env option must be a String",
-            ));
-        }
+        options.temperature = match option("temperature") {
+            None | Some(Value::Nil) => None,
+            Some(Value::Int(i)) => Some(i as f64),
+            Some(Value::Float(f)) => Some(f),
+            Some(Value::Bool(b)) => Some(b as i64 as f64),
+            Some(_) => {
+                return Err(EvalError::runtime(
+                    "inference()'s temperature option must be a number",
+                ));
+            }
+        };
+        options.max_tokens = match option("max_tokens") {
+            None | Some(Value::Nil) => None,
+            Some(Value::Int(i)) => Some(i),
+            Some(Value::Bool(b)) => Some(b as i64),
+            Some(_) => {
+                return Err(EvalError::runtime(
+                    "inference()'s max_tokens option must be an Int",
+                ));
+            }
+        };
         Ok(self.new_model(ModelObj {
             name: model_id.clone(),
             provider,
@@ -164,6 +193,7 @@ impl Vm {
             confidence: None,
             model_id,
             capability,
+            options,
         }))
     }
 
@@ -219,7 +249,8 @@ impl Vm {
                 .map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))?;
             (answer, m.confidence)
         } else {
-            let r = self.with_provider(&m, |p, id| p.complete(id, &text))?;
+            let r =
+                self.with_provider(&m, |p, id, o| p.complete_with_options(id, o, &text))?;
             (r.text, r.confidence)
         };
         if m.capability.is_some() {
@@ -253,7 +284,7 @@ impl Vm {
     fn with_provider<T>(
         &mut self,
         m: &ModelObj,
-        f: impl FnOnce(&mut dyn ModelProvider, &str) -> Result<T, String>,
+        f: impl FnOnce(&mut dyn ModelProvider, &str, &ModelOptions) -> Result<T, String>,
     ) -> EvalResult<T> {
         let Some(idx) = self.providers.iter().position(|p| p.name == m.provider) else {
             return Err(EvalError::runtime(format!(
@@ -267,7 +298,7 @@ impl Vm {
                 m.name
             )));
         };
-        let r = f(provider.as_mut(), &m.model_id);
+        let r = f(provider.as_mut(), &m.model_id, &m.options);
         if let Some(p) = self.providers.get_mut(idx) {
             p.provider = Some(provider);
         }
@@ -372,8 +403,9 @@ impl Vm {
         }
         let mut messages = vec![ChatMessage::User(text)];
         for _ in 0..MAX_TOOL_TURNS {
-            let turn =
-                self.with_provider(&m, |p, id| p.complete_with_tools(id, &messages, &specs))?;
+            let turn = self
+                .with_provider(&m, |p, id, o| p.tool_turn(id, o, &messages, &specs))
+                .map_err(|e| unsupported_tools(e, &m.name))?;
             let calls = match turn {
                 ModelTurn::Answer(answer) => {
                     if m.capability.is_some() {
@@ -394,6 +426,16 @@ impl Vm {
             for call in &calls {
                 let text = match by_name.iter().find(|(n, _)| *n == call.name) {
                     None => format!("error: no such tool '{}'", call.name),
+                    Some((_, tool)) if self.mcp_tool_info(*tool).is_some() => {
+                        let (span, file) = self.current_span();
+                        match self
+                            .call_mcp_tool(*tool, call, env, line)
+                            .map_err(|e| e.at(span.with_line(line), file))
+                        {
+                            Ok(text) => text,
+                            Err(e) => format!("error: {}", e.display()),
+                        }
+                    }
                     Some((_, tool)) => match self.call_tool_for_model(*tool, call, env, line) {
                         Ok(v) => self.show(v)?,
                         Err(e) => format!("error: {}", e.display()),
@@ -412,6 +454,30 @@ impl Vm {
 
     /// Validates a tool for a model (described, not async) and describes it.
     pub(crate) fn tool_spec(&self, t: Value) -> EvalResult<(ToolSpec, ObjRef)> {
+        if let Value::Obj(r) = t
+            && let Obj::McpTool(tool) = self.heap.get(r)
+        {
+            // The server's own schema, namespaced by server name.
+            let (name, _) = self.mcp_tool_info(r).unwrap_or_default();
+            let description = if tool.description.is_empty() {
+                "(no description provided)".to_string()
+            } else {
+                tool.description.clone()
+            };
+            let schema = match serde_json::from_str::<Json>(&tool.input_schema) {
+                Ok(Json::Object(o)) if !o.is_empty() => tool.input_schema.clone(),
+                _ => r#"{"type":"object","properties":{}}"#.to_string(),
+            };
+            return Ok((
+                ToolSpec {
+                    name,
+                    description,
+                    params: Vec::new(),
+                    input_schema: schema,
+                },
+                r,
+            ));
+        }
         let tool = match t {
             Value::Obj(r) => match self.heap.get(r) {
                 Obj::Tool(tool) => Some((r, tool)),
@@ -438,7 +504,7 @@ impl Vm {
             )));
         };
         let proto = self.proto(tool.proto);
-        let params = proto
+        let params: Vec<(String, Option<String>)> = proto
             .params
             .iter()
             .map(|p| {
@@ -448,11 +514,13 @@ impl Vm {
                 )
             })
             .collect();
+        let input_schema = params_schema(&params).to_string();
         Ok((
             ToolSpec {
                 name: tool.name.clone(),
                 description,
                 params,
+                input_schema,
             },
             r,
         ))
@@ -742,6 +810,8 @@ impl Vm {
                 Obj::Answer(_) => "Answer",
                 Obj::Future(_) => "SenseFuture",
                 Obj::Skill(_) => "SenseSkill",
+                Obj::McpServer(_) => "SenseMcpServer",
+                Obj::McpTool(_) => "McpTool",
                 Obj::Memory(m) if m.path.is_some() => "SensePersistentMemory",
                 Obj::Memory(_) => "SenseMemory",
                 _ => self.type_name(v),
@@ -816,6 +886,52 @@ impl Vm {
             },
         )))))
     }
+}
+
+/// A provider's "no tool-calling" answer becomes the reference's
+/// "does not support ask_with_tools()" error.
+fn unsupported_tools(e: EvalError, model: &str) -> EvalError {
+    const UNSUPPORTED: &str = "this provider does not support tool-calling";
+    if e.message().ends_with(UNSUPPORTED) {
+        EvalError::runtime(format!(
+            "model '{model}' does not support ask_with_tools(): {UNSUPPORTED}"
+        ))
+    } else {
+        e
+    }
+}
+
+/// The JSON schema of a Sense tool's parameters: every parameter is
+/// required; `Int`/`Float`/`String`/`Bool`/`Array<T>` annotations map to
+/// JSON types, anything else is unconstrained (as the reference does).
+fn params_schema(params: &[(String, Option<String>)]) -> Json {
+    let properties: serde_json::Map<String, Json> = params
+        .iter()
+        .map(|(n, ann)| (n.clone(), type_schema(ann.as_deref().unwrap_or(""))))
+        .collect();
+    let required: Vec<Json> = params.iter().map(|(n, _)| Json::String(n.clone())).collect();
+    serde_json::json!({"type": "object", "properties": properties, "required": required})
+}
+
+fn type_schema(ann: &str) -> Json {
+    let ann = ann.trim();
+    let simple = match ann {
+        "Int" => Some("integer"),
+        "Float" => Some("number"),
+        "String" => Some("string"),
+        "Bool" => Some("boolean"),
+        _ => None,
+    };
+    if let Some(t) = simple {
+        return serde_json::json!({ "type": t });
+    }
+    if ann == "Array" {
+        return serde_json::json!({"type": "array"});
+    }
+    if let Some(inner) = ann.strip_prefix("Array<").and_then(|r| r.strip_suffix('>')) {
+        return serde_json::json!({"type": "array", "items": type_schema(inner)});
+    }
+    serde_json::json!({})
 }
 
 /// Python's `str.format(prompt=…)` for the mock template: `{prompt}` is

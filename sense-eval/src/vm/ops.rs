@@ -534,6 +534,17 @@ impl Vm {
                     ))),
                 }
             }
+            Obj::McpServer(x) => {
+                let (server, tools) = (x.name.clone(), x.tools);
+                match name.as_str() {
+                    "name" => self.new_str(server),
+                    "tools" => Ok(tools),
+                    "close" => Ok(bind(self, Method::Close)),
+                    _ => Err(EvalError::runtime(format!(
+                        "mcp server '{server}' has no member '{name}'"
+                    ))),
+                }
+            }
             Obj::Memory(m) => {
                 let (mem_name, kind, path) = (m.name.clone(), m.kind.clone(), m.path.clone());
                 let persistent = path.is_some();

@@ -197,6 +197,17 @@ impl Vm {
                 let n = self.array_of(k.tools).map_or(0, Vec::len);
                 out.push_str(&format!("<skill {} ({n} tools)>", k.name));
             }
+            Obj::McpServer(x) => {
+                let n = self.array_of(x.tools).map_or(0, Vec::len);
+                out.push_str(&format!("<mcp server {} ({n} tools)>", x.name));
+            }
+            Obj::McpTool(t) => {
+                let server = match self.heap.get(t.server) {
+                    Obj::McpServer(x) => x.name.as_str(),
+                    _ => "",
+                };
+                out.push_str(&format!("<mcp tool {server}.{}>", t.name));
+            }
             Obj::Memory(m) => match &m.path {
                 Some(path) => out.push_str(&format!("<memory {} (persistent, {path})>", m.name)),
                 None => out.push_str(&format!(
@@ -217,6 +228,7 @@ impl Vm {
             Obj::ActionDecl(d) => d.name.clone(),
             Obj::Memory(m) => m.name.clone(),
             Obj::Model(m) => m.name.clone(),
+            Obj::McpServer(x) => x.name.clone(),
             Obj::Tool(t) => t.name.clone(),
             Obj::Agent(a) => self.interner.name(a.name).to_string(),
             _ => String::new(),
@@ -258,6 +270,8 @@ impl Vm {
                 Obj::Future(_) => "Future",
                 Obj::Skill(_) => "Skill",
                 Obj::Memory(_) => "Memory",
+                Obj::McpServer(_) => "McpServer",
+                Obj::McpTool(_) => "Tool",
                 Obj::Str(_) => "String",
                 Obj::Array(_) => "Array",
                 Obj::Closure(_) => "Function",

@@ -132,6 +132,7 @@ fn fail(message: &str) -> i32 {
 /// outside agents sees the end of input (nobody types at a terminal).
 fn runtime(config: sense::Config, output: &Captured) -> Runtime {
     let mut rt = Runtime::with_config(config);
+    sense_providers::register_defaults(&mut rt);
     let sink = output.clone();
     rt.set_output(move |s| sink.push(s));
     rt.set_input(|| None);

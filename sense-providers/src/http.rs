@@ -1,0 +1,308 @@
+//! One JSON POST with timeouts and retries, shared by both providers.
+//!
+//! ureq is a blocking client: the VM is synchronous (a model call runs on
+//! the thread that runs the program), so a blocking call needs no async
+//! runtime, and ureq brings TLS (rustls) with few dependencies.
+
+use serde_json::Value as Json;
+use std::time::Duration;
+
+/// Timeouts and retries of the HTTP providers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HttpSettings {
+    /// How long one request may take in all (connect, send, answer).
+    pub timeout: Duration,
+    /// How many times a 429, a 5xx, a timeout or a failed connection is
+    /// retried after the first attempt.
+    pub max_retries: u32,
+    /// The first back-off delay; it doubles on each retry.
+    pub initial_backoff: Duration,
+    /// The longest wait between two attempts, `Retry-After` included.
+    pub max_backoff: Duration,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            timeout: Duration::from_secs(600),
+            max_retries: 2,
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(60),
+        }
+    }
+}
+
+impl HttpSettings {
+    /// The defaults, changed by `SENSE_HTTP_TIMEOUT` (seconds, may be
+    /// fractional) and `SENSE_HTTP_RETRIES` when they are set and valid.
+    pub fn from_env() -> Self {
+        let mut s = HttpSettings::default();
+        if let Some(t) = env_f64("SENSE_HTTP_TIMEOUT") {
+            s.timeout = Duration::from_secs_f64(t);
+        }
+        if let Some(r) = std::env::var("SENSE_HTTP_RETRIES")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+        {
+            s.max_retries = r;
+        }
+        s
+    }
+}
+
+/// A positive, finite number of seconds from an environment variable.
+pub(crate) fn env_f64(name: &str) -> Option<f64> {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|t| t.is_finite() && *t > 0.0 && *t < 1.0e9)
+}
+
+/// Bodies larger than this are refused (a model answer is far smaller).
+const MAX_BODY: u64 = 64 * 1024 * 1024;
+
+/// A blocking JSON client.
+pub(crate) struct Http {
+    agent: ureq::Agent,
+    settings: HttpSettings,
+}
+
+impl Http {
+    pub(crate) fn new(settings: HttpSettings) -> Self {
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(settings.timeout))
+            .http_status_as_error(false)
+            .user_agent(concat!("sense/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .into();
+        Http { agent, settings }
+    }
+
+    /// POSTs `body` to `url` and returns the JSON answer. Errors read like
+    /// the vendors' SDK exceptions (`AuthenticationError: Error code: 401 -
+    /// …`), with `secret` blanked out wherever it appears.
+    pub(crate) fn post_json(
+        &self,
+        url: &str,
+        headers: &[(&str, &str)],
+        body: &Json,
+        secret: &str,
+    ) -> Result<Json, String> {
+        let text = body.to_string();
+        let mut attempt = 0;
+        loop {
+            match self.attempt(url, headers, &text) {
+                Attempt::Done(j) => return Ok(j),
+                Attempt::Fatal(e) => return Err(redact(&e, secret)),
+                Attempt::Retry { error, .. } if attempt >= self.settings.max_retries => {
+                    return Err(redact(&error, secret));
+                }
+                Attempt::Retry { after, .. } => {
+                    let backoff = self
+                        .settings
+                        .initial_backoff
+                        .saturating_mul(1u32 << attempt.min(16));
+                    std::thread::sleep(after.unwrap_or(backoff).min(self.settings.max_backoff));
+                    attempt += 1;
+                }
+            }
+        }
+    }
+
+    fn attempt(&self, url: &str, headers: &[(&str, &str)], body: &str) -> Attempt {
+        let mut req = self.agent.post(url).content_type("application/json");
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let mut resp = match req.send(body) {
+            Ok(r) => r,
+            Err(ureq::Error::Timeout(_)) => {
+                return Attempt::Retry {
+                    error: "APITimeoutError: Request timed out.".into(),
+                    after: None,
+                };
+            }
+            Err(e @ (ureq::Error::Io(_)
+            | ureq::Error::ConnectionFailed
+            | ureq::Error::HostNotFound)) => {
+                return Attempt::Retry {
+                    error: format!("APIConnectionError: Connection error. ({e})"),
+                    after: None,
+                };
+            }
+            Err(e) => return Attempt::Fatal(format!("APIConnectionError: {e}")),
+        };
+        let status = resp.status().as_u16();
+        let after = retry_after(resp.headers());
+        let text = match resp.body_mut().with_config().limit(MAX_BODY).read_to_string() {
+            Ok(t) => t,
+            Err(ureq::Error::Timeout(_)) => {
+                return Attempt::Retry {
+                    error: "APITimeoutError: Request timed out.".into(),
+                    after: None,
+                };
+            }
+            Err(e) => return Attempt::Fatal(format!("APIConnectionError: {e}")),
+        };
+        if (200..300).contains(&status) {
+            return match serde_json::from_str::<Json>(&text) {
+                Ok(j) if j.is_object() => Attempt::Done(j),
+                _ => Attempt::Fatal(format!(
+                    "APIResponseValidationError: the server's answer is not a JSON object: {}",
+                    preview(&text)
+                )),
+            };
+        }
+        let error = format!(
+            "{}: Error code: {status} - {}",
+            status_class(status),
+            error_message(&text)
+        );
+        if status == 429 || status >= 500 {
+            Attempt::Retry { error, after }
+        } else {
+            Attempt::Fatal(error)
+        }
+    }
+}
+
+enum Attempt {
+    Done(Json),
+    Fatal(String),
+    /// Worth another try, after the delay the server asked for if any.
+    Retry {
+        error: String,
+        after: Option<Duration>,
+    },
+}
+
+/// The delay a `Retry-After` (seconds or an HTTP date) or `retry-after-ms`
+/// header asks for.
+fn retry_after(headers: &ureq::http::HeaderMap) -> Option<Duration> {
+    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(ms) = get("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
+    }
+    let v = get("retry-after")?.trim();
+    if let Ok(secs) = v.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(1.0e6)));
+    }
+    let when = httpdate(v)?;
+    let now = std::time::SystemTime::now();
+    Some(when.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+fn httpdate(s: &str) -> Option<std::time::SystemTime> {
+    let parts: Vec<&str> = s.split_whitespace().collect();
+    let [_, day, month, year, time, "GMT"] = parts.as_slice() else {
+        return None;
+    };
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let month = MONTHS.iter().position(|m| m == month)? as i64 + 1;
+    let (day, year): (i64, i64) = (day.parse().ok()?, year.parse().ok()?);
+    let hms: Vec<i64> = time.split(':').filter_map(|x| x.parse().ok()).collect();
+    let [h, m, sec] = hms.as_slice() else {
+        return None;
+    };
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + h * 3600 + m * 60 + sec;
+    u64::try_from(secs)
+        .ok()
+        .map(|s| std::time::UNIX_EPOCH + Duration::from_secs(s))
+}
+
+/// The SDKs' exception class for an HTTP status.
+fn status_class(status: u16) -> &'static str {
+    match status {
+        400 => "BadRequestError",
+        401 => "AuthenticationError",
+        403 => "PermissionDeniedError",
+        404 => "NotFoundError",
+        409 => "ConflictError",
+        422 => "UnprocessableEntityError",
+        429 => "RateLimitError",
+        500.. => "InternalServerError",
+        _ => "APIStatusError",
+    }
+}
+
+/// The message of an error body (`{"error": {"message": …}}` in both
+/// APIs), else the body itself, shortened.
+fn error_message(body: &str) -> String {
+    let parsed: Option<Json> = serde_json::from_str(body).ok();
+    let message = parsed.as_ref().and_then(|j| {
+        let e = j.get("error")?;
+        match e.get("message").and_then(Json::as_str) {
+            Some(m) => Some(match e.get("type").and_then(Json::as_str) {
+                Some(t) => format!("{m} ({t})"),
+                None => m.to_string(),
+            }),
+            None => e.as_str().map(str::to_string),
+        }
+    });
+    message.unwrap_or_else(|| preview(body))
+}
+
+/// At most 200 characters of `s`, on one line.
+pub(crate) fn preview(s: &str) -> String {
+    let one_line: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let t = one_line.trim();
+    if t.chars().count() > 200 {
+        format!("{}…", t.chars().take(200).collect::<String>())
+    } else if t.is_empty() {
+        "(empty body)".into()
+    } else {
+        t.to_string()
+    }
+}
+
+/// `text` with every occurrence of `secret` replaced.
+pub(crate) fn redact(text: &str, secret: &str) -> String {
+    if secret.len() < 4 {
+        return text.to_string();
+    }
+    text.replace(secret, "[redacted]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_http_dates() {
+        let t = httpdate("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
+        assert_eq!(
+            t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs(),
+            784_111_777
+        );
+        assert!(httpdate("yesterday").is_none());
+    }
+
+    #[test]
+    fn error_bodies_read_like_the_sdks() {
+        let body = r#"{"error":{"message":"Incorrect API key","type":"invalid_request_error"}}"#;
+        assert_eq!(
+            error_message(body),
+            "Incorrect API key (invalid_request_error)"
+        );
+        assert_eq!(error_message("<html>oops</html>"), "<html>oops</html>");
+        assert_eq!(status_class(529), "InternalServerError");
+        assert_eq!(redact("key sk-12345 bad", "sk-12345"), "key [redacted] bad");
+    }
+}

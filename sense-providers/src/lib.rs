@@ -1,0 +1,54 @@
+//! Sense agents reach the world: the OpenAI and Anthropic model providers
+//! over HTTP, and a stdio MCP client for `connect_mcp`.
+//!
+//! The core crates open no connections and start no processes; this crate
+//! does, for hosts that opt in. The `sense` command registers everything
+//! here by default; a Rust host calls [`register_defaults`] on its
+//! [`Runtime`] (a C host calls `sense_runtime_register_default_providers`).
+//!
+//! ```
+//! let mut rt = sense_agents::Runtime::new();
+//! sense_providers::register_defaults(&mut rt);
+//! ```
+//!
+//! API keys are read from the environment when a call is made and never
+//! stored: models keep only the *name* of the variable, so keys appear in
+//! no snapshot, audit entry, error message or inspector view.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod anthropic;
+mod http;
+pub mod mcp;
+pub mod openai;
+mod wire;
+
+pub use http::HttpSettings;
+pub use mcp::{McpSettings, McpStdioConnector};
+
+use sense_agents::Runtime;
+use sense_eval::Vm;
+
+/// Registers `inference("openai")`, `inference("anthropic")` and
+/// `connect_mcp` with settings from the environment
+/// ([`HttpSettings::from_env`], [`McpSettings::from_env`]).
+pub fn register_defaults(rt: &mut Runtime) {
+    register_with(rt.vm(), HttpSettings::from_env(), McpSettings::from_env());
+}
+
+/// [`register_defaults`] on a bare VM, with explicit settings.
+pub fn register_with(vm: &mut Vm, http: HttpSettings, mcp: McpSettings) {
+    vm.register_provider(
+        openai::NAME,
+        Some(openai::CAPABILITY.to_string()),
+        openai::DEFAULT_MODEL,
+        Box::new(openai::OpenAi::new(http.clone())),
+    );
+    vm.register_provider(
+        anthropic::NAME,
+        Some(anthropic::CAPABILITY.to_string()),
+        anthropic::DEFAULT_MODEL,
+        Box::new(anthropic::Anthropic::new(http)),
+    );
+    vm.register_tool_connector(Box::new(McpStdioConnector::new(mcp)));
+}

@@ -1,0 +1,494 @@
+//! `connect_mcp(…)`: a Model Context Protocol client over a child's stdio.
+//!
+//! A small JSON-RPC client rather than the official SDK (`rmcp`): the SDK
+//! is built on tokio and an async transport, while the VM is synchronous
+//! and needs only three requests (`initialize`, `tools/list`,
+//! `tools/call`). Newline-delimited JSON over pipes, one reader thread and
+//! a channel give every read a timeout, so a server that hangs, exits or
+//! writes garbage becomes an error, never a hang.
+
+use sense_eval::provider::{RemoteTool, ToolServer, ToolServerConnector};
+use serde_json::{Value as Json, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The protocol version this client asks for (servers may answer with
+/// another they support; any is accepted).
+pub const PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// A line longer than this from a server is refused.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+/// How much of a server's stderr is kept for error messages.
+const STDERR_TAIL: usize = 2048;
+/// Pages of `tools/list` followed at most.
+const MAX_PAGES: usize = 100;
+
+/// Timeouts of MCP connections.
+#[derive(Clone, Debug, PartialEq)]
+pub struct McpSettings {
+    /// How long the start (initialize and tools/list) may take.
+    pub connect_timeout: Duration,
+    /// How long one tool call may take.
+    pub call_timeout: Duration,
+    /// How long a server gets to exit after its stdin is closed before
+    /// it is killed.
+    pub exit_grace: Duration,
+}
+
+impl Default for McpSettings {
+    fn default() -> Self {
+        McpSettings {
+            connect_timeout: Duration::from_secs(30),
+            call_timeout: Duration::from_secs(30),
+            exit_grace: Duration::from_secs(2),
+        }
+    }
+}
+
+impl McpSettings {
+    /// The defaults, with `SENSE_MCP_TIMEOUT` (seconds) setting both
+    /// timeouts when it is set and valid.
+    pub fn from_env() -> Self {
+        let mut s = McpSettings::default();
+        if let Some(t) = crate::http::env_f64("SENSE_MCP_TIMEOUT") {
+            s.connect_timeout = Duration::from_secs_f64(t);
+            s.call_timeout = Duration::from_secs_f64(t);
+        }
+        s
+    }
+}
+
+/// Starts MCP servers as child processes speaking over stdio.
+#[derive(Clone, Debug, Default)]
+pub struct McpStdioConnector {
+    settings: McpSettings,
+}
+
+impl McpStdioConnector {
+    /// A connector with these timeouts.
+    pub fn new(settings: McpSettings) -> Self {
+        McpStdioConnector { settings }
+    }
+}
+
+impl ToolServerConnector for McpStdioConnector {
+    fn connect(&mut self, command: &str, args: &[String]) -> Result<Box<dyn ToolServer>, String> {
+        Ok(Box::new(StdioServer::start(
+            command,
+            args,
+            self.settings.clone(),
+        )?))
+    }
+}
+
+/// What the reader thread hands over.
+enum Incoming {
+    Message(Json),
+    Garbage(String),
+    Closed(Option<String>),
+}
+
+/// One running MCP server.
+pub struct StdioServer {
+    command: String,
+    child: Option<Child>,
+    stdin: Option<ChildStdin>,
+    incoming: Receiver<Incoming>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
+    next_id: i64,
+    tools: Vec<RemoteTool>,
+    settings: McpSettings,
+    /// Set once the connection is unusable (exited, garbage).
+    broken: Option<String>,
+}
+
+impl StdioServer {
+    /// Starts `command args…`, initializes the session and lists its tools.
+    pub fn start(command: &str, args: &[String], settings: McpSettings) -> Result<Self, String> {
+        let mut child = Command::new(command)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| spawn_error(command, &e))?;
+        let (tx, rx) = channel();
+        let stdout = child.stdout.take();
+        let stderr_buf = Arc::new(Mutex::new(Vec::new()));
+        if let Some(out) = stdout {
+            std::thread::spawn(move || read_messages(out, tx));
+        }
+        let stderr_reader = child.stderr.take().map(|err| {
+            let buf = Arc::clone(&stderr_buf);
+            std::thread::spawn(move || keep_tail(err, &buf))
+        });
+        let mut server = StdioServer {
+            command: command.to_string(),
+            stdin: child.stdin.take(),
+            child: Some(child),
+            incoming: rx,
+            stderr: stderr_buf,
+            stderr_reader,
+            next_id: 1,
+            tools: Vec::new(),
+            settings,
+            broken: None,
+        };
+        let deadline = Instant::now() + server.settings.connect_timeout;
+        server.request(
+            "initialize",
+            json!({
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "sense", "version": env!("CARGO_PKG_VERSION")},
+            }),
+            deadline,
+        )?;
+        server.notify("notifications/initialized")?;
+        server.tools = server.list_tools(deadline)?;
+        Ok(server)
+    }
+
+    fn list_tools(&mut self, deadline: Instant) -> Result<Vec<RemoteTool>, String> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = match &cursor {
+                Some(c) => json!({ "cursor": c }),
+                None => json!({}),
+            };
+            let result = self.request("tools/list", params, deadline)?;
+            let Some(list) = result.get("tools").and_then(Json::as_array) else {
+                return Err(self.protocol_error("tools/list result has no 'tools' array"));
+            };
+            for t in list {
+                let Some(name) = t.get("name").and_then(Json::as_str) else {
+                    return Err(self.protocol_error("a listed tool has no name"));
+                };
+                tools.push(RemoteTool {
+                    name: name.to_string(),
+                    description: t
+                        .get("description")
+                        .and_then(Json::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    input_schema: t
+                        .get("inputSchema")
+                        .filter(|s| s.is_object())
+                        .map_or_else(|| "{}".to_string(), Json::to_string),
+                });
+            }
+            cursor = result
+                .get("nextCursor")
+                .and_then(Json::as_str)
+                .map(str::to_string);
+            if cursor.is_none() {
+                break;
+            }
+        }
+        Ok(tools)
+    }
+
+    fn protocol_error(&mut self, what: &str) -> String {
+        let e = format!("RuntimeError: MCP server '{}' broke the protocol: {what}", self.command);
+        self.broken = Some(e.clone());
+        e
+    }
+
+    fn send(&mut self, message: &Json) -> Result<(), String> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(format!(
+                "RuntimeError: the connection to MCP server '{}' is closed",
+                self.command
+            ));
+        };
+        let mut line = message.to_string();
+        line.push('\n');
+        if stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.flush())
+            .is_err()
+        {
+            // A closed pipe: the server has gone.
+            return Err(self.exited(None));
+        }
+        Ok(())
+    }
+
+    fn notify(&mut self, method: &str) -> Result<(), String> {
+        self.send(&json!({"jsonrpc": "2.0", "method": method}))
+    }
+
+    /// Sends a request and waits (until `deadline`) for its answer.
+    fn request(&mut self, method: &str, params: Json, deadline: Instant) -> Result<Json, String> {
+        if let Some(e) = &self.broken {
+            return Err(e.clone());
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let msg = match self.incoming.recv_timeout(left) {
+                Ok(Incoming::Message(m)) => m,
+                Ok(Incoming::Garbage(line)) => {
+                    let e = format!(
+                        "RuntimeError: MCP server '{}' wrote something that is not JSON-RPC: {}",
+                        self.command,
+                        crate::http::preview(&line)
+                    );
+                    self.broken = Some(e.clone());
+                    return Err(e);
+                }
+                Ok(Incoming::Closed(why)) => return Err(self.exited(why)),
+                Err(RecvTimeoutError::Disconnected) => return Err(self.exited(None)),
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(format!(
+                        "TimeoutError: MCP server '{}' did not answer '{method}' within {}s",
+                        self.command,
+                        fmt_secs(self.timeout_for(method))
+                    ));
+                }
+            };
+            if msg.get("method").is_some() {
+                self.answer_server(&msg)?;
+                continue;
+            }
+            if msg.get("id").and_then(Json::as_i64) != Some(id) {
+                continue; // a late answer to a request that timed out
+            }
+            if let Some(err) = msg.get("error") {
+                let text = err
+                    .get("message")
+                    .and_then(Json::as_str)
+                    .map_or_else(|| err.to_string(), str::to_string);
+                return Err(format!("McpError: {text}"));
+            }
+            return match msg.get("result") {
+                Some(r) => Ok(r.clone()),
+                None => Err(self.protocol_error("an answer has neither result nor error")),
+            };
+        }
+    }
+
+    /// The error for a server whose stdout has ended.
+    fn exited(&mut self, read_error: Option<String>) -> String {
+        let why = read_error.map_or_else(String::new, |w| format!(" (read error: {w})"));
+        let status = exit_note(&mut self.child);
+        // Let the stderr reader catch up (bounded: a grandchild may hold
+        // the pipe open).
+        if let Some(reader) = &self.stderr_reader {
+            let until = Instant::now() + Duration::from_millis(500);
+            while !reader.is_finished() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        let e = format!(
+            "RuntimeError: MCP server '{}' exited{status}{why}{}",
+            self.command,
+            self.stderr_note()
+        );
+        self.broken = Some(e.clone());
+        e
+    }
+
+    fn timeout_for(&self, method: &str) -> Duration {
+        if method == "tools/call" {
+            self.settings.call_timeout
+        } else {
+            self.settings.connect_timeout
+        }
+    }
+
+    /// Requests from the server (`ping`, …) and notifications: a ping is
+    /// answered, other requests are refused, notifications are ignored.
+    fn answer_server(&mut self, msg: &Json) -> Result<(), String> {
+        let Some(id) = msg.get("id") else {
+            return Ok(());
+        };
+        let reply = if msg.get("method").and_then(Json::as_str) == Some("ping") {
+            json!({"jsonrpc": "2.0", "id": id, "result": {}})
+        } else {
+            json!({"jsonrpc": "2.0", "id": id,
+                   "error": {"code": -32601, "message": "method not supported by this client"}})
+        };
+        self.send(&reply)
+    }
+
+    fn stderr_note(&self) -> String {
+        let tail = self
+            .stderr
+            .lock()
+            .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+            .unwrap_or_default();
+        if tail.is_empty() {
+            String::new()
+        } else {
+            format!("; its stderr ends: {}", crate::http::preview(&tail))
+        }
+    }
+
+    /// Closes stdin, waits a little for the server to exit, then kills it;
+    /// always reaps the child.
+    fn shutdown(&mut self) {
+        self.stdin = None;
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        let deadline = Instant::now() + self.settings.exit_grace;
+        loop {
+            match child.try_wait() {
+                Ok(Some(_)) => return,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                _ => break,
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+impl ToolServer for StdioServer {
+    fn tools(&self) -> Vec<RemoteTool> {
+        self.tools.clone()
+    }
+
+    fn call_tool(&mut self, name: &str, arguments: &str) -> Result<String, String> {
+        let arguments: Json = serde_json::from_str(arguments).unwrap_or_else(|_| json!({}));
+        let deadline = Instant::now() + self.settings.call_timeout;
+        let result = self.request(
+            "tools/call",
+            json!({ "name": name, "arguments": arguments }),
+            deadline,
+        )?;
+        // Text content blocks, joined, as the reference does.
+        let text: String = result
+            .get("content")
+            .and_then(Json::as_array)
+            .map(|blocks| {
+                blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Json::as_str) == Some("text"))
+                    .filter_map(|b| b.get("text").and_then(Json::as_str))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if result.get("isError").and_then(Json::as_bool) == Some(true) {
+            if text.is_empty() {
+                return Err(format!(
+                    "RuntimeError: MCP tool '{name}' failed with no error message"
+                ));
+            }
+            return Err(format!("RuntimeError: {text}"));
+        }
+        Ok(text)
+    }
+
+    fn close(&mut self) {
+        self.shutdown();
+    }
+}
+
+impl Drop for StdioServer {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// The reader thread: one JSON message per line.
+fn read_messages(out: impl Read, tx: Sender<Incoming>) {
+    let mut reader = BufReader::new(out);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let mut limited = (&mut reader).take(MAX_LINE as u64 + 1);
+        match limited.read_until(b'\n', &mut line) {
+            Ok(0) => {
+                let _ = tx.send(Incoming::Closed(None));
+                return;
+            }
+            Ok(_) if line.len() > MAX_LINE => {
+                let _ = tx.send(Incoming::Garbage("(a line longer than 16 MiB)".into()));
+                return;
+            }
+            Ok(_) => {
+                let text = String::from_utf8_lossy(&line);
+                let text = text.trim();
+                if text.is_empty() {
+                    continue;
+                }
+                let msg = match serde_json::from_str::<Json>(text) {
+                    Ok(j) if j.is_object() => Incoming::Message(j),
+                    _ => Incoming::Garbage(text.to_string()),
+                };
+                if tx.send(msg).is_err() {
+                    return;
+                }
+            }
+            Err(e) => {
+                let _ = tx.send(Incoming::Closed(Some(e.to_string())));
+                return;
+            }
+        }
+    }
+}
+
+/// Keeps the last bytes a server wrote to stderr.
+fn keep_tail(mut err: impl Read, buf: &Mutex<Vec<u8>>) {
+    let mut chunk = [0u8; 4096];
+    while let Ok(n) = err.read(&mut chunk) {
+        if n == 0 {
+            return;
+        }
+        if let Ok(mut b) = buf.lock() {
+            b.extend_from_slice(chunk.get(..n).unwrap_or(&[]));
+            let excess = b.len().saturating_sub(STDERR_TAIL);
+            b.drain(..excess);
+        }
+    }
+}
+
+/// " (exit status N)" once the child has exited (waiting briefly for it).
+fn exit_note(child: &mut Option<Child>) -> String {
+    let Some(c) = child.as_mut() else {
+        return String::new();
+    };
+    for _ in 0..50 {
+        if let Ok(Some(status)) = c.try_wait() {
+            return match status.code() {
+                Some(code) => format!(" (exit status {code})"),
+                None => " (killed by a signal)".to_string(),
+            };
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    String::new()
+}
+
+/// A spawn failure as Python's `subprocess` reports it.
+fn spawn_error(command: &str, e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => format!(
+            "FileNotFoundError: [Errno 2] No such file or directory: '{command}'"
+        ),
+        std::io::ErrorKind::PermissionDenied => {
+            format!("PermissionError: [Errno 13] Permission denied: '{command}'")
+        }
+        _ => format!("OSError: {e}"),
+    }
+}
+
+fn fmt_secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0}")
+    } else {
+        format!("{s}")
+    }
+}

@@ -1,0 +1,203 @@
+//! `inference("openai", …)`: the OpenAI Chat Completions API, and any
+//! server that speaks it (Ollama, llama.cpp's server, vLLM, …).
+
+use crate::http::{Http, HttpSettings};
+use crate::wire::{self, ToolNames};
+use sense_eval::provider::{
+    ChatMessage, ModelOptions, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec,
+};
+use serde_json::{Value as Json, json};
+
+/// The provider's name in `inference(…)`.
+pub const NAME: &str = "openai";
+/// Its capability.
+pub const CAPABILITY: &str = "model.openai";
+/// The model used when `inference("openai")` names none.
+pub const DEFAULT_MODEL: &str = "gpt-4o";
+/// The variable holding the API key unless `api_key_env:` names another.
+pub const KEY_ENV: &str = "OPENAI_API_KEY";
+/// The variable that moves the API (unless `base_url:` is given).
+pub const BASE_URL_ENV: &str = "OPENAI_BASE_URL";
+/// Where the API lives by default.
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// The OpenAI Chat Completions provider.
+pub struct OpenAi {
+    http: Http,
+}
+
+impl OpenAi {
+    /// A provider with these HTTP settings.
+    pub fn new(settings: HttpSettings) -> Self {
+        OpenAi {
+            http: Http::new(settings),
+        }
+    }
+
+    fn call(&self, options: &ModelOptions, body: Json) -> Result<Json, String> {
+        let key = wire::api_key(options, KEY_ENV)?;
+        let url = format!(
+            "{}/chat/completions",
+            wire::base_url(options, BASE_URL_ENV, DEFAULT_BASE_URL)
+        );
+        let auth = format!("Bearer {key}");
+        self.http
+            .post_json(&url, &[("Authorization", auth.as_str())], &body, &key)
+    }
+}
+
+/// The request body without tools.
+fn request(model_id: &str, options: &ModelOptions, messages: Vec<Json>) -> Json {
+    let mut body = json!({ "model": model_id, "messages": messages });
+    if let Some(t) = options.temperature {
+        body["temperature"] = json!(t);
+    }
+    if let Some(n) = options.max_tokens {
+        // Newer models refuse `max_tokens`; the API's current name.
+        body["max_completion_tokens"] = json!(n);
+    }
+    body
+}
+
+/// The first choice's message.
+fn first_message(answer: &Json) -> Result<&Json, String> {
+    answer
+        .get("choices")
+        .and_then(|c| c.get(0))
+        .and_then(|c| c.get("message"))
+        .filter(|m| m.is_object())
+        .ok_or_else(|| wire::malformed("the OpenAI", "choices[0].message", answer))
+}
+
+fn content(message: &Json) -> String {
+    message
+        .get("content")
+        .and_then(Json::as_str)
+        .unwrap_or("")
+        .to_string()
+}
+
+fn messages_json(messages: &[ChatMessage], names: &ToolNames) -> Vec<Json> {
+    let mut out = Vec::with_capacity(messages.len());
+    for m in messages {
+        match m {
+            ChatMessage::User(text) => out.push(json!({"role": "user", "content": text})),
+            ChatMessage::ToolCalls(calls) => {
+                let calls: Vec<Json> = calls
+                    .iter()
+                    .map(|c| {
+                        json!({
+                            "id": c.id,
+                            "type": "function",
+                            "function": {
+                                "name": names.to_wire(&c.name),
+                                "arguments": wire::args_to_json(&c.arguments).to_string(),
+                            }
+                        })
+                    })
+                    .collect();
+                out.push(json!({"role": "assistant", "content": null, "tool_calls": calls}));
+            }
+            ChatMessage::ToolResults(results) => {
+                for (id, text) in results {
+                    out.push(json!({"role": "tool", "tool_call_id": id, "content": text}));
+                }
+            }
+        }
+    }
+    out
+}
+
+impl ModelProvider for OpenAi {
+    fn complete(&mut self, model_id: &str, prompt: &str) -> Result<ModelResponse, String> {
+        self.complete_with_options(model_id, &ModelOptions::default(), prompt)
+    }
+
+    fn check(&self, _model_id: &str, options: &ModelOptions) -> Result<(), String> {
+        wire::api_key(options, KEY_ENV).map(|_| ())
+    }
+
+    fn complete_with_options(
+        &mut self,
+        model_id: &str,
+        options: &ModelOptions,
+        prompt: &str,
+    ) -> Result<ModelResponse, String> {
+        let body = request(
+            model_id,
+            options,
+            vec![json!({"role": "user", "content": prompt})],
+        );
+        let answer = self.call(options, body)?;
+        Ok(ModelResponse {
+            text: content(first_message(&answer)?),
+            confidence: None,
+        })
+    }
+
+    fn complete_with_tools(
+        &mut self,
+        model_id: &str,
+        messages: &[ChatMessage],
+        tools: &[ToolSpec],
+    ) -> Result<ModelTurn, String> {
+        self.tool_turn(model_id, &ModelOptions::default(), messages, tools)
+    }
+
+    fn tool_turn(
+        &mut self,
+        model_id: &str,
+        options: &ModelOptions,
+        messages: &[ChatMessage],
+        tools: &[ToolSpec],
+    ) -> Result<ModelTurn, String> {
+        let names = ToolNames::new(tools);
+        let mut body = request(model_id, options, messages_json(messages, &names));
+        body["tools"] = tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "type": "function",
+                    "function": {
+                        "name": names.to_wire(&t.name),
+                        "description": t.description,
+                        "parameters": wire::schema(t),
+                    }
+                })
+            })
+            .collect();
+        let answer = self.call(options, body)?;
+        let message = first_message(&answer)?;
+        let calls = match message.get("tool_calls") {
+            Some(Json::Array(calls)) if !calls.is_empty() => calls,
+            _ => return Ok(ModelTurn::Answer(content(message))),
+        };
+        let mut out = Vec::with_capacity(calls.len());
+        for c in calls {
+            let (Some(id), Some(name)) = (
+                c.get("id").and_then(Json::as_str),
+                c.pointer("/function/name").and_then(Json::as_str),
+            ) else {
+                return Err(wire::malformed("the OpenAI", "tool call id/name", &answer));
+            };
+            // `arguments` is a string holding JSON.
+            let raw = c
+                .pointer("/function/arguments")
+                .and_then(Json::as_str)
+                .unwrap_or("{}");
+            let raw = if raw.trim().is_empty() { "{}" } else { raw };
+            let parsed: Json = serde_json::from_str(raw).map_err(|e| {
+                format!(
+                    "APIResponseValidationError: tool call '{name}' has arguments that are not JSON ({e}): {}",
+                    crate::http::preview(raw)
+                )
+            })?;
+            out.push(ToolCall {
+                id: id.to_string(),
+                name: names.from_wire(name),
+                arguments: wire::args_from_json(&parsed)?,
+            });
+        }
+        Ok(ModelTurn::ToolCalls(out))
+    }
+}

@@ -1,0 +1,158 @@
+//! What both HTTP providers share: the API key and base URL of a call,
+//! tool names as the APIs accept them, and JSON ↔ host values.
+
+use sense_eval::HostValue;
+use sense_eval::provider::{ModelOptions, ToolSpec};
+use serde_json::Value as Json;
+
+/// The API key for a call: the variable `api_key_env:` names, else
+/// `default_env`. The error is the reference's.
+pub(crate) fn api_key(options: &ModelOptions, default_env: &str) -> Result<String, String> {
+    let name = options.api_key_env.as_deref().unwrap_or(default_env);
+    match std::env::var(name) {
+        Ok(key) if !key.is_empty() => Ok(key),
+        _ => Err(format!(
+            "inference() needs the '{name}' environment variable set to a real API key"
+        )),
+    }
+}
+
+/// The API's base URL: `base_url:`, else the variable `env`, else
+/// `default`; without a trailing slash.
+pub(crate) fn base_url(options: &ModelOptions, env: &str, default: &str) -> String {
+    let from_env = std::env::var(env).ok().filter(|v| !v.trim().is_empty());
+    let url = options
+        .base_url
+        .clone()
+        .or(from_env)
+        .unwrap_or_else(|| default.to_string());
+    url.trim().trim_end_matches('/').to_string()
+}
+
+/// Tool names as the APIs accept them (`^[a-zA-Z0-9_-]{1,64}$`): an MCP
+/// tool's `server.tool` goes out as `server__tool`, and answers are mapped
+/// back to the names the program knows.
+pub(crate) struct ToolNames {
+    /// (name in Sense, name on the wire)
+    pairs: Vec<(String, String)>,
+}
+
+impl ToolNames {
+    pub(crate) fn new(tools: &[ToolSpec]) -> Self {
+        let mut pairs: Vec<(String, String)> = Vec::with_capacity(tools.len());
+        for t in tools {
+            let mut wire: String = t
+                .name
+                .replace('.', "__")
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .take(60)
+                .collect();
+            if wire.is_empty() {
+                wire.push('t');
+            }
+            let base = wire.clone();
+            let mut n = 2;
+            while pairs.iter().any(|(_, w)| *w == wire) {
+                wire = format!("{base}{n}");
+                n += 1;
+            }
+            pairs.push((t.name.clone(), wire));
+        }
+        ToolNames { pairs }
+    }
+
+    pub(crate) fn to_wire<'a>(&'a self, name: &'a str) -> &'a str {
+        self.pairs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(name, |(_, w)| w.as_str())
+    }
+
+    pub(crate) fn from_wire(&self, wire: &str) -> String {
+        self.pairs
+            .iter()
+            .find(|(_, w)| w == wire)
+            .map_or_else(|| wire.to_string(), |(n, _)| n.clone())
+    }
+}
+
+/// A tool's JSON schema, parsed (an empty object schema if unreadable).
+pub(crate) fn schema(t: &ToolSpec) -> Json {
+    match serde_json::from_str::<Json>(&t.input_schema) {
+        Ok(j @ Json::Object(_)) => j,
+        _ => serde_json::json!({"type": "object", "properties": {}}),
+    }
+}
+
+/// A model's tool-call arguments (a JSON object) as host values; nested
+/// objects travel as `Opaque { type_name: "Object" }` holding their JSON.
+pub(crate) fn args_from_json(j: &Json) -> Result<Vec<(String, HostValue)>, String> {
+    match j {
+        Json::Object(map) => Ok(map
+            .iter()
+            .map(|(k, v)| (k.clone(), host_from_json(v)))
+            .collect()),
+        Json::Null => Ok(Vec::new()),
+        other => Err(format!(
+            "APIResponseValidationError: tool-call arguments are not a JSON object: {}",
+            crate::http::preview(&other.to_string())
+        )),
+    }
+}
+
+fn host_from_json(j: &Json) -> HostValue {
+    match j {
+        Json::Null => HostValue::Nil,
+        Json::Bool(b) => HostValue::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => HostValue::Int(i),
+            None => HostValue::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => HostValue::Str(s.clone()),
+        Json::Array(items) => HostValue::List(items.iter().map(host_from_json).collect()),
+        Json::Object(_) => HostValue::Opaque {
+            type_name: "Object".into(),
+            text: j.to_string(),
+        },
+    }
+}
+
+/// The JSON form of a host value (the inverse of `args_from_json`).
+pub(crate) fn host_to_json(v: &HostValue) -> Json {
+    match v {
+        HostValue::Nil => Json::Null,
+        HostValue::Bool(b) => Json::Bool(*b),
+        HostValue::Int(i) => Json::from(*i),
+        HostValue::Float(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
+        HostValue::Str(s) => Json::String(s.clone()),
+        HostValue::List(items) => Json::Array(items.iter().map(host_to_json).collect()),
+        HostValue::Opaque { type_name, text } if type_name == "Object" => {
+            serde_json::from_str(text).unwrap_or_else(|_| Json::String(text.clone()))
+        }
+        HostValue::Opaque { text, .. } => Json::String(text.clone()),
+    }
+}
+
+/// The arguments of a call as a JSON object.
+pub(crate) fn args_to_json(args: &[(String, HostValue)]) -> Json {
+    Json::Object(
+        args.iter()
+            .map(|(k, v)| (k.clone(), host_to_json(v)))
+            .collect(),
+    )
+}
+
+/// "the answer has no X" as a response-validation error.
+pub(crate) fn malformed(provider: &str, what: &str, body: &Json) -> String {
+    format!(
+        "APIResponseValidationError: {provider} answer has no {what}: {}",
+        crate::http::preview(&body.to_string())
+    )
+}

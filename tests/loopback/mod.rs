@@ -1,0 +1,173 @@
+//! A loopback HTTP server for provider tests: it answers a scripted list
+//! of replies in order (bound to 127.0.0.1, a bounded number of requests)
+//! and records what the client sent.
+
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// One scripted answer.
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: String,
+    /// Wait this long before answering (timeouts).
+    pub delay: Duration,
+}
+
+impl Reply {
+    pub fn json(status: u16, body: serde_json::Value) -> Reply {
+        Reply {
+            status,
+            headers: Vec::new(),
+            body: body.to_string(),
+            delay: Duration::ZERO,
+        }
+    }
+
+    pub fn header(mut self, name: &'static str, value: &str) -> Reply {
+        self.headers.push((name, value.to_string()));
+        self
+    }
+
+    pub fn delayed(mut self, d: Duration) -> Reply {
+        self.delay = d;
+        self
+    }
+}
+
+/// A request as the server saw it.
+#[derive(Clone, Debug)]
+pub struct Seen {
+    pub method: String,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: serde_json::Value,
+}
+
+impl Seen {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+pub struct Loopback {
+    /// `http://127.0.0.1:PORT`
+    pub url: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    stop: Arc<AtomicBool>,
+    server: Arc<tiny_http::Server>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Loopback {
+    pub fn start(replies: Vec<Reply>) -> Loopback {
+        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind loopback"));
+        let port = server.server_addr().to_ip().expect("ip address").port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (s2, seen2, stop2) = (Arc::clone(&server), Arc::clone(&seen), Arc::clone(&stop));
+        let thread = std::thread::spawn(move || {
+            let mut replies = replies.into_iter();
+            // Bounded: the scripted replies plus a few unexpected requests.
+            for _ in 0..64 {
+                if stop2.load(Ordering::SeqCst) {
+                    return;
+                }
+                let Ok(Some(mut req)) = s2.recv_timeout(Duration::from_millis(100)) else {
+                    continue;
+                };
+                let mut body = String::new();
+                let _ = req.as_reader().read_to_string(&mut body);
+                seen2.lock().unwrap().push(Seen {
+                    method: req.method().to_string(),
+                    path: req.url().to_string(),
+                    headers: req
+                        .headers()
+                        .iter()
+                        .map(|h| (h.field.to_string(), h.value.to_string()))
+                        .collect(),
+                    body: serde_json::from_str(&body).unwrap_or(serde_json::Value::Null),
+                });
+                let reply = replies.next().unwrap_or_else(|| {
+                    Reply::json(500, serde_json::json!({"error": {"message": "unexpected request"}}))
+                });
+                std::thread::sleep(reply.delay);
+                let mut resp = tiny_http::Response::from_string(reply.body)
+                    .with_status_code(reply.status)
+                    .with_header(
+                        tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap(),
+                    );
+                for (k, v) in reply.headers {
+                    resp = resp.with_header(tiny_http::Header::from_bytes(k, v.as_str()).unwrap());
+                }
+                let _ = req.respond(resp);
+            }
+        });
+        Loopback {
+            url: format!("http://127.0.0.1:{port}"),
+            seen,
+            stop,
+            server,
+            thread: Some(thread),
+        }
+    }
+
+    pub fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Loopback {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.server.unblock();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Runs `sense ARGS…` from the repository root with `env` set and the
+/// provider variables of the machine cleared.
+pub fn sense(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sense"));
+    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    for var in [
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "SENSE_HTTP_TIMEOUT",
+        "SENSE_HTTP_RETRIES",
+        "SENSE_MCP_TIMEOUT",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.env("SENSE_HTTP_TIMEOUT", "20");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("sense runs")
+}
+
+/// Writes `source` to a fresh temporary `.sns` file.
+pub fn program(name: &str, source: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("sense-models-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(format!("{name}.sns"));
+    std::fs::write(&p, source).expect("write program");
+    p
+}
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}

@@ -1,0 +1,321 @@
+//! `connect_mcp` against MCP servers this project did not write (the npm
+//! reference server `@modelcontextprotocol/server-everything` and a server
+//! built on PyPI's `mcp` package, installed by .ci/setup.d/30-mcp.sh), with
+//! `ask_with_tools` driving the tools through a loopback model; and servers
+//! that fail (missing, exiting, hanging, writing garbage), which must give
+//! clean errors and leave no child process behind.
+
+mod loopback;
+
+use loopback::{Loopback, Reply, program, sense, text};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+const KEY: &str = "sk-test-mcp-0123456789";
+
+/// The value of `var` (a path that exists), or a loud skip — a failure
+/// under SENSE_TEST_ALL=1.
+fn installed(var: &str, test: &str) -> Option<String> {
+    if let Ok(v) = std::env::var(var)
+        && !v.is_empty()
+        && std::path::Path::new(&v).exists()
+    {
+        return Some(v);
+    }
+    let msg = format!(
+        "SKIPPED {test}: {var} is not set; source .ci/setup.d/30-mcp.sh (npm \
+         @modelcontextprotocol/server-everything, PyPI mcp) to run it"
+    );
+    if std::env::var("SENSE_TEST_ALL").is_ok_and(|v| v == "1") {
+        panic!("{msg} (SENSE_TEST_ALL=1)");
+    }
+    eprintln!("{msg}");
+    None
+}
+
+fn py_script() -> String {
+    format!("{}/tests/mcp/py_server.py", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tool_call(id: &str, name: &str, arguments: serde_json::Value) -> serde_json::Value {
+    json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4o",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "logprobs": null,
+            "message": {"role": "assistant", "content": null, "tool_calls": [
+                {"id": id, "type": "function",
+                 "function": {"name": name, "arguments": arguments.to_string()}}]}}]
+    })
+}
+
+fn answer(content: &str) -> serde_json::Value {
+    json!({
+        "id": "chatcmpl-2", "object": "chat.completion", "created": 2, "model": "gpt-4o",
+        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": null,
+            "message": {"role": "assistant", "content": content, "refusal": null}}]
+    })
+}
+
+fn run(source: &str, name: &str, server: Option<&Loopback>, extra: &[(&str, &str)]) -> (String, String, bool) {
+    let file = program(name, source);
+    let base = server.map(|s| format!("{}/v1", s.url)).unwrap_or_default();
+    let mut env: Vec<(&str, &str)> = vec![("OPENAI_API_KEY", KEY), ("OPENAI_BASE_URL", &base)];
+    env.extend_from_slice(extra);
+    let out = sense(&["run", file.to_str().expect("utf-8 path")], &env);
+    (text(&out.stdout), text(&out.stderr), out.status.success())
+}
+
+/// Sense source for a string literal.
+fn lit(s: &str) -> String {
+    format!("{s:?}")
+}
+
+#[test]
+fn everything_server_echo_through_ask_with_tools() {
+    let Some(cmd) = installed("SENSE_MCP_EVERYTHING", "everything_server_echo_through_ask_with_tools")
+    else {
+        return;
+    };
+    let model = Loopback::start(vec![
+        Reply::json(200, tool_call("call_e1", "everything__echo", json!({"message": "hi there"}))),
+        Reply::json(200, answer("The server said: Echo: hi there")),
+    ]);
+    let source = format!(
+        r#"s = connect_mcp("everything", {cmd}, ["stdio"])
+print(s)
+print(s.name, type_of(s), type_of(s.tools[0]))
+echo = nil
+for t in s.tools:
+    if str(t) == "<mcp tool everything.echo>":
+        echo = t
+print(echo)
+model gpt = inference("openai")
+set delegation = gpt
+print(ask_with_tools("Echo 'hi there'", [echo]).value)
+print(audit_log())
+s.close()
+"#,
+        cmd = lit(&cmd)
+    );
+    let (out, err, ok) = run(&source, "everything_echo", Some(&model), &[]);
+    assert!(ok, "stderr: {err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("<mcp server everything ("), "{out}");
+    assert_eq!(lines[1], "everything McpServer Tool");
+    assert_eq!(lines[2], "<mcp tool everything.echo>");
+    assert_eq!(lines[3], "The server said: Echo: hi there");
+    assert_eq!(
+        lines[4],
+        "[[line 11] tool 'everything.echo' -> called, [line 11] model 'gpt' -> called]"
+    );
+    let seen = model.seen();
+    assert_eq!(seen.len(), 2);
+    let tool = &seen[0].body["tools"][0]["function"];
+    assert_eq!(tool["name"], "everything__echo");
+    assert_eq!(tool["description"], "Echoes back the input string");
+    assert_eq!(tool["parameters"]["properties"]["message"]["type"], "string");
+    assert_eq!(
+        seen[1].body["messages"][2],
+        json!({"role": "tool", "tool_call_id": "call_e1", "content": "Echo: hi there"})
+    );
+}
+
+#[test]
+fn python_server_capability_errors_and_skills() {
+    let Some(py) = installed("SENSE_MCP_PYTHON", "python_server_capability_errors_and_skills") else {
+        return;
+    };
+    let model = Loopback::start(vec![
+        // 1st ask_with_tools: denied by policy, then an answer.
+        Reply::json(200, tool_call("c1", "py__add", json!({"a": 2, "b": 3}))),
+        Reply::json(200, answer("denied")),
+        // 2nd: allowed, through a skill; a failing tool; then an answer.
+        Reply::json(200, tool_call("c2", "py__add", json!({"a": 2, "b": 3}))),
+        Reply::json(200, tool_call("c3", "py__fail", json!({"reason": "disk on fire"}))),
+        Reply::json(200, answer("done")),
+    ]);
+    let source = format!(
+        r#"s = connect_mcp("py", {py}, [{script}], "tools.py")
+model gpt = inference("openai")
+set delegation = gpt
+math = skill("math", "Arithmetic and failures", s.tools)
+def denied():
+    policy: deny tools.py
+    return ask_with_tools("add 2 and 3", [math])
+print(denied().value)
+print(ask_with_tools("add 2 and 3", [math]).value)
+for line in audit_log():
+    print(line)
+"#,
+        py = lit(&py),
+        script = lit(&py_script())
+    );
+    let (out, err, ok) = run(&source, "py_caps", Some(&model), &[]);
+    assert!(ok, "stderr: {err}");
+    assert_eq!(
+        out,
+        "denied\ndone\n\
+         [line 7] tool 'py.add' -> denied (capability 'tools.py' denied by policy)\n\
+         [line 7] model 'gpt' -> called\n\
+         [line 9] tool 'py.add' -> called\n\
+         [line 9] tool 'py.fail' -> failed (RuntimeError: Error executing tool fail: disk on fire)\n\
+         [line 9] model 'gpt' -> called\n"
+    );
+    let seen = model.seen();
+    assert_eq!(seen.len(), 5);
+    assert_eq!(
+        seen[0].body["messages"][0]["content"],
+        "Available skills:\n- math: Arithmetic and failures\n\nadd 2 and 3"
+    );
+    let names: Vec<&str> = seen[0].body["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert_eq!(names, ["py__add", "py__shout", "py__fail", "py__sleepy"]);
+    assert_eq!(
+        seen[1].body["messages"][2]["content"],
+        "error: [line 7] mcp tool 'py.add' requires capability 'tools.py', which is denied by policy"
+    );
+    assert_eq!(seen[3].body["messages"][2]["content"], "5");
+    assert_eq!(
+        seen[4].body["messages"][4]["content"],
+        "error: [line 9] mcp tool 'py.fail' failed: RuntimeError: Error executing tool fail: disk on fire"
+    );
+}
+
+#[test]
+fn hanging_tool_call_times_out() {
+    let Some(py) = installed("SENSE_MCP_PYTHON", "hanging_tool_call_times_out") else {
+        return;
+    };
+    let model = Loopback::start(vec![
+        Reply::json(200, tool_call("c1", "py__sleepy", json!({"seconds": 30}))),
+        Reply::json(200, answer("gave up")),
+    ]);
+    let source = format!(
+        r#"s = connect_mcp("py", {py}, [{script}])
+model gpt = inference("openai")
+set delegation = gpt
+print(ask_with_tools("sleep", s.tools).value)
+"#,
+        py = lit(&py),
+        script = lit(&py_script())
+    );
+    let started = Instant::now();
+    let (out, err, ok) = run(&source, "py_hang", Some(&model), &[("SENSE_MCP_TIMEOUT", "3")]);
+    assert!(ok, "stderr: {err}");
+    assert_eq!(out, "gave up\n");
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(
+        model.seen()[1].body["messages"][2]["content"],
+        "error: [line 4] mcp tool 'py.sleepy' failed: TimeoutError: MCP server '{py}' did not answer 'tools/call' within 3s"
+            .replace("{py}", &py)
+    );
+}
+
+#[test]
+fn broken_servers_give_clean_errors() {
+    let cases = [
+        (
+            r#"connect_mcp("gone", "no-such-mcp-server-zz", [])"#,
+            "connect_mcp() failed to connect to 'gone': FileNotFoundError: [Errno 2] No such file or directory: 'no-such-mcp-server-zz'",
+        ),
+        (
+            r#"connect_mcp("quits", "sh", ["-c", "echo bye >&2; exit 3"])"#,
+            "connect_mcp() failed to connect to 'quits': RuntimeError: MCP server 'sh' exited (exit status 3); its stderr ends: bye",
+        ),
+        (
+            r#"connect_mcp("noise", "sh", ["-c", "echo hello world; sleep 30"])"#,
+            "connect_mcp() failed to connect to 'noise': RuntimeError: MCP server 'sh' wrote something that is not JSON-RPC: hello world",
+        ),
+        (
+            r#"connect_mcp("mute", "sleep", ["30"])"#,
+            "connect_mcp() failed to connect to 'mute': TimeoutError: MCP server 'sleep' did not answer 'initialize' within 1s",
+        ),
+    ];
+    for (call, want) in cases {
+        let started = Instant::now();
+        let (_, err, ok) = run(&format!("s = {call}\n"), "broken", None, &[("SENSE_MCP_TIMEOUT", "1")]);
+        assert!(!ok);
+        assert_eq!(err.lines().next().unwrap_or(""), format!("SenseRuntimeError: {want}"));
+        assert!(started.elapsed() < Duration::from_secs(10), "{call} took too long");
+    }
+}
+
+#[test]
+fn argument_errors_match_the_reference() {
+    let cases = [
+        ("connect_mcp(\"a\", \"b\")", "connect_mcp() expects (name: String, command: String, args: Array<String>, capability: String = nil)"),
+        ("connect_mcp(1, \"b\", [])", "connect_mcp()'s name argument must be a String"),
+        ("connect_mcp(\"a\", 2, [])", "connect_mcp()'s command argument must be a String"),
+        ("connect_mcp(\"a\", \"b\", [1])", "connect_mcp()'s args argument must be an Array of Strings"),
+        ("connect_mcp(\"a\", \"b\", [], 4)", "connect_mcp()'s capability argument must be a String"),
+    ];
+    for (call, want) in cases {
+        let (_, err, ok) = run(&format!("{call}\n"), "args", None, &[]);
+        assert!(!ok);
+        assert_eq!(err.lines().next().unwrap_or(""), format!("SenseRuntimeError: {want}"));
+    }
+}
+
+/// Children of this process whose command line mentions `needle`.
+fn children_running(needle: &str) -> Vec<u32> {
+    let me = std::process::id();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // pid (comm) state ppid …
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if ppid == Some(me) && String::from_utf8_lossy(&cmdline).contains(needle) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// `.close()` and dropping the runtime both end and reap the server.
+#[test]
+fn servers_are_reaped_on_close_and_on_drop() {
+    let Some(py) = installed("SENSE_MCP_PYTHON", "servers_are_reaped_on_close_and_on_drop") else {
+        return;
+    };
+    let source = |close: bool| {
+        format!(
+            "s = connect_mcp(\"py\", {}, [{}, \"--reap-test\"])\n{}",
+            lit(&py),
+            lit(&py_script()),
+            if close { "s.close()\n" } else { "" }
+        )
+    };
+    for close in [true, false] {
+        let before = children_running("--reap-test");
+        let mut rt = sense::Runtime::new();
+        rt.set_output(|_| {});
+        sense_providers::register_defaults(&mut rt);
+        rt.run_source("reap.sns", &source(close)).expect("connects");
+        let during: Vec<u32> = children_running("--reap-test")
+            .into_iter()
+            .filter(|p| !before.contains(p))
+            .collect();
+        if close {
+            assert!(during.is_empty(), "closed server still running: {during:?}");
+        } else {
+            assert_eq!(during.len(), 1, "the server runs while the runtime lives");
+        }
+        drop(rt);
+        for pid in &during {
+            assert!(
+                !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+                "server {pid} left behind (running or zombie)"
+            );
+        }
+    }
+}
