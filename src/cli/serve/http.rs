@@ -25,18 +25,13 @@ use super::json;
 use sense_store::{ListQuery, Status};
 use serde_json::{Map, Value as Json, json};
 use std::io::Read;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 /// Largest request body accepted.
 pub const BODY_LIMIT: usize = 256 * 1024;
 /// Longest request target accepted.
 const URL_LIMIT: usize = 8 * 1024;
-/// How long a client may take to send its body.
-const BODY_TIMEOUT: Duration = Duration::from_secs(10);
-/// Most bodies being read at once (each on its own thread).
-const MAX_BODY_READERS: usize = 512;
 /// Longest long poll.
 const MAX_WAIT: Duration = Duration::from_secs(60);
 
@@ -110,36 +105,97 @@ pub fn respond(request: tiny_http::Request, reply: Reply) {
     let _ = request.respond(response);
 }
 
-/// Serves requests on `workers` threads until the server stops.
+/// Most requests in flight (reading, waiting for a worker, or writing);
+/// more are answered 503 at once.
+const MAX_IN_FLIGHT: usize = 1024;
+
+/// Counts requests in flight and lets at most `workers` of them run
+/// programs or touch the store at once.
+struct Gate {
+    state: Mutex<(usize, usize)>,
+    freed: Condvar,
+    workers: usize,
+}
+
+impl Gate {
+    fn lock(&self) -> std::sync::MutexGuard<'_, (usize, usize)> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Counts a new request in; false when too many are in flight.
+    fn admit(&self) -> bool {
+        let mut g = self.lock();
+        if g.0 >= MAX_IN_FLIGHT {
+            return false;
+        }
+        g.0 += 1;
+        true
+    }
+
+    fn leave(&self) {
+        self.lock().0 -= 1;
+    }
+
+    /// Runs `f` holding one of the `workers` slots.
+    fn work<T>(&self, f: impl FnOnce() -> T) -> T {
+        let mut g = self.lock();
+        while g.1 >= self.workers {
+            g = self.freed.wait(g).unwrap_or_else(PoisonError::into_inner);
+        }
+        g.1 += 1;
+        drop(g);
+        struct Release<'a>(&'a Gate);
+        impl Drop for Release<'_> {
+            fn drop(&mut self) {
+                self.0.lock().1 -= 1;
+                self.0.freed.notify_one();
+            }
+        }
+        let _release = Release(self);
+        f()
+    }
+}
+
+/// Serves requests until the server stops. Each request gets its own
+/// thread for its input and output (so a client that stalls while
+/// sending its body or reading the answer holds only that thread), and
+/// at most `workers` requests run programs or touch the store at once.
 pub fn run(
     engine: Arc<Engine>,
     server: Arc<tiny_http::Server>,
     access: Arc<Access>,
     workers: usize,
 ) {
-    let readers = Arc::new(AtomicUsize::new(0));
-    let threads: Vec<_> = (0..workers.max(1))
-        .filter_map(|i| {
-            let (engine, server, access, readers) = (
-                engine.clone(),
-                server.clone(),
-                access.clone(),
-                readers.clone(),
+    let gate = Arc::new(Gate {
+        state: Mutex::new((0, 0)),
+        freed: Condvar::new(),
+        workers: workers.max(1),
+    });
+    while let Ok(request) = server.recv() {
+        if !gate.admit() {
+            respond(
+                request,
+                Reply::error(503, "Busy", "too many requests in flight; retry later"),
             );
-            std::thread::Builder::new()
-                .name(format!("sense-serve-{i}"))
-                .spawn(move || {
-                    while let Ok(request) = server.recv() {
-                        handle(&engine, &access, &readers, request);
-                    }
-                })
-                .ok()
-        })
-        .collect();
-    for t in threads {
-        let _ = t.join();
+            continue;
+        }
+        let (engine, access, gate2) = (engine.clone(), access.clone(), gate.clone());
+        let spawned = std::thread::Builder::new()
+            .name("sense-serve-request".into())
+            .stack_size(REQUEST_STACK)
+            .spawn(move || {
+                handle(&engine, &access, &gate2, request);
+                gate2.leave();
+            });
+        if spawned.is_err() {
+            gate.leave();
+        }
     }
 }
+
+/// Stack of a request thread: programs run on the VM's own stacks, so
+/// a request needs little beyond the store client and JSON.
+const REQUEST_STACK: usize = 1024 * 1024;
 
 fn header<'a>(request: &'a tiny_http::Request, name: &str) -> Option<&'a str> {
     request
@@ -199,79 +255,40 @@ fn check_access(access: &Access, request: &tiny_http::Request) -> Result<(), Rep
     Ok(())
 }
 
-/// Reads a JSON object body within [`BODY_LIMIT`] and [`BODY_TIMEOUT`], on
-/// a helper thread so that a stalled client does not hold the worker.
-/// `None`: the client was too slow (the helper answers 408 later).
-fn read_body(
-    mut request: tiny_http::Request,
-    readers: &Arc<AtomicUsize>,
-) -> Option<(tiny_http::Request, Result<Map<String, Json>, Reply>)> {
-    let declared = request.body_length().unwrap_or(0);
-    if declared > BODY_LIMIT {
-        let r = Reply::error(
+/// Reads a JSON object body of at most [`BODY_LIMIT`] bytes.
+fn read_body(request: &mut tiny_http::Request) -> Result<Map<String, Json>, Reply> {
+    let too_large = || {
+        Reply::error(
             413,
             "PayloadTooLarge",
             format!("the body is larger than {BODY_LIMIT} bytes"),
-        );
-        return Some((request, Err(r)));
+        )
+    };
+    if request.body_length().unwrap_or(0) > BODY_LIMIT {
+        return Err(too_large());
     }
-    let json_type = header(&request, "Content-Type").is_some_and(|v| {
+    let json_type = header(request, "Content-Type").is_some_and(|v| {
         v.trim()
             .to_ascii_lowercase()
             .starts_with("application/json")
     });
-    if declared > 0 && !json_type {
-        let r = Reply::error(
+    if request.body_length() != Some(0) && !json_type {
+        return Err(Reply::error(
             415,
             "UnsupportedMediaType",
             "send the body as Content-Type: application/json",
-        );
-        return Some((request, Err(r)));
+        ));
     }
-    if declared == 0 && request.body_length().is_some() {
-        return Some((request, Ok(Map::new())));
+    let mut bytes = Vec::new();
+    request
+        .as_reader()
+        .take(BODY_LIMIT as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Reply::error(400, "BadRequest", format!("cannot read the body: {e}")))?;
+    if bytes.len() > BODY_LIMIT {
+        return Err(too_large());
     }
-    if readers.fetch_add(1, Ordering::AcqRel) >= MAX_BODY_READERS {
-        readers.fetch_sub(1, Ordering::AcqRel);
-        let r = Reply::error(
-            503,
-            "Busy",
-            "too many request bodies in flight; retry later",
-        );
-        return Some((request, Err(r)));
-    }
-    let (tx, rx) = std::sync::mpsc::channel();
-    let counter = readers.clone();
-    let spawned = std::thread::Builder::new().spawn(move || {
-        let mut bytes = Vec::new();
-        let read = request
-            .as_reader()
-            .take(BODY_LIMIT as u64 + 1)
-            .read_to_end(&mut bytes);
-        counter.fetch_sub(1, Ordering::AcqRel);
-        let body = match read {
-            Err(e) => Err(Reply::error(
-                400,
-                "BadRequest",
-                format!("cannot read the body: {e}"),
-            )),
-            Ok(_) if bytes.len() > BODY_LIMIT => Err(Reply::error(
-                413,
-                "PayloadTooLarge",
-                format!("the body is larger than {BODY_LIMIT} bytes"),
-            )),
-            Ok(_) => parse_object(&bytes),
-        };
-        if let Err(std::sync::mpsc::SendError((request, _))) = tx.send((request, body)) {
-            let r = Reply::error(408, "RequestTimeout", "the body took too long to arrive");
-            respond(request, r);
-        }
-    });
-    if spawned.is_err() {
-        readers.fetch_sub(1, Ordering::AcqRel);
-        return None;
-    }
-    rx.recv_timeout(BODY_TIMEOUT).ok()
+    parse_object(&bytes)
 }
 
 fn parse_object(bytes: &[u8]) -> Result<Map<String, Json>, Reply> {
@@ -338,12 +355,7 @@ impl Target {
     }
 }
 
-fn handle(
-    engine: &Engine,
-    access: &Access,
-    readers: &Arc<AtomicUsize>,
-    request: tiny_http::Request,
-) {
+fn handle(engine: &Engine, access: &Access, gate: &Gate, mut request: tiny_http::Request) {
     if request.url().len() > URL_LIMIT {
         return respond(
             request,
@@ -377,17 +389,16 @@ fn handle(
     {
         return wait(engine, request, id, &target);
     }
-    let (request, body) = if method == "POST" {
-        match read_body(request, readers) {
-            Some((request, Ok(body))) => (request, body),
-            Some((request, Err(reply))) => return respond(request, reply),
-            None => return,
+    let body = if method == "POST" {
+        match read_body(&mut request) {
+            Ok(body) => body,
+            Err(reply) => return respond(request, reply),
         }
     } else {
-        (request, Map::new())
+        Map::new()
     };
     let reply = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        route(engine, &method, &segs, &target, &body)
+        gate.work(|| route(engine, &method, &segs, &target, &body))
     }))
     .unwrap_or_else(|_| Reply::error(500, "InternalError", "the service failed on this request"));
     respond(request, reply);
