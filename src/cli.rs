@@ -8,6 +8,7 @@ mod output;
 mod repl;
 mod run;
 mod state_file;
+mod serve;
 mod test;
 
 use clap::{Args, Parser, Subcommand};
@@ -88,6 +89,8 @@ enum Command {
     },
     /// Run FILE (or restore --state STATE) and serve a live web console on 127.0.0.1
     Inspect(inspect::InspectArgs),
+    /// Serve FILE's agents over HTTP, kept in a store (SQLite, or PostgreSQL for a fleet)
+    Serve(serve::ServeArgs),
     /// Start the interactive REPL (the default when no command is given)
     Repl {
         /// Run this file's top level first, then continue interactively in its scope
@@ -200,6 +203,7 @@ pub fn main() -> i32 {
         }) => durable::resume(&state, value.as_deref(), limits.config()),
         Some(Command::Show { state }) => durable::show(&state),
         Some(Command::Inspect(args)) => inspect::inspect(args),
+        Some(Command::Serve(args)) => serve::serve(args),
         Some(Command::MemoryPath { path, memory_dir }) => {
             memory_path::memory_path(path.as_deref(), memory_dir.as_deref())
         }

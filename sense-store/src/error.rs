@@ -1,0 +1,29 @@
+//! The store's error type.
+
+/// Why a store operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The store URL is malformed or names an unknown engine.
+    #[error("bad store URL {0}")]
+    Url(String),
+    /// An instance with this id already exists.
+    #[error("an instance with id {0} already exists")]
+    Duplicate(String),
+    /// SQLite reported an error.
+    #[error("SQLite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL reported an error (or the connection failed).
+    #[error("PostgreSQL: {0}")]
+    Postgres(#[from] postgres::Error),
+    /// A stored row does not hold what the schema promises.
+    #[error("corrupt store row: {0}")]
+    Corrupt(String),
+    /// The database was written by a newer version of this crate.
+    #[error("the store's schema is version {found}, newer than this program knows ({known})")]
+    NewerSchema {
+        /// The schema version found in the database.
+        found: i64,
+        /// The newest version this crate has migrations for.
+        known: i64,
+    },
+}

@@ -1,0 +1,133 @@
+//! Durable storage for paused Sense agents.
+//!
+//! A paused agent is plain data: [`sense_agents::Runtime::snapshot`]-style
+//! bytes plus a little metadata (status, pause reason, a version number).
+//! This crate keeps such *instances* in a database so that many processes,
+//! on one machine or many, can serve the same agents:
+//!
+//! * [`SqliteStore`] — one file, for a service on one machine;
+//! * [`PostgresStore`] — a shared PostgreSQL database, for a fleet.
+//!
+//! Both implement [`Store`]. Every change goes through
+//! [`Store::commit`], which writes the new state only if the instance is
+//! still at the version the caller loaded, in the same transaction as the
+//! check: two processes that resume the same instance at once cannot both
+//! win, and an answer is never lost or applied twice. Each change also
+//! appends an [`AuditEvent`] in that transaction.
+//!
+//! The schema is created and upgraded by migrations embedded in the crate
+//! ([`open`] runs them).
+//!
+//! ```
+//! use sense_store::{Event, NewInstance, Record, Status, Store};
+//! let dir = std::env::temp_dir().join(format!("sense-store-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let store = sense_store::open(&format!("sqlite:{}", dir.join("doc.db").display())).unwrap();
+//! let record = Record::paused(b"snapshot bytes".to_vec(), "\"Approve?\"", "ask_human");
+//! let new = NewInstance::new("i-1", "approver", "flow.sns", "h1", record);
+//! store.create(&new, &Event::new("created", "{}")).unwrap();
+//! let loaded = store.load("i-1").unwrap().unwrap();
+//! assert_eq!(loaded.summary.version, 1);
+//! let done = Record::finished(Status::Completed, b"later".to_vec());
+//! assert!(store.commit("i-1", 1, &done, &Event::new("resumed", "{}")).unwrap().is_committed());
+//! // A second writer that also loaded version 1 loses.
+//! assert!(!store.commit("i-1", 1, &done, &Event::new("resumed", "{}")).unwrap().is_committed());
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod error;
+mod model;
+mod pool;
+mod postgres_store;
+mod sqlite_store;
+pub mod testing;
+
+pub use error::StoreError;
+pub use model::{
+    AuditEvent, Commit, Event, Instance, ListQuery, NewInstance, Record, Status, Summary,
+};
+pub use postgres_store::PostgresStore;
+pub use sqlite_store::SqliteStore;
+
+/// A place where instances live. Implementations are safe to share
+/// between threads; every method is one transaction.
+pub trait Store: Send + Sync + std::fmt::Debug {
+    /// Stores a new instance at version 1 and records `event` for it.
+    /// Fails with [`StoreError::Duplicate`] if the id exists.
+    fn create(&self, new: &NewInstance, event: &Event) -> Result<(), StoreError>;
+
+    /// The instance with its snapshot, or `None` if there is none.
+    fn load(&self, id: &str) -> Result<Option<Instance>, StoreError>;
+
+    /// The instance without its snapshot, or `None`.
+    fn summary(&self, id: &str) -> Result<Option<Summary>, StoreError>;
+
+    /// Instances in creation order, optionally of one status, starting
+    /// after the `seq` in [`ListQuery::after`].
+    fn list(&self, query: &ListQuery) -> Result<Vec<Summary>, StoreError>;
+
+    /// How many instances there are (of one status, if given).
+    fn count(&self, status: Option<Status>) -> Result<u64, StoreError>;
+
+    /// Replaces the instance's state with `record` and records `event`,
+    /// only if it is still at version `expected`; the version then goes
+    /// up by one. The check and the write are one transaction.
+    fn commit(
+        &self,
+        id: &str,
+        expected: i64,
+        record: &Record,
+        event: &Event,
+    ) -> Result<Commit, StoreError>;
+
+    /// Deletes the instance (if at version `expected`, when given) and
+    /// records `event`; its audit trail is kept.
+    fn delete(&self, id: &str, expected: Option<i64>, event: &Event) -> Result<Commit, StoreError>;
+
+    /// Marks the instance so that the process running it (now or next)
+    /// pauses it at its next safe point, and records `event`. Returns
+    /// false if there is no such instance.
+    fn request_pause(&self, id: &str, event: &Event) -> Result<bool, StoreError>;
+
+    /// Current versions of those of `ids` that exist (for waiting on
+    /// changes made by other processes).
+    fn versions(&self, ids: &[String]) -> Result<Vec<(String, i64)>, StoreError>;
+
+    /// The audit trail of an instance, oldest first, after audit `seq`
+    /// `after`, at most `limit` events.
+    fn audit(&self, id: &str, after: i64, limit: u32) -> Result<Vec<AuditEvent>, StoreError>;
+
+    /// Bytes the database takes on disk (SQLite: the file; PostgreSQL:
+    /// the instance and audit tables with their indexes).
+    fn size_bytes(&self) -> Result<u64, StoreError>;
+}
+
+/// Opens the store a URL names, creating or upgrading its schema:
+/// `sqlite:PATH` (`sqlite://PATH` also works) or
+/// `postgres://user@host:port/db` (`postgresql://` also works).
+pub fn open(url: &str) -> Result<Box<dyn Store>, StoreError> {
+    if let Some(path) = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+    {
+        if path.is_empty() {
+            return Err(StoreError::Url(format!("{url}: no file path")));
+        }
+        return Ok(Box::new(SqliteStore::open(path)?));
+    }
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Ok(Box::new(PostgresStore::open(url)?));
+    }
+    Err(StoreError::Url(format!(
+        "{url}: expected sqlite:PATH or postgres://…"
+    )))
+}
+
+/// Milliseconds since the Unix epoch (timestamps in the store).
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}

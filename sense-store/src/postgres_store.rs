@@ -1,0 +1,326 @@
+//! The PostgreSQL store: one database shared by every process of a fleet.
+//! Conditional writes are `UPDATE … WHERE id = $1 AND version = $2` in
+//! PostgreSQL's default READ COMMITTED isolation: a second writer waits for
+//! the first one's row lock, then sees the new version and matches nothing.
+//!
+//! Uses the blocking `postgres` client (the rest of the stack — the
+//! runtime and the HTTP server — is blocking too), without TLS: point it
+//! at a server on a trusted network or through a local tunnel.
+
+use crate::model::{AuditEvent, Commit, Event, Instance, ListQuery, NewInstance, Record, Summary};
+use crate::pool::Pool;
+use crate::{Status, Store, StoreError, now_ms};
+use postgres::{Client, NoTls, Row, Transaction};
+
+/// The migrations, in order; the schema version is the count applied.
+const MIGRATIONS: &[&str] = &[include_str!("../migrations/postgres/0001_instances.sql")];
+
+/// Serialises concurrent migrations of processes starting together.
+const MIGRATION_LOCK: i64 = 0x5e45_e000_0001;
+
+const SUMMARY_COLUMNS: &str = "seq, id, agent, program_name, program_hash, status, pause_reason, \
+     pause_kind, error, output, version, pause_requested, created_at, updated_at, \
+     octet_length(snapshot)::bigint";
+
+/// Instances in a PostgreSQL database.
+pub struct PostgresStore {
+    pool: Pool<Client, postgres::Error>,
+}
+
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore").finish_non_exhaustive()
+    }
+}
+
+impl PostgresStore {
+    /// Connects to the database `url` names (`postgres://user@host:port/db`)
+    /// and brings its schema up to date. At most 16 connections per store.
+    pub fn open(url: &str) -> Result<PostgresStore, StoreError> {
+        let config: postgres::Config = url
+            .parse()
+            .map_err(|e: postgres::Error| StoreError::Url(format!("{url}: {e}")))?;
+        let mut first = config.connect(NoTls)?;
+        migrate(&mut first)?;
+        let pool = Pool::new(16, Box::new(move || config.connect(NoTls)));
+        Ok(PostgresStore { pool })
+    }
+
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
+    ) -> Result<T, StoreError> {
+        Ok(self.pool.with(|c, _| c.is_closed(), f)?)
+    }
+}
+
+fn migrate(client: &mut Client) -> Result<(), StoreError> {
+    let mut tx = client.transaction()?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+    tx.batch_execute("CREATE TABLE IF NOT EXISTS sense_schema (version BIGINT NOT NULL)")?;
+    let found: Option<i64> = tx
+        .query_one("SELECT max(version) FROM sense_schema", &[])?
+        .get(0);
+    let found = found.unwrap_or(0);
+    let known = MIGRATIONS.len() as i64;
+    if found > known {
+        return Err(StoreError::NewerSchema { found, known });
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        tx.batch_execute(sql)?;
+        tx.execute(
+            "INSERT INTO sense_schema (version) VALUES ($1)",
+            &[&(i as i64 + 1)],
+        )?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+fn summary(r: &Row) -> Result<Summary, postgres::Error> {
+    let status: String = r.try_get(5)?;
+    Ok(Summary {
+        seq: r.try_get(0)?,
+        id: r.try_get(1)?,
+        agent: r.try_get(2)?,
+        program_name: r.try_get(3)?,
+        program_hash: r.try_get(4)?,
+        // An unknown status cannot be written by this crate; read it as
+        // failed rather than refusing the whole listing.
+        status: Status::parse(&status).unwrap_or(Status::Failed),
+        pause_reason: r.try_get(6)?,
+        pause_kind: r.try_get(7)?,
+        error: r.try_get(8)?,
+        output: r.try_get(9)?,
+        version: r.try_get(10)?,
+        pause_requested: r.try_get(11)?,
+        created_at: r.try_get(12)?,
+        updated_at: r.try_get(13)?,
+        snapshot_bytes: r.try_get(14)?,
+    })
+}
+
+fn audit(
+    tx: &mut Transaction<'_>,
+    id: &str,
+    version: i64,
+    e: &Event,
+) -> Result<(), postgres::Error> {
+    tx.execute(
+        "INSERT INTO sense_audit (instance_id, version, at, event, detail) VALUES ($1, $2, $3, $4, $5)",
+        &[&id, &version, &now_ms(), &e.kind, &e.detail],
+    )?;
+    Ok(())
+}
+
+fn current_version(tx: &mut Transaction<'_>, id: &str) -> Result<Option<i64>, postgres::Error> {
+    Ok(tx
+        .query_opt(
+            "SELECT version FROM sense_instances WHERE id = $1 FOR UPDATE",
+            &[&id],
+        )?
+        .map(|r| r.get(0)))
+}
+
+impl Store for PostgresStore {
+    fn create(&self, new: &NewInstance, event: &Event) -> Result<(), StoreError> {
+        let r = &new.record;
+        let inserted = self.with(|c| {
+            let mut tx = c.transaction()?;
+            let now = now_ms();
+            let n = tx.execute(
+                "INSERT INTO sense_instances (id, agent, program_name, program_hash, status, \
+                 pause_reason, pause_kind, error, output, version, created_at, updated_at, snapshot) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $10, $11) ON CONFLICT (id) DO NOTHING",
+                &[
+                    &new.id,
+                    &new.agent,
+                    &new.program_name,
+                    &new.program_hash,
+                    &r.status.as_str(),
+                    &r.pause_reason,
+                    &r.pause_kind,
+                    &r.error,
+                    &r.output,
+                    &now,
+                    &r.snapshot,
+                ],
+            )?;
+            if n == 1 {
+                audit(&mut tx, &new.id, 1, event)?;
+            }
+            tx.commit()?;
+            Ok(n == 1)
+        })?;
+        if inserted {
+            Ok(())
+        } else {
+            Err(StoreError::Duplicate(new.id.clone()))
+        }
+    }
+
+    fn load(&self, id: &str) -> Result<Option<Instance>, StoreError> {
+        self.with(|c| {
+            let sql =
+                format!("SELECT {SUMMARY_COLUMNS}, snapshot FROM sense_instances WHERE id = $1");
+            match c.query_opt(&sql, &[&id])? {
+                Some(r) => Ok(Some(Instance {
+                    summary: summary(&r)?,
+                    snapshot: r.try_get(15)?,
+                })),
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn summary(&self, id: &str) -> Result<Option<Summary>, StoreError> {
+        self.with(|c| {
+            let sql = format!("SELECT {SUMMARY_COLUMNS} FROM sense_instances WHERE id = $1");
+            c.query_opt(&sql, &[&id])?.as_ref().map(summary).transpose()
+        })
+    }
+
+    fn list(&self, q: &ListQuery) -> Result<Vec<Summary>, StoreError> {
+        self.with(|c| {
+            let sql = format!(
+                "SELECT {SUMMARY_COLUMNS} FROM sense_instances \
+                 WHERE seq > $1 AND ($2::text IS NULL OR status = $2) ORDER BY seq LIMIT $3"
+            );
+            let status = q.status.map(Status::as_str);
+            c.query(&sql, &[&q.after, &status, &q.effective_limit()])?
+                .iter()
+                .map(summary)
+                .collect()
+        })
+    }
+
+    fn count(&self, status: Option<Status>) -> Result<u64, StoreError> {
+        let status = status.map(Status::as_str);
+        let n: i64 = self.with(|c| {
+            Ok(c.query_one(
+                "SELECT count(*) FROM sense_instances WHERE $1::text IS NULL OR status = $1",
+                &[&status],
+            )?
+            .get(0))
+        })?;
+        Ok(n.max(0) as u64)
+    }
+
+    fn commit(
+        &self,
+        id: &str,
+        expected: i64,
+        r: &Record,
+        event: &Event,
+    ) -> Result<Commit, StoreError> {
+        self.with(|c| {
+            let mut tx = c.transaction()?;
+            let n = tx.execute(
+                "UPDATE sense_instances SET status = $1, pause_reason = $2, pause_kind = $3, \
+                 error = $4, output = $5, snapshot = $6, version = version + 1, updated_at = $7, \
+                 pause_requested = CASE WHEN $8 THEN FALSE ELSE pause_requested END \
+                 WHERE id = $9 AND version = $10",
+                &[
+                    &r.status.as_str(),
+                    &r.pause_reason,
+                    &r.pause_kind,
+                    &r.error,
+                    &r.output,
+                    &r.snapshot,
+                    &now_ms(),
+                    &r.clears_pause_request,
+                    &id,
+                    &expected,
+                ],
+            )?;
+            if n == 0 {
+                let current = current_version(&mut tx, id)?;
+                return Ok(Commit::Conflict { current });
+            }
+            audit(&mut tx, id, expected + 1, event)?;
+            tx.commit()?;
+            Ok(Commit::Committed {
+                version: expected + 1,
+            })
+        })
+    }
+
+    fn delete(&self, id: &str, expected: Option<i64>, event: &Event) -> Result<Commit, StoreError> {
+        self.with(|c| {
+            let mut tx = c.transaction()?;
+            let current = current_version(&mut tx, id)?;
+            match (current, expected) {
+                (None, _) => return Ok(Commit::Conflict { current: None }),
+                (Some(v), Some(e)) if v != e => return Ok(Commit::Conflict { current }),
+                (Some(v), _) => {
+                    tx.execute("DELETE FROM sense_instances WHERE id = $1", &[&id])?;
+                    audit(&mut tx, id, v + 1, event)?;
+                }
+            }
+            tx.commit()?;
+            Ok(Commit::Committed { version: 0 })
+        })
+    }
+
+    fn request_pause(&self, id: &str, event: &Event) -> Result<bool, StoreError> {
+        self.with(|c| {
+            let mut tx = c.transaction()?;
+            let Some(v) = current_version(&mut tx, id)? else {
+                return Ok(false);
+            };
+            tx.execute(
+                "UPDATE sense_instances SET pause_requested = TRUE WHERE id = $1",
+                &[&id],
+            )?;
+            audit(&mut tx, id, v, event)?;
+            tx.commit()?;
+            Ok(true)
+        })
+    }
+
+    fn versions(&self, ids: &[String]) -> Result<Vec<(String, i64)>, StoreError> {
+        self.with(|c| {
+            Ok(c.query(
+                "SELECT id, version FROM sense_instances WHERE id = ANY($1)",
+                &[&ids],
+            )?
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect())
+        })
+    }
+
+    fn audit(&self, id: &str, after: i64, limit: u32) -> Result<Vec<AuditEvent>, StoreError> {
+        let limit = i64::from(limit.clamp(1, 10_000));
+        self.with(|c| {
+            c.query(
+                "SELECT seq, version, at, event, detail FROM sense_audit \
+                 WHERE instance_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+                &[&id, &after, &limit],
+            )?
+            .iter()
+            .map(|r| {
+                Ok(AuditEvent {
+                    seq: r.try_get(0)?,
+                    version: r.try_get(1)?,
+                    at: r.try_get(2)?,
+                    kind: r.try_get(3)?,
+                    detail: r.try_get(4)?,
+                })
+            })
+            .collect()
+        })
+    }
+
+    fn size_bytes(&self) -> Result<u64, StoreError> {
+        let n: i64 = self.with(|c| {
+            Ok(c.query_one(
+                "SELECT (pg_total_relation_size('sense_instances') + \
+                 pg_total_relation_size('sense_audit'))::bigint",
+                &[],
+            )?
+            .get(0))
+        })?;
+        Ok(n.max(0) as u64)
+    }
+}

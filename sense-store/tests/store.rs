@@ -1,0 +1,428 @@
+//! Every store test runs against SQLite (a temporary file) and against a
+//! real PostgreSQL server (a database created for the test and dropped
+//! after it; see `sense_store::testing`).
+
+use sense_store::testing::{TempDatabase, postgres_url_or_skip};
+use sense_store::{Commit, Event, ListQuery, NewInstance, Record, Status, Store, StoreError};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A store and what must outlive it.
+struct Backend {
+    name: &'static str,
+    store: Arc<dyn Store>,
+    url: String,
+    _db: Option<TempDatabase>,
+    _dir: Option<TempDir>,
+}
+
+struct TempDir(PathBuf);
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir(test: &str) -> TempDir {
+    let dir = std::env::temp_dir().join(format!(
+        "sense-store-test-{test}-{}-{:?}",
+        std::process::id(),
+        std::time::SystemTime::now()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    TempDir(dir)
+}
+
+/// SQLite always; PostgreSQL when a server is configured (else one loud
+/// skip line, or a failure under SENSE_TEST_ALL=1).
+fn backends(test: &str) -> Vec<Backend> {
+    let dir = temp_dir(test);
+    let url = format!("sqlite:{}", dir.0.join("store.db").display());
+    let mut out = vec![Backend {
+        name: "sqlite",
+        store: Arc::from(sense_store::open(&url).unwrap()),
+        url,
+        _db: None,
+        _dir: Some(dir),
+    }];
+    if let Some(server) = postgres_url_or_skip(test) {
+        let db = TempDatabase::create(&server).unwrap();
+        let url = db.url().to_string();
+        out.push(Backend {
+            name: "postgres",
+            store: Arc::from(sense_store::open(&url).unwrap()),
+            url,
+            _db: Some(db),
+            _dir: None,
+        });
+    }
+    out
+}
+
+fn paused(snapshot: &[u8], question: &str) -> Record {
+    Record::paused(snapshot.to_vec(), &format!("{question:?}"), "ask_human")
+}
+
+fn create(store: &dyn Store, id: &str, record: Record) {
+    let new = NewInstance::new(id, "worker", "flow.sns", "hash-1", record);
+    store.create(&new, &Event::new("created", "{}")).unwrap();
+}
+
+#[test]
+fn create_load_and_summary_round_trip() {
+    for b in backends("create_load_and_summary_round_trip") {
+        let s = &*b.store;
+        let mut rec = paused(&[0, 1, 2, 255], "Approve?");
+        rec.output = "hello\n".into();
+        create(s, "a", rec.clone());
+        let got = s.load("a").unwrap().expect(b.name);
+        assert_eq!(got.snapshot, vec![0, 1, 2, 255], "{}", b.name);
+        let sum = got.summary;
+        assert_eq!(sum.id, "a");
+        assert_eq!(sum.agent, "worker");
+        assert_eq!(sum.program_name, "flow.sns");
+        assert_eq!(sum.program_hash, "hash-1");
+        assert_eq!(sum.status, Status::Paused);
+        assert_eq!(sum.pause_reason.as_deref(), Some("\"Approve?\""));
+        assert_eq!(sum.pause_kind.as_deref(), Some("ask_human"));
+        assert_eq!(sum.output, "hello\n");
+        assert_eq!(sum.version, 1);
+        assert_eq!(sum.snapshot_bytes, 4);
+        assert!(!sum.pause_requested);
+        assert!(sum.created_at > 0 && sum.updated_at == sum.created_at);
+        assert_eq!(s.summary("a").unwrap(), Some(sum), "{}", b.name);
+        assert_eq!(s.load("missing").unwrap(), None);
+        assert_eq!(s.summary("missing").unwrap(), None);
+        // The same id twice is refused and changes nothing.
+        let dup = NewInstance::new("a", "other", "x.sns", "h", paused(b"x", "q"));
+        let err = s.create(&dup, &Event::new("created", "{}")).unwrap_err();
+        assert!(
+            matches!(err, StoreError::Duplicate(ref id) if id == "a"),
+            "{err}"
+        );
+        assert_eq!(s.load("a").unwrap().unwrap().summary.agent, "worker");
+    }
+}
+
+#[test]
+fn commit_checks_the_version_and_records_the_event() {
+    for b in backends("commit_checks_the_version") {
+        let s = &*b.store;
+        create(s, "a", paused(b"v1", "q1"));
+        let next = paused(b"v2", "q2");
+        assert_eq!(
+            s.commit("a", 1, &next, &Event::new("resumed", r#"{"value":1}"#))
+                .unwrap(),
+            Commit::Committed { version: 2 }
+        );
+        // A writer that still holds version 1 loses and changes nothing.
+        let stale = paused(b"stale", "q?");
+        assert_eq!(
+            s.commit("a", 1, &stale, &Event::new("resumed", "{}"))
+                .unwrap(),
+            Commit::Conflict { current: Some(2) },
+            "{}",
+            b.name
+        );
+        let got = s.load("a").unwrap().unwrap();
+        assert_eq!(got.snapshot, b"v2");
+        assert_eq!(got.summary.pause_reason.as_deref(), Some("\"q2\""));
+        assert_eq!(
+            s.commit("nope", 1, &stale, &Event::new("resumed", "{}"))
+                .unwrap(),
+            Commit::Conflict { current: None }
+        );
+        let mut done = Record::finished(Status::Completed, b"v3".to_vec());
+        done.output = "done\n".into();
+        assert!(
+            s.commit("a", 2, &done, &Event::new("resumed", "{}"))
+                .unwrap()
+                .is_committed()
+        );
+        let sum = s.summary("a").unwrap().unwrap();
+        assert_eq!((sum.status, sum.version), (Status::Completed, 3));
+        assert_eq!(sum.pause_reason, None);
+        assert_eq!(sum.output, "done\n");
+        let audit = s.audit("a", 0, 100).unwrap();
+        let kinds: Vec<(&str, i64)> = audit.iter().map(|e| (e.kind.as_str(), e.version)).collect();
+        assert_eq!(
+            kinds,
+            [("created", 1), ("resumed", 2), ("resumed", 3)],
+            "{}",
+            b.name
+        );
+        assert_eq!(audit[1].detail, r#"{"value":1}"#);
+        // Paging through the audit trail.
+        let rest = s.audit("a", audit[0].seq, 1).unwrap();
+        assert_eq!(rest.len(), 1);
+        assert_eq!(rest[0], audit[1]);
+    }
+}
+
+#[test]
+fn concurrent_commits_of_one_version_have_one_winner() {
+    for b in backends("concurrent_commits_have_one_winner") {
+        create(&*b.store, "a", paused(b"start", "q"));
+        for round in 1..=5i64 {
+            let threads: Vec<_> = (0..6)
+                .map(|t| {
+                    let store = b.store.clone();
+                    std::thread::spawn(move || {
+                        let rec = paused(format!("r{round}t{t}").as_bytes(), "q");
+                        store
+                            .commit("a", round, &rec, &Event::new("resumed", "{}"))
+                            .unwrap()
+                    })
+                })
+                .collect();
+            let outcomes: Vec<Commit> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+            let wins = outcomes.iter().filter(|c| c.is_committed()).count();
+            assert_eq!(wins, 1, "{}: round {round}: {outcomes:?}", b.name);
+            for c in &outcomes {
+                if !c.is_committed() {
+                    assert_eq!(
+                        *c,
+                        Commit::Conflict {
+                            current: Some(round + 1)
+                        }
+                    );
+                }
+            }
+        }
+        assert_eq!(b.store.summary("a").unwrap().unwrap().version, 6);
+        assert_eq!(b.store.audit("a", 0, 100).unwrap().len(), 6);
+    }
+}
+
+/// Load–modify–commit with retries from many threads and a second store
+/// handle (as a second process would have): every increment counts once.
+#[test]
+fn retried_read_modify_write_loses_no_update() {
+    for b in backends("retried_read_modify_write") {
+        create(&*b.store, "n", paused(&0u64.to_le_bytes(), "count"));
+        let other: Arc<dyn Store> = Arc::from(sense_store::open(&b.url).unwrap());
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let store = if t % 2 == 0 {
+                    b.store.clone()
+                } else {
+                    other.clone()
+                };
+                std::thread::spawn(move || {
+                    for _ in 0..25 {
+                        loop {
+                            let got = store.load("n").unwrap().unwrap();
+                            let n = u64::from_le_bytes(got.snapshot.try_into().unwrap());
+                            let rec = paused(&(n + 1).to_le_bytes(), "count");
+                            let ev = Event::new("resumed", "{}");
+                            if store
+                                .commit("n", got.summary.version, &rec, &ev)
+                                .unwrap()
+                                .is_committed()
+                            {
+                                break;
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let got = b.store.load("n").unwrap().unwrap();
+        assert_eq!(
+            u64::from_le_bytes(got.snapshot.try_into().unwrap()),
+            200,
+            "{}",
+            b.name
+        );
+        assert_eq!(got.summary.version, 201);
+    }
+}
+
+#[test]
+fn list_pages_filters_and_counts() {
+    for b in backends("list_pages_filters_and_counts") {
+        let s = &*b.store;
+        for i in 0..25 {
+            let rec = if i % 5 == 0 {
+                Record::finished(Status::Completed, vec![])
+            } else {
+                paused(b"x", "q")
+            };
+            create(s, &format!("i{i:02}"), rec);
+        }
+        assert_eq!(s.count(None).unwrap(), 25);
+        assert_eq!(s.count(Some(Status::Completed)).unwrap(), 5);
+        assert_eq!(s.count(Some(Status::Failed)).unwrap(), 0);
+        let mut seen = Vec::new();
+        let mut after = 0;
+        loop {
+            let page = s
+                .list(&ListQuery {
+                    status: Some(Status::Paused),
+                    after,
+                    limit: 7,
+                })
+                .unwrap();
+            if page.is_empty() {
+                break;
+            }
+            assert!(page.len() <= 7);
+            after = page.last().unwrap().seq;
+            seen.extend(page.into_iter().map(|x| x.id));
+        }
+        let expected: Vec<String> = (0..25)
+            .filter(|i| i % 5 != 0)
+            .map(|i| format!("i{i:02}"))
+            .collect();
+        assert_eq!(seen, expected, "{}", b.name);
+        let all = s.list(&ListQuery::default()).unwrap();
+        assert_eq!(all.len(), 25);
+        let done: Vec<String> = s
+            .list(&ListQuery {
+                status: Some(Status::Completed),
+                ..Default::default()
+            })
+            .unwrap()
+            .into_iter()
+            .map(|x| x.id)
+            .collect();
+        assert_eq!(done, ["i00", "i05", "i10", "i15", "i20"]);
+    }
+}
+
+#[test]
+fn delete_checks_the_version_and_keeps_the_audit_trail() {
+    for b in backends("delete_checks_the_version") {
+        let s = &*b.store;
+        create(s, "a", paused(b"x", "q"));
+        let ev = Event::new("deleted", "{}");
+        assert_eq!(
+            s.delete("a", Some(7), &ev).unwrap(),
+            Commit::Conflict { current: Some(1) }
+        );
+        assert!(s.summary("a").unwrap().is_some());
+        assert!(s.delete("a", Some(1), &ev).unwrap().is_committed());
+        assert_eq!(s.summary("a").unwrap(), None);
+        assert_eq!(
+            s.delete("a", None, &ev).unwrap(),
+            Commit::Conflict { current: None }
+        );
+        let kinds: Vec<String> = s
+            .audit("a", 0, 10)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.kind)
+            .collect();
+        assert_eq!(kinds, ["created", "deleted"], "{}", b.name);
+        // The id can be used again.
+        create(s, "a", paused(b"y", "q"));
+        assert_eq!(s.load("a").unwrap().unwrap().snapshot, b"y");
+    }
+}
+
+#[test]
+fn pause_requests_are_kept_until_honoured() {
+    for b in backends("pause_requests") {
+        let s = &*b.store;
+        create(s, "a", paused(b"x", "q"));
+        let ev = Event::new("pause_requested", "{}");
+        assert!(!s.request_pause("missing", &ev).unwrap());
+        assert!(s.request_pause("a", &ev).unwrap());
+        let sum = s.summary("a").unwrap().unwrap();
+        assert!(sum.pause_requested);
+        assert_eq!(sum.version, 1, "a request is not a new state");
+        // An answer that ends in another ask keeps the request pending …
+        s.commit("a", 1, &paused(b"y", "q2"), &Event::new("resumed", "{}"))
+            .unwrap();
+        assert!(
+            s.summary("a").unwrap().unwrap().pause_requested,
+            "{}",
+            b.name
+        );
+        // … a pause of kind `host` honours it.
+        let host = Record::paused(b"z".to_vec(), "\"paused by host\"", "host");
+        s.commit("a", 2, &host, &Event::new("resumed", "{}"))
+            .unwrap();
+        assert!(
+            !s.summary("a").unwrap().unwrap().pause_requested,
+            "{}",
+            b.name
+        );
+    }
+}
+
+#[test]
+fn versions_of_many_ids() {
+    for b in backends("versions_of_many_ids") {
+        let s = &*b.store;
+        create(s, "a", paused(b"x", "q"));
+        create(s, "b", paused(b"x", "q"));
+        s.commit("b", 1, &paused(b"y", "q"), &Event::new("resumed", "{}"))
+            .unwrap();
+        let mut v = s
+            .versions(&["a".into(), "b".into(), "gone".into()])
+            .unwrap();
+        v.sort();
+        assert_eq!(
+            v,
+            [("a".to_string(), 1), ("b".to_string(), 2)],
+            "{}",
+            b.name
+        );
+        assert!(s.size_bytes().unwrap() > 0);
+    }
+}
+
+#[test]
+fn migrations_run_once_and_refuse_a_newer_schema() {
+    for b in backends("migrations") {
+        create(&*b.store, "a", paused(b"x", "q"));
+        // Opening again (as a second process does) keeps the data.
+        let again = sense_store::open(&b.url).unwrap();
+        assert!(again.summary("a").unwrap().is_some(), "{}", b.name);
+        // A schema from the future is refused, not misread.
+        if b.name == "sqlite" {
+            let path = b.url.strip_prefix("sqlite:").unwrap();
+            let c = rusqlite::Connection::open(path).unwrap();
+            c.execute("INSERT INTO sense_schema (version) VALUES (99)", [])
+                .unwrap();
+        } else {
+            let mut c = postgres::Client::connect(&b.url, postgres::NoTls).unwrap();
+            c.execute("INSERT INTO sense_schema (version) VALUES (99)", &[])
+                .unwrap();
+        }
+        let err = sense_store::open(&b.url).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                StoreError::NewerSchema {
+                    found: 99,
+                    known: 1
+                }
+            ),
+            "{}: {err}",
+            b.name
+        );
+    }
+}
+
+#[test]
+fn bad_urls_are_refused_clearly() {
+    for url in [
+        "mysql://x",
+        "sqlite:",
+        "",
+        "postgres://u@127.0.0.1:1/x?connect_timeout=nope",
+    ] {
+        let err = sense_store::open(url).unwrap_err();
+        assert!(matches!(err, StoreError::Url(_)), "{url}: {err}");
+    }
+    // A server that is not there: an error, not a hang.
+    let err = sense_store::open("postgres://u@127.0.0.1:1/x?connect_timeout=2").unwrap_err();
+    assert!(matches!(err, StoreError::Postgres(_)), "{err}");
+    let err = sense_store::open("sqlite:/nonexistent-dir/x/y.db").unwrap_err();
+    assert!(matches!(err, StoreError::Sqlite(_)), "{err}");
+}

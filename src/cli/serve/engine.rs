@@ -1,0 +1,390 @@
+//! What the service does to instances, independent of HTTP: start one,
+//! resume it, deliver a message, ask it to pause, delete it, describe it.
+//!
+//! Every change follows one rule: load the instance (snapshot and
+//! version), run it in a fresh runtime to its next pause, and commit the
+//! new snapshot only if the stored version is still the one loaded — the
+//! check and the write are one transaction ([`Store::commit`]). Of two
+//! concurrent resumes one commits and the other answers 409 without any
+//! effect; a process killed mid-run has committed nothing, so the
+//! instance stays at its last committed state.
+
+use super::json;
+use super::program::{Captured, Program, append_output};
+use super::running::Running;
+use super::waiters::Waiters;
+use sense::agents::{AgentStatus, HostValue, Runtime, State};
+use sense_store::{Commit, Event, Instance, NewInstance, Record, Status, Store, StoreError};
+use serde_json::{Value as Json, json};
+use std::sync::Arc;
+
+/// How many times a message is retried when another change to the same
+/// instance commits first (a message must not be dropped for that).
+const MESSAGE_ATTEMPTS: usize = 50;
+
+/// An answer that is not a success: an HTTP status, a class and message,
+/// and (for conflicts) the instance as it is now.
+#[derive(Debug)]
+pub struct ApiError {
+    /// HTTP status.
+    pub status: u16,
+    /// A short class name (`NotFound`, `VersionConflict`, …).
+    pub class: &'static str,
+    /// What went wrong, for people.
+    pub message: String,
+    /// The instance now, when useful (conflicts).
+    pub current: Option<Json>,
+}
+
+impl ApiError {
+    /// An error without a current state.
+    pub fn new(status: u16, class: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            class,
+            message: message.into(),
+            current: None,
+        }
+    }
+
+    fn not_found(id: &str) -> ApiError {
+        ApiError::new(404, "NotFound", format!("no instance with id {id}"))
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        ApiError::new(503, "StoreError", e.to_string())
+    }
+}
+
+/// The service's state shared by every worker thread.
+pub struct Engine {
+    /// Where instances live.
+    pub store: Arc<dyn Store>,
+    /// The program new instances start from.
+    pub program: Program,
+    /// Who this process is, in audit events (`host:pid`).
+    pub process: String,
+    /// Runs in progress here.
+    pub running: Arc<Running>,
+    /// Clients waiting for changes.
+    pub waiters: Arc<Waiters>,
+}
+
+/// A fresh instance id: 128 random bits in hex.
+fn new_id() -> Result<String, ApiError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| ApiError::new(500, "InternalError", format!("no randomness: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The stored state after a run that ended with `result`, or `None` when
+/// the run did not happen (the agent is where it was).
+fn record_of(
+    rt: &Runtime,
+    result: Result<State, sense::Error>,
+    earlier_output: &str,
+    out: &Captured,
+) -> Result<Record, ApiError> {
+    let agent_failed = rt
+        .subject()
+        .and_then(|id| rt.status(id).ok())
+        .is_some_and(|s| s == AgentStatus::Failed);
+    let error = match &result {
+        Err(e) if !agent_failed => {
+            return Err(ApiError::new(422, "SenseError", e.rendered()));
+        }
+        Err(e) => Some(e.rendered().to_string()),
+        Ok(_) => None,
+    };
+    let snapshot = rt
+        .snapshot()
+        .map_err(|e| ApiError::new(500, "SnapshotError", e.rendered()))?;
+    let mut record = match result {
+        Ok(State::Paused { reason, kind }) => Record::paused(
+            snapshot,
+            &json::from_host(&reason).to_string(),
+            kind.as_str(),
+        ),
+        Ok(State::Completed) => Record::finished(Status::Completed, snapshot),
+        Err(_) => Record::finished(Status::Failed, snapshot),
+    };
+    record.error = error;
+    record.output = append_output(earlier_output, &out.take());
+    Ok(record)
+}
+
+impl Engine {
+    fn event(&self, kind: &str, detail: Json) -> Event {
+        let mut detail = detail;
+        detail["process"] = json!(self.process);
+        Event::new(kind, &detail.to_string())
+    }
+
+    /// The instance's summary as the API shows it.
+    pub fn describe(&self, id: &str) -> Result<Json, ApiError> {
+        let s = self
+            .store
+            .summary(id)?
+            .ok_or_else(|| ApiError::not_found(id))?;
+        Ok(json::summary(&s, &self.program.hash))
+    }
+
+    /// `POST /api/instances`: runs the top level in a fresh runtime,
+    /// starts `agent` and stores it.
+    pub fn create(&self, agent: &str) -> Result<Json, ApiError> {
+        let out = Captured::default();
+        let mut rt = self.program.runtime(&out);
+        if let Err(e) = rt.run_source(&self.program.name, &self.program.source) {
+            return Err(ApiError::new(422, "SenseError", e.rendered()));
+        }
+        let agent_id = rt
+            .agent(agent)
+            .map_err(|e| ApiError::new(404, "NoSuchAgent", e.display_text()))?;
+        rt.set_subject(Some(agent_id));
+        let id = new_id()?;
+        let result = {
+            let _run = self
+                .running
+                .enter(&id, rt.pause_handle(agent_id).map_err(sense_err)?);
+            rt.start(agent_id)
+        };
+        let record = record_of(&rt, result, "", &out)?;
+        let new = NewInstance::new(&id, agent, &self.program.name, &self.program.hash, record);
+        self.store
+            .create(&new, &self.event("created", json!({"agent": agent})))?;
+        self.waiters.changed(&id);
+        self.describe(&id)
+    }
+
+    fn load(&self, id: &str) -> Result<Instance, ApiError> {
+        self.store.load(id)?.ok_or_else(|| ApiError::not_found(id))
+    }
+
+    fn conflict(&self, id: &str, message: String) -> ApiError {
+        let mut e = ApiError::new(409, "VersionConflict", message);
+        e.current = self.describe(id).ok();
+        e
+    }
+
+    fn restore(&self, inst: &Instance, out: &Captured) -> Result<Runtime, ApiError> {
+        let mut rt = self.program.runtime(out);
+        rt.restore_snapshot(&inst.snapshot)
+            .map_err(|e| ApiError::new(500, "SnapshotError", e.rendered()))?;
+        Ok(rt)
+    }
+
+    /// Commits `record` over version `expected`, or answers 409.
+    fn commit(
+        &self,
+        id: &str,
+        expected: i64,
+        record: &Record,
+        event: &Event,
+    ) -> Result<Json, ApiError> {
+        match self.store.commit(id, expected, record, event)? {
+            Commit::Committed { .. } => {
+                self.waiters.changed(id);
+                self.describe(id)
+            }
+            Commit::Conflict { current: None } => Err(ApiError::not_found(id)),
+            Commit::Conflict { current: Some(v) } => Err(self.conflict(
+                id,
+                format!(
+                    "instance {id} changed while this request ran (version {expected} → {v}); \
+                     nothing was applied — reload it and try again"
+                ),
+            )),
+        }
+    }
+
+    /// `POST /api/instances/{id}/resume`: applies `value` exactly once.
+    pub fn resume(
+        &self,
+        id: &str,
+        value: HostValue,
+        version: Option<i64>,
+    ) -> Result<Json, ApiError> {
+        let inst = self.load(id)?;
+        let s = &inst.summary;
+        if let Some(v) = version
+            && v != s.version
+        {
+            return Err(self.conflict(
+                id,
+                format!(
+                    "instance {id} is at version {}, not {v}; nothing was applied",
+                    s.version
+                ),
+            ));
+        }
+        if s.status != Status::Paused {
+            return Err(self.conflict(
+                id,
+                format!("instance {id} is {}, not paused", s.status.as_str()),
+            ));
+        }
+        let out = Captured::default();
+        let mut rt = self.restore(&inst, &out)?;
+        let agent = rt
+            .subject()
+            .ok_or_else(|| ApiError::new(500, "SnapshotError", "the snapshot names no agent"))?;
+        let handle = rt.pause_handle(agent).map_err(sense_err)?;
+        if s.pause_requested {
+            handle.request();
+        }
+        let detail = json!({"value": json::from_host(&value), "from_version": s.version});
+        let result = {
+            let _run = self.running.enter(id, handle);
+            rt.resume(agent, value)
+        };
+        let record = record_of(&rt, result, &s.output, &out)?;
+        self.commit(id, s.version, &record, &self.event("resumed", detail))
+    }
+
+    /// `POST /api/instances/{id}/messages`: puts `value` in the agent's
+    /// mailbox; an agent waiting in `receive()` takes it and runs on. A
+    /// concurrent change makes it retry, so the message is delivered once.
+    pub fn message(&self, id: &str, value: HostValue) -> Result<Json, ApiError> {
+        for _ in 0..MESSAGE_ATTEMPTS {
+            let inst = self.load(id)?;
+            let s = &inst.summary;
+            if s.status != Status::Paused {
+                return Err(self.conflict(
+                    id,
+                    format!(
+                        "instance {id} is {}; it takes no more messages",
+                        s.status.as_str()
+                    ),
+                ));
+            }
+            let out = Captured::default();
+            let mut rt = self.restore(&inst, &out)?;
+            let agent = rt.subject().ok_or_else(|| {
+                ApiError::new(500, "SnapshotError", "the snapshot names no agent")
+            })?;
+            rt.send(agent, value.clone())
+                .map_err(|e| ApiError::new(400, "BadValue", e.rendered()))?;
+            let waiting = s.pause_kind.as_deref() == Some("message");
+            let result = if waiting {
+                let handle = rt.pause_handle(agent).map_err(sense_err)?;
+                if s.pause_requested {
+                    handle.request();
+                }
+                let _run = self.running.enter(id, handle);
+                rt.resume(agent, HostValue::Nil)
+            } else {
+                Ok(State::Paused {
+                    reason: rt.pause_reason(agent).map_err(sense_err)?,
+                    kind: rt
+                        .pause_kind(agent)
+                        .map_err(sense_err)?
+                        .unwrap_or(sense::agents::PauseKind::SelfPause),
+                })
+            };
+            let mut record = record_of(&rt, result, &s.output, &out)?;
+            if !waiting {
+                // Only the mailbox changed: the pause stays as it was.
+                record.pause_reason.clone_from(&s.pause_reason);
+                record.pause_kind.clone_from(&s.pause_kind);
+                record.clears_pause_request = false;
+            }
+            let detail = json!({"value": json::from_host(&value), "delivered": waiting});
+            match self.commit(id, s.version, &record, &self.event("message", detail)) {
+                Err(e) if e.status == 409 => continue,
+                other => return other,
+            }
+        }
+        Err(self.conflict(
+            id,
+            format!("instance {id} kept changing; the message was not stored, send it again"),
+        ))
+    }
+
+    /// `POST /api/instances/{id}/pause`: the agent pauses (kind `host`)
+    /// at its next safe point — now, if it is running somewhere in the
+    /// fleet; otherwise as soon as it runs again.
+    pub fn pause(&self, id: &str) -> Result<Json, ApiError> {
+        let s = self
+            .store
+            .summary(id)?
+            .ok_or_else(|| ApiError::not_found(id))?;
+        if s.status != Status::Paused {
+            return Err(self.conflict(id, format!("instance {id} is {}", s.status.as_str())));
+        }
+        let here = self.running.request_pause(id);
+        if !self
+            .store
+            .request_pause(id, &self.event("pause_requested", json!({})))?
+        {
+            return Err(ApiError::not_found(id));
+        }
+        let mut body = self.describe(id)?;
+        body["pause_requested"] = json!(true);
+        body["running_here"] = json!(here);
+        Ok(body)
+    }
+
+    /// `DELETE /api/instances/{id}`.
+    pub fn delete(&self, id: &str, version: Option<i64>) -> Result<Json, ApiError> {
+        match self
+            .store
+            .delete(id, version, &self.event("deleted", json!({})))?
+        {
+            Commit::Committed { .. } => {
+                self.waiters.changed(id);
+                Ok(json!({"id": id, "deleted": true}))
+            }
+            Commit::Conflict { current: None } => Err(ApiError::not_found(id)),
+            Commit::Conflict { current: Some(v) } => Err(self.conflict(
+                id,
+                format!("instance {id} is at version {v}; nothing was deleted"),
+            )),
+        }
+    }
+
+    /// `GET /api/instances/{id}`: the summary plus every agent of the
+    /// instance's runtime with its call stack and locals.
+    pub fn detail(&self, id: &str) -> Result<Json, ApiError> {
+        let inst = self.load(id)?;
+        let out = Captured::default();
+        let mut body = json::summary(&inst.summary, &self.program.hash);
+        match self.restore(&inst, &out) {
+            Ok(rt) => {
+                let subject = rt.subject();
+                let agents: Vec<Json> = rt
+                    .agents()
+                    .iter()
+                    .map(|a| {
+                        let mut j = json::agent(a);
+                        j["subject"] = json!(subject == Some(rt.agent_id(a)));
+                        j
+                    })
+                    .collect();
+                body["agents"] = Json::Array(agents);
+            }
+            Err(e) => body["snapshot_error"] = json!(e.message),
+        }
+        Ok(body)
+    }
+
+    /// `GET /api/instances/{id}/audit`.
+    pub fn audit(&self, id: &str, after: i64, limit: u32) -> Result<Json, ApiError> {
+        let events = self.store.audit(id, after, limit)?;
+        if events.is_empty() && after == 0 && self.store.summary(id)?.is_none() {
+            return Err(ApiError::not_found(id));
+        }
+        let next = events.last().map(|e| e.seq);
+        Ok(json!({
+            "id": id,
+            "events": events.iter().map(json::audit).collect::<Vec<_>>(),
+            "next": next,
+        }))
+    }
+}
+
+fn sense_err(e: sense::Error) -> ApiError {
+    ApiError::new(500, "InternalError", e.rendered())
+}

@@ -1,0 +1,155 @@
+//! Sense values and stored instances as JSON for the service's API.
+
+use sense::agents::{AgentReport, HostValue};
+use sense_store::{AuditEvent, Summary};
+use serde_json::{Map, Value as Json, json};
+
+/// A host value as JSON: lists become arrays; values JSON cannot hold
+/// (functions, agents, …) become `{"type", "text"}` objects.
+pub fn from_host(v: &HostValue) -> Json {
+    match v {
+        HostValue::Nil => Json::Null,
+        HostValue::Bool(b) => Json::Bool(*b),
+        HostValue::Int(i) => json!(i),
+        HostValue::Float(f) => serde_json::Number::from_f64(*f).map_or_else(
+            || json!({"type": "Float", "text": f.to_string()}),
+            Json::Number,
+        ),
+        HostValue::Str(s) => Json::String(s.clone()),
+        HostValue::List(items) => Json::Array(items.iter().map(from_host).collect()),
+        HostValue::Opaque { type_name, text } => json!({"type": type_name, "text": text}),
+    }
+}
+
+/// Deepest nesting accepted in a resume value or message.
+const MAX_DEPTH: usize = 64;
+
+/// A JSON request value as a host value: `null`, booleans, numbers
+/// (integers when they fit an Int), strings and arrays of those.
+pub fn to_host(v: &Json) -> Result<HostValue, String> {
+    to_host_at(v, 0)
+}
+
+fn to_host_at(v: &Json, depth: usize) -> Result<HostValue, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "the value is nested deeper than {MAX_DEPTH} levels"
+        ));
+    }
+    Ok(match v {
+        Json::Null => HostValue::Nil,
+        Json::Bool(b) => HostValue::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => HostValue::Int(i),
+            None => HostValue::Float(n.as_f64().ok_or("a number out of range")?),
+        },
+        Json::String(s) => HostValue::Str(s.clone()),
+        Json::Array(items) => HostValue::List(
+            items
+                .iter()
+                .map(|x| to_host_at(x, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
+        Json::Object(_) => {
+            return Err(
+                "a value must be null, a boolean, a number, a string or an array of those \
+                 (Sense has no host form for objects)"
+                    .into(),
+            );
+        }
+    })
+}
+
+/// Stored JSON text back as JSON (stored text this service wrote; anything
+/// unreadable is shown as a string).
+pub fn stored(text: Option<&str>) -> Json {
+    match text {
+        None => Json::Null,
+        Some(t) => serde_json::from_str(t).unwrap_or_else(|_| Json::String(t.to_string())),
+    }
+}
+
+/// What the API says about an instance (without call stacks).
+pub fn summary(s: &Summary, current_hash: &str) -> Json {
+    let mut o = Map::new();
+    o.insert("id".into(), json!(s.id));
+    o.insert("agent".into(), json!(s.agent));
+    o.insert("status".into(), json!(s.status.as_str()));
+    o.insert("pause_reason".into(), stored(s.pause_reason.as_deref()));
+    o.insert("pause_kind".into(), json!(s.pause_kind));
+    o.insert("version".into(), json!(s.version));
+    o.insert("error".into(), json!(s.error));
+    o.insert("output".into(), json!(s.output));
+    o.insert("pause_requested".into(), json!(s.pause_requested));
+    o.insert("created_at".into(), json!(s.created_at));
+    o.insert("updated_at".into(), json!(s.updated_at));
+    o.insert("snapshot_bytes".into(), json!(s.snapshot_bytes));
+    let current = s.program_hash == current_hash;
+    let mut program = json!({
+        "name": s.program_name,
+        "hash": s.program_hash,
+        "current": current,
+    });
+    if !current {
+        program["note"] = json!(
+            "started with another version of the program; it keeps running the source \
+             it was started with and stays resumable"
+        );
+    }
+    o.insert("program".into(), program);
+    Json::Object(o)
+}
+
+/// An agent of a restored runtime: status, pause, mailbox, call stack
+/// with locals (innermost frame first), as `sense show` lists them.
+pub fn agent(a: &AgentReport) -> Json {
+    let frames: Vec<Json> = a
+        .frames
+        .iter()
+        .map(|f| {
+            let locals: Map<String, Json> = f
+                .locals
+                .iter()
+                .map(|(k, v)| (k.clone(), from_host(v)))
+                .collect();
+            json!({"function": f.function, "file": f.file, "line": f.line, "locals": locals})
+        })
+        .collect();
+    json!({
+        "name": a.name,
+        "status": a.status.as_str(),
+        "pause_kind": a.pause_kind.map(|k| k.as_str()),
+        "pause_reason": from_host(&a.pause_reason),
+        "mailbox": a.mailbox,
+        "frames": frames,
+    })
+}
+
+/// An audit event.
+pub fn audit(e: &AuditEvent) -> Json {
+    json!({
+        "seq": e.seq,
+        "version": e.version,
+        "at": e.at,
+        "event": e.kind,
+        "detail": stored(Some(&e.detail)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_round_trip() {
+        let v = json!([null, true, 3, -2.5, "x", [1, "y"]]);
+        let h = to_host(&v).unwrap();
+        assert_eq!(from_host(&h), v);
+        assert!(to_host(&json!({"a": 1})).is_err());
+        let mut deep = json!(1);
+        for _ in 0..100 {
+            deep = json!([deep]);
+        }
+        assert!(to_host(&deep).unwrap_err().contains("nested"));
+    }
+}

@@ -1,0 +1,201 @@
+//! Shared by the `sense serve` tests: starting and killing service
+//! processes, a minimal HTTP client, temporary directories and stores.
+#![allow(dead_code)]
+
+use sense_store::testing::{TempDatabase, postgres_url_or_skip};
+use serde_json::{Value as Json, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A directory removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(test: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!(
+            "sense-serve-{test}-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A store URL and what keeps it alive.
+pub struct TestStore {
+    pub name: &'static str,
+    pub url: String,
+    _db: Option<TempDatabase>,
+}
+
+/// SQLite in `dir`, and PostgreSQL when configured (else a loud skip, or
+/// a failure under SENSE_TEST_ALL=1).
+pub fn stores(test: &str, dir: &TempDir) -> Vec<TestStore> {
+    let mut out = vec![TestStore {
+        name: "sqlite",
+        url: format!("sqlite:{}", dir.0.join("store.db").display()),
+        _db: None,
+    }];
+    if let Some(server) = postgres_url_or_skip(test) {
+        out.push(postgres_store(&server));
+    }
+    out
+}
+
+/// A fresh PostgreSQL database on `server`.
+pub fn postgres_store(server: &str) -> TestStore {
+    let db = TempDatabase::create(server).unwrap();
+    TestStore {
+        name: "postgres",
+        url: db.url().to_string(),
+        _db: Some(db),
+    }
+}
+
+/// A running `sense serve` process, killed when dropped.
+pub struct Service {
+    child: Child,
+    pub port: u16,
+}
+
+impl Service {
+    /// Starts `sense serve PROGRAM --store URL --port 0 EXTRA…` and waits
+    /// for it to say where it listens.
+    pub fn start(program: &Path, store: &str, extra: &[&str]) -> Service {
+        Service::start_binary(env!("CARGO_BIN_EXE_sense"), program, store, extra)
+    }
+
+    pub fn start_binary(bin: &str, program: &Path, store: &str, extra: &[&str]) -> Service {
+        let mut child = Command::new(bin)
+            .arg("serve")
+            .arg(program)
+            .args(["--store", store, "--port", "0"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start sense serve");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let mut reader = BufReader::new(stdout);
+            let _ = reader.read_line(&mut line);
+            let _ = tx.send(line);
+            // Keep draining so the service never blocks on a full pipe.
+            let mut sink = Vec::new();
+            let _ = reader.read_to_end(&mut sink);
+        });
+        let line = match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(l) => l,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("sense serve did not start within 60 s");
+            }
+        };
+        let port = line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|hostport| hostport.rsplit(':').next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| {
+                let _ = child.kill();
+                panic!("unexpected first line from sense serve: {line:?}")
+            });
+        Service { child, port }
+    }
+
+    /// SIGKILL, as a machine dying would.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    pub fn call(&self, method: &str, path: &str, body: Option<Json>) -> (u16, Json) {
+        call(self.port, method, path, body).unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// One HTTP/1.1 request (connection closed after it); the status and the
+/// JSON body (`null` if the body is not JSON).
+pub fn call(
+    port: u16,
+    method: &str,
+    path: &str,
+    body: Option<Json>,
+) -> std::io::Result<(u16, Json)> {
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    raw(port, &format!("{head}{body}"))
+}
+
+/// Sends `request` as is; the status and JSON body of the answer.
+pub fn raw(port: u16, request: &str) -> std::io::Result<(u16, Json)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port))?;
+    s.set_read_timeout(Some(Duration::from_secs(120)))?;
+    s.write_all(request.as_bytes())?;
+    let mut text = Vec::new();
+    s.read_to_end(&mut text)?;
+    let text = String::from_utf8_lossy(&text);
+    let (head, body) = text.split_once("\r\n\r\n").ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            format!("no answer: {text:?}"),
+        )
+    })?;
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("bad status line: {head:?}")))?;
+    Ok((status, serde_json::from_str(body).unwrap_or(Json::Null)))
+}
+
+pub fn create(svc: &Service, agent: &str) -> Json {
+    let (status, body) = svc.call("POST", "/api/instances", Some(json!({ "agent": agent })));
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+pub fn resume(svc: &Service, id: &str, value: Json, version: Option<i64>) -> (u16, Json) {
+    let mut req = json!({ "value": value });
+    if let Some(v) = version {
+        req["version"] = json!(v);
+    }
+    svc.call("POST", &format!("/api/instances/{id}/resume"), Some(req))
+}
+
+pub fn id_of(body: &Json) -> String {
+    body["id"].as_str().expect("an id").to_string()
+}
