@@ -2,8 +2,17 @@
 //! straight through, once stopping at *every* agent pause to snapshot the
 //! whole runtime and restore it into a fresh one — and both runs must
 //! print byte-identical output and end the same way.
+//!
+//! Cases that are not plain runs (a first line `# args:` other than
+//! `run --dry-run`: REPL sessions, `sense test`, `sense fmt`, CLI flags)
+//! are reported as ignored, with the reason. A case whose straight run
+//! leaves a trace of a pause (an agent still paused, or one with a pause
+//! reason) must stop at one checkpoint at least, or it fails: a
+//! checkpoint mechanism that stopped firing would otherwise pass
+//! silently.
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use sense::agents::{AgentStatus, HostValue};
 use sense::agents::{Progress, Runtime};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -63,6 +72,18 @@ struct Outcome {
     output: String,
     error: Option<String>,
     checkpoints: usize,
+    /// Agents of the straight run that show they paused: still paused at
+    /// the end, or holding a pause reason.
+    paused_agents: Vec<String>,
+}
+
+/// The agents of a finished run that paused at some point.
+fn paused_agents(rt: &Runtime) -> Vec<String> {
+    rt.agents()
+        .into_iter()
+        .filter(|a| a.status == AgentStatus::Paused || a.pause_reason != HostValue::Nil)
+        .map(|a| a.name)
+        .collect()
 }
 
 fn run(
@@ -80,6 +101,7 @@ fn run(
             output,
             error,
             checkpoints: 0,
+            paused_agents: paused_agents(&rt),
         });
     }
     let mut count = 0;
@@ -109,19 +131,25 @@ fn run(
         output,
         error,
         checkpoints: count,
+        paused_agents: Vec::new(),
     })
 }
 
-fn case(script: &Path) -> Result<(), Failed> {
-    let text = std::fs::read_to_string(script).map_err(|e| e.to_string())?;
+/// The configuration a case runs with (`Ok(Err(why))`: it is no plain run).
+fn plain_run_config(script: &Path) -> Result<Result<sense::Config, String>, Failed> {
+    let text = std::fs::read_to_string(script).map_err(|e| format!("{}: {e}", script.display()))?;
     let mut config = sense::Config::default();
     if let Some(args) = text.lines().next().and_then(|l| l.strip_prefix("# args:")) {
         let args: Vec<&str> = args.split_whitespace().collect();
         match args.as_slice() {
             ["run", "--dry-run"] => config.dry_run = true,
-            _ => return Ok(()), // other commands are not plain runs
+            _ => return Ok(Err(format!("not a plain run: `sense {}`", args.join(" ")))),
         }
     }
+    Ok(Ok(config))
+}
+
+fn case(script: &Path, mut config: sense::Config) -> Result<(), Failed> {
     let stdin = std::fs::read_to_string(script.with_extension("in")).unwrap_or_default();
     let tag = script.to_string_lossy().replace(['/', '\\', '.'], "_");
     let memory = std::env::temp_dir().join(format!("sense-snapdiff-{}-{tag}", std::process::id()));
@@ -146,6 +174,14 @@ fn case(script: &Path) -> Result<(), Failed> {
         return Err(format!(
             "output differs after {} snapshot/restore cycles\n--- straight\n{}--- with snapshots\n{}---",
             stepped.checkpoints, plain.output, stepped.output
+        )
+        .into());
+    }
+    if !plain.paused_agents.is_empty() && stepped.checkpoints == 0 {
+        return Err(format!(
+            "agent(s) {} paused in the straight run, but the run with snapshots \
+             stopped at no checkpoint: nothing was snapshotted",
+            plain.paused_agents.join(", ")
         )
         .into());
     }
@@ -175,7 +211,10 @@ fn main() {
                 .trim_start_matches("tests/golden/")
                 .trim_end_matches(".sns")
                 .to_string();
-            Trial::test(name, move || case(&rel))
+            Trial::ignorable_test(name, move || match plain_run_config(&rel)? {
+                Ok(config) => case(&rel, config).map(|()| Completion::Completed),
+                Err(why) => Ok(Completion::ignored_with(why)),
+            })
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();

@@ -1,6 +1,7 @@
 """Dev tool: ask the reference implementation how it lexes/parses files.
 
-Run with the reference's own interpreter (see /work/shared/tools/ref-sense):
+Run with the reference's own interpreter (a virtualenv with PyPI
+sense-lang==0.20.0, see sense-syntax/README.md):
 
     ~/.cache/sense-ref-0.20.0/bin/python sense-syntax/tools/ref_oracle.py MODE FILE...
 

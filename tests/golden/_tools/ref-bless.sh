@@ -5,7 +5,10 @@
 # Writes NAME.out (stdout), NAME.err (first stderr line, only if stderr is non-empty) and
 # NAME.status (only when the exit status is not the runner's default: 1 with .err, else 0).
 # '# args: repl' cases run `sense repl` WITHOUT the path (the reference rejects extra arguments).
-REF=${REF_SENSE:-/work/shared/tools/ref-sense}
+# REF_SENSE: a script that runs the reference (`$REF_SENSE FILE` like `sense run`,
+# printing uncaught errors as `<Class>: [line N] message`; `$REF_SENSE --cli ARGS`
+# its own CLI), e.g. a wrapper around a virtualenv with PyPI sense-lang==0.20.0.
+REF=${REF_SENSE:?set REF_SENSE to a script that runs the reference}
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 for f in "$@"; do

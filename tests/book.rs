@@ -1,0 +1,560 @@
+//! Keeps the documentation honest: the book's samples, its shell
+//! transcripts and its Rust host run here, and the README's two commands
+//! and the repository's text files are checked.
+//!
+//! - `sample/NAME`: `docs/book/src/samples/NAME.sns` run by the real `sense`
+//!   binary from that directory, compared byte for byte with `NAME.out`,
+//!   `NAME.err` (present iff stderr is not empty) and `NAME.status` (only
+//!   when the exit status is not 1-with-`.err`/0-without). A first line
+//!   `# args: COMMAND [FLAGS]` replaces `run`; `NAME.in` is stdin.
+//!   `SENSE_BLESS=1` rewrites the expected files (review the diff).
+//! - `console/NAME`: `NAME.console` is a transcript: lines `$ sense ARGS`
+//!   followed by what the command prints (stdout, then stderr, then
+//!   `[exit N]` when N is not 0). It runs in a fresh directory holding a
+//!   copy of the samples.
+//! - `book/includes`: every ```sense block of a page is an `{{#include}}`
+//!   of a sample (so no Sense text in the book escapes the samples), every
+//!   include points at a file that exists, and every sample is included.
+//! - `embedding/rust`: builds and runs `examples/embedding.rs` (the
+//!   Rust-host chapter) and compares its output with `embedding.out`.
+//! - `readme/two_commands`: the commands of README's "Two commands" are the
+//!   ones CI runs and the example command runs as written.
+//! - `repo/no_machine_paths`: no text file refers to the working notes
+//!   outside the repository or to an absolute path of one machine.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn book_src() -> PathBuf {
+    root().join("docs/book/src")
+}
+
+fn samples_dir() -> PathBuf {
+    book_src().join("samples")
+}
+
+fn bless() -> bool {
+    std::env::var_os("SENSE_BLESS").is_some_and(|v| v == "1")
+}
+
+fn read(p: &Path) -> Result<String, Failed> {
+    std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()).into())
+}
+
+/// Files of `dir` (not below it) whose names end with `suffix`, sorted.
+fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    out.retain(|p| p.is_file() && p.to_string_lossy().ends_with(suffix));
+    out.sort();
+    out
+}
+
+/// Runs the `sense` binary in `dir` with `args` and `stdin`.
+fn sense(dir: &Path, args: &[String], stdin: &[u8], memory: &Path) -> Result<Output, Failed> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sense"))
+        .args(args)
+        .current_dir(dir)
+        .env("SENSE_MEMORY_DIR", memory)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run sense: {e}"))?;
+    if let Some(mut pipe) = child.stdin.take() {
+        use std::io::Write;
+        let _ = pipe.write_all(stdin);
+    }
+    Ok(child.wait_with_output().map_err(|e| e.to_string())?)
+}
+
+/// A fresh, empty scratch directory for one trial.
+fn scratch(tag: &str) -> Result<PathBuf, Failed> {
+    let dir = std::env::temp_dir().join(format!("sense-book-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).replace("\r\n", "\n")
+}
+
+/// One book sample against its expected files.
+fn sample(script: &Path) -> Result<(), Failed> {
+    let name = script.file_name().unwrap().to_string_lossy().to_string();
+    let source = read(script)?;
+    let mut args: Vec<String> = match source
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("# args:"))
+    {
+        Some(a) => a.split_whitespace().map(String::from).collect(),
+        None => vec!["run".to_string()],
+    };
+    args.push(name.clone());
+    let stdin = std::fs::read(script.with_extension("in")).unwrap_or_default();
+    let memory = scratch(&name)?;
+    let out = sense(&samples_dir(), &args, &stdin, &memory)?;
+    let _ = std::fs::remove_dir_all(&memory);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    let code = out.status.code().unwrap_or(-1);
+    let default = if stderr.is_empty() { 0 } else { 1 };
+    let (out_file, err_file, status_file) = (
+        script.with_extension("out"),
+        script.with_extension("err"),
+        script.with_extension("status"),
+    );
+    if bless() {
+        let write = |p: &Path, s: &str| std::fs::write(p, s).map_err(|e| e.to_string());
+        write(&out_file, &stdout)?;
+        if stderr.is_empty() {
+            let _ = std::fs::remove_file(&err_file);
+        } else {
+            write(&err_file, &stderr)?;
+        }
+        if code == default {
+            let _ = std::fs::remove_file(&status_file);
+        } else {
+            write(&status_file, &format!("{code}\n"))?;
+        }
+        return Ok(());
+    }
+    let mut problems = Vec::new();
+    let want_out = read(&out_file)?;
+    if stdout != want_out {
+        problems.push(format!(
+            "stdout differs\n--- expected\n{want_out}--- actual\n{stdout}---"
+        ));
+    }
+    let want_err = std::fs::read_to_string(&err_file).unwrap_or_default();
+    if stderr != want_err {
+        problems.push(format!(
+            "stderr differs\n--- expected\n{want_err}--- actual\n{stderr}---"
+        ));
+    }
+    let want_code = match std::fs::read_to_string(&status_file) {
+        Ok(s) => s
+            .trim()
+            .parse::<i32>()
+            .map_err(|e| format!("bad .status: {e}"))?,
+        Err(_) if want_err.is_empty() => 0,
+        Err(_) => 1,
+    };
+    if code != want_code {
+        problems.push(format!("expected exit status {want_code}, got {code}"));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
+}
+
+/// Splits a transcript command line into words; `'…'` quotes one word.
+fn words(line: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut chars = line.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if c == ' ' {
+            chars.next();
+            continue;
+        }
+        let mut word = String::new();
+        while let Some(&c) = chars.peek() {
+            match c {
+                ' ' => break,
+                '\'' => {
+                    chars.next();
+                    loop {
+                        match chars.next() {
+                            Some('\'') => break,
+                            Some(c) => word.push(c),
+                            None => return Err(format!("unclosed quote in `{line}`")),
+                        }
+                    }
+                }
+                _ => {
+                    word.push(c);
+                    chars.next();
+                }
+            }
+        }
+        out.push(word);
+    }
+    Ok(out)
+}
+
+/// Copies every file of the samples directory (and its subdirectories).
+fn copy_samples(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)?.flatten() {
+        let p = entry.path();
+        let dest = to.join(entry.file_name());
+        if p.is_dir() {
+            copy_samples(&p, &dest)?;
+        } else {
+            std::fs::copy(&p, &dest)?;
+        }
+    }
+    Ok(())
+}
+
+/// One shell transcript, command by command.
+fn console(transcript: &Path) -> Result<(), Failed> {
+    let tag = transcript
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    let dir = scratch(&tag)?;
+    copy_samples(&samples_dir(), &dir).map_err(|e| format!("copying the samples: {e}"))?;
+    let memory = dir.join(".memory");
+    let script = read(transcript)?;
+    let mut steps: Vec<(String, String)> = Vec::new();
+    for line in script.lines() {
+        if let Some(cmd) = line.strip_prefix("$ ") {
+            steps.push((cmd.to_string(), String::new()));
+        } else if let Some((_, expected)) = steps.last_mut() {
+            expected.push_str(line);
+            expected.push('\n');
+        } else {
+            return Err(format!("{tag}: text before the first `$ ` command").into());
+        }
+    }
+    if steps.is_empty() {
+        return Err(format!("{tag}: no `$ sense …` command").into());
+    }
+    for (cmd, expected) in steps {
+        let argv = words(&cmd)?;
+        if argv.first().map(String::as_str) != Some("sense") {
+            return Err(format!("{tag}: only `sense` commands run here: `{cmd}`").into());
+        }
+        let out = sense(&dir, &argv[1..], b"", &memory)?;
+        let mut got = text(&out.stdout) + &text(&out.stderr);
+        match out.status.code() {
+            Some(0) => {}
+            Some(n) => got.push_str(&format!("[exit {n}]\n")),
+            None => got.push_str("[killed by a signal]\n"),
+        }
+        if got != expected {
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(format!(
+                "{tag}: `{cmd}` printed\n{got}--- but the transcript says\n{expected}---"
+            )
+            .into());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+/// The `{{#include PATH[:range]}}` targets of a page, resolved.
+fn includes(page: &Path, body: &str) -> Vec<PathBuf> {
+    let dir = page.parent().unwrap();
+    body.match_indices("{{#include ")
+        .filter_map(|(at, _)| {
+            let rest = &body[at + "{{#include ".len()..];
+            let end = rest.find("}}")?;
+            let target = rest[..end].trim();
+            let path = target.split(':').next()?;
+            Some(dir.join(path))
+        })
+        .collect()
+}
+
+fn pages(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            pages(&p, out);
+        } else if p.extension().is_some_and(|e| e == "md") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every ```sense block is an include of a sample; includes resolve;
+/// every sample is shown.
+fn book_includes() -> Result<(), Failed> {
+    let mut all = Vec::new();
+    pages(&book_src(), &mut all);
+    let mut problems = Vec::new();
+    let mut included = Vec::new();
+    for page in &all {
+        let body = read(page)?;
+        let rel = page
+            .strip_prefix(root())
+            .unwrap_or(page)
+            .display()
+            .to_string();
+        for target in includes(page, &body) {
+            match target.canonicalize() {
+                Ok(t) => included.push(t),
+                Err(_) => problems.push(format!(
+                    "{rel}: include of a missing file {}",
+                    target.display()
+                )),
+            }
+        }
+        let mut in_sense = false;
+        for (n, line) in body.lines().enumerate() {
+            let trimmed = line.trim_start();
+            if in_sense {
+                if trimmed.starts_with("```") {
+                    in_sense = false;
+                } else if !trimmed.is_empty() && !trimmed.starts_with("{{#include samples/") {
+                    problems.push(format!(
+                        "{rel}:{}: Sense text written into the page (put it in a sample and include it)",
+                        n + 1
+                    ));
+                }
+            } else if trimmed.starts_with("```sense") {
+                in_sense = true;
+            }
+        }
+    }
+    for s in files_ending(&samples_dir(), ".sns")
+        .into_iter()
+        .chain(files_ending(&samples_dir(), ".console"))
+    {
+        let c = s.canonicalize().map_err(|e| e.to_string())?;
+        if !included.contains(&c) {
+            problems.push(format!("sample {} is included by no page", s.display()));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
+}
+
+/// Builds and runs the Rust host of the embedding chapter.
+fn embedding_rust() -> Result<(), Failed> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    // This test binary lives in target/<profile>/deps.
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .ok_or("no profile directory")?
+        .to_path_buf();
+    let mut build = Command::new(cargo);
+    build.args(["build", "-q", "-p", "sense", "--example", "embedding"]);
+    if profile_dir.file_name().is_some_and(|n| n == "release") {
+        build.arg("--release");
+    }
+    let built = build
+        .current_dir(root())
+        .output()
+        .map_err(|e| format!("cargo: {e}"))?;
+    if !built.status.success() {
+        return Err(format!(
+            "cargo build --example embedding failed:\n{}",
+            text(&built.stderr)
+        )
+        .into());
+    }
+    let out = Command::new(profile_dir.join("examples/embedding"))
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("running the example: {e}"))?;
+    let got = text(&out.stdout);
+    let expected_file = samples_dir().join("embedding.out");
+    if bless() {
+        std::fs::write(&expected_file, &got).map_err(|e| e.to_string())?;
+        return Ok(());
+    }
+    let want = read(&expected_file)?;
+    if !out.status.success() || got != want || !out.stderr.is_empty() {
+        return Err(format!(
+            "the example printed\n{got}--- stderr\n{}--- expected\n{want}---",
+            text(&out.stderr)
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// The fenced blocks of the README section headed `## Two commands`.
+fn readme_commands() -> Result<Vec<String>, Failed> {
+    let readme = read(&root().join("README.md"))?;
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("Two commands"))
+        .ok_or("README.md has no `## Two commands` section")?;
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in section.lines() {
+        match (&mut current, line.trim_start().starts_with("```")) {
+            (None, true) => current = Some(String::new()),
+            (Some(b), true) => {
+                blocks.push(b.trim().to_string());
+                current = None;
+            }
+            (Some(b), false) => {
+                b.push_str(line);
+                b.push('\n');
+            }
+            (None, false) => {}
+        }
+    }
+    Ok(blocks)
+}
+
+/// The README's first command runs an example; its second is what CI runs.
+fn readme_two_commands() -> Result<(), Failed> {
+    let blocks = readme_commands()?;
+    let [run, test] = blocks.as_slice() else {
+        return Err(format!("expected two commands in `## Two commands`, found {blocks:?}").into());
+    };
+    // `cargo run --release -- ARGS` runs the `sense` binary with ARGS.
+    let args: Vec<String> = run
+        .strip_prefix("cargo run --release -- ")
+        .ok_or_else(|| format!("the first command is not `cargo run --release -- …`: {run}"))?
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let memory = scratch("readme")?;
+    let out = sense(&root(), &args, b"", &memory)?;
+    let _ = std::fs::remove_dir_all(&memory);
+    if !out.status.success() || !out.stderr.is_empty() || out.stdout.is_empty() {
+        return Err(format!(
+            "`sense {}` failed (status {:?}):\n{}",
+            args.join(" "),
+            out.status.code(),
+            text(&out.stderr)
+        )
+        .into());
+    }
+    // Same output as the golden suite expects of that example.
+    if let [_, script] = args.as_slice() {
+        let stem = Path::new(script)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        let want = read(&root().join("tests/examples").join(format!("{stem}.out")))?;
+        if text(&out.stdout) != want {
+            return Err(format!(
+                "`sense {}` printed something else than tests/examples/{stem}.out",
+                args.join(" ")
+            )
+            .into());
+        }
+    }
+    let ci = read(&root().join(".ci/run"))?;
+    if !ci.lines().any(|l| l.trim() == test) {
+        return Err(format!("README's test command `{test}` is not a line of .ci/run").into());
+    }
+    Ok(())
+}
+
+/// Text files of the repository: everything but build output, VCS data,
+/// installed packages and binary seeds.
+fn repo_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in rd.flatten() {
+        let p = entry.path();
+        let name = entry.file_name().to_string_lossy().to_string();
+        if name == ".git" {
+            continue; // a directory, or in a worktree a file naming one
+        }
+        if p.is_dir() {
+            let rel = p
+                .strip_prefix(root())
+                .unwrap_or(&p)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let skip = matches!(name.as_str(), "target" | "node_modules" | ".sense_memory")
+                || rel.starts_with("fuzz/corpus")
+                || rel.starts_with("fuzz/artifacts")
+                || rel.starts_with("fuzz/work")
+                || rel == "docs/book/book";
+            if !skip {
+                repo_files(&p, out);
+            }
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+/// Whether `pattern` occurs in `line` where a path starts: not as the tail
+/// of a longer path (`fuzz/work/` is no absolute path).
+fn starts_a_path(line: &str, pattern: &str) -> bool {
+    line.match_indices(pattern).any(|(at, _)| {
+        !line[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || "_.-~$".contains(c))
+    })
+}
+
+/// No file points at the working notes kept beside the repository or at
+/// one machine's absolute paths.
+fn no_machine_paths() -> Result<(), Failed> {
+    // Spelled in pieces so that this file does not match itself.
+    let patterns = [
+        ["/wo", "rk/"].concat(),
+        ["/ho", "me/"].concat(),
+        ["/Us", "ers/"].concat(),
+        ["/ro", "ot/"].concat(),
+        ["shar", "ed/spec"].concat(),
+        ["shar", "ed/tools"].concat(),
+        ["shar", "ed/DESIGN"].concat(),
+        ["shar", "ed/HOUSE_STYLE"].concat(),
+    ];
+    let mut files = Vec::new();
+    repo_files(&root(), &mut files);
+    files.sort();
+    let mut hits = Vec::new();
+    for f in files {
+        let Ok(body) = std::fs::read_to_string(&f) else {
+            continue; // binary
+        };
+        for (n, line) in body.lines().enumerate() {
+            if let Some(p) = patterns.iter().find(|p| starts_a_path(line, p)) {
+                let rel = f.strip_prefix(root()).unwrap_or(&f).display().to_string();
+                hits.push(format!("{rel}:{}: `{p}` in: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    if hits.is_empty() {
+        Ok(())
+    } else {
+        Err(hits.join("\n").into())
+    }
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    for s in files_ending(&samples_dir(), ".sns") {
+        let name = format!("sample/{}", s.file_stem().unwrap().to_string_lossy());
+        trials.push(Trial::test(name, move || sample(&s)));
+    }
+    for c in files_ending(&samples_dir(), ".console") {
+        let name = format!("console/{}", c.file_stem().unwrap().to_string_lossy());
+        trials.push(Trial::test(name, move || console(&c)));
+    }
+    trials.push(Trial::test("book/includes", book_includes));
+    trials.push(Trial::test("embedding/rust", embedding_rust));
+    trials.push(Trial::test("readme/two_commands", readme_two_commands));
+    trials.push(Trial::test("repo/no_machine_paths", no_machine_paths));
+    libtest_mimic::run(&args, trials).exit();
+}
