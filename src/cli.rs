@@ -3,10 +3,13 @@
 mod durable;
 mod fmt;
 mod inspect;
+mod lsp;
 mod memory_path;
+mod names;
 mod output;
 mod repl;
 mod run;
+mod suggest;
 mod test;
 
 use clap::{Args, Parser, Subcommand};
@@ -87,6 +90,8 @@ enum Command {
     },
     /// Run FILE (or restore --state STATE) and serve a live web console on 127.0.0.1
     Inspect(inspect::InspectArgs),
+    /// Serve the Language Server Protocol on stdin/stdout (for editors)
+    Lsp,
     /// Start the interactive REPL (the default when no command is given)
     Repl {
         /// Run this file's top level first, then continue interactively in its scope
@@ -173,6 +178,7 @@ pub fn main() -> i32 {
         }) => durable::resume(&state, value.as_deref(), limits.config()),
         Some(Command::Show { state }) => durable::show(&state),
         Some(Command::Inspect(args)) => inspect::inspect(args),
+        Some(Command::Lsp) => lsp::serve(),
         Some(Command::MemoryPath { path, memory_dir }) => {
             memory_path::memory_path(path.as_deref(), memory_dir.as_deref())
         }
