@@ -6,8 +6,7 @@
 //! imported module), outline, completion, formatting, shutdown and exit.
 
 use lsp_types::notification::{
-    DidChangeTextDocument, DidOpenTextDocument, Exit, Initialized, Notification,
-    PublishDiagnostics,
+    DidChangeTextDocument, DidOpenTextDocument, Exit, Initialized, Notification, PublishDiagnostics,
 };
 use lsp_types::request::{
     Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, Initialize,
@@ -287,7 +286,15 @@ fn an_editor_session() {
         panic!("completion list")
     };
     let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
-    for want in ["greet", "count", "worker", "print", "ask_human", "while", "agent"] {
+    for want in [
+        "greet",
+        "count",
+        "worker",
+        "print",
+        "ask_human",
+        "while",
+        "agent",
+    ] {
         assert!(labels.contains(&want), "{want} missing from {labels:?}");
     }
 
@@ -343,4 +350,120 @@ fn formatting_a_broken_file_is_an_error_not_a_crash() {
     let _ = c.request_raw::<Shutdown>(());
     c.notify::<Exit>(());
     let _ = c.child.wait();
+}
+
+/// The grammar of editors/vscode names every keyword and every builtin of
+/// the language, and no others (it is JSON, so it cannot read the Rust
+/// lists; this keeps the two from drifting).
+#[test]
+fn grammar_knows_every_keyword_and_builtin() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("editors/vscode/syntaxes/sense.tmLanguage.json"))
+        .expect("grammar file");
+    let grammar: Value = serde_json::from_str(&text).expect("grammar is JSON");
+    let words_of = |alternation: &str| -> Vec<String> {
+        let inner = alternation
+            .split_once("(?:")
+            .and_then(|(_, r)| r.split_once(")\\b"))
+            .map_or(alternation, |(w, _)| w);
+        inner.split('|').map(str::to_string).collect()
+    };
+    let repo = &grammar["repository"];
+    let mut keywords: Vec<String> = repo["keyword"]["patterns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["match"].as_str().filter(|m| m.contains("(?:")))
+        .flat_map(words_of)
+        .chain(words_of(repo["constant"]["match"].as_str().unwrap()))
+        .collect();
+    keywords.sort();
+    keywords.dedup();
+    let mut want: Vec<String> = sense::syntax::token::keywords()
+        .map(str::to_string)
+        .collect();
+    want.sort();
+    assert_eq!(keywords, want, "keyword scopes of the grammar");
+
+    let call = repo["call"]["patterns"][0]["match"].as_str().unwrap();
+    let list = call
+        .strip_prefix("\\b(")
+        .and_then(|r| r.split_once(')'))
+        .map(|(l, _)| l)
+        .unwrap();
+    let mut builtins: Vec<&str> = list.split('|').collect();
+    builtins.sort();
+    let mut natives: Vec<String> = sense::eval::builtins::core_natives()
+        .into_iter()
+        .map(|n| n.name)
+        .collect();
+    natives.sort();
+    assert_eq!(builtins, natives, "builtin scope of the grammar");
+}
+
+/// Says why a Node.js check cannot run: loudly, and as a failure when
+/// `SENSE_TEST_ALL=1` (CI installs everything, so nothing may skip there).
+fn skip_or_fail(what: &str, enable: &str) {
+    let msg = format!("SKIPPED {what}: {enable}");
+    if std::env::var("SENSE_TEST_ALL").is_ok_and(|v| v == "1") {
+        panic!("{msg} (SENSE_TEST_ALL=1 forbids skipping)");
+    }
+    eprintln!("{msg}");
+}
+
+/// Runs one script of editors/vscode/test with Node.js.
+fn node_script(script: &str) {
+    let what = format!("editors/vscode/test/{script}");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("editors/vscode/test");
+    let has_node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_node {
+        return skip_or_fail(&what, "install Node.js (Debian: nodejs npm)");
+    }
+    if !dir.join("node_modules/vscode-textmate").is_dir()
+        || !dir
+            .join("node_modules/vscode-languageserver-protocol")
+            .is_dir()
+    {
+        return skip_or_fail(
+            &what,
+            "run `npm ci --prefix editors/vscode/test` (vscode-textmate, vscode-oniguruma, vscode-languageserver-protocol)",
+        );
+    }
+    let mut child = Command::new("node")
+        .arg(script)
+        .current_dir(&dir)
+        .env("SENSE_BIN", env!("CARGO_BIN_EXE_sense"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start node");
+    // The scripts time themselves out; this is a backstop.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while child.try_wait().expect("wait for node").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{what} did not finish in 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("node output");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{what} failed\n{stdout}\n{stderr}");
+    print!("{stdout}");
+}
+
+/// The TextMate grammar, tokenized by vscode-textmate (npm).
+#[test]
+fn grammar_tokenizes_samples() {
+    node_script("grammar.test.js");
+}
+
+/// `sense lsp` driven by VS Code's protocol client library (npm).
+#[test]
+fn vscode_protocol_client_session() {
+    node_script("lsp.test.js");
 }

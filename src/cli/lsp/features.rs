@@ -20,8 +20,15 @@ pub fn diagnostics(doc: &Document) -> Vec<Diagnostic> {
         return Vec::new();
     };
     let text = doc.file.text();
-    let start = (err.span.start as usize).min(text.len());
+    let mut start = (err.span.start as usize).min(text.len());
     let mut end = (err.span.end as usize).clamp(start, text.len());
+    // An empty token at the start of a line (the line end the lexer adds
+    // at the end of the file) belongs to the end of the line before, where
+    // the CLI's caret points too.
+    if end == start && start > 0 && text.as_bytes().get(start - 1) == Some(&b'\n') {
+        start -= 1;
+        end = start;
+    }
     if end == start
         && let Some(c) = text.get(start..).and_then(|s| s.chars().next())
         && c != '\n'
