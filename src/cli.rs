@@ -3,12 +3,15 @@
 mod durable;
 mod fmt;
 mod inspect;
+mod lsp;
 mod memory_path;
+mod names;
 mod output;
 mod repl;
 mod run;
 mod state_file;
 mod serve;
+mod suggest;
 mod test;
 
 use clap::{Args, Parser, Subcommand};
@@ -91,6 +94,8 @@ enum Command {
     Inspect(inspect::InspectArgs),
     /// Serve FILE's agents over HTTP, kept in a store (SQLite, or PostgreSQL for a fleet)
     Serve(serve::ServeArgs),
+    /// Serve the Language Server Protocol on stdin/stdout (for editors)
+    Lsp,
     /// Start the interactive REPL (the default when no command is given)
     Repl {
         /// Run this file's top level first, then continue interactively in its scope
@@ -204,6 +209,7 @@ pub fn main() -> i32 {
         Some(Command::Show { state }) => durable::show(&state),
         Some(Command::Inspect(args)) => inspect::inspect(args),
         Some(Command::Serve(args)) => serve::serve(args),
+        Some(Command::Lsp) => lsp::serve(),
         Some(Command::MemoryPath { path, memory_dir }) => {
             memory_path::memory_path(path.as_deref(), memory_dir.as_deref())
         }

@@ -225,6 +225,50 @@ impl Runtime {
         r
     }
 
+    /// Runs one interactive REPL input like [`eval_repl`](Self::eval_repl)
+    /// and returns how its value reads when the input ends with an
+    /// expression statement (not an assignment) whose value is not nil:
+    /// `print` text, except that a string is shown quoted.
+    pub fn eval_repl_echo(&mut self, text: &str) -> Result<Option<String>, Error> {
+        let env = self.main_scope();
+        let file = self.vm.add_file(SourceFile::new("<repl>", text), None);
+        let proto = self
+            .vm
+            .compile_echo_file(file, "<repl>")
+            .map_err(|e| self.error(&e))?;
+        let r = self.vm.run_top_level(proto, env);
+        let r = self.finish_checkpoints(r);
+        let value = self.vm.take_result();
+        r?;
+        if matches!(value, Value::Nil) {
+            return Ok(None);
+        }
+        let shown = match value {
+            Value::Str(_) => self.vm.py_repr(value),
+            _ => self.vm.show(value),
+        };
+        shown.map(Some).map_err(|e| self.error(&e))
+    }
+
+    /// Every name the main program (or the REPL) can see at its top level:
+    /// its own variables, then globals and builtins. Sorted, no duplicates.
+    pub fn visible_names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        let mut scope = Some(self.main_env.unwrap_or_else(|| self.vm.globals()));
+        while let Some(s) = scope {
+            let sc = self.vm.heap().scope(s);
+            names.extend(
+                sc.vars
+                    .iter()
+                    .map(|(sym, _)| self.vm.interner().name(sym).to_string()),
+            );
+            scope = sc.parent;
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+
     /// Results of the `test` blocks run so far.
     pub fn test_results(&self) -> &[TestResult] {
         self.vm.test_results()

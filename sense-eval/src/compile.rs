@@ -16,7 +16,7 @@ use crate::proto::{FileId, Proto, ProtoId, ProtoKind};
 use crate::symbol::{Interner, Symbol};
 use crate::value::Value;
 use sense_syntax::Span;
-use sense_syntax::ast::{Program, Stmt};
+use sense_syntax::ast::{ExprKind, Program, Stmt, StmtKind};
 use std::sync::Arc;
 
 /// What the compiler writes into: the VM's interner, heap (for string
@@ -33,16 +33,59 @@ pub struct CodeSink<'a> {
 /// Compiles a file's top level (or one REPL input) into a proto and
 /// returns its id. Nested bodies are appended to the store first.
 pub fn compile_program(sink: CodeSink<'_>, program: &Program, file: FileId, name: &str) -> ProtoId {
+    compile_top_level(sink, program, file, name, false)
+}
+
+/// Like [`compile_program`], but when the last statement is an expression
+/// other than an assignment, its value is what the top level returns
+/// (the interactive REPL shows it; see [`crate::Vm::take_result`]).
+pub fn compile_echo_program(
+    sink: CodeSink<'_>,
+    program: &Program,
+    file: FileId,
+    name: &str,
+) -> ProtoId {
+    compile_top_level(sink, program, file, name, true)
+}
+
+fn compile_top_level(
+    sink: CodeSink<'_>,
+    program: &Program,
+    file: FileId,
+    name: &str,
+    echo: bool,
+) -> ProtoId {
     let mut c = Compiler {
         sink,
         file,
         cur: Proto::new(name, ProtoKind::TopLevel, file),
     };
     c.cur.no_file_context = false;
-    c.stmts(&program.stmts);
     let end = program.stmts.last().map(|s| s.span).unwrap_or_default();
-    c.emit(Op::DrainTasks, end);
-    c.emit(Op::Nil, end);
+    let echoed = match program.stmts.split_last() {
+        Some((last, rest)) if echo => match &last.kind {
+            StmtKind::Expr(e)
+                if !matches!(
+                    e.kind,
+                    ExprKind::Assign { .. } | ExprKind::IndexAssign { .. }
+                ) =>
+            {
+                c.stmts(rest);
+                c.expr(e);
+                true
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    if echoed {
+        // The value stays on the stack while pending tasks drain.
+        c.emit(Op::DrainTasks, end);
+    } else {
+        c.stmts(&program.stmts);
+        c.emit(Op::DrainTasks, end);
+        c.emit(Op::Nil, end);
+    }
     c.emit(Op::Return, end);
     c.finish()
 }

@@ -28,7 +28,7 @@ pub use safety::AuditEntry;
 pub(crate) use tasks::Blocked;
 
 use crate::builtins::{self, NativeDef};
-use crate::compile::{CodeSink, compile_program};
+use crate::compile::{CodeSink, compile_echo_program, compile_program};
 use crate::error::{EvalError, EvalResult};
 use crate::heap::{Heap, ObjRef, ScopeRef};
 use crate::proto::{FileId, Proto, ProtoId};
@@ -211,6 +211,8 @@ pub struct Vm {
     /// Every compilation, in order: `(file, name, first proto, proto count)`.
     /// A snapshot replays them to rebuild identical code.
     pub(crate) units: Vec<(FileId, String, u32, u32)>,
+    /// What the last main-program frame returned (see [`Vm::take_result`]).
+    pub(crate) result: Value,
     /// `stop_depth` of each `drive` in progress (outermost first).
     pub(crate) drives: Vec<usize>,
     /// What [`Vm::proto`] returns for an id that does not exist.
@@ -280,6 +282,7 @@ impl Vm {
             audit_log: Vec::new(),
             nested: Vec::new(),
             units: Vec::new(),
+            result: Value::Nil,
             drives: Vec::new(),
             empty_proto: Arc::new(Proto::new(
                 "<missing>",
@@ -350,6 +353,25 @@ impl Vm {
 
     /// Parses and compiles a registered file's top level.
     pub fn compile_file(&mut self, file: FileId, name: &str) -> EvalResult<ProtoId> {
+        self.compile_unit(file, name, false)
+    }
+
+    /// Like [`compile_file`](Self::compile_file) for one interactive REPL
+    /// input: a last expression statement (not an assignment) becomes the
+    /// input's result, read with [`take_result`](Self::take_result) after
+    /// the run. Such code is not meant to be snapshotted.
+    pub fn compile_echo_file(&mut self, file: FileId, name: &str) -> EvalResult<ProtoId> {
+        self.compile_unit(file, name, true)
+    }
+
+    /// What the last finished main program or REPL input returned (nil
+    /// unless it was compiled with
+    /// [`compile_echo_file`](Self::compile_echo_file)); reading it resets it.
+    pub fn take_result(&mut self) -> Value {
+        std::mem::replace(&mut self.result, Value::Nil)
+    }
+
+    fn compile_unit(&mut self, file: FileId, name: &str, echo: bool) -> EvalResult<ProtoId> {
         let source = self
             .files
             .get(file.0 as usize)
@@ -357,16 +379,16 @@ impl Vm {
             .ok_or_else(|| EvalError::runtime("unknown source file"))?;
         let program = sense_syntax::parse_file(&source).map_err(|e| EvalError::syntax(&e, file))?;
         let first = self.protos.len() as u32;
-        let id = compile_program(
-            CodeSink {
-                interner: &mut self.interner,
-                heap: &mut self.heap,
-                protos: &mut self.protos,
-            },
-            &program,
-            file,
-            name,
-        );
+        let sink = CodeSink {
+            interner: &mut self.interner,
+            heap: &mut self.heap,
+            protos: &mut self.protos,
+        };
+        let id = if echo {
+            compile_echo_program(sink, &program, file, name)
+        } else {
+            compile_program(sink, &program, file, name)
+        };
         let count = self.protos.len() as u32 - first;
         self.units.push((file, name.to_string(), first, count));
         Ok(id)
@@ -500,10 +522,12 @@ impl Vm {
             parked,
             blocked,
             pinned,
+            result,
             ..
         } = self;
         heap.collect(|t| {
             t.scope(*globals);
+            t.values(std::slice::from_ref(result));
             for s in pinned.iter() {
                 t.scope(*s);
             }

@@ -209,6 +209,12 @@ const KEYWORDS: [(&str, TokenKind); 38] = [
     ("not", TokenKind::Not),
 ];
 
+/// The 38 reserved words, in a fixed order (for completion in editors and
+/// the REPL).
+pub fn keywords() -> impl Iterator<Item = &'static str> {
+    KEYWORDS.iter().map(|&(w, _)| w)
+}
+
 impl TokenKind {
     /// The keyword kind spelled `word`, if `word` is reserved.
     pub fn keyword(word: &str) -> Option<TokenKind> {

@@ -44,3 +44,32 @@ impl Output {
         });
     }
 }
+
+/// An error's diagnostic as the CLI prints it: the runtime's rendering
+/// (whose first line is exactly the reference's) and, when a close name
+/// exists for an undefined variable or missing member, a
+/// `= help: did you mean `print`?` line under the caret, aligned with the
+/// snippet's gutter as rustc does.
+pub fn diagnostic(rt: &sense::Runtime, e: &sense::Error, repl_text: Option<&str>) -> String {
+    let rendered = e.rendered();
+    let Some(help) =
+        super::suggest::hint(e.display_text(), rendered, &rt.visible_names(), repl_text)
+    else {
+        return rendered.to_string();
+    };
+    let gutter = rendered
+        .lines()
+        .skip(1)
+        .find(|l| l.trim() == "|")
+        .and_then(|l| l.find('|'));
+    match gutter {
+        Some(pad) => format!("{rendered}\n{:pad$}= help: {help}", ""),
+        None => format!("{rendered}\nhelp: {help}"),
+    }
+}
+
+/// Flushes program output, then prints an error's diagnostic to stderr.
+pub fn report_error(out: &Output, rt: &sense::Runtime, e: &sense::Error, repl_text: Option<&str>) {
+    out.flush();
+    eprintln!("{}", diagnostic(rt, e, repl_text));
+}

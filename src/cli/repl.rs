@@ -1,10 +1,20 @@
 //! `sense repl` (LANGUAGE.md §6.3): line editing and history on a terminal,
 //! plain line reading otherwise; one persistent scope; errors don't end
 //! the session.
+//!
+//! On a terminal the REPL also helps a person typing: the value of an
+//! input that ends with an expression (not an assignment) is shown, as
+//! Python's and Lua's REPLs do (`1 + 2` shows `3`; nil shows nothing), and
+//! Tab completes keywords, builtins and the names the session has defined.
+//! When stdin is not a terminal (a pipe or a file), nothing is echoed:
+//! piped sessions print exactly what the reference prints, which the
+//! golden REPL cases check byte for byte.
 
 use super::LANGUAGE_VERSION;
 use super::output::Output;
+use std::cell::RefCell;
 use std::io::{BufRead, IsTerminal};
+use std::rc::Rc;
 
 const PROMPT: &str = "sense> ";
 const CONTINUATION: &str = "...    ";
@@ -37,10 +47,67 @@ impl LineSource for Plain {
     }
 }
 
+type Rustyline = rustyline::Editor<Completion, rustyline::history::DefaultHistory>;
+
 struct Editor {
-    ed: rustyline::DefaultEditor,
+    ed: Rustyline,
     history: Option<std::path::PathBuf>,
 }
+
+/// Tab completion: keywords, builtins and the session's names (refreshed
+/// after every input).
+struct Completion {
+    names: Rc<RefCell<Vec<String>>>,
+}
+
+impl rustyline::completion::Completer for Completion {
+    type Candidate = String;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &rustyline::Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<String>)> {
+        let before = line.get(..pos).unwrap_or(line);
+        if before.trim().is_empty() {
+            // Tab at the start of a line indents, as in a block.
+            return Ok((pos, vec!["    ".to_string()]));
+        }
+        let start = before
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let word = &before[start..];
+        // After a `.` the candidates would be members, which depend on the value.
+        if word.is_empty() || before[..start].ends_with('.') {
+            return Ok((pos, Vec::new()));
+        }
+        Ok((start, completions(word, &self.names.borrow())))
+    }
+}
+
+/// Keywords, builtins and `names` starting with `word`, sorted, once each.
+fn completions(word: &str, names: &[String]) -> Vec<String> {
+    let mut found: Vec<String> = super::names::keywords()
+        .into_iter()
+        .map(str::to_string)
+        .chain(super::names::builtins())
+        .chain(names.iter().cloned())
+        .filter(|c| c.starts_with(word))
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+impl rustyline::hint::Hinter for Completion {
+    type Hint = String;
+}
+impl rustyline::highlight::Highlighter for Completion {}
+impl rustyline::validate::Validator for Completion {}
+impl rustyline::Helper for Completion {}
 
 impl LineSource for Editor {
     fn read(&mut self, prompt: &str) -> Line {
@@ -74,15 +141,19 @@ pub fn repl(preload: Option<&std::path::Path>) -> i32 {
     if let Some(path) = preload
         && let Err(e) = rt.run_file(path)
     {
-        out.flush();
-        eprintln!("{}", e.rendered());
+        super::output::report_error(&out, &rt, &e, None);
     }
     out.write(&format!(
         "Sense {LANGUAGE_VERSION} \u{2014} interactive REPL ('exit' to quit)\n"
     ));
-    let mut source: Box<dyn LineSource> = if std::io::stdin().is_terminal() {
-        match rustyline::DefaultEditor::new() {
+    let names = Rc::new(RefCell::new(rt.visible_names()));
+    let interactive = std::io::stdin().is_terminal();
+    let mut source: Box<dyn LineSource> = if interactive {
+        match Rustyline::new() {
             Ok(mut ed) => {
+                ed.set_helper(Some(Completion {
+                    names: names.clone(),
+                }));
                 let history = std::env::var_os("HOME")
                     .map(|h| std::path::PathBuf::from(h).join(".sense_history"));
                 if let Some(h) = &history {
@@ -134,11 +205,36 @@ pub fn repl(preload: Option<&std::path::Path>) -> i32 {
             }
         }
         buffer.push('\n');
-        if let Err(e) = rt.eval_repl(&buffer) {
-            out.flush();
-            eprintln!("{}", e.rendered());
+        let result = if interactive {
+            rt.eval_repl_echo(&buffer).map(|shown| {
+                if let Some(text) = shown {
+                    out.write(&text);
+                    out.write("\n");
+                }
+            })
+        } else {
+            rt.eval_repl(&buffer)
+        };
+        if let Err(e) = result {
+            super::output::report_error(&out, &rt, &e, Some(&buffer));
+        }
+        if interactive {
+            *names.borrow_mut() = rt.visible_names();
         }
     }
     out.flush();
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::completions;
+
+    #[test]
+    fn completes_keywords_builtins_and_names() {
+        let names = vec!["printer_count".to_string(), "agent_x".to_string()];
+        assert_eq!(completions("pri", &names), ["print", "printer_count"]);
+        assert_eq!(completions("ag", &names), ["agent", "agent_x"]);
+        assert!(completions("zz", &names).is_empty());
+    }
 }

@@ -29,7 +29,7 @@ pub fn run(path: &Path, config: sense::Config) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("{}", e.rendered());
+            super::output::report_error(&out, &rt, &e, None);
             1
         }
     }

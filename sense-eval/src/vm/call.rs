@@ -473,7 +473,10 @@ impl Vm {
             FrameKind::FutureBody { future, call, file } => {
                 self.future_finished(future, frame.proto, v, call, file)
             }
-            FrameKind::Main => Ok(Some(Exit::Done)),
+            FrameKind::Main => {
+                self.result = v;
+                Ok(Some(Exit::Done))
+            }
             FrameKind::AgentBody => self.leave_fiber(super::tasks::Leave::Completed),
             FrameKind::Module {
                 module,

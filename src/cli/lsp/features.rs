@@ -1,0 +1,394 @@
+//! The language features, each a function of one document (and, for
+//! imports, the files next to it): diagnostics, hover, go to definition,
+//! document symbols, completion and formatting.
+
+use super::builtin_docs::builtin_doc;
+use super::document::{Document, path_to_uri};
+use crate::cli::names::{Decl, DeclKind, builtins, declarations, keywords, visible_at};
+use lsp_types::{
+    CompletionItem, CompletionItemKind, Diagnostic, DiagnosticSeverity, DocumentSymbol, Hover,
+    HoverContents, Location, MarkupContent, MarkupKind, Position, Range, SymbolKind, TextEdit,
+};
+use sense::syntax::token::TokenKind;
+use sense::syntax::{SourceFile, Span};
+use std::path::{Path, PathBuf};
+
+/// The document's syntax error as an LSP diagnostic, underlining the
+/// offending token (at least one character, so editors show it).
+pub fn diagnostics(doc: &Document) -> Vec<Diagnostic> {
+    let Some(err) = &doc.error else {
+        return Vec::new();
+    };
+    let text = doc.file.text();
+    let mut start = (err.span.start as usize).min(text.len());
+    let mut end = (err.span.end as usize).clamp(start, text.len());
+    // An empty token at the start of a line (the line end the lexer adds
+    // at the end of the file) belongs to the end of the line before, where
+    // the CLI's caret points too.
+    if end == start && start > 0 && text.as_bytes().get(start - 1) == Some(&b'\n') {
+        start -= 1;
+        end = start;
+    }
+    if end == start
+        && let Some(c) = text.get(start..).and_then(|s| s.chars().next())
+        && c != '\n'
+    {
+        end = start + c.len_utf8();
+    }
+    let range = doc.range(Span::new(start as u32, end as u32, err.span.line));
+    vec![Diagnostic {
+        range,
+        severity: Some(DiagnosticSeverity::ERROR),
+        source: Some("sense".to_string()),
+        code: Some(lsp_types::NumberOrString::String(
+            "SenseSyntaxError".to_string(),
+        )),
+        message: err.to_string(),
+        ..Default::default()
+    }]
+}
+
+/// Hover text for the identifier under the cursor: the declaration a name
+/// refers to (its signature or declared type), or a builtin's signature
+/// and description.
+pub fn hover(doc: &Document, pos: Position) -> Option<Hover> {
+    let offset = doc.offset(pos);
+    let (_, tok) = doc.ident_at(offset)?;
+    let name = tok.lexeme.as_str();
+    let text = match visible_at(&doc.decls, offset)
+        .into_iter()
+        .find(|d| d.name == name)
+    {
+        Some(d) => format!("```sense\n{}\n```\n*{}*", d.detail, d.kind.word()),
+        None => {
+            let (sig, about) = builtin_doc(name)?;
+            format!("```sense\n{sig}\n```\nbuiltin — {about}")
+        }
+    };
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: text,
+        }),
+        range: Some(doc.range(tok.span)),
+    })
+}
+
+/// Where the name under the cursor is declared: in this file, or for an
+/// imported module (or `module.member`, or a `from … import` name) in the
+/// module's file, resolved against `dir`, the document's directory.
+pub fn definition(
+    doc: &Document,
+    uri: &lsp_types::Uri,
+    dir: Option<&Path>,
+    pos: Position,
+) -> Option<Location> {
+    let offset = doc.offset(pos);
+    let (index, tok) = doc.ident_at(offset)?;
+    // `module.member`: the token before is `.` and the one before that a module.
+    if index >= 2
+        && doc
+            .tokens
+            .get(index - 1)
+            .is_some_and(|t| t.kind == TokenKind::Dot)
+        && let Some(target) = doc.tokens.get(index - 2)
+        && target.kind == TokenKind::Ident
+    {
+        let module = visible_at(&doc.decls, target.span.start)
+            .into_iter()
+            .find(|d| {
+                d.name == target.lexeme && d.kind == DeclKind::Import && d.member.is_none()
+            })?;
+        return in_module(module, dir, Some(&tok.lexeme));
+    }
+    let decl = visible_at(&doc.decls, offset)
+        .into_iter()
+        .find(|d| d.name == tok.lexeme)?;
+    // On the import itself (or on a use of its name), go to the module.
+    if decl.kind == DeclKind::Import && decl.module.is_some() {
+        let on_decl = decl.name_span.start <= offset && offset <= decl.name_span.end;
+        if !on_decl || decl.member.is_some() || decl.name_span != tok.span {
+            if let Some(loc) = in_module(decl, dir, decl.member.as_deref()) {
+                return Some(loc);
+            }
+        }
+    }
+    Some(Location::new(uri.clone(), doc.range(decl.name_span)))
+}
+
+/// The location of `member` (or the top of the file) in an import's module.
+fn in_module(import: &Decl, dir: Option<&Path>, member: Option<&str>) -> Option<Location> {
+    let rel = import.module.as_deref()?;
+    let path: PathBuf = match dir {
+        Some(d) => d.join(rel),
+        None => PathBuf::from(rel),
+    };
+    let path = std::fs::canonicalize(&path).unwrap_or(path);
+    let uri = path_to_uri(&path)?;
+    let top = Range::new(Position::new(0, 0), Position::new(0, 0));
+    let Some(member) = member else {
+        return Some(Location::new(uri, top));
+    };
+    let text = std::fs::read_to_string(&path).ok()?;
+    let module = Document::new(&path.display().to_string(), &text);
+    let found = module
+        .decls
+        .iter()
+        .find(|d| d.scope.is_none() && d.name == member);
+    Some(Location::new(
+        uri,
+        found.map_or(top, |d| module.range(d.name_span)),
+    ))
+}
+
+fn symbol_kind(kind: DeclKind) -> SymbolKind {
+    match kind {
+        DeclKind::Function => SymbolKind::FUNCTION,
+        DeclKind::Agent => SymbolKind::CLASS,
+        DeclKind::Tool => SymbolKind::METHOD,
+        DeclKind::Action => SymbolKind::EVENT,
+        DeclKind::Model => SymbolKind::OBJECT,
+        DeclKind::Memory => SymbolKind::STRUCT,
+        DeclKind::Import => SymbolKind::MODULE,
+        DeclKind::Parameter | DeclKind::Variable => SymbolKind::VARIABLE,
+    }
+}
+
+#[allow(deprecated)] // `DocumentSymbol::deprecated` must still be given.
+fn symbol(doc: &Document, d: &Decl, children: Option<Vec<DocumentSymbol>>) -> DocumentSymbol {
+    DocumentSymbol {
+        name: d.name.clone(),
+        detail: Some(d.detail.clone()),
+        kind: symbol_kind(d.kind),
+        tags: None,
+        deprecated: None,
+        range: doc.range(d.full_span.to(d.name_span)),
+        selection_range: doc.range(d.name_span),
+        children,
+    }
+}
+
+/// The document's outline: top-level declarations (each name once), with
+/// the parameters and locals of functions, agents, tools and actions as
+/// children.
+pub fn symbols(doc: &Document) -> Vec<DocumentSymbol> {
+    outline(doc, None)
+}
+
+fn outline(doc: &Document, scope: Option<Span>) -> Vec<DocumentSymbol> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut out = Vec::new();
+    for d in doc.decls.iter().filter(|d| d.scope == scope) {
+        if seen.contains(&d.name.as_str()) {
+            continue;
+        }
+        seen.push(&d.name);
+        let children = d.body.map(|body| outline(doc, Some(body)));
+        out.push(symbol(doc, d, children));
+    }
+    out
+}
+
+/// Completion at the cursor: keywords, builtins and the names visible
+/// there, or after `module.` the module's top-level names.
+pub fn completion(doc: &Document, dir: Option<&Path>, pos: Position) -> Vec<CompletionItem> {
+    let offset = doc.offset(pos);
+    let text = doc.file.text();
+    let before = text.get(..offset as usize).unwrap_or("");
+    let word_start = before
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    if before[..word_start].ends_with('.') {
+        return module_members(doc, dir, &before[..word_start - 1]);
+    }
+    let mut items: Vec<CompletionItem> = Vec::new();
+    for d in visible_at(&doc.decls, offset) {
+        items.push(CompletionItem {
+            label: d.name.clone(),
+            kind: Some(match d.kind {
+                DeclKind::Function | DeclKind::Tool | DeclKind::Action => {
+                    CompletionItemKind::FUNCTION
+                }
+                DeclKind::Import => CompletionItemKind::MODULE,
+                DeclKind::Agent => CompletionItemKind::CLASS,
+                _ => CompletionItemKind::VARIABLE,
+            }),
+            detail: Some(d.detail.clone()),
+            ..Default::default()
+        });
+    }
+    for b in builtins() {
+        if items.iter().any(|i| i.label == b) {
+            continue;
+        }
+        let detail = builtin_doc(&b).map(|(sig, _)| sig.to_string());
+        items.push(CompletionItem {
+            label: b,
+            kind: Some(CompletionItemKind::FUNCTION),
+            detail,
+            ..Default::default()
+        });
+    }
+    for k in keywords() {
+        items.push(CompletionItem {
+            label: k.to_string(),
+            kind: Some(CompletionItemKind::KEYWORD),
+            ..Default::default()
+        });
+    }
+    items
+}
+
+/// After `NAME.` where NAME is an imported module: its top-level names.
+fn module_members(doc: &Document, dir: Option<&Path>, before_dot: &str) -> Vec<CompletionItem> {
+    let target_start = before_dot
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let target = &before_dot[target_start..];
+    let Some(import) = visible_at(&doc.decls, before_dot.len() as u32)
+        .into_iter()
+        .find(|d| d.name == target && d.kind == DeclKind::Import && d.member.is_none())
+    else {
+        return Vec::new();
+    };
+    let Some(rel) = import.module.as_deref() else {
+        return Vec::new();
+    };
+    let path = dir.map_or_else(|| PathBuf::from(rel), |d| d.join(rel));
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Vec::new();
+    };
+    let Ok(program) = sense::syntax::parse_file(&SourceFile::new("module", text)) else {
+        return Vec::new();
+    };
+    let mut items: Vec<CompletionItem> = Vec::new();
+    for d in declarations(&program)
+        .into_iter()
+        .filter(|d| d.scope.is_none())
+    {
+        if items.iter().any(|i| i.label == d.name) {
+            continue;
+        }
+        items.push(CompletionItem {
+            label: d.name,
+            kind: Some(CompletionItemKind::FIELD),
+            detail: Some(d.detail),
+            ..Default::default()
+        });
+    }
+    items
+}
+
+/// The edits `sense fmt` would make: one edit replacing the whole text,
+/// none when it is already formatted, or the syntax error that stops it.
+pub fn format(doc: &Document, original: &str) -> Result<Vec<TextEdit>, String> {
+    let formatted = sense::syntax::format::format_source(&doc.file).map_err(|e| e.to_string())?;
+    if formatted == original {
+        return Ok(Vec::new());
+    }
+    // The range is computed on the original text, CRLF line ends included.
+    let original_doc = OriginalText(original);
+    Ok(vec![TextEdit::new(original_doc.full_range(), formatted)])
+}
+
+/// The extent of a text as the client counts it (`\r\n` is one line end).
+struct OriginalText<'a>(&'a str);
+
+impl OriginalText<'_> {
+    fn full_range(&self) -> Range {
+        let mut line = 0u32;
+        let mut col = 0u32;
+        let mut chars = self.0.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\r' if chars.peek() == Some(&'\n') => {}
+                '\n' | '\r' => {
+                    line += 1;
+                    col = 0;
+                }
+                c => col += c.len_utf16() as u32,
+            }
+        }
+        Range::new(Position::new(0, 0), Position::new(line, col))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn uri() -> lsp_types::Uri {
+        "file:///tmp/t.sns".parse().unwrap()
+    }
+
+    #[test]
+    fn syntax_error_has_the_token_range() {
+        let doc = Document::new("t.sns", "x = 1\nif x\n    print(x)\n");
+        let d = diagnostics(&doc);
+        assert_eq!(d.len(), 1);
+        assert!(
+            d[0].message.starts_with("[line 2] expected ':'"),
+            "{}",
+            d[0].message
+        );
+        assert_eq!(d[0].range.start.line, 1);
+    }
+
+    #[test]
+    fn hover_shows_builtins_and_declarations() {
+        let doc = Document::new("t.sns", "count: Int = 2\nprint(count)\n");
+        let h = hover(&doc, Position::new(1, 1)).unwrap();
+        let HoverContents::Markup(m) = h.contents else {
+            panic!()
+        };
+        assert!(m.value.contains("print(values…)"), "{}", m.value);
+        let h = hover(&doc, Position::new(1, 8)).unwrap();
+        let HoverContents::Markup(m) = h.contents else {
+            panic!()
+        };
+        assert!(m.value.contains("count: Int"), "{}", m.value);
+    }
+
+    #[test]
+    fn definition_finds_functions_and_agents() {
+        let doc = Document::new(
+            "t.sns",
+            "def greet(n):\n    return n\nagent a:\n    greet(1)\n",
+        );
+        let loc = definition(&doc, &uri(), None, Position::new(3, 6)).unwrap();
+        assert_eq!(loc.range.start, Position::new(0, 4));
+        // A parameter used in its body.
+        let loc = definition(&doc, &uri(), None, Position::new(1, 11)).unwrap();
+        assert_eq!(loc.range.start, Position::new(0, 10));
+    }
+
+    #[test]
+    fn outline_nests_bodies() {
+        let doc = Document::new("t.sns", "def f(a):\n    b = a\nx = 1\nx = 2\n");
+        let s = symbols(&doc);
+        let names: Vec<&str> = s.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["f", "x"]);
+        let kids: Vec<&str> = s[0]
+            .children
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(kids, ["a", "b"]);
+    }
+
+    #[test]
+    fn formatting_replaces_the_whole_text() {
+        let doc = Document::new("t.sns", "x=1\r\n");
+        let edits = format(&doc, "x=1\r\n").unwrap();
+        assert_eq!(edits[0].new_text, "x = 1\n");
+        assert_eq!(edits[0].range.end, Position::new(1, 0));
+        let doc = Document::new("t.sns", "x = 1\n");
+        assert!(format(&doc, "x = 1\n").unwrap().is_empty());
+    }
+}

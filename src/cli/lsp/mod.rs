@@ -1,0 +1,266 @@
+//! `sense lsp`: a Language Server over stdin/stdout.
+//!
+//! Built on `lsp-server` (the transport and message loop rust-analyzer
+//! uses: synchronous, a reader and a writer thread, no async runtime) and
+//! `lsp-types`. Documents are synchronised in full on every change and
+//! re-parsed then; a Sense file parses in well under a millisecond per
+//! thousand lines, so there is nothing to gain from incremental sync.
+//!
+//! Features: diagnostics as you type (the first lexer or parser error, at
+//! the offending token), hover (builtins' signatures and descriptions,
+//! declared signatures and types of names), go to definition (functions,
+//! agents, tools, actions, variables, parameters, imported modules and
+//! their members), document symbols, completion (keywords, builtins,
+//! names in scope, members of an imported module) and formatting (the
+//! formatter behind `sense fmt`).
+
+mod builtin_docs;
+mod document;
+mod features;
+
+use document::{Document, uri_to_path};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use lsp_types::notification::{
+    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, Notification as _,
+    PublishDiagnostics,
+};
+use lsp_types::request::{
+    Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, Request as _,
+};
+use lsp_types::{
+    CompletionOptions, HoverProviderCapability, OneOf, PublishDiagnosticsParams,
+    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, Uri,
+};
+use std::collections::HashMap;
+
+/// An open document: the text as the client has it, and its analysis.
+struct Open {
+    text: String,
+    doc: Document,
+    version: i32,
+}
+
+/// The server's state: the open documents by URI.
+#[derive(Default)]
+struct Server {
+    open: HashMap<String, Open>,
+}
+
+/// Serves LSP on stdio until the client says `exit`; returns the exit
+/// status (0 after a clean `shutdown` then `exit`, 1 otherwise).
+pub fn serve() -> i32 {
+    let (connection, io_threads) = Connection::stdio();
+    let status = match run(&connection) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("sense lsp: {e}");
+            1
+        }
+    };
+    drop(connection);
+    if let Err(e) = io_threads.join() {
+        eprintln!("sense lsp: {e}");
+        return 1;
+    }
+    status
+}
+
+fn capabilities() -> ServerCapabilities {
+    ServerCapabilities {
+        text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec![".".to_string()]),
+            ..Default::default()
+        }),
+        document_formatting_provider: Some(OneOf::Left(true)),
+        ..Default::default()
+    }
+}
+
+fn run(connection: &Connection) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let init = serde_json::json!({
+        "capabilities": capabilities(),
+        "serverInfo": ServerInfo {
+            name: "sense".to_string(),
+            version: Some(env!("CARGO_PKG_VERSION").to_string()),
+        },
+    });
+    let (id, _params) = connection.initialize_start()?;
+    connection.initialize_finish(id, init)?;
+    let mut server = Server::default();
+    for msg in &connection.receiver {
+        match msg {
+            Message::Request(req) => {
+                if connection.handle_shutdown(&req)? {
+                    return Ok(());
+                }
+                let resp = server.request(req);
+                connection.sender.send(Message::Response(resp))?;
+            }
+            Message::Notification(note) => {
+                if let Some(publish) = server.notification(note) {
+                    connection.sender.send(Message::Notification(publish))?;
+                }
+            }
+            Message::Response(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// The directory of a `file:` document (imports resolve against it).
+fn doc_dir(uri: &Uri) -> Option<std::path::PathBuf> {
+    uri_to_path(uri.as_str()).and_then(|p| p.parent().map(std::path::Path::to_path_buf))
+}
+
+/// A result as JSON (these types always serialise).
+fn json(v: impl serde::Serialize) -> serde_json::Value {
+    serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
+}
+
+/// A request's parameters, or the error response for bad ones.
+fn params<P: serde::de::DeserializeOwned>(req: &Request) -> Result<P, Response> {
+    serde_json::from_value(req.params.clone()).map_err(|e| {
+        Response::new_err(
+            req.id.clone(),
+            ErrorCode::InvalidParams as i32,
+            e.to_string(),
+        )
+    })
+}
+
+impl Server {
+    fn doc(&self, uri: &Uri) -> Option<&Open> {
+        self.open.get(uri.as_str())
+    }
+
+    fn request(&mut self, req: Request) -> Response {
+        match self.answer(&req) {
+            Ok(resp) | Err(resp) => resp,
+        }
+    }
+
+    fn answer(&mut self, req: &Request) -> Result<Response, Response> {
+        let ok = |v: serde_json::Value| Response {
+            id: req.id.clone(),
+            result: Some(v),
+            error: None,
+        };
+        match req.method.as_str() {
+            HoverRequest::METHOD => {
+                let p: lsp_types::HoverParams = params(req)?;
+                let at = &p.text_document_position_params;
+                let r = self
+                    .doc(&at.text_document.uri)
+                    .and_then(|o| features::hover(&o.doc, at.position));
+                Ok(ok(json(r)))
+            }
+            GotoDefinition::METHOD => {
+                let p: lsp_types::GotoDefinitionParams = params(req)?;
+                let at = &p.text_document_position_params;
+                let uri = &at.text_document.uri;
+                let dir = doc_dir(uri);
+                let r = self
+                    .doc(uri)
+                    .and_then(|o| features::definition(&o.doc, uri, dir.as_deref(), at.position));
+                Ok(ok(json(r.map(lsp_types::GotoDefinitionResponse::Scalar))))
+            }
+            DocumentSymbolRequest::METHOD => {
+                let p: lsp_types::DocumentSymbolParams = params(req)?;
+                let r = self
+                    .doc(&p.text_document.uri)
+                    .map(|o| lsp_types::DocumentSymbolResponse::Nested(features::symbols(&o.doc)));
+                Ok(ok(json(r)))
+            }
+            Completion::METHOD => {
+                let p: lsp_types::CompletionParams = params(req)?;
+                let at = &p.text_document_position;
+                let uri = &at.text_document.uri;
+                let dir = doc_dir(uri);
+                let r = self.doc(uri).map(|o| {
+                    lsp_types::CompletionResponse::Array(features::completion(
+                        &o.doc,
+                        dir.as_deref(),
+                        at.position,
+                    ))
+                });
+                Ok(ok(json(r)))
+            }
+            Formatting::METHOD => {
+                let p: lsp_types::DocumentFormattingParams = params(req)?;
+                let Some(o) = self.doc(&p.text_document.uri) else {
+                    return Ok(ok(serde_json::Value::Null));
+                };
+                match features::format(&o.doc, &o.text) {
+                    Ok(edits) => Ok(ok(json(edits))),
+                    Err(e) => Err(Response::new_err(
+                        req.id.clone(),
+                        ErrorCode::RequestFailed as i32,
+                        format!("cannot format: {e}"),
+                    )),
+                }
+            }
+            _ => Err(Response::new_err(
+                req.id.clone(),
+                ErrorCode::MethodNotFound as i32,
+                format!("unsupported request {}", req.method),
+            )),
+        }
+    }
+
+    /// Handles a notification; returns the diagnostics to publish, if any.
+    fn notification(&mut self, note: Notification) -> Option<Notification> {
+        match note.method.as_str() {
+            DidOpenTextDocument::METHOD => {
+                let p: lsp_types::DidOpenTextDocumentParams =
+                    serde_json::from_value(note.params).ok()?;
+                let d = p.text_document;
+                Some(self.update(d.uri, d.text, d.version))
+            }
+            DidChangeTextDocument::METHOD => {
+                let p: lsp_types::DidChangeTextDocumentParams =
+                    serde_json::from_value(note.params).ok()?;
+                // Full sync: the last change holds the whole text.
+                let text = p.content_changes.into_iter().last()?.text;
+                Some(self.update(p.text_document.uri, text, p.text_document.version))
+            }
+            DidCloseTextDocument::METHOD => {
+                let p: lsp_types::DidCloseTextDocumentParams =
+                    serde_json::from_value(note.params).ok()?;
+                self.open.remove(p.text_document.uri.as_str());
+                // Clear what was published for it.
+                Some(publish(p.text_document.uri, Vec::new(), None))
+            }
+            _ => None,
+        }
+    }
+
+    fn update(&mut self, uri: Uri, text: String, version: i32) -> Notification {
+        let name = uri_to_path(uri.as_str())
+            .map_or_else(|| uri.as_str().to_string(), |p| p.display().to_string());
+        let doc = Document::new(&name, &text);
+        let diagnostics = features::diagnostics(&doc);
+        self.open
+            .insert(uri.as_str().to_string(), Open { text, doc, version });
+        let version = self.open.get(uri.as_str()).map(|o| o.version);
+        publish(uri, diagnostics, version)
+    }
+}
+
+fn publish(
+    uri: Uri,
+    diagnostics: Vec<lsp_types::Diagnostic>,
+    version: Option<i32>,
+) -> Notification {
+    Notification::new(
+        PublishDiagnostics::METHOD.to_string(),
+        PublishDiagnosticsParams {
+            uri,
+            diagnostics,
+            version,
+        },
+    )
+}
