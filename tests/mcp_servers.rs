@@ -55,7 +55,12 @@ fn answer(content: &str) -> serde_json::Value {
     })
 }
 
-fn run(source: &str, name: &str, server: Option<&Loopback>, extra: &[(&str, &str)]) -> (String, String, bool) {
+fn run(
+    source: &str,
+    name: &str,
+    server: Option<&Loopback>,
+    extra: &[(&str, &str)],
+) -> (String, String, bool) {
     let file = program(name, source);
     let base = server.map(|s| format!("{}/v1", s.url)).unwrap_or_default();
     let mut env: Vec<(&str, &str)> = vec![("OPENAI_API_KEY", KEY), ("OPENAI_BASE_URL", &base)];
@@ -71,12 +76,21 @@ fn lit(s: &str) -> String {
 
 #[test]
 fn everything_server_echo_through_ask_with_tools() {
-    let Some(cmd) = installed("SENSE_MCP_EVERYTHING", "everything_server_echo_through_ask_with_tools")
-    else {
+    let Some(cmd) = installed(
+        "SENSE_MCP_EVERYTHING",
+        "everything_server_echo_through_ask_with_tools",
+    ) else {
         return;
     };
     let model = Loopback::start(vec![
-        Reply::json(200, tool_call("call_e1", "everything__echo", json!({"message": "hi there"}))),
+        Reply::json(
+            200,
+            tool_call(
+                "call_e1",
+                "everything__echo",
+                json!({"message": "hi there"}),
+            ),
+        ),
         Reply::json(200, answer("The server said: Echo: hi there")),
     ]);
     let source = format!(
@@ -112,7 +126,10 @@ s.close()
     let tool = &seen[0].body["tools"][0]["function"];
     assert_eq!(tool["name"], "everything__echo");
     assert_eq!(tool["description"], "Echoes back the input string");
-    assert_eq!(tool["parameters"]["properties"]["message"]["type"], "string");
+    assert_eq!(
+        tool["parameters"]["properties"]["message"]["type"],
+        "string"
+    );
     assert_eq!(
         seen[1].body["messages"][2],
         json!({"role": "tool", "tool_call_id": "call_e1", "content": "Echo: hi there"})
@@ -121,7 +138,10 @@ s.close()
 
 #[test]
 fn python_server_capability_errors_and_skills() {
-    let Some(py) = installed("SENSE_MCP_PYTHON", "python_server_capability_errors_and_skills") else {
+    let Some(py) = installed(
+        "SENSE_MCP_PYTHON",
+        "python_server_capability_errors_and_skills",
+    ) else {
         return;
     };
     let model = Loopback::start(vec![
@@ -130,7 +150,10 @@ fn python_server_capability_errors_and_skills() {
         Reply::json(200, answer("denied")),
         // 2nd: allowed, through a skill; a failing tool; then an answer.
         Reply::json(200, tool_call("c2", "py__add", json!({"a": 2, "b": 3}))),
-        Reply::json(200, tool_call("c3", "py__fail", json!({"reason": "disk on fire"}))),
+        Reply::json(
+            200,
+            tool_call("c3", "py__fail", json!({"reason": "disk on fire"})),
+        ),
         Reply::json(200, answer("done")),
     ]);
     let source = format!(
@@ -203,7 +226,12 @@ print(ask_with_tools("sleep", s.tools).value)
         script = lit(&py_script())
     );
     let started = Instant::now();
-    let (out, err, ok) = run(&source, "py_hang", Some(&model), &[("SENSE_MCP_TIMEOUT", "3")]);
+    let (out, err, ok) = run(
+        &source,
+        "py_hang",
+        Some(&model),
+        &[("SENSE_MCP_TIMEOUT", "3")],
+    );
     assert!(ok, "stderr: {err}");
     assert_eq!(out, "gave up\n");
     assert!(started.elapsed() < Duration::from_secs(20));
@@ -236,26 +264,55 @@ fn broken_servers_give_clean_errors() {
     ];
     for (call, want) in cases {
         let started = Instant::now();
-        let (_, err, ok) = run(&format!("s = {call}\n"), "broken", None, &[("SENSE_MCP_TIMEOUT", "1")]);
+        let (_, err, ok) = run(
+            &format!("s = {call}\n"),
+            "broken",
+            None,
+            &[("SENSE_MCP_TIMEOUT", "1")],
+        );
         assert!(!ok);
-        assert_eq!(err.lines().next().unwrap_or(""), format!("SenseRuntimeError: {want}"));
-        assert!(started.elapsed() < Duration::from_secs(10), "{call} took too long");
+        assert_eq!(
+            err.lines().next().unwrap_or(""),
+            format!("SenseRuntimeError: {want}")
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{call} took too long"
+        );
     }
 }
 
 #[test]
 fn argument_errors_match_the_reference() {
     let cases = [
-        ("connect_mcp(\"a\", \"b\")", "connect_mcp() expects (name: String, command: String, args: Array<String>, capability: String = nil)"),
-        ("connect_mcp(1, \"b\", [])", "connect_mcp()'s name argument must be a String"),
-        ("connect_mcp(\"a\", 2, [])", "connect_mcp()'s command argument must be a String"),
-        ("connect_mcp(\"a\", \"b\", [1])", "connect_mcp()'s args argument must be an Array of Strings"),
-        ("connect_mcp(\"a\", \"b\", [], 4)", "connect_mcp()'s capability argument must be a String"),
+        (
+            "connect_mcp(\"a\", \"b\")",
+            "connect_mcp() expects (name: String, command: String, args: Array<String>, capability: String = nil)",
+        ),
+        (
+            "connect_mcp(1, \"b\", [])",
+            "connect_mcp()'s name argument must be a String",
+        ),
+        (
+            "connect_mcp(\"a\", 2, [])",
+            "connect_mcp()'s command argument must be a String",
+        ),
+        (
+            "connect_mcp(\"a\", \"b\", [1])",
+            "connect_mcp()'s args argument must be an Array of Strings",
+        ),
+        (
+            "connect_mcp(\"a\", \"b\", [], 4)",
+            "connect_mcp()'s capability argument must be a String",
+        ),
     ];
     for (call, want) in cases {
         let (_, err, ok) = run(&format!("{call}\n"), "args", None, &[]);
         assert!(!ok);
-        assert_eq!(err.lines().next().unwrap_or(""), format!("SenseRuntimeError: {want}"));
+        assert_eq!(
+            err.lines().next().unwrap_or(""),
+            format!("SenseRuntimeError: {want}")
+        );
     }
 }
 
@@ -284,7 +341,10 @@ fn children_running(needle: &str) -> Vec<u32> {
 /// `.close()` and dropping the runtime both end and reap the server.
 #[test]
 fn servers_are_reaped_on_close_and_on_drop() {
-    let Some(py) = installed("SENSE_MCP_PYTHON", "servers_are_reaped_on_close_and_on_drop") else {
+    let Some(py) = installed(
+        "SENSE_MCP_PYTHON",
+        "servers_are_reaped_on_close_and_on_drop",
+    ) else {
         return;
     };
     let source = |close: bool| {

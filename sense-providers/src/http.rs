@@ -122,9 +122,10 @@ impl Http {
                     after: None,
                 };
             }
-            Err(e @ (ureq::Error::Io(_)
-            | ureq::Error::ConnectionFailed
-            | ureq::Error::HostNotFound)) => {
+            Err(
+                e
+                @ (ureq::Error::Io(_) | ureq::Error::ConnectionFailed | ureq::Error::HostNotFound),
+            ) => {
                 return Attempt::Retry {
                     error: format!("APIConnectionError: Connection error. ({e})"),
                     after: None,
@@ -134,7 +135,12 @@ impl Http {
         };
         let status = resp.status().as_u16();
         let after = retry_after(resp.headers());
-        let text = match resp.body_mut().with_config().limit(MAX_BODY).read_to_string() {
+        let text = match resp
+            .body_mut()
+            .with_config()
+            .limit(MAX_BODY)
+            .read_to_string()
+        {
             Ok(t) => t,
             Err(ureq::Error::Timeout(_)) => {
                 return Attempt::Retry {

@@ -194,7 +194,10 @@ impl StdioServer {
     }
 
     fn protocol_error(&mut self, what: &str) -> String {
-        let e = format!("RuntimeError: MCP server '{}' broke the protocol: {what}", self.command);
+        let e = format!(
+            "RuntimeError: MCP server '{}' broke the protocol: {what}",
+            self.command
+        );
         self.broken = Some(e.clone());
         e
     }
@@ -474,9 +477,9 @@ fn exit_note(child: &mut Option<Child>) -> String {
 /// A spawn failure as Python's `subprocess` reports it.
 fn spawn_error(command: &str, e: &std::io::Error) -> String {
     match e.kind() {
-        std::io::ErrorKind::NotFound => format!(
-            "FileNotFoundError: [Errno 2] No such file or directory: '{command}'"
-        ),
+        std::io::ErrorKind::NotFound => {
+            format!("FileNotFoundError: [Errno 2] No such file or directory: '{command}'")
+        }
         std::io::ErrorKind::PermissionDenied => {
             format!("PermissionError: [Errno 13] Permission denied: '{command}'")
         }

@@ -75,7 +75,7 @@ impl ToolNames {
             .map_or(name, |(_, w)| w.as_str())
     }
 
-    pub(crate) fn from_wire(&self, wire: &str) -> String {
+    pub(crate) fn sense_name(&self, wire: &str) -> String {
         self.pairs
             .iter()
             .find(|(_, w)| w == wire)

@@ -4,7 +4,6 @@
 
 #![allow(dead_code)]
 
-use std::io::Read;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -98,7 +97,10 @@ impl Loopback {
                     body: serde_json::from_str(&body).unwrap_or(serde_json::Value::Null),
                 });
                 let reply = replies.next().unwrap_or_else(|| {
-                    Reply::json(500, serde_json::json!({"error": {"message": "unexpected request"}}))
+                    Reply::json(
+                        500,
+                        serde_json::json!({"error": {"message": "unexpected request"}}),
+                    )
                 });
                 std::thread::sleep(reply.delay);
                 let mut resp = tiny_http::Response::from_string(reply.body)
