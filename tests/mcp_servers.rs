@@ -379,3 +379,51 @@ fn servers_are_reaped_on_close_and_on_drop() {
         }
     }
 }
+
+/// A paused agent holding an MCP connection survives `sense start` /
+/// `sense resume`: the server is started again on first use after the
+/// restore, and its tools work through `ask_with_tools`.
+#[test]
+fn mcp_server_reconnects_after_resume() {
+    let Some(py) = installed("SENSE_MCP_PYTHON", "mcp_server_reconnects_after_resume") else {
+        return;
+    };
+    let source = format!(
+        r#"agent worker:
+    s = connect_mcp("py", {py}, [{script}])
+    model gpt = inference("openai")
+    set delegation = gpt
+    go = pause("connected to " + str(s))
+    print(ask_with_tools("add " + go, s.tools).value)
+"#,
+        py = lit(&py),
+        script = lit(&py_script())
+    );
+    let file = program("mcp_resume", &source);
+    let state = std::env::temp_dir().join(format!("sense-mcp-{}.state", std::process::id()));
+    let s = state.to_str().expect("utf-8 path");
+    let f = file.to_str().expect("utf-8 path");
+    let out = sense(
+        &["start", f, "worker", "--state", s],
+        &[("OPENAI_API_KEY", KEY)],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "paused: connected to <mcp server py (4 tools)>\n"
+    );
+
+    let model = Loopback::start(vec![
+        Reply::json(200, tool_call("c1", "py__add", json!({"a": 40, "b": 2}))),
+        Reply::json(200, answer("42")),
+    ]);
+    let base = format!("{}/v1", model.url);
+    let out = sense(
+        &["resume", s, "\"40 and 2\""],
+        &[("OPENAI_API_KEY", KEY), ("OPENAI_BASE_URL", &base)],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "42\ncompleted\n");
+    assert_eq!(model.seen()[1].body["messages"][2]["content"], "42");
+    let _ = std::fs::remove_file(&state);
+}
