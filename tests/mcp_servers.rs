@@ -427,3 +427,53 @@ fn mcp_server_reconnects_after_resume() {
     assert_eq!(model.seen()[1].body["messages"][2]["content"], "42");
     let _ = std::fs::remove_file(&state);
 }
+
+/// The McpServer value as the reference shows it: rendering, members,
+/// `close()` (twice), tools only callable through a model, a closed
+/// connection's tools failing cleanly.
+#[test]
+fn server_values_and_members() {
+    let Some(py) = installed("SENSE_MCP_PYTHON", "server_values_and_members") else {
+        return;
+    };
+    let model = Loopback::start(vec![
+        Reply::json(200, tool_call("c1", "py__shout", json!({"text": "hi"}))),
+        Reply::json(200, answer("closed")),
+    ]);
+    let head = format!(
+        "s = connect_mcp(\"py\", {}, [{}], \"tools.py\")\n",
+        lit(&py),
+        lit(&py_script())
+    );
+    let body = r#"print(s)
+print(s.tools)
+print(type_of(s), type_of(s.tools[0]), s.name)
+print(skill("k", "d", s.tools))
+print(s.close())
+print(s.close())
+model gpt = inference("openai")
+set delegation = gpt
+print(ask_with_tools("shout", s.tools).value)
+print(audit_log())
+s.tools[0](1, 2)
+"#;
+    let (out, err, ok) = run(&(head.clone() + body), "values", Some(&model), &[]);
+    assert!(!ok);
+    assert_eq!(
+        out,
+        "<mcp server py (4 tools)>\n\
+         [<mcp tool py.add>, <mcp tool py.shout>, <mcp tool py.fail>, <mcp tool py.sleepy>]\n\
+         McpServer Tool py\n<skill k (4 tools)>\nnil\nnil\nclosed\n\
+         [[line 10] tool 'py.shout' -> failed (RuntimeError: the connection to MCP server 'py' is closed), [line 10] model 'gpt' -> called]\n"
+    );
+    assert_eq!(
+        err.lines().next().unwrap_or(""),
+        "SenseRuntimeError: [line 12] value of type Tool is not callable"
+    );
+    let (_, err, ok) = run(&(head + "s.nope\n"), "member", None, &[]);
+    assert!(!ok);
+    assert_eq!(
+        err.lines().next().unwrap_or(""),
+        "SenseRuntimeError: [line 2] mcp server 'py' has no member 'nope'"
+    );
+}
