@@ -230,7 +230,7 @@ print(ask_with_tools("sleep", s.tools).value)
         &source,
         "py_hang",
         Some(&model),
-        &[("SENSE_MCP_TIMEOUT", "3")],
+        &[("SENSE_MCP_CALL_TIMEOUT", "3")],
     );
     assert!(ok, "stderr: {err}");
     assert_eq!(out, "gave up\n");

@@ -76,14 +76,18 @@ impl Loopback {
         let (s2, seen2, stop2) = (Arc::clone(&server), Arc::clone(&seen), Arc::clone(&stop));
         let thread = std::thread::spawn(move || {
             let mut replies = replies.into_iter();
-            // Bounded: the scripted replies plus a few unexpected requests.
-            for _ in 0..64 {
+            // Bounded: at most 64 requests (the scripted replies plus a few
+            // unexpected ones) within 5 minutes.
+            let deadline = std::time::Instant::now() + Duration::from_secs(300);
+            let mut handled = 0;
+            while handled < 64 && std::time::Instant::now() < deadline {
                 if stop2.load(Ordering::SeqCst) {
                     return;
                 }
                 let Ok(Some(mut req)) = s2.recv_timeout(Duration::from_millis(100)) else {
                     continue;
                 };
+                handled += 1;
                 let mut body = String::new();
                 let _ = req.as_reader().read_to_string(&mut body);
                 seen2.lock().unwrap().push(Seen {
@@ -151,6 +155,7 @@ pub fn sense(args: &[&str], env: &[(&str, &str)]) -> Output {
         "SENSE_HTTP_TIMEOUT",
         "SENSE_HTTP_RETRIES",
         "SENSE_MCP_TIMEOUT",
+        "SENSE_MCP_CALL_TIMEOUT",
     ] {
         cmd.env_remove(var);
     }
