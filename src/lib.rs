@@ -9,4 +9,5 @@
 pub use sense_agents as agents;
 pub use sense_agents::{Config, Error, ErrorClass, Runtime};
 pub use sense_eval as eval;
+pub use sense_providers as providers;
 pub use sense_syntax as syntax;

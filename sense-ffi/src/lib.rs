@@ -35,6 +35,7 @@ mod strings;
 mod agent;
 mod callback;
 mod config;
+mod default_providers;
 mod error;
 mod host_fn;
 mod pause;

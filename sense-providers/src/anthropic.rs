@@ -179,11 +179,15 @@ impl ModelProvider for Anthropic {
                 b.get("id").and_then(Json::as_str),
                 b.get("name").and_then(Json::as_str),
             ) else {
-                return Err(wire::malformed("the Anthropic", "tool_use id/name", &answer));
+                return Err(wire::malformed(
+                    "the Anthropic",
+                    "tool_use id/name",
+                    &answer,
+                ));
             };
             calls.push(ToolCall {
                 id: id.to_string(),
-                name: names.from_wire(name),
+                name: names.sense_name(name),
                 arguments: wire::args_from_json(b.get("input").unwrap_or(&Json::Null))?,
             });
         }

@@ -63,19 +63,29 @@ const MAX_BODY: u64 = 64 * 1024 * 1024;
 
 /// A blocking JSON client.
 pub(crate) struct Http {
-    agent: ureq::Agent,
+    /// Made on first use: registering the providers costs nothing for a
+    /// program that never calls a model.
+    agent: std::sync::OnceLock<ureq::Agent>,
     settings: HttpSettings,
 }
 
 impl Http {
     pub(crate) fn new(settings: HttpSettings) -> Self {
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(settings.timeout))
-            .http_status_as_error(false)
-            .user_agent(concat!("sense/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
-        Http { agent, settings }
+        Http {
+            agent: std::sync::OnceLock::new(),
+            settings,
+        }
+    }
+
+    fn agent(&self) -> &ureq::Agent {
+        self.agent.get_or_init(|| {
+            ureq::Agent::config_builder()
+                .timeout_global(Some(self.settings.timeout))
+                .http_status_as_error(false)
+                .user_agent(concat!("sense/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .into()
+        })
     }
 
     /// POSTs `body` to `url` and returns the JSON answer. Errors read like
@@ -110,7 +120,7 @@ impl Http {
     }
 
     fn attempt(&self, url: &str, headers: &[(&str, &str)], body: &str) -> Attempt {
-        let mut req = self.agent.post(url).content_type("application/json");
+        let mut req = self.agent().post(url).content_type("application/json");
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
@@ -122,9 +132,10 @@ impl Http {
                     after: None,
                 };
             }
-            Err(e @ (ureq::Error::Io(_)
-            | ureq::Error::ConnectionFailed
-            | ureq::Error::HostNotFound)) => {
+            Err(
+                e
+                @ (ureq::Error::Io(_) | ureq::Error::ConnectionFailed | ureq::Error::HostNotFound),
+            ) => {
                 return Attempt::Retry {
                     error: format!("APIConnectionError: Connection error. ({e})"),
                     after: None,
@@ -134,7 +145,12 @@ impl Http {
         };
         let status = resp.status().as_u16();
         let after = retry_after(resp.headers());
-        let text = match resp.body_mut().with_config().limit(MAX_BODY).read_to_string() {
+        let text = match resp
+            .body_mut()
+            .with_config()
+            .limit(MAX_BODY)
+            .read_to_string()
+        {
             Ok(t) => t,
             Err(ureq::Error::Timeout(_)) => {
                 return Attempt::Retry {

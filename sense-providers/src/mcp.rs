@@ -50,11 +50,15 @@ impl Default for McpSettings {
 
 impl McpSettings {
     /// The defaults, with `SENSE_MCP_TIMEOUT` (seconds) setting both
-    /// timeouts when it is set and valid.
+    /// timeouts and `SENSE_MCP_CALL_TIMEOUT` then the call timeout alone,
+    /// when they are set and valid.
     pub fn from_env() -> Self {
         let mut s = McpSettings::default();
         if let Some(t) = crate::http::env_f64("SENSE_MCP_TIMEOUT") {
             s.connect_timeout = Duration::from_secs_f64(t);
+            s.call_timeout = Duration::from_secs_f64(t);
+        }
+        if let Some(t) = crate::http::env_f64("SENSE_MCP_CALL_TIMEOUT") {
             s.call_timeout = Duration::from_secs_f64(t);
         }
         s
@@ -95,7 +99,8 @@ enum Incoming {
 pub struct StdioServer {
     command: String,
     child: Option<Child>,
-    stdin: Option<ChildStdin>,
+    /// Lines for the writer thread; dropping it closes the server's stdin.
+    stdin: Option<Sender<Vec<u8>>>,
     incoming: Receiver<Incoming>,
     stderr: Arc<Mutex<Vec<u8>>>,
     stderr_reader: Option<std::thread::JoinHandle<()>>,
@@ -128,7 +133,7 @@ impl StdioServer {
         });
         let mut server = StdioServer {
             command: command.to_string(),
-            stdin: child.stdin.take(),
+            stdin: child.stdin.take().map(spawn_writer),
             child: Some(child),
             incoming: rx,
             stderr: stderr_buf,
@@ -194,13 +199,16 @@ impl StdioServer {
     }
 
     fn protocol_error(&mut self, what: &str) -> String {
-        let e = format!("RuntimeError: MCP server '{}' broke the protocol: {what}", self.command);
+        let e = format!(
+            "RuntimeError: MCP server '{}' broke the protocol: {what}",
+            self.command
+        );
         self.broken = Some(e.clone());
         e
     }
 
     fn send(&mut self, message: &Json) -> Result<(), String> {
-        let Some(stdin) = self.stdin.as_mut() else {
+        let Some(stdin) = self.stdin.as_ref() else {
             return Err(format!(
                 "RuntimeError: the connection to MCP server '{}' is closed",
                 self.command
@@ -208,12 +216,8 @@ impl StdioServer {
         };
         let mut line = message.to_string();
         line.push('\n');
-        if stdin
-            .write_all(line.as_bytes())
-            .and_then(|()| stdin.flush())
-            .is_err()
-        {
-            // A closed pipe: the server has gone.
+        if stdin.send(line.into_bytes()).is_err() {
+            // The writer met a closed pipe: the server has gone.
             return Err(self.exited(None));
         }
         Ok(())
@@ -401,6 +405,20 @@ impl Drop for StdioServer {
     }
 }
 
+/// The writer thread: a server that stops reading fills the pipe and
+/// blocks this thread, never the caller (whose reads time out).
+fn spawn_writer(mut stdin: ChildStdin) -> Sender<Vec<u8>> {
+    let (tx, rx) = channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        for line in rx {
+            if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+                return;
+            }
+        }
+    });
+    tx
+}
+
 /// The reader thread: one JSON message per line.
 fn read_messages(out: impl Read, tx: Sender<Incoming>) {
     let mut reader = BufReader::new(out);
@@ -474,9 +492,9 @@ fn exit_note(child: &mut Option<Child>) -> String {
 /// A spawn failure as Python's `subprocess` reports it.
 fn spawn_error(command: &str, e: &std::io::Error) -> String {
     match e.kind() {
-        std::io::ErrorKind::NotFound => format!(
-            "FileNotFoundError: [Errno 2] No such file or directory: '{command}'"
-        ),
+        std::io::ErrorKind::NotFound => {
+            format!("FileNotFoundError: [Errno 2] No such file or directory: '{command}'")
+        }
         std::io::ErrorKind::PermissionDenied => {
             format!("PermissionError: [Errno 13] Permission denied: '{command}'")
         }

@@ -194,7 +194,7 @@ impl ModelProvider for OpenAi {
             })?;
             out.push(ToolCall {
                 id: id.to_string(),
-                name: names.from_wire(name),
+                name: names.sense_name(name),
                 arguments: wire::args_from_json(&parsed)?,
             });
         }

@@ -75,7 +75,7 @@ impl ToolNames {
             .map_or(name, |(_, w)| w.as_str())
     }
 
-    pub(crate) fn from_wire(&self, wire: &str) -> String {
+    pub(crate) fn sense_name(&self, wire: &str) -> String {
         self.pairs
             .iter()
             .find(|(_, w)| w == wire)
@@ -155,4 +155,58 @@ pub(crate) fn malformed(provider: &str, what: &str, body: &Json) -> String {
         "APIResponseValidationError: {provider} answer has no {what}: {}",
         crate::http::preview(&body.to_string())
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(name: &str) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            description: String::new(),
+            params: Vec::new(),
+            input_schema: "{}".into(),
+        }
+    }
+
+    #[test]
+    fn tool_names_round_trip_and_stay_distinct() {
+        let names = ToolNames::new(&[spec("fs.read"), spec("fs__read"), spec("a b")]);
+        assert_eq!(names.to_wire("fs.read"), "fs__read");
+        assert_eq!(names.to_wire("fs__read"), "fs__read2");
+        assert_eq!(names.to_wire("a b"), "a_b");
+        assert_eq!(names.sense_name("fs__read"), "fs.read");
+        assert_eq!(names.sense_name("fs__read2"), "fs__read");
+        assert_eq!(names.sense_name("unknown"), "unknown");
+    }
+
+    #[test]
+    fn arguments_keep_nested_objects() {
+        let j = serde_json::json!({"n": 1, "x": 1.5, "s": "t", "l": [true, null], "o": {"k": [1]}});
+        let args = args_from_json(&j).unwrap();
+        assert_eq!(args_to_json(&args), j);
+        assert!(args_from_json(&serde_json::json!([1])).is_err());
+        assert!(args_from_json(&Json::Null).unwrap().is_empty());
+    }
+
+    #[test]
+    fn base_url_prefers_the_option_and_drops_trailing_slashes() {
+        let o = ModelOptions {
+            base_url: Some("http://127.0.0.1:8080/v1/".into()),
+            ..ModelOptions::default()
+        };
+        assert_eq!(
+            base_url(&o, "SENSE_TEST_UNSET_BASE_URL", "https://x"),
+            "http://127.0.0.1:8080/v1"
+        );
+        assert_eq!(
+            base_url(
+                &ModelOptions::default(),
+                "SENSE_TEST_UNSET_BASE_URL",
+                "https://x/"
+            ),
+            "https://x"
+        );
+    }
 }

@@ -4,7 +4,6 @@
 
 #![allow(dead_code)]
 
-use std::io::Read;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -77,14 +76,18 @@ impl Loopback {
         let (s2, seen2, stop2) = (Arc::clone(&server), Arc::clone(&seen), Arc::clone(&stop));
         let thread = std::thread::spawn(move || {
             let mut replies = replies.into_iter();
-            // Bounded: the scripted replies plus a few unexpected requests.
-            for _ in 0..64 {
+            // Bounded: at most 64 requests (the scripted replies plus a few
+            // unexpected ones) within 5 minutes.
+            let deadline = std::time::Instant::now() + Duration::from_secs(300);
+            let mut handled = 0;
+            while handled < 64 && std::time::Instant::now() < deadline {
                 if stop2.load(Ordering::SeqCst) {
                     return;
                 }
                 let Ok(Some(mut req)) = s2.recv_timeout(Duration::from_millis(100)) else {
                     continue;
                 };
+                handled += 1;
                 let mut body = String::new();
                 let _ = req.as_reader().read_to_string(&mut body);
                 seen2.lock().unwrap().push(Seen {
@@ -98,7 +101,10 @@ impl Loopback {
                     body: serde_json::from_str(&body).unwrap_or(serde_json::Value::Null),
                 });
                 let reply = replies.next().unwrap_or_else(|| {
-                    Reply::json(500, serde_json::json!({"error": {"message": "unexpected request"}}))
+                    Reply::json(
+                        500,
+                        serde_json::json!({"error": {"message": "unexpected request"}}),
+                    )
                 });
                 std::thread::sleep(reply.delay);
                 let mut resp = tiny_http::Response::from_string(reply.body)
@@ -149,6 +155,7 @@ pub fn sense(args: &[&str], env: &[(&str, &str)]) -> Output {
         "SENSE_HTTP_TIMEOUT",
         "SENSE_HTTP_RETRIES",
         "SENSE_MCP_TIMEOUT",
+        "SENSE_MCP_CALL_TIMEOUT",
     ] {
         cmd.env_remove(var);
     }

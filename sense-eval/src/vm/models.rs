@@ -249,8 +249,7 @@ impl Vm {
                 .map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))?;
             (answer, m.confidence)
         } else {
-            let r =
-                self.with_provider(&m, |p, id, o| p.complete_with_options(id, o, &text))?;
+            let r = self.with_provider(&m, |p, id, o| p.complete_with_options(id, o, &text))?;
             (r.text, r.confidence)
         };
         if m.capability.is_some() {
@@ -909,7 +908,10 @@ fn params_schema(params: &[(String, Option<String>)]) -> Json {
         .iter()
         .map(|(n, ann)| (n.clone(), type_schema(ann.as_deref().unwrap_or(""))))
         .collect();
-    let required: Vec<Json> = params.iter().map(|(n, _)| Json::String(n.clone())).collect();
+    let required: Vec<Json> = params
+        .iter()
+        .map(|(n, _)| Json::String(n.clone()))
+        .collect();
     serde_json::json!({"type": "object", "properties": properties, "required": required})
 }
 

@@ -69,11 +69,9 @@ impl Vm {
                 EvalError::runtime("connect_mcp()'s capability argument must be a String")
             })?),
         };
-        let conn = self
-            .open_tool_server(&command, &cmd_args)
-            .map_err(|e| {
-                EvalError::runtime(format!("connect_mcp() failed to connect to '{name}': {e}"))
-            })?;
+        let conn = self.open_tool_server(&command, &cmd_args).map_err(|e| {
+            EvalError::runtime(format!("connect_mcp() failed to connect to '{name}': {e}"))
+        })?;
         let listed = conn.tools();
         let slot = self.tool_servers.len();
         self.tool_servers.push(Some(conn));
@@ -111,9 +109,11 @@ impl Vm {
     ) -> Result<Box<dyn ToolServer>, String> {
         match self.tool_connector.as_mut() {
             Some(c) => c.connect(command, args),
-            None => Err("RuntimeError: no MCP client is registered in this runtime (the core starts \
+            None => Err(
+                "RuntimeError: no MCP client is registered in this runtime (the core starts \
                  no processes; the sense command and hosts that opt in register one)"
-                .to_string()),
+                    .to_string(),
+            ),
         }
     }
 
@@ -180,7 +180,14 @@ impl Vm {
                 Ok(text)
             }
             Err(e) => {
-                self.audit("tool", &qualified, "failed", Some(e.clone()), Some(line), env);
+                self.audit(
+                    "tool",
+                    &qualified,
+                    "failed",
+                    Some(e.clone()),
+                    Some(line),
+                    env,
+                );
                 Err(EvalError::runtime(format!(
                     "mcp tool '{qualified}' failed: {e}"
                 )))

@@ -1,0 +1,49 @@
+/* sense_runtime_register_default_providers: the OpenAI/Anthropic providers
+ * and the MCP client of the `sense` command, opted in with one call. No
+ * network is used: the key check and a missing MCP server fail before. */
+#include "harness.h"
+
+/* Declared here too, so this compiles before include/sense.h is
+ * regenerated with it (a compatible redeclaration afterwards). */
+sense_status sense_runtime_register_default_providers(sense_runtime *runtime,
+                                                      sense_error **error);
+
+static int test_defaults_registered(void) {
+    text_buf out;
+    sense_runtime *rt = harness_runtime(&out);
+    CHECK(rt != NULL);
+    sense_error *err = NULL;
+    CHECK_STATUS_ERR(harness_run(rt, "model m = inference(\"openai\")\n", &err),
+                     SENSE_STATUS_RUNTIME_ERROR, err);
+    CHECK_CONTAINS(sense_error_message(err), "unknown provider 'openai'");
+    sense_error_free(err);
+
+    CHECK_OK(sense_runtime_register_default_providers(rt, NULL));
+    err = NULL;
+    CHECK_STATUS_ERR(harness_run(rt,
+                                 "model m = inference(\"anthropic\", api_key_env: "
+                                 "\"SENSE_C_HOST_NO_SUCH_KEY\")\n",
+                                 &err),
+                     SENSE_STATUS_RUNTIME_ERROR, err);
+    CHECK_CONTAINS(sense_error_message(err),
+                   "inference() needs the 'SENSE_C_HOST_NO_SUCH_KEY' environment variable");
+    sense_error_free(err);
+
+    err = NULL;
+    CHECK_STATUS_ERR(harness_run(rt, "s = connect_mcp(\"x\", \"sense-c-no-such-server\", [])\n",
+                                 &err),
+                     SENSE_STATUS_RUNTIME_ERROR, err);
+    CHECK_CONTAINS(sense_error_message(err), "FileNotFoundError");
+    sense_error_free(err);
+
+    CHECK(sense_runtime_register_default_providers(NULL, NULL) ==
+          SENSE_STATUS_INVALID_ARGUMENT);
+    sense_runtime_free(rt);
+    return 0;
+}
+
+int main(void) {
+    HARNESS_START();
+    RUN(test_defaults_registered);
+    HARNESS_END();
+}
