@@ -1,6 +1,5 @@
-//! Keeps the documentation honest: the book's samples, its shell
-//! transcripts and its Rust host run here, and the README's two commands
-//! and the repository's text files are checked.
+//! Keeps the book honest: its samples, its shell transcripts and its Rust
+//! host run here, with their output checked.
 //!
 //! - `sample/NAME`: `docs/book/src/samples/NAME.sns` run by the real `sense`
 //!   binary from that directory, compared byte for byte with `NAME.out`,
@@ -17,10 +16,6 @@
 //!   include points at a file that exists, and every sample is included.
 //! - `embedding/rust`: builds and runs `examples/embedding.rs` (the
 //!   Rust-host chapter) and compares its output with `embedding.out`.
-//! - `readme/two_commands`: the commands of README's "Two commands" are the
-//!   ones CI runs and the example command runs as written.
-//! - `repo/no_machine_paths`: no text file refers to the working notes
-//!   outside the repository or to an absolute path of one machine.
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -388,159 +383,6 @@ fn embedding_rust() -> Result<(), Failed> {
     Ok(())
 }
 
-/// The fenced blocks of the README section headed `## Two commands`.
-fn readme_commands() -> Result<Vec<String>, Failed> {
-    let readme = read(&root().join("README.md"))?;
-    let section = readme
-        .split("\n## ")
-        .find(|s| s.starts_with("Two commands"))
-        .ok_or("README.md has no `## Two commands` section")?;
-    let mut blocks = Vec::new();
-    let mut current: Option<String> = None;
-    for line in section.lines() {
-        match (&mut current, line.trim_start().starts_with("```")) {
-            (None, true) => current = Some(String::new()),
-            (Some(b), true) => {
-                blocks.push(b.trim().to_string());
-                current = None;
-            }
-            (Some(b), false) => {
-                b.push_str(line);
-                b.push('\n');
-            }
-            (None, false) => {}
-        }
-    }
-    Ok(blocks)
-}
-
-/// The README's first command runs an example; its second is what CI runs.
-fn readme_two_commands() -> Result<(), Failed> {
-    let blocks = readme_commands()?;
-    let [run, test] = blocks.as_slice() else {
-        return Err(format!("expected two commands in `## Two commands`, found {blocks:?}").into());
-    };
-    // `cargo run --release -- ARGS` runs the `sense` binary with ARGS.
-    let args: Vec<String> = run
-        .strip_prefix("cargo run --release -- ")
-        .ok_or_else(|| format!("the first command is not `cargo run --release -- …`: {run}"))?
-        .split_whitespace()
-        .map(String::from)
-        .collect();
-    let memory = scratch("readme")?;
-    let out = sense(&root(), &args, b"", &memory)?;
-    let _ = std::fs::remove_dir_all(&memory);
-    if !out.status.success() || !out.stderr.is_empty() || out.stdout.is_empty() {
-        return Err(format!(
-            "`sense {}` failed (status {:?}):\n{}",
-            args.join(" "),
-            out.status.code(),
-            text(&out.stderr)
-        )
-        .into());
-    }
-    // Same output as the golden suite expects of that example.
-    if let [_, script] = args.as_slice() {
-        let stem = Path::new(script)
-            .file_stem()
-            .unwrap()
-            .to_string_lossy()
-            .to_string();
-        let want = read(&root().join("tests/examples").join(format!("{stem}.out")))?;
-        if text(&out.stdout) != want {
-            return Err(format!(
-                "`sense {}` printed something else than tests/examples/{stem}.out",
-                args.join(" ")
-            )
-            .into());
-        }
-    }
-    let ci = read(&root().join(".ci/run"))?;
-    if !ci.lines().any(|l| l.trim() == test) {
-        return Err(format!("README's test command `{test}` is not a line of .ci/run").into());
-    }
-    Ok(())
-}
-
-/// Text files of the repository: everything but build output, VCS data,
-/// installed packages and binary seeds.
-fn repo_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in rd.flatten() {
-        let p = entry.path();
-        let name = entry.file_name().to_string_lossy().to_string();
-        if name == ".git" {
-            continue; // a directory, or in a worktree a file naming one
-        }
-        if p.is_dir() {
-            let rel = p
-                .strip_prefix(root())
-                .unwrap_or(&p)
-                .to_string_lossy()
-                .replace('\\', "/");
-            let skip = matches!(name.as_str(), "target" | "node_modules" | ".sense_memory")
-                || rel.starts_with("fuzz/corpus")
-                || rel.starts_with("fuzz/artifacts")
-                || rel.starts_with("fuzz/work")
-                || rel == "docs/book/book";
-            if !skip {
-                repo_files(&p, out);
-            }
-        } else {
-            out.push(p);
-        }
-    }
-}
-
-/// Whether `pattern` occurs in `line` where a path starts: not as the tail
-/// of a longer path (`fuzz/work/` is no absolute path).
-fn starts_a_path(line: &str, pattern: &str) -> bool {
-    line.match_indices(pattern).any(|(at, _)| {
-        !line[..at]
-            .chars()
-            .next_back()
-            .is_some_and(|c| c.is_alphanumeric() || "_.-~$".contains(c))
-    })
-}
-
-/// No file points at the working notes kept beside the repository or at
-/// one machine's absolute paths.
-fn no_machine_paths() -> Result<(), Failed> {
-    // Spelled in pieces so that this file does not match itself.
-    let patterns = [
-        ["/wo", "rk/"].concat(),
-        ["/ho", "me/"].concat(),
-        ["/Us", "ers/"].concat(),
-        ["/ro", "ot/"].concat(),
-        ["shar", "ed/spec"].concat(),
-        ["shar", "ed/tools"].concat(),
-        ["shar", "ed/DESIGN"].concat(),
-        ["shar", "ed/HOUSE_STYLE"].concat(),
-    ];
-    let mut files = Vec::new();
-    repo_files(&root(), &mut files);
-    files.sort();
-    let mut hits = Vec::new();
-    for f in files {
-        let Ok(body) = std::fs::read_to_string(&f) else {
-            continue; // binary
-        };
-        for (n, line) in body.lines().enumerate() {
-            if let Some(p) = patterns.iter().find(|p| starts_a_path(line, p)) {
-                let rel = f.strip_prefix(root()).unwrap_or(&f).display().to_string();
-                hits.push(format!("{rel}:{}: `{p}` in: {}", n + 1, line.trim()));
-            }
-        }
-    }
-    if hits.is_empty() {
-        Ok(())
-    } else {
-        Err(hits.join("\n").into())
-    }
-}
-
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
@@ -554,7 +396,5 @@ fn main() {
     }
     trials.push(Trial::test("book/includes", book_includes));
     trials.push(Trial::test("embedding/rust", embedding_rust));
-    trials.push(Trial::test("readme/two_commands", readme_two_commands));
-    trials.push(Trial::test("repo/no_machine_paths", no_machine_paths));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -3,9 +3,10 @@
 //! whole runtime and restore it into a fresh one — and both runs must
 //! print byte-identical output and end the same way.
 //!
-//! Cases that are not plain runs (a first line `# args:` other than
-//! `run --dry-run`: REPL sessions, `sense test`, `sense fmt`, CLI flags)
-//! are reported as ignored, with the reason. A case whose straight run
+//! Cases that are not plain runs (a first line `# args:` other than `run`
+//! with `--dry-run` or limit flags: REPL sessions, `sense test`,
+//! `sense fmt`, `sense memory-path`) are reported as ignored, with the
+//! reason. A case whose straight run
 //! leaves a trace of a pause (an agent still paused, or one with a pause
 //! reason) must stop at one checkpoint at least, or it fails: a
 //! checkpoint mechanism that stopped firing would otherwise pass
@@ -139,11 +140,30 @@ fn run(
 fn plain_run_config(script: &Path) -> Result<Result<sense::Config, String>, Failed> {
     let text = std::fs::read_to_string(script).map_err(|e| format!("{}: {e}", script.display()))?;
     let mut config = sense::Config::default();
-    if let Some(args) = text.lines().next().and_then(|l| l.strip_prefix("# args:")) {
-        let args: Vec<&str> = args.split_whitespace().collect();
-        match args.as_slice() {
-            ["run", "--dry-run"] => config.dry_run = true,
-            _ => return Ok(Err(format!("not a plain run: `sense {}`", args.join(" ")))),
+    let Some(args) = text.lines().next().and_then(|l| l.strip_prefix("# args:")) else {
+        return Ok(Ok(config));
+    };
+    let args: Vec<&str> = args.split_whitespace().collect();
+    let not_plain = || Ok(Err(format!("not a plain run: `sense {}`", args.join(" "))));
+    let ["run", flags @ ..] = args.as_slice() else {
+        return not_plain();
+    };
+    // `sense run`'s flags, set the way the CLI sets them.
+    let mut flags = flags.iter();
+    while let Some(flag) = flags.next() {
+        if *flag == "--dry-run" {
+            config.dry_run = true;
+            continue;
+        }
+        let Some(n) = flags.next().and_then(|v| v.parse::<usize>().ok()) else {
+            return not_plain();
+        };
+        match *flag {
+            "--max-depth" => config.max_depth = n,
+            "--max-steps" => config.max_steps = Some(n as u64),
+            "--max-string" => config.max_string_len = n,
+            "--max-list" => config.max_array_len = n,
+            _ => return not_plain(),
         }
     }
     Ok(Ok(config))

@@ -5,6 +5,18 @@ use std::fmt;
 
 /// An error from the runtime: a Sense error (with class, message, line and
 /// the rendered diagnostic) or a host-side problem such as an unreadable file.
+///
+/// ```
+/// use sense_agents::{ErrorClass, Runtime};
+///
+/// let mut rt = Runtime::new();
+/// let err = rt.run_source("calc.sns", "x = 1\ny = x / 0\n").unwrap_err();
+/// assert_eq!(err.class(), Some(ErrorClass::Runtime));
+/// assert_eq!(err.class_name(), "SenseRuntimeError");
+/// assert_eq!(err.display_text(), "[line 2] division by zero");
+/// assert_eq!((err.line(), err.column()), (Some(2), Some(5)));
+/// assert!(err.rendered().contains("--> calc.sns:2:5"));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Error {
     class: Option<ErrorClass>,

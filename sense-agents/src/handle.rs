@@ -10,6 +10,19 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// A handle does not keep its agent alive: once no Sense variable refers to
 /// the agent and it is collected, using the handle is an error ("agent no
 /// longer exists"), never a crash.
+///
+/// ```
+/// use sense_agents::{AgentStatus, Runtime};
+///
+/// let mut rt = Runtime::new();
+/// rt.run_source("m.sns", "agent a:\n    pause(\"wait\")\n")?;
+/// let a = rt.agent("a")?;
+/// assert_eq!(rt.status(a)?, AgentStatus::Created);
+/// rt.start(a)?;
+/// assert_eq!(rt.status(a)?, AgentStatus::Paused);
+/// assert_eq!(rt.agent("a")?, a); // the same agent, the same handle
+/// # Ok::<(), sense_agents::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AgentId {
     pub(crate) obj: ObjRef,
@@ -30,6 +43,23 @@ impl AgentId {
 /// with pause kind [`PauseKind::HostRequest`](sense_eval::agent::PauseKind)
 /// and continues exactly there when resumed. A request made while the
 /// agent is not running takes effect the next time it runs.
+///
+/// ```
+/// use sense_agents::{PauseKind, Runtime, State};
+///
+/// let mut rt = Runtime::new();
+/// rt.run_source("m.sns", "agent counter:\n    n = 0\n    while n < 3:\n        n = n + 1\n")?;
+/// let counter = rt.agent("counter")?;
+/// let stop = rt.pause_handle(counter)?;
+/// // From any thread; here before the agent runs, so it pauses at once.
+/// std::thread::spawn(move || assert!(stop.request())).join().unwrap();
+/// let State::Paused { kind, .. } = rt.start(counter)? else {
+///     panic!("the request should pause it");
+/// };
+/// assert_eq!(kind, PauseKind::HostRequest);
+/// assert_eq!(rt.resume(counter, ())?, State::Completed);
+/// # Ok::<(), sense_agents::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct PauseHandle {
     pub(crate) flag: Arc<PauseFlag>,

@@ -13,7 +13,16 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-/// The five statuses of AGENTS.md §2.4.
+/// The five statuses of an agent: `created` → `running` ⇄ `paused`, then
+/// `completed` or `failed`.
+///
+/// ```
+/// use sense_eval::agent::AgentStatus;
+///
+/// // `agent.status` in Sense reads these strings.
+/// assert_eq!(AgentStatus::Paused.as_str(), "paused");
+/// assert_eq!(AgentStatus::Completed.as_str(), "completed");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum AgentStatus {
     /// Declared, not started.
@@ -41,7 +50,17 @@ impl AgentStatus {
     }
 }
 
-/// Why a paused agent is paused (DECISIONS.md: hosts can tell these apart).
+/// Why a paused agent is paused: hosts can tell a pause of its own from
+/// `ask_human`, an empty mailbox, a host request, a host function that
+/// suspended it and a spent step budget.
+///
+/// ```
+/// use sense_eval::agent::PauseKind;
+///
+/// // The stable names the C ABI and `sense show` use.
+/// assert_eq!(PauseKind::AskHuman.as_str(), "ask_human");
+/// assert_eq!(PauseKind::WaitingMessage.as_str(), "message");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum PauseKind {
     /// `pause()` / `pause(reason)` in the body.

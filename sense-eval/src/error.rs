@@ -5,7 +5,14 @@ use crate::proto::FileId;
 use sense_syntax::{Span, SyntaxError};
 use std::fmt;
 
-/// The error classes of LANGUAGE.md §5.1.
+/// The error classes: every Sense error has exactly one.
+///
+/// ```
+/// use sense_eval::ErrorClass;
+///
+/// assert_eq!(ErrorClass::Runtime.name(), "SenseRuntimeError");
+/// assert_eq!(ErrorClass::Policy.name(), "SensePolicyError");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ErrorClass {
     /// Lexer and parser errors.

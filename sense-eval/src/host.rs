@@ -13,6 +13,19 @@ use crate::vm::Vm;
 use std::fmt;
 
 /// An owned Sense value as a host sees it.
+///
+/// Plain data converts both ways (Rust values convert with `into()`);
+/// anything else comes out as [`HostValue::Opaque`], a description.
+///
+/// ```
+/// use sense_eval::HostValue;
+///
+/// let v: HostValue = vec![HostValue::from(1), "two".into(), ().into()].into();
+/// assert_eq!(v.type_name(), "Array");
+/// assert_eq!(v.to_string(), "[1, two, nil]"); // as `print` shows it
+/// assert_eq!(HostValue::from("hi").as_str(), Some("hi"));
+/// assert_eq!(HostValue::from(42).as_int(), Some(42));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum HostValue {
     /// `nil`.
@@ -120,6 +133,17 @@ impl From<()> for HostValue {
 }
 
 /// What a host function returns.
+///
+/// ```
+/// use sense_eval::{HostReturn, HostValue};
+///
+/// // A value (anything that converts into a HostValue converts into this).
+/// let done: HostReturn = 42.into();
+/// assert_eq!(done, HostReturn::Value(HostValue::Int(42)));
+/// // Pause the calling agent; `resume(agent, v)` makes `v` the call's result.
+/// let ask = HostReturn::Suspend("approve the deploy?".into());
+/// # let _ = ask;
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum HostReturn {
     /// The call's result.

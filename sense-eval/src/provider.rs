@@ -66,6 +66,24 @@ pub enum ModelTurn {
 }
 
 /// A model provider registered by the host.
+///
+/// ```
+/// use sense_eval::provider::{ModelProvider, ModelResponse};
+///
+/// /// Answers every prompt with its length.
+/// struct Counter;
+///
+/// impl ModelProvider for Counter {
+///     fn complete(&mut self, _model: &str, prompt: &str) -> Result<ModelResponse, String> {
+///         Ok(ModelResponse { text: prompt.chars().count().to_string(), confidence: Some(1.0) })
+///     }
+/// }
+///
+/// // Registered with `Runtime::register_provider("counter", None, "v1", Counter)`,
+/// // `inference("counter")` in Sense then uses it.
+/// let answer = Counter.complete("v1", "hello").unwrap();
+/// assert_eq!(answer.text, "5");
+/// ```
 pub trait ModelProvider: Send {
     /// Answers one prompt for `model_id`.
     fn complete(&mut self, model_id: &str, prompt: &str) -> Result<ModelResponse, String>;

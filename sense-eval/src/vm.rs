@@ -49,6 +49,22 @@ pub type InputFn = Box<dyn FnMut() -> Option<String> + Send>;
 pub const DEFAULT_MAX_HEAP: usize = 1 << 30;
 
 /// Limits and switches of a VM.
+///
+/// ```
+/// use sense_eval::{Config, ErrorClass, Vm};
+/// use sense_syntax::SourceFile;
+///
+/// let config = Config {
+///     max_depth: 100,      // Sense frames
+///     max_steps: Some(10_000),
+///     ..Config::default()
+/// };
+/// let mut vm = Vm::new(config);
+/// let deep = SourceFile::new("deep.sns", "def f(n): return f(n + 1)\nf(0)\n");
+/// let err = vm.run_main(deep, None, None).unwrap_err();
+/// assert_eq!(err.class(), ErrorClass::Runtime);
+/// assert_eq!(err.display(), "maximum recursion depth exceeded");
+/// ```
 #[derive(Clone, Debug)]
 pub struct Config {
     /// Maximum number of active Sense frames (all fibers of one run).

@@ -4,6 +4,19 @@
 ///
 /// The text is normalised on construction: `\r\n` and lone `\r` become `\n`,
 /// as the reference does when it reads files in text mode (LANGUAGE.md §1.1).
+///
+/// ```
+/// use sense_syntax::{SourceFile, format::format_source, parse_file};
+///
+/// let file = SourceFile::new("m.sns", "x = 1\r\nif x:  print( x )\r\n");
+/// assert_eq!(file.line_text(2), Some("if x:  print( x )"));
+/// assert!(parse_file(&file).is_ok());
+/// assert_eq!(format_source(&file).unwrap(), "x = 1\nif x:\n    print(x)\n");
+///
+/// let bad = SourceFile::new("bad.sns", "print(1 +)\n");
+/// let err = parse_file(&bad).unwrap_err();
+/// assert_eq!(err.to_string(), "[line 1] unexpected token RPAREN ')'");
+/// ```
 #[derive(Clone, Debug)]
 pub struct SourceFile {
     name: String,

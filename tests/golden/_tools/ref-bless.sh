@@ -9,9 +9,12 @@
 # printing uncaught errors as `<Class>: [line N] message`; `$REF_SENSE --cli ARGS`
 # its own CLI), e.g. a wrapper around a virtualenv with PyPI sense-lang==0.20.0.
 REF=${REF_SENSE:?set REF_SENSE to a script that runs the reference}
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+tmp=$(mktemp) mem=$(mktemp -d)
+trap 'rm -rf "$tmp" "$mem"' EXIT
 for f in "$@"; do
+  # A fresh directory for `persistent memory` per case, as tests/golden.rs does.
+  rm -rf "$mem" && mkdir -p "$mem"
+  export SENSE_MEMORY_DIR="$mem"
   base=$(basename "$f")
   case "$f" in _*|*/_*) continue;; esac
   if grep -q '^# decision:' "$f"; then echo "SKIP(decision) $f"; continue; fi

@@ -10,9 +10,12 @@
 # errors as `<Class>: [line N] message`), `$REF_SENSE --cli ARGS` its own CLI.
 set -u
 : "${REF_SENSE:?set REF_SENSE to a script that runs the reference (see the header)}"
-out=$(mktemp) err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+out=$(mktemp) err=$(mktemp) mem=$(mktemp -d)
+trap 'rm -rf "$out" "$err" "$mem"' EXIT
 for f in "$@"; do
+  # A fresh directory for `persistent memory` per case, as tests/golden.rs does.
+  rm -rf "$mem" && mkdir -p "$mem"
+  export SENSE_MEMORY_DIR="$mem"
   case "$f" in _*|*/_*) continue;; esac
   stem=${f%.sns}
   first=$(head -1 "$f")
