@@ -13,12 +13,12 @@ use lsp_types::request::{
     Request, Shutdown,
 };
 use lsp_types::{
-    CompletionParams, CompletionResponse, DidChangeTextDocumentParams, DidOpenTextDocumentParams,
-    DocumentFormattingParams, DocumentSymbolParams, DocumentSymbolResponse, FormattingOptions,
-    GotoDefinitionParams, GotoDefinitionResponse, HoverContents, HoverParams, InitializeParams,
-    InitializeResult, Position, PublishDiagnosticsParams, Range, TextDocumentContentChangeEvent,
-    TextDocumentIdentifier, TextDocumentItem, TextDocumentPositionParams, TextEdit, Uri,
-    VersionedTextDocumentIdentifier,
+    CompletionParams, CompletionResponse, DiagnosticSeverity, DidChangeTextDocumentParams,
+    DidOpenTextDocumentParams, DocumentFormattingParams, DocumentSymbolParams,
+    DocumentSymbolResponse, FormattingOptions, GotoDefinitionParams, GotoDefinitionResponse,
+    HoverContents, HoverParams, InitializeParams, InitializeResult, Position,
+    PublishDiagnosticsParams, Range, TextDocumentContentChangeEvent, TextDocumentIdentifier,
+    TextDocumentItem, TextDocumentPositionParams, TextEdit, Uri, VersionedTextDocumentIdentifier,
 };
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -243,6 +243,31 @@ fn an_editor_session() {
     let d = c.diagnostics(&uri);
     assert!(d.diagnostics.is_empty(), "{d:?}");
     assert_eq!(d.version, Some(2));
+
+    // A misspelled builtin: a warning with a suggestion, on the name.
+    let change = |version: i32, text: String| DidChangeTextDocumentParams {
+        text_document: VersionedTextDocumentIdentifier::new(uri.clone(), version),
+        content_changes: vec![TextDocumentContentChangeEvent {
+            range: None,
+            range_length: None,
+            text,
+        }],
+    };
+    c.notify::<DidChangeTextDocument>(change(3, format!("{FIXED}prnt(count)\n")));
+    let d = c.diagnostics(&uri);
+    assert_eq!(d.diagnostics.len(), 1, "{d:?}");
+    let w = &d.diagnostics[0];
+    assert_eq!(w.severity, Some(DiagnosticSeverity::WARNING));
+    assert_eq!(
+        w.message,
+        "undefined variable 'prnt' — did you mean `print`?"
+    );
+    assert_eq!(
+        w.range,
+        Range::new(Position::new(8, 0), Position::new(8, 4))
+    );
+    c.notify::<DidChangeTextDocument>(change(4, FIXED.into()));
+    assert!(c.diagnostics(&uri).diagnostics.is_empty());
 
     // Hover: a builtin's signature and description, a declared type.
     let h = hover_text(&mut c, &uri, 5, 5);

@@ -337,10 +337,18 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
             if let Some(c) = &a.capability {
                 detail.push_str(&format!(" requires {c}"));
             }
+            // The parameters are visible in the rollback block too.
+            let body = a
+                .rollback
+                .as_ref()
+                .map_or(a.body.span, |r| a.body.span.to(r.span));
             push(out, &a.name, DeclKind::Action, full, scope, detail);
-            with_body(out, a.body.span);
-            params(out, &a.params, full, a.body.span);
-            block(&a.body, Some(a.body.span), out);
+            with_body(out, body);
+            params(out, &a.params, full, body);
+            block(&a.body, Some(body), out);
+            if let Some(r) = &a.rollback {
+                block(r, Some(body), out);
+            }
         }
         StmtKind::Tool(t) => {
             let word = if t.is_async { "async tool" } else { "tool" };

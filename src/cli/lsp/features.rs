@@ -14,10 +14,15 @@ use sense::syntax::{SourceFile, Span};
 use std::path::{Path, PathBuf};
 
 /// The document's syntax error as an LSP diagnostic, underlining the
-/// offending token (at least one character, so editors show it).
+/// offending token (at least one character, so editors show it); when it
+/// parses, warnings for names nothing declares.
 pub fn diagnostics(doc: &Document) -> Vec<Diagnostic> {
     let Some(err) = &doc.error else {
-        return Vec::new();
+        return doc
+            .program
+            .as_ref()
+            .map(|p| super::undefined::warnings(doc, p))
+            .unwrap_or_default();
     };
     let text = doc.file.text();
     let mut start = (err.span.start as usize).min(text.len());

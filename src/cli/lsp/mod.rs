@@ -7,7 +7,8 @@
 //! thousand lines, so there is nothing to gain from incremental sync.
 //!
 //! Features: diagnostics as you type (the first lexer or parser error, at
-//! the offending token), hover (builtins' signatures and descriptions,
+//! the offending token; once the file parses, a warning with a "did you
+//! mean" for each name nothing declares), hover (builtins' signatures and descriptions,
 //! declared signatures and types of names), go to definition (functions,
 //! agents, tools, actions, variables, parameters, imported modules and
 //! their members), document symbols, completion (keywords, builtins,
@@ -17,6 +18,7 @@
 mod builtin_docs;
 mod document;
 mod features;
+mod undefined;
 
 use document::{Document, uri_to_path};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
