@@ -40,8 +40,7 @@ fn report(rt: &Runtime, state: Result<State, sense::Error>, out: &Output, path: 
             0
         }
         Err(e) => {
-            out.flush();
-            eprintln!("{}", e.rendered());
+            super::output::report_error(out, rt, &e, None);
             1
         }
     }
@@ -60,8 +59,7 @@ pub fn start(file: &Path, agent: &str, state: &Path, config: sense::Config) -> i
     let mut rt = Runtime::with_config(config);
     out.install(&mut rt);
     if let Err(e) = rt.run_file(file) {
-        out.flush();
-        eprintln!("{}", e.rendered());
+        super::output::report_error(&out, &rt, &e, None);
         return 1;
     }
     let id = match rt.agent(agent) {
