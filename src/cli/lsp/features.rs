@@ -397,3 +397,56 @@ mod tests {
         assert!(format(&doc, "x = 1\n").unwrap().is_empty());
     }
 }
+
+/// Every feature at every position of real files, and diagnostics for
+/// every prefix of one (what an editor sends while someone types): no
+/// panics, and positions always inside the text.
+#[cfg(test)]
+mod robustness {
+    use super::*;
+
+    fn sample_files() -> Vec<String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut texts = vec![
+            std::fs::read_to_string(root.join("editors/vscode/test/samples/tour.sns")).unwrap(),
+        ];
+        for e in std::fs::read_dir(root.join("examples")).unwrap().flatten() {
+            if e.path().extension().is_some_and(|x| x == "sns") {
+                texts.push(std::fs::read_to_string(e.path()).unwrap());
+            }
+        }
+        texts
+    }
+
+    #[test]
+    fn every_position_of_real_files() {
+        let uri: lsp_types::Uri = "file:///tmp/x.sns".parse().unwrap();
+        for text in sample_files() {
+            let doc = Document::new("x.sns", &text);
+            let _ = symbols(&doc);
+            let _ = format(&doc, &text);
+            let lines = text.lines().count() as u32 + 1;
+            for line in 0..lines {
+                for character in 0..90 {
+                    let pos = Position::new(line, character);
+                    let _ = hover(&doc, pos);
+                    let _ = definition(&doc, &uri, None, pos);
+                    let _ = completion(&doc, None, pos);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_prefix_while_typing() {
+        let text = &sample_files()[0];
+        let end = Document::new("x.sns", text).position(text.len() as u32);
+        for (i, _) in text.char_indices() {
+            let doc = Document::new("x.sns", &text[..i]);
+            for d in diagnostics(&doc) {
+                assert!(d.range.start <= d.range.end, "{d:?}");
+                assert!(d.range.end <= end, "{d:?}");
+            }
+        }
+    }
+}
