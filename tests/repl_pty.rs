@@ -49,7 +49,7 @@ fn shows_values_and_completes_names() {
     let out = eval(&mut p, "nil");
     assert!(!out.contains("nil\r\n"), "{out:?}");
     let out = eval(&mut p, "\"hi\"");
-    assert!(out.contains("'hi'\r\n"), "{out:?}");
+    assert!(out.contains("\"hi\"\r\n"), "{out:?}");
 
     // An agent's member, the example newcomers try first.
     for line in ["agent a:", "    pause(\"wait\")"] {
@@ -59,7 +59,7 @@ fn shows_values_and_completes_names() {
     let out = eval(&mut p, "");
     assert!(!out.contains("Error"), "{out:?}");
     let out = eval(&mut p, "a.status");
-    assert!(out.contains("'created'\r\n"), "{out:?}");
+    assert!(out.contains("\"created\"\r\n"), "{out:?}");
 
     // print still prints once (its nil result is not shown).
     let out = eval(&mut p, "print(7)");

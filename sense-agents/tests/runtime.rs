@@ -291,7 +291,7 @@ fn repl_echo_shows_the_last_expression_value() {
     assert_eq!(rt.eval_repl_echo("x\n").unwrap().as_deref(), Some("[1, a]"));
     assert_eq!(
         rt.eval_repl_echo("\"hi\"\n").unwrap().as_deref(),
-        Some("'hi'")
+        Some("\"hi\"")
     );
     // Only the last statement counts.
     assert_eq!(
