@@ -283,6 +283,15 @@ fn an_editor_session() {
     let (u, r) = definition(&mut c, &uri, 6, 9);
     assert_eq!(u, uri_of(&dir.join("helpers.sns")));
     assert_eq!(r.start, Position::new(0, 4));
+    // The module's alias, where it is used: the module file.
+    let (u, r) = definition(&mut c, &uri, 6, 6);
+    assert_eq!(
+        (u, r.start),
+        (uri_of(&dir.join("helpers.sns")), Position::new(0, 0))
+    );
+    // A parameter used in the body.
+    let (u, r) = definition(&mut c, &uri, 2, 22);
+    assert_eq!((u, r.start), (uri.clone(), Position::new(1, 10)));
 
     // Outline.
     let s = c

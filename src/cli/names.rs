@@ -70,8 +70,9 @@ pub struct Decl {
     pub module: Option<String>,
     /// For `from … import a as b`: the name in the module (`a`).
     pub member: Option<String>,
-    /// For functions, agents, tools and actions: the body, which is the
-    /// `scope` of their parameters and locals.
+    /// For functions, agents, tools and actions: the extent of the whole
+    /// declaration (header and body), which is the `scope` of their
+    /// parameters and locals.
     pub body: Option<Span>,
 }
 
@@ -228,9 +229,11 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
                 .unwrap_or_default();
             let sig = format!("def {}({}){ret}", f.name.name, params_text(&f.params));
             push(out, &f.name, DeclKind::Function, full, scope, sig);
-            with_body(out, f.body.span);
-            params(out, &f.params, full, f.body.span);
-            block(&f.body, Some(f.body.span), out);
+            // Parameters are in scope from the header on.
+            let body = full.to(f.body.span);
+            with_body(out, body);
+            params(out, &f.params, full, body);
+            block(&f.body, Some(body), out);
         }
         StmtKind::TypedDecl { name, ty, value } => {
             let detail = format!("{}: {}", name.name, type_text(ty));
@@ -325,8 +328,9 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
             let word = if a.is_async { "async agent" } else { "agent" };
             let detail = format!("{word} {}", a.name.name);
             push(out, &a.name, DeclKind::Agent, full, scope, detail);
-            with_body(out, a.body.span);
-            block(&a.body, Some(a.body.span), out);
+            let body = full.to(a.body.span);
+            with_body(out, body);
+            block(&a.body, Some(body), out);
         }
         StmtKind::Action(a) => {
             let kind = match a.kind {
@@ -341,7 +345,7 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
             let body = a
                 .rollback
                 .as_ref()
-                .map_or(a.body.span, |r| a.body.span.to(r.span));
+                .map_or(full.to(a.body.span), |r| full.to(a.body.span).to(r.span));
             push(out, &a.name, DeclKind::Action, full, scope, detail);
             with_body(out, body);
             params(out, &a.params, full, body);
@@ -360,9 +364,10 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
                 detail.push_str(&format!(" — {d}"));
             }
             push(out, &t.name, DeclKind::Tool, full, scope, detail);
-            with_body(out, t.body.span);
-            params(out, &t.params, full, t.body.span);
-            block(&t.body, Some(t.body.span), out);
+            let body = full.to(t.body.span);
+            with_body(out, body);
+            params(out, &t.params, full, body);
+            block(&t.body, Some(body), out);
         }
         StmtKind::Memory {
             name, persistent, ..

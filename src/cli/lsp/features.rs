@@ -109,14 +109,12 @@ pub fn definition(
     let decl = visible_at(&doc.decls, offset)
         .into_iter()
         .find(|d| d.name == tok.lexeme)?;
-    // On the import itself (or on a use of its name), go to the module.
-    if decl.kind == DeclKind::Import && decl.module.is_some() {
-        let on_decl = decl.name_span.start <= offset && offset <= decl.name_span.end;
-        if !on_decl || decl.member.is_some() || decl.name_span != tok.span {
-            if let Some(loc) = in_module(decl, dir, decl.member.as_deref()) {
-                return Some(loc);
-            }
-        }
+    // An imported name leads into its module (to the member for
+    // `from … import`); when the module cannot be read, to the import.
+    if decl.kind == DeclKind::Import
+        && let Some(loc) = in_module(decl, dir, decl.member.as_deref())
+    {
+        return Some(loc);
     }
     Some(Location::new(uri.clone(), doc.range(decl.name_span)))
 }
@@ -128,7 +126,8 @@ fn in_module(import: &Decl, dir: Option<&Path>, member: Option<&str>) -> Option<
         Some(d) => d.join(rel),
         None => PathBuf::from(rel),
     };
-    let path = std::fs::canonicalize(&path).unwrap_or(path);
+    // Only a module that exists (canonical paths are absolute, as URIs need).
+    let path = std::fs::canonicalize(&path).ok().filter(|p| p.is_file())?;
     let uri = path_to_uri(&path)?;
     let top = Range::new(Position::new(0, 0), Position::new(0, 0));
     let Some(member) = member else {
@@ -356,6 +355,17 @@ mod tests {
             panic!()
         };
         assert!(m.value.contains("count: Int"), "{}", m.value);
+        // A parameter, on its declaration in the header.
+        let doc = Document::new("t.sns", "def f(n: Int):\n    return n\n");
+        let h = hover(&doc, Position::new(0, 6)).unwrap();
+        let HoverContents::Markup(m) = h.contents else {
+            panic!()
+        };
+        assert!(
+            m.value.contains("n: Int") && m.value.contains("parameter"),
+            "{}",
+            m.value
+        );
     }
 
     #[test]
