@@ -276,6 +276,12 @@ fn an_editor_session() {
     assert!(h.contains("count: Int"), "{h}");
     let h = hover_text(&mut c, &uri, 5, 12);
     assert!(h.contains("def greet(name: String) -> String"), "{h}");
+    // A member of an imported module: its declaration there.
+    let h = hover_text(&mut c, &uri, 6, 9);
+    assert!(
+        h.contains("def twice(n)") && h.contains("helpers.sns"),
+        "{h}"
+    );
 
     // Definition: a function used inside an agent; a module's member.
     let (u, r) = definition(&mut c, &uri, 5, 12);

@@ -18,6 +18,7 @@
 mod builtin_docs;
 mod document;
 mod features;
+mod navigate;
 mod undefined;
 
 use document::{Document, uri_to_path};
@@ -155,9 +156,10 @@ impl Server {
             HoverRequest::METHOD => {
                 let p: lsp_types::HoverParams = params(req)?;
                 let at = &p.text_document_position_params;
+                let dir = doc_dir(&at.text_document.uri);
                 let r = self
                     .doc(&at.text_document.uri)
-                    .and_then(|o| features::hover(&o.doc, at.position));
+                    .and_then(|o| navigate::hover(&o.doc, dir.as_deref(), at.position));
                 Ok(ok(json(r)))
             }
             GotoDefinition::METHOD => {
@@ -167,7 +169,7 @@ impl Server {
                 let dir = doc_dir(uri);
                 let r = self
                     .doc(uri)
-                    .and_then(|o| features::definition(&o.doc, uri, dir.as_deref(), at.position));
+                    .and_then(|o| navigate::definition(&o.doc, uri, dir.as_deref(), at.position));
                 Ok(ok(json(r.map(lsp_types::GotoDefinitionResponse::Scalar))))
             }
             DocumentSymbolRequest::METHOD => {
