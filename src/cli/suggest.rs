@@ -8,7 +8,8 @@
 //! has, plus the names declared in that file (an agent's variables, a
 //! module's functions).
 
-use super::names::{builtins, closest, declarations};
+use super::decls::declarations;
+use super::names::{builtins, closest};
 use sense::syntax::ast::Program;
 use sense::syntax::{SourceFile, parse_file};
 use std::path::Path;

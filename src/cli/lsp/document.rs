@@ -2,7 +2,7 @@
 //! declarations, and conversions between byte offsets and LSP positions
 //! (lines and UTF-16 code units, the protocol's default encoding).
 
-use crate::cli::names::{Decl, declarations};
+use crate::cli::decls::{Decl, declarations};
 use lsp_types::{Position, Range};
 use sense::syntax::ast::Program;
 use sense::syntax::token::{Token, TokenKind};

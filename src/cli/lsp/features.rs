@@ -4,7 +4,8 @@
 
 use super::builtin_docs::builtin_doc;
 use super::document::Document;
-use crate::cli::names::{Decl, DeclKind, builtins, declarations, keywords, visible_at};
+use crate::cli::decls::{Decl, DeclKind, declarations, visible_at};
+use crate::cli::names::{builtins, keywords};
 use lsp_types::{
     CompletionItem, CompletionItemKind, Diagnostic, DiagnosticSeverity, DocumentSymbol, Position,
     Range, SymbolKind, TextEdit,

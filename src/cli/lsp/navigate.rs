@@ -3,7 +3,7 @@
 
 use super::builtin_docs::builtin_doc;
 use super::document::{Document, path_to_uri};
-use crate::cli::names::{Decl, DeclKind, visible_at};
+use crate::cli::decls::{Decl, DeclKind, visible_at};
 use lsp_types::{Hover, HoverContents, Location, MarkupContent, MarkupKind, Position, Range};
 use sense::syntax::token::TokenKind;
 use std::path::{Path, PathBuf};

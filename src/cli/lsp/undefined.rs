@@ -5,7 +5,8 @@
 //! These are warnings, not errors: a host embedding Sense may register
 //! functions the file cannot know about.
 
-use crate::cli::names::{Decl, builtins, closest, visible_at};
+use crate::cli::decls::{Decl, visible_at};
+use crate::cli::names::{builtins, closest};
 use lsp_types::{Diagnostic, DiagnosticSeverity};
 use sense::syntax::Span;
 use sense::syntax::ast::{Block, Else, Expr, ExprKind, Program, Stmt, StmtKind};
