@@ -3,8 +3,9 @@
 //! Built on `lsp-server` (the transport and message loop rust-analyzer
 //! uses: synchronous, a reader and a writer thread, no async runtime) and
 //! `lsp-types`. Documents are synchronised in full on every change and
-//! re-parsed then; a Sense file parses in well under a millisecond per
-//! thousand lines, so there is nothing to gain from incremental sync.
+//! re-parsed then: Sense files are small scripts and the parser is the
+//! same one `sense run` uses, so incremental sync would add complexity for
+//! no visible gain.
 //!
 //! Features: diagnostics as you type (the first lexer or parser error, at
 //! the offending token; once the file parses, a warning with a "did you
