@@ -1,7 +1,8 @@
 //! `sense lsp`: a Language Server over stdin/stdout.
 //!
-//! Built on `lsp-server` (the transport and message loop rust-analyzer
-//! uses: synchronous, a reader and a writer thread, no async runtime) and
+//! Built on `lsp-server` (the message types and initialize/shutdown
+//! handshake rust-analyzer uses: synchronous, no async runtime; its stdio
+//! framing is replaced by [`transport`], which bounds message sizes) and
 //! `lsp-types`. Documents are synchronised in full on every change and
 //! re-parsed then: Sense files are small scripts and the parser is the
 //! same one `sense run` uses, so incremental sync would add complexity for
@@ -20,6 +21,7 @@ mod builtin_docs;
 mod document;
 mod features;
 mod navigate;
+mod transport;
 mod undefined;
 
 use document::{Document, uri_to_path};
@@ -53,20 +55,23 @@ struct Server {
 /// Serves LSP on stdio until the client says `exit`; returns the exit
 /// status (0 after a clean `shutdown` then `exit`, 1 otherwise).
 pub fn serve() -> i32 {
-    let (connection, io_threads) = Connection::stdio();
-    let status = match run(&connection) {
-        Ok(()) => 0,
-        Err(e) => {
+    let (connection, threads) = transport::stdio();
+    let served = run(&connection);
+    drop(connection);
+    // A transport error explains a failed run better than its symptom
+    // (a closed channel), so it is reported first.
+    let transport = threads.join();
+    match (transport, served) {
+        (Err(e), _) => {
             eprintln!("sense lsp: {e}");
             1
         }
-    };
-    drop(connection);
-    if let Err(e) = io_threads.join() {
-        eprintln!("sense lsp: {e}");
-        return 1;
+        (Ok(()), Err(e)) => {
+            eprintln!("sense lsp: {e}");
+            1
+        }
+        (Ok(()), Ok(())) => 0,
     }
-    status
 }
 
 fn capabilities() -> ServerCapabilities {
