@@ -82,6 +82,22 @@ fn shows_values_and_completes_names() {
     let out = eval(&mut p, " * 2");
     assert!(out.contains("10\r\n"), "{out:?}");
 
+    // Several matches: Tab completes their common prefix, a second Tab
+    // lists them.
+    p.send("ask_w").unwrap();
+    p.send("\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string("ask_with_").unwrap();
+    p.send("\t").unwrap();
+    p.flush().unwrap();
+    let listed = p.exp_string("ask_with_tools").unwrap();
+    assert!(listed.contains("ask_with_memory"), "{listed:?}");
+    // The prompt comes back with the line; drop it (Ctrl-U), then go on.
+    p.exp_string("sense> ").unwrap();
+    p.send_control('u').unwrap();
+    let out = eval(&mut p, "len([1, 2])");
+    assert!(out.contains("2\r\n"), "{out:?}");
+
     // A misspelled builtin: the reference's message, then the hint.
     let out = eval(&mut p, "prnt(1)");
     assert!(
