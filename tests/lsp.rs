@@ -448,7 +448,8 @@ fn skip_or_fail(what: &str, enable: &str) {
     if std::env::var("SENSE_TEST_ALL").is_ok_and(|v| v == "1") {
         panic!("{msg} (SENSE_TEST_ALL=1 forbids skipping)");
     }
-    eprintln!("{msg}");
+    // Straight to stderr, past the harness's capture, so the skip shows.
+    let _ = writeln!(std::io::stderr(), "{msg}");
 }
 
 /// Runs one script of editors/vscode/test with Node.js.
