@@ -309,4 +309,9 @@ fn repl_echo_shows_the_last_expression_value() {
     // Plain eval_repl never echoes and leaves no value.
     rt.eval_repl("5\n").unwrap();
     assert_eq!(rt.eval_repl_echo("w = 0\n").unwrap(), None);
+    // A snapshot rebuilds echo-compiled inputs as they were compiled.
+    let bytes = rt.snapshot().unwrap();
+    let mut restored = Runtime::new();
+    restored.restore_snapshot(&bytes).unwrap();
+    assert_eq!(restored.global("y"), Some(HostValue::Int(2)));
 }
