@@ -1,5 +1,6 @@
 //! Command-line parsing and dispatch.
 
+mod decls;
 mod durable;
 mod fmt;
 mod inspect;

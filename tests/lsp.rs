@@ -13,12 +13,12 @@ use lsp_types::request::{
     Request, Shutdown,
 };
 use lsp_types::{
-    CompletionParams, CompletionResponse, DidChangeTextDocumentParams, DidOpenTextDocumentParams,
-    DocumentFormattingParams, DocumentSymbolParams, DocumentSymbolResponse, FormattingOptions,
-    GotoDefinitionParams, GotoDefinitionResponse, HoverContents, HoverParams, InitializeParams,
-    InitializeResult, Position, PublishDiagnosticsParams, Range, TextDocumentContentChangeEvent,
-    TextDocumentIdentifier, TextDocumentItem, TextDocumentPositionParams, TextEdit, Uri,
-    VersionedTextDocumentIdentifier,
+    CompletionParams, CompletionResponse, DiagnosticSeverity, DidChangeTextDocumentParams,
+    DidOpenTextDocumentParams, DocumentFormattingParams, DocumentSymbolParams,
+    DocumentSymbolResponse, FormattingOptions, GotoDefinitionParams, GotoDefinitionResponse,
+    HoverContents, HoverParams, InitializeParams, InitializeResult, Position,
+    PublishDiagnosticsParams, Range, TextDocumentContentChangeEvent, TextDocumentIdentifier,
+    TextDocumentItem, TextDocumentPositionParams, TextEdit, Uri, VersionedTextDocumentIdentifier,
 };
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -244,6 +244,31 @@ fn an_editor_session() {
     assert!(d.diagnostics.is_empty(), "{d:?}");
     assert_eq!(d.version, Some(2));
 
+    // A misspelled builtin: a warning with a suggestion, on the name.
+    let change = |version: i32, text: String| DidChangeTextDocumentParams {
+        text_document: VersionedTextDocumentIdentifier::new(uri.clone(), version),
+        content_changes: vec![TextDocumentContentChangeEvent {
+            range: None,
+            range_length: None,
+            text,
+        }],
+    };
+    c.notify::<DidChangeTextDocument>(change(3, format!("{FIXED}prnt(count)\n")));
+    let d = c.diagnostics(&uri);
+    assert_eq!(d.diagnostics.len(), 1, "{d:?}");
+    let w = &d.diagnostics[0];
+    assert_eq!(w.severity, Some(DiagnosticSeverity::WARNING));
+    assert_eq!(
+        w.message,
+        "undefined variable 'prnt' — did you mean `print`?"
+    );
+    assert_eq!(
+        w.range,
+        Range::new(Position::new(8, 0), Position::new(8, 4))
+    );
+    c.notify::<DidChangeTextDocument>(change(4, FIXED.into()));
+    assert!(c.diagnostics(&uri).diagnostics.is_empty());
+
     // Hover: a builtin's signature and description, a declared type.
     let h = hover_text(&mut c, &uri, 5, 5);
     assert!(h.contains("print(values…)") && h.contains("builtin"), "{h}");
@@ -251,6 +276,12 @@ fn an_editor_session() {
     assert!(h.contains("count: Int"), "{h}");
     let h = hover_text(&mut c, &uri, 5, 12);
     assert!(h.contains("def greet(name: String) -> String"), "{h}");
+    // A member of an imported module: its declaration there.
+    let h = hover_text(&mut c, &uri, 6, 9);
+    assert!(
+        h.contains("def twice(n)") && h.contains("helpers.sns"),
+        "{h}"
+    );
 
     // Definition: a function used inside an agent; a module's member.
     let (u, r) = definition(&mut c, &uri, 5, 12);
@@ -258,6 +289,15 @@ fn an_editor_session() {
     let (u, r) = definition(&mut c, &uri, 6, 9);
     assert_eq!(u, uri_of(&dir.join("helpers.sns")));
     assert_eq!(r.start, Position::new(0, 4));
+    // The module's alias, where it is used: the module file.
+    let (u, r) = definition(&mut c, &uri, 6, 6);
+    assert_eq!(
+        (u, r.start),
+        (uri_of(&dir.join("helpers.sns")), Position::new(0, 0))
+    );
+    // A parameter used in the body.
+    let (u, r) = definition(&mut c, &uri, 2, 22);
+    assert_eq!((u, r.start), (uri.clone(), Position::new(1, 10)));
 
     // Outline.
     let s = c
@@ -408,7 +448,8 @@ fn skip_or_fail(what: &str, enable: &str) {
     if std::env::var("SENSE_TEST_ALL").is_ok_and(|v| v == "1") {
         panic!("{msg} (SENSE_TEST_ALL=1 forbids skipping)");
     }
-    eprintln!("{msg}");
+    // Straight to stderr, past the harness's capture, so the skip shows.
+    let _ = writeln!(std::io::stderr(), "{msg}");
 }
 
 /// Runs one script of editors/vscode/test with Node.js.

@@ -49,7 +49,7 @@ fn shows_values_and_completes_names() {
     let out = eval(&mut p, "nil");
     assert!(!out.contains("nil\r\n"), "{out:?}");
     let out = eval(&mut p, "\"hi\"");
-    assert!(out.contains("'hi'\r\n"), "{out:?}");
+    assert!(out.contains("\"hi\"\r\n"), "{out:?}");
 
     // An agent's member, the example newcomers try first.
     for line in ["agent a:", "    pause(\"wait\")"] {
@@ -59,7 +59,7 @@ fn shows_values_and_completes_names() {
     let out = eval(&mut p, "");
     assert!(!out.contains("Error"), "{out:?}");
     let out = eval(&mut p, "a.status");
-    assert!(out.contains("'created'\r\n"), "{out:?}");
+    assert!(out.contains("\"created\"\r\n"), "{out:?}");
 
     // print still prints once (its nil result is not shown).
     let out = eval(&mut p, "print(7)");
@@ -81,6 +81,22 @@ fn shows_values_and_completes_names() {
     p.exp_string("counter_total").unwrap();
     let out = eval(&mut p, " * 2");
     assert!(out.contains("10\r\n"), "{out:?}");
+
+    // Several matches: Tab completes their common prefix, a second Tab
+    // lists them.
+    p.send("ask_w").unwrap();
+    p.send("\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string("ask_with_").unwrap();
+    p.send("\t").unwrap();
+    p.flush().unwrap();
+    let listed = p.exp_string("ask_with_tools").unwrap();
+    assert!(listed.contains("ask_with_memory"), "{listed:?}");
+    // The prompt comes back with the line; drop it (Ctrl-U), then go on.
+    p.exp_string("sense> ").unwrap();
+    p.send_control('u').unwrap();
+    let out = eval(&mut p, "len([1, 2])");
+    assert!(out.contains("2\r\n"), "{out:?}");
 
     // A misspelled builtin: the reference's message, then the hint.
     let out = eval(&mut p, "prnt(1)");

@@ -228,7 +228,8 @@ impl Runtime {
     /// Runs one interactive REPL input like [`eval_repl`](Self::eval_repl)
     /// and returns how its value reads when the input ends with an
     /// expression statement (not an assignment) whose value is not nil:
-    /// `print` text, except that a string is shown quoted.
+    /// `print` text, except that a string is shown as a Sense literal
+    /// (`"hi"`).
     pub fn eval_repl_echo(&mut self, text: &str) -> Result<Option<String>, Error> {
         let env = self.main_scope();
         let file = self.vm.add_file(SourceFile::new("<repl>", text), None);
@@ -243,11 +244,11 @@ impl Runtime {
         if matches!(value, Value::Nil) {
             return Ok(None);
         }
-        let shown = match value {
-            Value::Str(_) => self.vm.py_repr(value),
-            _ => self.vm.show(value),
-        };
-        shown.map(Some).map_err(|e| self.error(&e))
+        let shown = self.vm.show(value).map_err(|e| self.error(&e))?;
+        Ok(Some(match value {
+            Value::Str(_) => sense_syntax::format::string_literal(&shown),
+            _ => shown,
+        }))
     }
 
     /// Every name the main program (or the REPL) can see at its top level:

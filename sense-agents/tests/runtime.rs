@@ -278,3 +278,40 @@ fn a_pause_request_to_a_finished_agent_is_refused() {
     let done = back.agent("done").unwrap();
     assert!(!back.pause_handle(done).unwrap().request());
 }
+
+#[test]
+fn repl_echo_shows_the_last_expression_value() {
+    let mut rt = Runtime::new();
+    rt.set_output(|_| {});
+    assert_eq!(rt.eval_repl_echo("1 + 2\n").unwrap().as_deref(), Some("3"));
+    // Assignments and nil show nothing; the scope persists.
+    assert_eq!(rt.eval_repl_echo("x = [1, \"a\"]\n").unwrap(), None);
+    assert_eq!(rt.eval_repl_echo("nil\n").unwrap(), None);
+    assert_eq!(rt.eval_repl_echo("print(1)\n").unwrap(), None);
+    assert_eq!(rt.eval_repl_echo("x\n").unwrap().as_deref(), Some("[1, a]"));
+    assert_eq!(
+        rt.eval_repl_echo("\"hi\"\n").unwrap().as_deref(),
+        Some("\"hi\"")
+    );
+    // Only the last statement counts.
+    assert_eq!(
+        rt.eval_repl_echo("y = 2\ny * 10\n").unwrap().as_deref(),
+        Some("20")
+    );
+    // An error leaves nothing behind for the next input.
+    assert!(rt.eval_repl_echo("1 / 0\n").is_err());
+    assert_eq!(rt.eval_repl_echo("z = 1\n").unwrap(), None);
+    // The names the REPL sees: its own, then globals and builtins.
+    let names = rt.visible_names();
+    for n in ["x", "y", "z", "print", "len"] {
+        assert!(names.iter().any(|v| v == n), "{n} missing");
+    }
+    // Plain eval_repl never echoes and leaves no value.
+    rt.eval_repl("5\n").unwrap();
+    assert_eq!(rt.eval_repl_echo("w = 0\n").unwrap(), None);
+    // A snapshot rebuilds echo-compiled inputs as they were compiled.
+    let bytes = rt.snapshot().unwrap();
+    let mut restored = Runtime::new();
+    restored.restore_snapshot(&bytes).unwrap();
+    assert_eq!(restored.global("y"), Some(HostValue::Int(2)));
+}

@@ -308,7 +308,7 @@ impl Vm {
                 return Err(corrupt("the compilation record is inconsistent"));
             }
             fresh
-                .compile_file(FileId(u.file), &u.name)
+                .recompile_unit(FileId(u.file), &u.name)
                 .map_err(|e| corrupt(format!("its source no longer compiles: {}", e.display())))?;
             if fresh.protos.len() as u32 != u.first.saturating_add(u.count) {
                 return Err(corrupt("the source compiles to different code"));

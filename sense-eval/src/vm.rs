@@ -173,6 +173,10 @@ pub(crate) struct Syms {
     pub doc: Symbol,
 }
 
+/// Appended to a unit's name in the compilation record when it was
+/// compiled with [`Vm::compile_echo_file`] (a NUL never occurs in a name).
+const ECHO_UNIT: &str = "\u{0}echo";
+
 /// The virtual machine.
 pub struct Vm {
     pub(crate) heap: Heap,
@@ -375,7 +379,8 @@ impl Vm {
     /// Like [`compile_file`](Self::compile_file) for one interactive REPL
     /// input: a last expression statement (not an assignment) becomes the
     /// input's result, read with [`take_result`](Self::take_result) after
-    /// the run. Such code is not meant to be snapshotted.
+    /// the run. Snapshots record which units were compiled this way and
+    /// rebuild them the same way.
     pub fn compile_echo_file(&mut self, file: FileId, name: &str) -> EvalResult<ProtoId> {
         self.compile_unit(file, name, true)
     }
@@ -406,8 +411,22 @@ impl Vm {
             compile_program(sink, &program, file, name)
         };
         let count = self.protos.len() as u32 - first;
-        self.units.push((file, name.to_string(), first, count));
+        let recorded = if echo {
+            format!("{name}{ECHO_UNIT}")
+        } else {
+            name.to_string()
+        };
+        self.units.push((file, recorded, first, count));
         Ok(id)
+    }
+
+    /// Compiles a unit again from its entry in the compilation record (a
+    /// snapshot being restored), the way it was compiled the first time.
+    pub(crate) fn recompile_unit(&mut self, file: FileId, recorded: &str) -> EvalResult<ProtoId> {
+        match recorded.strip_suffix(ECHO_UNIT) {
+            Some(name) => self.compile_unit(file, name, true),
+            None => self.compile_unit(file, recorded, false),
+        }
     }
 
     /// A new module scope (child of globals) for a main program or REPL.

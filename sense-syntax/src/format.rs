@@ -45,5 +45,12 @@ pub fn format_source(file: &SourceFile) -> Result<String, SyntaxError> {
     Ok(printer::Printer::new(file, &lexed).program(&program))
 }
 
+/// A Sense string literal whose value is `value`, written as the formatter
+/// writes strings (double quotes; triple quotes for a value with a
+/// newline).
+pub fn string_literal(value: &str) -> String {
+    expr::string_literal(value)
+}
+
 #[cfg(test)]
 mod tests;

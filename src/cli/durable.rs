@@ -61,8 +61,7 @@ fn report(
             0
         }
         Err(e) => {
-            out.flush();
-            eprintln!("{}", e.rendered());
+            super::output::report_error(out, rt, &e, None);
             1
         }
     }
@@ -86,8 +85,7 @@ pub fn start(file: &Path, agent: &str, state: &Path, config: sense::Config) -> i
     out.install(&mut rt);
     sense_providers::register_defaults(&mut rt);
     if let Err(e) = rt.run_file(file) {
-        out.flush();
-        eprintln!("{}", e.rendered());
+        super::output::report_error(&out, &rt, &e, None);
         return 1;
     }
     let id = match rt.agent(agent) {

@@ -48,7 +48,7 @@ impl Output {
 /// An error's diagnostic as the CLI prints it: the runtime's rendering
 /// (whose first line is exactly the reference's) and, when a close name
 /// exists for an undefined variable or missing member, a
-/// `= help: did you mean `print`?` line under the caret, aligned with the
+/// `= help: did you mean …?` line under the caret, aligned with the
 /// snippet's gutter as rustc does.
 pub fn diagnostic(rt: &sense::Runtime, e: &sense::Error, repl_text: Option<&str>) -> String {
     let rendered = e.rendered();

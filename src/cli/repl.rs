@@ -149,7 +149,11 @@ pub fn repl(preload: Option<&std::path::Path>) -> i32 {
     let names = Rc::new(RefCell::new(rt.visible_names()));
     let interactive = std::io::stdin().is_terminal();
     let mut source: Box<dyn LineSource> = if interactive {
-        match Rustyline::new() {
+        // Tab completes the common prefix, a second Tab lists the choices.
+        let config = rustyline::Config::builder()
+            .completion_type(rustyline::CompletionType::List)
+            .build();
+        match Rustyline::with_config(config) {
             Ok(mut ed) => {
                 ed.set_helper(Some(Completion {
                     names: names.clone(),

@@ -8,8 +8,11 @@
 //! has, plus the names declared in that file (an agent's variables, a
 //! module's functions).
 
-use super::names::{builtins, closest, declarations};
+use super::decls::declarations;
+use super::names::{builtins, closest};
+use sense::syntax::ast::Program;
 use sense::syntax::{SourceFile, parse_file};
+use std::path::Path;
 
 /// Fixed members of each kind of value that has them, by the word that
 /// starts the runtime's `… has no member '…'` message.
@@ -31,7 +34,6 @@ const MEMBERS: &[(&str, &[&str])] = &[
             "name", "kind", "path", "remember", "recall", "forget", "keys", "history", "as_of",
         ],
     ),
-    ("module", &[]),
 ];
 
 /// The misspelled name in a runtime message, and the member kind when it
@@ -43,6 +45,40 @@ fn misspelled(message: &str) -> Option<(&str, Option<&str>)> {
     let (before, after) = message.split_once(" has no member '")?;
     let kind = before.split(' ').next()?;
     Some((after.strip_suffix('\'')?, Some(kind)))
+}
+
+/// The quoted name in `module 'NAME' has no member …`.
+fn module_name(message: &str) -> Option<&str> {
+    message
+        .strip_prefix("module '")?
+        .split_once('\'')
+        .map(|(name, _)| name)
+}
+
+/// The top-level names of the module called `name` that the program in
+/// `source` (at `path`, `None` for REPL input) imports: its functions,
+/// agents, variables… Module paths resolve against the importer's
+/// directory, or the working directory for REPL input.
+fn module_members(name: &str, source: &Program, path: Option<&Path>) -> Vec<String> {
+    let dir = path.and_then(Path::parent).unwrap_or(Path::new(""));
+    let Some(rel) = declarations(source).into_iter().find_map(|d| {
+        let module = d.module?;
+        let stem = Path::new(&module).file_stem()?.to_str()?.to_string();
+        (stem == name).then_some(module)
+    }) else {
+        return Vec::new();
+    };
+    let Ok(text) = std::fs::read_to_string(dir.join(rel)) else {
+        return Vec::new();
+    };
+    match parse_file(&SourceFile::new("module", text)) {
+        Ok(p) => declarations(&p)
+            .into_iter()
+            .filter(|d| d.scope.is_none())
+            .map(|d| d.name)
+            .collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// The file named on the diagnostic's ` --> FILE:LINE:COL` line.
@@ -72,22 +108,39 @@ pub fn hint(
         None => message,
     };
     let (word, member_of) = misspelled(message)?;
-    let source = match located_file(rendered) {
+    let file = located_file(rendered);
+    let path = file.filter(|f| *f != "<repl>").map(Path::new);
+    let source = match file {
         Some("<repl>") => repl_text.map(str::to_string),
         Some(path) => std::fs::read_to_string(path).ok(),
         None => None,
     };
-    let declared: Vec<String> = source
-        .and_then(|text| parse_file(&SourceFile::new("hint", text)).ok())
-        .map(|p| declarations(&p).into_iter().map(|d| d.name).collect())
-        .unwrap_or_default();
-    let mut candidates: Vec<String> = declared;
+    let program = source.and_then(|text| parse_file(&SourceFile::new("hint", text)).ok());
+    let declared = || -> Vec<String> {
+        program
+            .as_ref()
+            .map(|p| declarations(p).into_iter().map(|d| d.name).collect())
+            .unwrap_or_default()
+    };
+    let mut candidates: Vec<String> = Vec::new();
     match member_of {
         None => {
+            candidates.extend(declared());
             candidates.extend(visible.iter().cloned());
             candidates.extend(builtins());
         }
+        // A module's members are its top-level names, and (the lookup
+        // walks on into globals) the builtins.
+        Some("module") => {
+            let name = module_name(message)?;
+            if let Some(p) = &program {
+                candidates.extend(module_members(name, p, path));
+            }
+            candidates.extend(builtins());
+        }
         Some(kind) => {
+            // An agent's members include the variables of its body.
+            candidates.extend(declared());
             let fixed = MEMBERS.iter().find(|(k, _)| *k == kind)?.1;
             candidates.extend(fixed.iter().map(|s| s.to_string()));
         }
@@ -133,5 +186,35 @@ mod tests {
             None
         );
         assert_eq!(hint("division by zero", "", &[], None), None);
+    }
+
+    #[test]
+    fn module_members_come_from_the_module_file() {
+        let dir = std::env::temp_dir().join(format!("sense-hint-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("util.sns"), "def twice(n):\n    return n * 2\n").unwrap();
+        let main = dir.join("main.sns");
+        std::fs::write(&main, "import \"util.sns\" as u\nprint(u.twcie(2))\n").unwrap();
+        let rendered = format!(
+            "SenseRuntimeError: [line 2] module 'util' has no member 'twcie'\n --> {}:2:7",
+            main.display()
+        );
+        let h = hint(
+            "[line 2] module 'util' has no member 'twcie'",
+            &rendered,
+            &[],
+            None,
+        );
+        assert_eq!(h.as_deref(), Some("did you mean `twice`?"));
+        // The quirk: builtins are members of every module.
+        let rendered = rendered.replace("twcie", "lne");
+        let h = hint(
+            "[line 2] module 'util' has no member 'lne'",
+            &rendered,
+            &[],
+            None,
+        );
+        assert_eq!(h.as_deref(), Some("did you mean `len`?"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -147,7 +147,34 @@ function checkExamples(grammar) {
   return { files: files.length, checked };
 }
 
+// The manifest points at files that exist, and the language
+// configuration's indentation rules indent after a line ending in `:`.
+function checkManifest() {
+  const ext = path.join(here, "..");
+  const pkg = JSON.parse(fs.readFileSync(path.join(ext, "package.json"), "utf8"));
+  assert.ok(fs.existsSync(path.join(ext, pkg.main)), "main script");
+  const lang = pkg.contributes.languages.find((l) => l.id === "sense");
+  assert.deepEqual(lang.extensions, [".sns"]);
+  const conf = JSON.parse(fs.readFileSync(path.join(ext, lang.configuration), "utf8"));
+  const g = pkg.contributes.grammars.find((x) => x.language === "sense");
+  assert.ok(fs.existsSync(path.join(ext, g.path)), "grammar file");
+  assert.equal(conf.comments.lineComment, "#");
+  const inc = new RegExp(conf.indentationRules.increaseIndentPattern, "u");
+  const dec = new RegExp(conf.indentationRules.decreaseIndentPattern, "u");
+  for (const line of ["if x:", "    while n > 0:  # loop", "agent a:", "else:", "def f(a: Int) -> Int:"]) {
+    assert.ok(inc.test(line), `should indent after ${JSON.stringify(line)}`);
+  }
+  for (const line of ["x = 1", "print(\"a:\")", "# note:", "y: Int = 2"]) {
+    assert.ok(!inc.test(line), `should not indent after ${JSON.stringify(line)}`);
+  }
+  for (const line of ["else:", "    else if y:", "rollback:"]) {
+    assert.ok(dec.test(line), `should dedent ${JSON.stringify(line)}`);
+  }
+  assert.ok(!dec.test("elsewhere = 1"));
+}
+
 (async () => {
+  checkManifest();
   const grammar = await loadGrammar();
   checkTour(grammar);
   const { files, checked } = checkExamples(grammar);

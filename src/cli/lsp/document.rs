@@ -2,8 +2,9 @@
 //! declarations, and conversions between byte offsets and LSP positions
 //! (lines and UTF-16 code units, the protocol's default encoding).
 
-use crate::cli::names::{Decl, declarations};
+use crate::cli::decls::{Decl, declarations};
 use lsp_types::{Position, Range};
+use sense::syntax::ast::Program;
 use sense::syntax::token::{Token, TokenKind};
 use sense::syntax::{SourceFile, Span, SyntaxError};
 
@@ -17,6 +18,8 @@ pub struct Document {
     pub error: Option<SyntaxError>,
     /// Declarations, when the text parses.
     pub decls: Vec<Decl>,
+    /// The tree, when the text parses.
+    pub program: Option<Program>,
 }
 
 impl Document {
@@ -28,9 +31,13 @@ impl Document {
             Err(e) => (Vec::new(), Some(e)),
         };
         let mut decls = Vec::new();
+        let mut program = None;
         if error.is_none() {
             match sense::syntax::parser::parse(&tokens) {
-                Ok(p) => decls = declarations(&p),
+                Ok(p) => {
+                    decls = declarations(&p);
+                    program = Some(p);
+                }
                 Err(e) => error = Some(e),
             }
         }
@@ -39,6 +46,7 @@ impl Document {
             tokens,
             error,
             decls,
+            program,
         }
     }
 

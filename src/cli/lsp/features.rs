@@ -1,23 +1,28 @@
-//! The language features, each a function of one document (and, for
-//! imports, the files next to it): diagnostics, hover, go to definition,
-//! document symbols, completion and formatting.
+//! The features that need no cross-reference: diagnostics, document
+//! symbols, completion (with an imported module's members) and formatting.
+//! Hover and go to definition are in `navigate`.
 
 use super::builtin_docs::builtin_doc;
-use super::document::{Document, path_to_uri};
-use crate::cli::names::{Decl, DeclKind, builtins, declarations, keywords, visible_at};
+use super::document::Document;
+use crate::cli::decls::{Decl, DeclKind, declarations, visible_at};
+use crate::cli::names::{builtins, keywords};
 use lsp_types::{
-    CompletionItem, CompletionItemKind, Diagnostic, DiagnosticSeverity, DocumentSymbol, Hover,
-    HoverContents, Location, MarkupContent, MarkupKind, Position, Range, SymbolKind, TextEdit,
+    CompletionItem, CompletionItemKind, Diagnostic, DiagnosticSeverity, DocumentSymbol, Position,
+    Range, SymbolKind, TextEdit,
 };
-use sense::syntax::token::TokenKind;
 use sense::syntax::{SourceFile, Span};
 use std::path::{Path, PathBuf};
 
 /// The document's syntax error as an LSP diagnostic, underlining the
-/// offending token (at least one character, so editors show it).
+/// offending token (at least one character, so editors show it); when it
+/// parses, warnings for names nothing declares.
 pub fn diagnostics(doc: &Document) -> Vec<Diagnostic> {
     let Some(err) = &doc.error else {
-        return Vec::new();
+        return doc
+            .program
+            .as_ref()
+            .map(|p| super::undefined::warnings(doc, p))
+            .unwrap_or_default();
     };
     let text = doc.file.text();
     let mut start = (err.span.start as usize).min(text.len());
@@ -46,99 +51,6 @@ pub fn diagnostics(doc: &Document) -> Vec<Diagnostic> {
         message: err.to_string(),
         ..Default::default()
     }]
-}
-
-/// Hover text for the identifier under the cursor: the declaration a name
-/// refers to (its signature or declared type), or a builtin's signature
-/// and description.
-pub fn hover(doc: &Document, pos: Position) -> Option<Hover> {
-    let offset = doc.offset(pos);
-    let (_, tok) = doc.ident_at(offset)?;
-    let name = tok.lexeme.as_str();
-    let text = match visible_at(&doc.decls, offset)
-        .into_iter()
-        .find(|d| d.name == name)
-    {
-        Some(d) => format!("```sense\n{}\n```\n*{}*", d.detail, d.kind.word()),
-        None => {
-            let (sig, about) = builtin_doc(name)?;
-            format!("```sense\n{sig}\n```\nbuiltin — {about}")
-        }
-    };
-    Some(Hover {
-        contents: HoverContents::Markup(MarkupContent {
-            kind: MarkupKind::Markdown,
-            value: text,
-        }),
-        range: Some(doc.range(tok.span)),
-    })
-}
-
-/// Where the name under the cursor is declared: in this file, or for an
-/// imported module (or `module.member`, or a `from … import` name) in the
-/// module's file, resolved against `dir`, the document's directory.
-pub fn definition(
-    doc: &Document,
-    uri: &lsp_types::Uri,
-    dir: Option<&Path>,
-    pos: Position,
-) -> Option<Location> {
-    let offset = doc.offset(pos);
-    let (index, tok) = doc.ident_at(offset)?;
-    // `module.member`: the token before is `.` and the one before that a module.
-    if index >= 2
-        && doc
-            .tokens
-            .get(index - 1)
-            .is_some_and(|t| t.kind == TokenKind::Dot)
-        && let Some(target) = doc.tokens.get(index - 2)
-        && target.kind == TokenKind::Ident
-    {
-        let module = visible_at(&doc.decls, target.span.start)
-            .into_iter()
-            .find(|d| {
-                d.name == target.lexeme && d.kind == DeclKind::Import && d.member.is_none()
-            })?;
-        return in_module(module, dir, Some(&tok.lexeme));
-    }
-    let decl = visible_at(&doc.decls, offset)
-        .into_iter()
-        .find(|d| d.name == tok.lexeme)?;
-    // On the import itself (or on a use of its name), go to the module.
-    if decl.kind == DeclKind::Import && decl.module.is_some() {
-        let on_decl = decl.name_span.start <= offset && offset <= decl.name_span.end;
-        if !on_decl || decl.member.is_some() || decl.name_span != tok.span {
-            if let Some(loc) = in_module(decl, dir, decl.member.as_deref()) {
-                return Some(loc);
-            }
-        }
-    }
-    Some(Location::new(uri.clone(), doc.range(decl.name_span)))
-}
-
-/// The location of `member` (or the top of the file) in an import's module.
-fn in_module(import: &Decl, dir: Option<&Path>, member: Option<&str>) -> Option<Location> {
-    let rel = import.module.as_deref()?;
-    let path: PathBuf = match dir {
-        Some(d) => d.join(rel),
-        None => PathBuf::from(rel),
-    };
-    let path = std::fs::canonicalize(&path).unwrap_or(path);
-    let uri = path_to_uri(&path)?;
-    let top = Range::new(Position::new(0, 0), Position::new(0, 0));
-    let Some(member) = member else {
-        return Some(Location::new(uri, top));
-    };
-    let text = std::fs::read_to_string(&path).ok()?;
-    let module = Document::new(&path.display().to_string(), &text);
-    let found = module
-        .decls
-        .iter()
-        .find(|d| d.scope.is_none() && d.name == member);
-    Some(Location::new(
-        uri,
-        found.map_or(top, |d| module.range(d.name_span)),
-    ))
 }
 
 fn symbol_kind(kind: DeclKind) -> SymbolKind {
@@ -321,10 +233,6 @@ impl OriginalText<'_> {
 mod tests {
     use super::*;
 
-    fn uri() -> lsp_types::Uri {
-        "file:///tmp/t.sns".parse().unwrap()
-    }
-
     #[test]
     fn syntax_error_has_the_token_range() {
         let doc = Document::new("t.sns", "x = 1\nif x\n    print(x)\n");
@@ -336,34 +244,6 @@ mod tests {
             d[0].message
         );
         assert_eq!(d[0].range.start.line, 1);
-    }
-
-    #[test]
-    fn hover_shows_builtins_and_declarations() {
-        let doc = Document::new("t.sns", "count: Int = 2\nprint(count)\n");
-        let h = hover(&doc, Position::new(1, 1)).unwrap();
-        let HoverContents::Markup(m) = h.contents else {
-            panic!()
-        };
-        assert!(m.value.contains("print(values…)"), "{}", m.value);
-        let h = hover(&doc, Position::new(1, 8)).unwrap();
-        let HoverContents::Markup(m) = h.contents else {
-            panic!()
-        };
-        assert!(m.value.contains("count: Int"), "{}", m.value);
-    }
-
-    #[test]
-    fn definition_finds_functions_and_agents() {
-        let doc = Document::new(
-            "t.sns",
-            "def greet(n):\n    return n\nagent a:\n    greet(1)\n",
-        );
-        let loc = definition(&doc, &uri(), None, Position::new(3, 6)).unwrap();
-        assert_eq!(loc.range.start, Position::new(0, 4));
-        // A parameter used in its body.
-        let loc = definition(&doc, &uri(), None, Position::new(1, 11)).unwrap();
-        assert_eq!(loc.range.start, Position::new(0, 10));
     }
 
     #[test]
@@ -390,5 +270,58 @@ mod tests {
         assert_eq!(edits[0].range.end, Position::new(1, 0));
         let doc = Document::new("t.sns", "x = 1\n");
         assert!(format(&doc, "x = 1\n").unwrap().is_empty());
+    }
+}
+
+/// Every feature at every position of real files, and diagnostics for
+/// every prefix of one (what an editor sends while someone types): no
+/// panics, and positions always inside the text.
+#[cfg(test)]
+mod robustness {
+    use super::*;
+
+    fn sample_files() -> Vec<String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut texts = vec![
+            std::fs::read_to_string(root.join("editors/vscode/test/samples/tour.sns")).unwrap(),
+        ];
+        for e in std::fs::read_dir(root.join("examples")).unwrap().flatten() {
+            if e.path().extension().is_some_and(|x| x == "sns") {
+                texts.push(std::fs::read_to_string(e.path()).unwrap());
+            }
+        }
+        texts
+    }
+
+    #[test]
+    fn every_position_of_real_files() {
+        let uri: lsp_types::Uri = "file:///tmp/x.sns".parse().unwrap();
+        for text in sample_files() {
+            let doc = Document::new("x.sns", &text);
+            let _ = symbols(&doc);
+            let _ = format(&doc, &text);
+            let lines = text.lines().count() as u32 + 1;
+            for line in 0..lines {
+                for character in 0..90 {
+                    let pos = Position::new(line, character);
+                    let _ = super::super::navigate::hover(&doc, None, pos);
+                    let _ = super::super::navigate::definition(&doc, &uri, None, pos);
+                    let _ = completion(&doc, None, pos);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_prefix_while_typing() {
+        let text = &sample_files()[0];
+        let end = Document::new("x.sns", text).position(text.len() as u32);
+        for (i, _) in text.char_indices() {
+            let doc = Document::new("x.sns", &text[..i]);
+            for d in diagnostics(&doc) {
+                assert!(d.range.start <= d.range.end, "{d:?}");
+                assert!(d.range.end <= end, "{d:?}");
+            }
+        }
     }
 }

@@ -1,13 +1,16 @@
 //! `sense lsp`: a Language Server over stdin/stdout.
 //!
-//! Built on `lsp-server` (the transport and message loop rust-analyzer
-//! uses: synchronous, a reader and a writer thread, no async runtime) and
+//! Built on `lsp-server` (the message types and initialize/shutdown
+//! handshake rust-analyzer uses: synchronous, no async runtime; its stdio
+//! framing is replaced by [`transport`], which bounds message sizes) and
 //! `lsp-types`. Documents are synchronised in full on every change and
-//! re-parsed then; a Sense file parses in well under a millisecond per
-//! thousand lines, so there is nothing to gain from incremental sync.
+//! re-parsed then: Sense files are small scripts and the parser is the
+//! same one `sense run` uses, so incremental sync would add complexity for
+//! no visible gain.
 //!
 //! Features: diagnostics as you type (the first lexer or parser error, at
-//! the offending token), hover (builtins' signatures and descriptions,
+//! the offending token; once the file parses, a warning with a "did you
+//! mean" for each name nothing declares), hover (builtins' signatures and descriptions,
 //! declared signatures and types of names), go to definition (functions,
 //! agents, tools, actions, variables, parameters, imported modules and
 //! their members), document symbols, completion (keywords, builtins,
@@ -17,6 +20,9 @@
 mod builtin_docs;
 mod document;
 mod features;
+mod navigate;
+mod transport;
+mod undefined;
 
 use document::{Document, uri_to_path};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
@@ -49,20 +55,23 @@ struct Server {
 /// Serves LSP on stdio until the client says `exit`; returns the exit
 /// status (0 after a clean `shutdown` then `exit`, 1 otherwise).
 pub fn serve() -> i32 {
-    let (connection, io_threads) = Connection::stdio();
-    let status = match run(&connection) {
-        Ok(()) => 0,
-        Err(e) => {
+    let (connection, threads) = transport::stdio();
+    let served = run(&connection);
+    drop(connection);
+    // A transport error explains a failed run better than its symptom
+    // (a closed channel), so it is reported first.
+    let transport = threads.join();
+    match (transport, served) {
+        (Err(e), _) => {
             eprintln!("sense lsp: {e}");
             1
         }
-    };
-    drop(connection);
-    if let Err(e) = io_threads.join() {
-        eprintln!("sense lsp: {e}");
-        return 1;
+        (Ok(()), Err(e)) => {
+            eprintln!("sense lsp: {e}");
+            1
+        }
+        (Ok(()), Ok(())) => 0,
     }
-    status
 }
 
 fn capabilities() -> ServerCapabilities {
@@ -153,9 +162,10 @@ impl Server {
             HoverRequest::METHOD => {
                 let p: lsp_types::HoverParams = params(req)?;
                 let at = &p.text_document_position_params;
+                let dir = doc_dir(&at.text_document.uri);
                 let r = self
                     .doc(&at.text_document.uri)
-                    .and_then(|o| features::hover(&o.doc, at.position));
+                    .and_then(|o| navigate::hover(&o.doc, dir.as_deref(), at.position));
                 Ok(ok(json(r)))
             }
             GotoDefinition::METHOD => {
@@ -165,7 +175,7 @@ impl Server {
                 let dir = doc_dir(uri);
                 let r = self
                     .doc(uri)
-                    .and_then(|o| features::definition(&o.doc, uri, dir.as_deref(), at.position));
+                    .and_then(|o| navigate::definition(&o.doc, uri, dir.as_deref(), at.position));
                 Ok(ok(json(r.map(lsp_types::GotoDefinitionResponse::Scalar))))
             }
             DocumentSymbolRequest::METHOD => {
