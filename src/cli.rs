@@ -5,6 +5,7 @@ mod fmt;
 mod inspect;
 mod memory_path;
 mod output;
+mod preview;
 mod repl;
 mod run;
 mod state_file;
@@ -66,6 +67,10 @@ enum Command {
     Show {
         /// A state file
         state: PathBuf,
+        /// Print every value whole (by default long values are cut after
+        /// about 1,000 characters, ending in `...`)
+        #[arg(long)]
+        full: bool,
     },
     /// Show where `persistent memory` databases of FILE would be stored (without running it)
     MemoryPath {
@@ -172,7 +177,7 @@ pub fn main() -> i32 {
             value,
             limits,
         }) => durable::resume(&state, value.as_deref(), limits.config()),
-        Some(Command::Show { state }) => durable::show(&state),
+        Some(Command::Show { state, full }) => durable::show(&state, full),
         Some(Command::Inspect(args)) => inspect::inspect(args),
         Some(Command::MemoryPath { path, memory_dir }) => {
             memory_path::memory_path(path.as_deref(), memory_dir.as_deref())

@@ -9,6 +9,7 @@
 mod agents;
 mod call;
 mod fiber;
+pub(crate) mod graph;
 mod import;
 mod inspect;
 mod models;
