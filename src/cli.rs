@@ -115,6 +115,10 @@ pub struct LimitArgs {
     /// Largest array an operation may build, in elements
     #[arg(long, value_name = "N")]
     pub max_list: Option<usize>,
+    /// Largest source file parsed, in bytes (default 16 MiB; parsing needs
+    /// about 60 times the file's size in memory)
+    #[arg(long, value_name = "BYTES")]
+    pub max_source: Option<usize>,
     /// Directory for `persistent memory` databases without an explicit path
     /// (default: $SENSE_MEMORY_DIR, else .sense_memory/ beside the program)
     #[arg(long, value_name = "DIR")]
@@ -134,6 +138,9 @@ impl LimitArgs {
         }
         if let Some(n) = self.max_list {
             c.max_array_len = n;
+        }
+        if let Some(n) = self.max_source {
+            c.max_source_len = n;
         }
         c.memory_dir = self.memory_dir.clone();
         // A testing aid: collect garbage at every safe point.
