@@ -118,10 +118,11 @@ fuzz_target!(|data: &[u8]| {
     if rt.run_source("graph.sns", &src).is_err() {
         return;
     }
-    for i in 0..n {
+    // A few of the arrays (each copy may be a million nodes; all 24 would
+    // spend the time limit on copying, not on finding bugs).
+    for i in (0..n).step_by(n.div_ceil(3)) {
         let v = rt.global(&format!("a{i}")).expect("the array exists");
         assert!(nodes(&v) < NODE_BOUND, "a{i}: {} nodes", nodes(&v));
-        let _ = v.to_string();
     }
     // print, str, ==, memory: each ends (an error is a fine outcome).
     let r = g.reason as usize % n;
