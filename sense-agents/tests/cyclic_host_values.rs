@@ -132,3 +132,27 @@ fn equality_over_shared_arrays_is_fast_and_cycles_end_cleanly() {
         .unwrap_err();
     assert!(err.rendered().contains("recursion"), "{}", err.rendered());
 }
+
+#[test]
+fn a_report_with_many_locals_on_one_shared_value_is_bounded_as_a_whole() {
+    let mut rt = runtime();
+    let names: Vec<String> = (0..40).map(|i| format!("v{i}")).collect();
+    let mut src =
+        String::from("agent a:\n    d = [1]\n    for i in range(30):\n        d = [d, d]\n");
+    for n in &names {
+        src.push_str(&format!("    {n} = d\n"));
+    }
+    src.push_str("    x = ask_human(\"q\")\n");
+    rt.run_source("many.sns", &src).unwrap();
+    let id = rt.agent("a").unwrap();
+    rt.start(id).unwrap();
+    let t = Instant::now();
+    let report = rt.agents();
+    let total: usize = report[0].frames[0]
+        .locals
+        .iter()
+        .map(|(_, v)| nodes(v))
+        .sum();
+    assert!(total < 3 << 20, "{total} nodes over 40 locals");
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+}

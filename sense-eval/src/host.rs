@@ -162,6 +162,11 @@ impl Vm {
         }
     }
 
+    /// Copies `v` within `walk`, shared by the caller across several values.
+    pub(crate) fn to_host_with(&self, v: Value, walk: &mut Walk) -> HostValue {
+        self.to_host_in(v, 0, walk)
+    }
+
     fn to_host_in(&self, v: Value, depth: usize, walk: &mut Walk) -> HostValue {
         let elided = || HostValue::Opaque {
             type_name: "Array".to_string(),

@@ -66,8 +66,14 @@ impl Vm {
     /// The elements of every array reachable from `v` through arrays, each
     /// array counted once.
     pub(crate) fn distinct_elements(&self, v: Value) -> usize {
+        self.distinct_elements_of(std::iter::once(v))
+    }
+
+    /// The same over several roots together (an array reachable from two
+    /// of them counts once).
+    pub(crate) fn distinct_elements_of(&self, roots: impl Iterator<Item = Value>) -> usize {
         let mut seen: FxHashSet<ObjRef> = FxHashSet::default();
-        let mut todo = vec![v];
+        let mut todo: Vec<Value> = roots.collect();
         let mut total = 0usize;
         while let Some(v) = todo.pop() {
             let Value::Array(r) = v else { continue };
@@ -90,5 +96,15 @@ impl Vm {
     /// A walk over `v` that visits all of it when it shares nothing.
     pub(crate) fn walk_for(&self, v: Value) -> Walk {
         Walk::new(self.distinct_elements(v).saturating_add(SHARING_SLACK))
+    }
+
+    /// One walk for copying all of `roots` (a report's pause reasons and
+    /// locals): many values holding the same big array are then bounded
+    /// together, not each on its own.
+    pub(crate) fn walk_for_all(&self, roots: impl Iterator<Item = Value>) -> Walk {
+        Walk::new(
+            self.distinct_elements_of(roots)
+                .saturating_add(SHARING_SLACK),
+        )
     }
 }
