@@ -389,10 +389,12 @@ impl Vm {
             let Some(Obj::Memory(m)) = self.heap.try_get(r) else {
                 return Ok(Vec::new());
             };
+            // One budget for all entries, as for an agents report.
+            let walk = &mut self.walk_for_all(m.entries.iter().map(|(_, v)| *v));
             return Ok(m
                 .entries
                 .iter()
-                .map(|(k, v)| (k.clone(), self.to_host(*v)))
+                .map(|(k, v)| (k.clone(), self.to_host_with(*v, walk)))
                 .collect());
         };
         if needs_open {
