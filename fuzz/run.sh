@@ -7,7 +7,8 @@
 #                                  tests and minimise it into corpus/<target>/
 #
 # Targets: source (program text), snapshot (snapshot bytes), host_api
-# (sequences of host API calls). Each runs as one job on one core; new
+# (sequences of host API calls), value_graphs (cyclic and shared arrays
+# through every renderer and serialiser). Each runs as one job on one core; new
 # inputs go to fuzz/work/<target>/ (not committed), the committed seeds in
 # fuzz/corpus/<target>/ are read only. Exits non-zero if any target found a
 # crash, a timeout or an out-of-memory; the reproducer is in
@@ -25,7 +26,7 @@ cd "$here"
 export RUSTC_BOOTSTRAP=1
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-1}"
 
-targets_all=(source snapshot host_api)
+targets_all=(source snapshot host_api value_graphs)
 
 ensure_tools() {
     if ! command -v c++ >/dev/null 2>&1 && ! command -v clang++ >/dev/null 2>&1; then

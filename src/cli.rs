@@ -8,6 +8,7 @@ mod lsp;
 mod memory_path;
 mod names;
 mod output;
+mod preview;
 mod repl;
 mod run;
 mod state_file;
@@ -71,6 +72,10 @@ enum Command {
     Show {
         /// A state file
         state: PathBuf,
+        /// Print every value whole (by default long values are cut after
+        /// about 1,000 characters, ending in `...`)
+        #[arg(long)]
+        full: bool,
     },
     /// Show where `persistent memory` databases of FILE would be stored (without running it)
     MemoryPath {
@@ -142,6 +147,10 @@ pub struct LimitArgs {
     /// default 1G); going over it is a SenseRuntimeError
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_heap: Option<usize>,
+    /// Largest source file parsed, in bytes (default 16 MiB; parsing needs
+    /// about 60 times the file's size in memory)
+    #[arg(long, value_name = "BYTES")]
+    pub max_source: Option<usize>,
     /// Directory for `persistent memory` databases without an explicit path
     /// (default: $SENSE_MEMORY_DIR, else .sense_memory/ beside the program)
     #[arg(long, value_name = "DIR")]
@@ -164,6 +173,9 @@ impl LimitArgs {
         }
         if let Some(n) = self.max_heap {
             c.max_heap = n;
+        }
+        if let Some(n) = self.max_source {
+            c.max_source_len = n;
         }
         c.memory_dir = self.memory_dir.clone();
         // A testing aid: collect garbage at every safe point.
@@ -207,7 +219,7 @@ pub fn main() -> i32 {
             value,
             limits,
         }) => durable::resume(&state, value.as_deref(), limits.config()),
-        Some(Command::Show { state }) => durable::show(&state),
+        Some(Command::Show { state, full }) => durable::show(&state, full),
         Some(Command::Inspect(args)) => inspect::inspect(args),
         Some(Command::Serve(args)) => serve::serve(args),
         Some(Command::Lsp) => lsp::serve(),

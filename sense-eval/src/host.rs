@@ -10,6 +10,7 @@ use crate::error::{EvalError, EvalResult};
 use crate::object::Obj;
 use crate::value::Value;
 use crate::vm::Vm;
+use crate::vm::graph::{Step, Walk};
 use std::fmt;
 
 /// An owned Sense value as a host sees it.
@@ -165,8 +166,15 @@ pub type HostFn = Box<dyn FnMut(&[HostValue]) -> Result<HostReturn, String> + Se
 
 const MAX_DEPTH: usize = 200;
 
+/// Longest printed form kept for an opaque value (an agent paused with a
+/// huge reason, an answer holding a huge array).
+const OPAQUE_TEXT_LIMIT: usize = 64 * 1024;
+
 impl Vm {
-    /// Copies a Sense value out for the host.
+    /// Copies a Sense value out for the host. An array inside itself
+    /// reads `[...]` where it recurs (as Python's `repr` writes it), and
+    /// arrays shared many times are copied until the walk's budget runs out
+    /// (then `[...]` too): see [`crate::vm::graph`].
     #[inline]
     pub fn to_host(&self, v: Value) -> HostValue {
         match v {
@@ -174,42 +182,43 @@ impl Vm {
             Value::Bool(b) => HostValue::Bool(b),
             Value::Int(i) => HostValue::Int(i),
             Value::Float(f) => HostValue::Float(f),
-            _ => {
-                // Arrays that share sub-arrays are copied once per path,
-                // which is exponential in their depth: bound the copy
-                // (issue 8); what is left over reads `[...]`.
-                let mut budget = self.config.max_array_len.max(1 << 20);
-                self.to_host_depth(v, 0, &mut budget)
-            }
+            _ => self.to_host_in(v, 0, &mut self.walk_for(v)),
         }
     }
 
-    fn to_host_depth(&self, v: Value, depth: usize, budget: &mut usize) -> HostValue {
+    /// Copies `v` within `walk`, shared by the caller across several values.
+    pub(crate) fn to_host_with(&self, v: Value, walk: &mut Walk) -> HostValue {
+        self.to_host_in(v, 0, walk)
+    }
+
+    fn to_host_in(&self, v: Value, depth: usize, walk: &mut Walk) -> HostValue {
+        let elided = || HostValue::Opaque {
+            type_name: "Array".to_string(),
+            text: "[...]".to_string(),
+        };
         match v {
             Value::Nil => HostValue::Nil,
             Value::Bool(b) => HostValue::Bool(b),
             Value::Int(i) => HostValue::Int(i),
             Value::Float(f) => HostValue::Float(f),
             Value::Str(_) => HostValue::Str(self.str_of(v).unwrap_or("").to_string()),
-            Value::Array(_) if depth < MAX_DEPTH => {
+            Value::Array(r) if depth < MAX_DEPTH => {
                 let items = self.array_of(v).map_or(&[][..], Vec::as_slice);
-                let Some(left) = budget.checked_sub(items.len()) else {
-                    return HostValue::Opaque {
-                        type_name: "Array".to_string(),
-                        text: "[...]".to_string(),
-                    };
-                };
-                *budget = left;
-                HostValue::List(
-                    items
-                        .iter()
-                        .map(|x| self.to_host_depth(*x, depth + 1, budget))
-                        .collect(),
-                )
+                match walk.enter(r, items.len()) {
+                    Step::Enter => {}
+                    Step::Cycle | Step::Exhausted => return elided(),
+                }
+                let list = items
+                    .iter()
+                    .map(|x| self.to_host_in(*x, depth + 1, walk))
+                    .collect();
+                walk.leave();
+                HostValue::List(list)
             }
+            Value::Array(_) => elided(),
             _ => HostValue::Opaque {
                 type_name: self.type_name(v).to_string(),
-                text: self.show(v).unwrap_or_else(|_| "[...]".to_string()),
+                text: self.show_preview(v, OPAQUE_TEXT_LIMIT),
             },
         }
     }

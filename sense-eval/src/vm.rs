@@ -10,6 +10,7 @@ mod agents;
 mod call;
 mod code_store;
 mod fiber;
+pub(crate) mod graph;
 mod import;
 mod inspect;
 mod models;
@@ -90,6 +91,11 @@ pub struct Config {
     /// Collect garbage at every safe point (a testing aid that makes a
     /// missing root show up at once).
     pub gc_stress: bool,
+    /// Largest source file (main program or module), in bytes, that is
+    /// parsed; a larger one is a `SenseSyntaxError`. Parsing takes about
+    /// 60 times the source size at its peak (tokens, then the tree), so
+    /// the default (16 MiB) keeps it near 1 GB.
+    pub max_source_len: usize,
 }
 
 impl Default for Config {
@@ -104,6 +110,7 @@ impl Default for Config {
             memory_dir: None,
             checkpoint_on_pause: false,
             gc_stress: false,
+            max_source_len: 16 * 1024 * 1024,
         }
     }
 }
@@ -398,6 +405,19 @@ impl Vm {
             .get(file.0 as usize)
             .map(|f| f.source.clone())
             .ok_or_else(|| EvalError::runtime("unknown source file"))?;
+        let len = source.text().len();
+        if len > self.config.max_source_len {
+            // Refused before any token is made: parsing would need many
+            // times this much memory (issue 18).
+            let e = sense_syntax::SyntaxError {
+                message: format!(
+                    "source file too large ({len} bytes; the limit is {} bytes)",
+                    self.config.max_source_len
+                ),
+                span: sense_syntax::span::Span::new(0, 0, 1),
+            };
+            return Err(EvalError::syntax(&e, file));
+        }
         let program = sense_syntax::parse_file(&source).map_err(|e| EvalError::syntax(&e, file))?;
         let first = self.protos.len() as u32;
         let sink = CodeSink {

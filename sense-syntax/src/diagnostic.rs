@@ -5,6 +5,9 @@ use crate::source::SourceFile;
 use crate::span::Span;
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 
+/// Most bytes of the source line shown after the underlined span.
+const SHOWN_AFTER_SPAN: usize = 512;
+
 /// Renders an error for a terminal or a log.
 ///
 /// The first line is `<class>: <display>` — `display` is the reference's
@@ -37,13 +40,31 @@ pub fn render_diagnostic(
     if end == start && start < text.len() && !text[start..].starts_with('\n') {
         end = start + text[start..].chars().next().map_or(0, char::len_utf8);
     }
+    // Hand the renderer only the line it shows (cut after the span): it
+    // walks all the text it is given, and a source may be a 50 MB line.
+    // A span at the very end of a file that ends in a newline belongs to
+    // the last line (as the renderer places it given the whole text).
+    let anchor = if start == text.len() && text.ends_with('\n') {
+        start - 1
+    } else {
+        start
+    };
+    let line_start = text[..anchor].rfind('\n').map_or(0, |i| i + 1);
+    // The newline stays in: a span on it is the end of this line.
+    let mut line_end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
+    line_end = line_end.min(end.saturating_add(SHOWN_AFTER_SPAN));
+    while !text.is_char_boundary(line_end) {
+        line_end -= 1;
+    }
+    let line_no = 1 + text[..line_start].bytes().filter(|&b| b == b'\n').count();
     let report = &[Level::ERROR
         .with_name(Some(class))
         .primary_title(display)
         .element(
-            Snippet::source(text)
+            Snippet::source(&text[line_start..line_end])
+                .line_start(line_no)
                 .path(file.name())
-                .annotation(AnnotationKind::Primary.span(start..end)),
+                .annotation(AnnotationKind::Primary.span(start - line_start..end - line_start)),
         )];
     Renderer::plain().render(report).to_string()
 }

@@ -3,6 +3,7 @@
 //! between separate processes.
 
 use super::output::Output;
+use super::preview;
 use super::state_file::{self, LockFailure, StateLock};
 use sense::agents::{AgentReport, HostValue, Runtime, State};
 use sense::syntax::ast::{ExprKind, StmtKind, UnaryOp};
@@ -51,7 +52,10 @@ fn report(
     }
     match state {
         Ok(State::Paused { reason, .. }) => {
-            out.write(&format!("paused: {reason}\n"));
+            out.write(&format!(
+                "paused: {}\n",
+                preview::text(&reason, PAUSED_LINE_LIMIT).text
+            ));
             out.flush();
             0
         }
@@ -66,6 +70,13 @@ fn report(
         }
     }
 }
+
+/// Longest pause reason printed after `paused: ` (`sense show --full`
+/// prints it whole).
+const PAUSED_LINE_LIMIT: usize = 64 * 1024;
+
+/// Longest value `sense show` prints without `--full`.
+const SHOW_LIMIT: usize = 1000;
 
 fn lock_failed(path: &Path, failure: LockFailure) -> i32 {
     match failure {
@@ -152,8 +163,8 @@ pub fn resume(state: &Path, value: Option<&str>, config: sense::Config) -> i32 {
     report(&rt, result, &out, state, Some(lock))
 }
 
-/// `sense show STATE`.
-pub fn show(state: &Path) -> i32 {
+/// `sense show STATE [--full]`.
+pub fn show(state: &Path, full: bool) -> i32 {
     let out = Output::stdout();
     let bytes = match read_state(state) {
         Ok(b) => b,
@@ -174,13 +185,23 @@ pub fn show(state: &Path) -> i32 {
         } else {
             " "
         };
-        out.write(&describe(a, marker));
+        out.write(&describe(
+            a,
+            marker,
+            if full { usize::MAX } else { SHOW_LIMIT },
+        ));
     }
     out.flush();
     0
 }
 
-fn describe(a: &AgentReport, marker: &str) -> String {
+fn describe(a: &AgentReport, marker: &str, cap: usize) -> String {
+    let mut cut = false;
+    let mut literal = |v: &HostValue| {
+        let p = preview::literal(v, cap);
+        cut |= p.cut;
+        p.text
+    };
     let mut s = format!("{marker} agent {}: {}", a.name, a.status.as_str());
     if let Some(kind) = a.pause_kind {
         s.push_str(&format!(
@@ -199,35 +220,10 @@ fn describe(a: &AgentReport, marker: &str) -> String {
             s.push_str(&format!("        {name} = {}\n", literal(v)));
         }
     }
-    s
-}
-
-/// A host value written as a Sense literal (strings quoted and escaped);
-/// values that have no literal (agents, functions, …) as Sense prints
-/// them. `parse_literal` reads the literal forms back.
-pub fn literal(v: &HostValue) -> String {
-    match v {
-        HostValue::Str(s) => {
-            let mut out = String::from("\"");
-            for c in s.chars() {
-                match c {
-                    '"' => out.push_str("\\\""),
-                    '\\' => out.push_str("\\\\"),
-                    '\n' => out.push_str("\\n"),
-                    '\t' => out.push_str("\\t"),
-                    '\r' => out.push_str("\\r"),
-                    c => out.push(c),
-                }
-            }
-            out.push('"');
-            out
-        }
-        HostValue::List(items) => {
-            let parts: Vec<String> = items.iter().map(literal).collect();
-            format!("[{}]", parts.join(", "))
-        }
-        other => other.to_string(),
+    if cut {
+        s.push_str("    (long values cut short; `sense show --full` prints them whole)\n");
     }
+    s
 }
 
 /// Parses a resume value: a Sense literal (`"yes"`, `42`, `-1.5`, `true`,

@@ -2,6 +2,7 @@
 //! and, for paused ones, the call stack with each frame's local variables
 //! (`sense show`, the inspector console).
 
+use super::graph::Walk;
 use super::{Fiber, Vm};
 use crate::agent::{AgentStatus, PauseKind};
 use crate::error::{EvalError, EvalResult};
@@ -48,9 +49,21 @@ pub struct AgentReport {
 }
 
 impl Vm {
-    /// Every live agent, oldest first.
+    /// Every live agent, oldest first. All the values in the report are
+    /// copied within one budget (see [`crate::vm::graph`]): a thousand
+    /// locals holding one huge array cost one copy and a fixed amount.
     pub fn agent_reports(&self) -> Vec<AgentReport> {
         let (objs, ..) = self.heap.parts();
+        let mut roots = Vec::new();
+        for o in objs {
+            if let Obj::Agent(a) = o {
+                roots.push(a.pause_reason);
+                if let Some(f) = a.fiber.as_deref() {
+                    self.frame_locals(f, |_, v| roots.push(v));
+                }
+            }
+        }
+        let walk = &mut self.walk_for_all(roots.into_iter());
         let mut out: Vec<AgentReport> = objs
             .iter()
             .enumerate()
@@ -61,13 +74,13 @@ impl Vm {
                     name: self.interner.name(a.name).to_string(),
                     status: a.status,
                     is_async: a.is_async,
-                    pause_reason: self.to_host(a.pause_reason),
+                    pause_reason: self.to_host_with(a.pause_reason, walk),
                     pause_kind: (a.status == AgentStatus::Paused).then_some(a.pause_kind),
                     mailbox: a.mailbox.len(),
                     frames: a
                         .fiber
                         .as_deref()
-                        .map(|f| self.frame_reports(f))
+                        .map(|f| self.frame_reports_in(f, walk))
                         .unwrap_or_default(),
                 }),
                 _ => None,
@@ -79,6 +92,36 @@ impl Vm {
 
     /// The frames of a fiber, innermost first.
     pub fn frame_reports(&self, fiber: &Fiber) -> Vec<FrameReport> {
+        let mut roots = Vec::new();
+        self.frame_locals(fiber, |_, v| roots.push(v));
+        let walk = &mut self.walk_for_all(roots.into_iter());
+        self.frame_reports_in(fiber, walk)
+    }
+
+    /// Calls `f` with each frame's locals (a name once per frame, the
+    /// innermost binding), frames innermost first.
+    fn frame_locals(&self, fiber: &Fiber, mut f: impl FnMut(&str, Value)) {
+        for frame in fiber.frames.iter().rev() {
+            let mut seen: Vec<&str> = Vec::new();
+            let mut s = Some(frame.env);
+            while let Some(cur) = s {
+                if cur == frame.outer {
+                    break;
+                }
+                let scope = self.heap.scope(cur);
+                for (sym, v) in scope.vars.iter() {
+                    let name = self.interner.name(sym);
+                    if !seen.contains(&name) {
+                        seen.push(name);
+                        f(name, v);
+                    }
+                }
+                s = scope.parent;
+            }
+        }
+    }
+
+    fn frame_reports_in(&self, fiber: &Fiber, walk: &mut Walk) -> Vec<FrameReport> {
         fiber
             .frames
             .iter()
@@ -105,7 +148,7 @@ impl Vm {
                     for (sym, v) in scope.vars.iter() {
                         let name = self.interner.name(sym);
                         if !locals.iter().any(|(n, _)| n == name) {
-                            locals.push((name.to_string(), self.to_host(v)));
+                            locals.push((name.to_string(), self.to_host_with(v, walk)));
                         }
                     }
                     s = scope.parent;
@@ -346,10 +389,12 @@ impl Vm {
             let Some(Obj::Memory(m)) = self.heap.try_get(r) else {
                 return Ok(Vec::new());
             };
+            // One budget for all entries, as for an agents report.
+            let walk = &mut self.walk_for_all(m.entries.iter().map(|(_, v)| *v));
             return Ok(m
                 .entries
                 .iter()
-                .map(|(k, v)| (k.clone(), self.to_host(*v)))
+                .map(|(k, v)| (k.clone(), self.to_host_with(*v, walk)))
                 .collect());
         };
         if needs_open {

@@ -306,10 +306,15 @@ impl Vm {
     /// Python's `==` on the underlying values (used inside arrays, where
     /// `true == 1`).
     pub(crate) fn host_equal(&self, a: Value, b: Value, depth: usize) -> EvalResult<bool> {
-        // Arrays that share sub-arrays are compared once per path, which is
-        // exponential in their depth: bound the work (issue 8).
-        let mut budget = self.config.max_array_len.saturating_mul(16).max(1 << 20);
-        self.host_equal_in(a, b, depth, &mut budget)
+        // Arrays that share sub-arrays would be compared once per path,
+        // which is exponential in their depth: a pair of arrays found equal
+        // is not compared again (issue 18), and the work stays bounded
+        // (issue 8). A cycle still ends at the depth limit, as in Python.
+        let mut seen = Compared {
+            budget: self.config.max_array_len.saturating_mul(16).max(1 << 20),
+            equal: Default::default(),
+        };
+        self.host_equal_in(a, b, depth, &mut seen)
     }
 
     fn host_equal_in(
@@ -317,7 +322,7 @@ impl Vm {
         a: Value,
         b: Value,
         depth: usize,
-        budget: &mut usize,
+        seen: &mut Compared,
     ) -> EvalResult<bool> {
         if depth > 200 {
             return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
@@ -349,7 +354,10 @@ impl Vm {
                 if xs.len() != ys.len() {
                     return Ok(false);
                 }
-                *budget = budget.checked_sub(xs.len()).ok_or_else(|| {
+                if seen.equal.contains(&(x, y)) {
+                    return Ok(true);
+                }
+                seen.budget = seen.budget.checked_sub(xs.len()).ok_or_else(|| {
                     EvalError::runtime("comparison too large (arrays share too many sub-arrays)")
                 })?;
                 for (p, q) in xs.iter().zip(ys.iter()) {
@@ -358,10 +366,11 @@ impl Vm {
                         (Some(r1), Some(r2)) => r1 == r2,
                         _ => false,
                     };
-                    if !same && !self.host_equal_in(*p, *q, depth + 1, budget)? {
+                    if !same && !self.host_equal_in(*p, *q, depth + 1, seen)? {
                         return Ok(false);
                     }
                 }
+                seen.equal.insert((x, y));
                 true
             }
             (Value::Func(x), Value::Func(y)) | (Value::Obj(x), Value::Obj(y)) => {
@@ -684,4 +693,11 @@ fn exact_int_div(p: i64, q: i64) -> f64 {
     let sticky = (scaled % q != 0) as u128;
     let v = ((quotient << 1) | sticky) as f64 * 2f64.powi(-(k as i32 + 1));
     if neg { -v } else { v }
+}
+
+/// The state of one `==` over arrays: element comparisons left, and pairs
+/// of arrays already found equal.
+pub(crate) struct Compared {
+    budget: usize,
+    equal: rustc_hash::FxHashSet<(crate::heap::ObjRef, crate::heap::ObjRef)>,
 }

@@ -13,8 +13,25 @@ impl Vm {
     /// `show(v)`: the text `print` writes.
     pub fn show(&self, v: Value) -> EvalResult<String> {
         let mut out = String::new();
-        self.show_into(v, &mut out, 0, false)?;
+        self.show_into(v, &mut out, 0, false, self.config.max_string_len)?;
         Ok(out)
+    }
+
+    /// What `print` would write, cut at about `cap` bytes (then ending in
+    /// `...`) — for a value shown to a reader rather than printed by the
+    /// program: it stops as soon as it has `cap` bytes, so a value inside
+    /// itself or sharing sub-arrays millions of times costs no more.
+    pub fn show_preview(&self, v: Value, cap: usize) -> String {
+        let mut out = String::new();
+        if self.show_into(v, &mut out, 0, false, cap).is_err() || out.len() > cap {
+            let mut cut = out.len().min(cap);
+            while !out.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out.truncate(cut);
+            out.push_str("...");
+        }
+        out
     }
 
     /// Python's `str(v)` of the value the reference would hold: like
@@ -22,15 +39,15 @@ impl Vm {
     /// true and false read `None`, `True`, `False` (used by `assert`
     /// messages and conversion errors).
     pub fn py_str(&self, v: Value) -> EvalResult<String> {
-        self.py_str_at(v, 0)
+        self.py_str_at(v, 0, self.config.max_string_len)
     }
 
     /// `py_str` nested `depth` levels deep (a value can contain itself).
-    fn py_str_at(&self, v: Value, depth: usize) -> EvalResult<String> {
+    fn py_str_at(&self, v: Value, depth: usize, cap: usize) -> EvalResult<String> {
         let mut out = String::new();
         match v {
             Value::Str(_) => out.push_str(self.str_of(v).unwrap_or("")),
-            _ => self.show_into(v, &mut out, depth, true)?,
+            _ => self.show_into(v, &mut out, depth, true, cap)?,
         }
         Ok(out)
     }
@@ -38,21 +55,31 @@ impl Vm {
     /// Python's `repr(v)` (strings quoted).
     pub fn py_repr(&self, v: Value) -> EvalResult<String> {
         let mut out = String::new();
-        self.show_into(v, &mut out, 0, true)?;
+        self.show_into(v, &mut out, 0, true, self.config.max_string_len)?;
         Ok(out)
     }
 
-    fn show_into(&self, v: Value, out: &mut String, depth: usize, python: bool) -> EvalResult<()> {
+    /// Renders `v` into `out`; an error once `out` holds more than `cap`
+    /// bytes (print's cap is the string limit) or nests deeper than
+    /// [`MAX_SHOW_DEPTH`] — the one bound on rendering, whatever the
+    /// value's shape.
+    fn show_into(
+        &self,
+        v: Value,
+        out: &mut String,
+        depth: usize,
+        python: bool,
+        cap: usize,
+    ) -> EvalResult<()> {
         if depth > MAX_SHOW_DEPTH {
             return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
         }
         // Shared sub-arrays print once per reference: stop at the string
         // cap instead of building 2^depth bytes (issue 8).
-        if out.len() > self.config.max_string_len {
+        if out.len() > cap {
             return Err(EvalError::runtime(format!(
-                "string too large ({} bytes; the limit is {})",
+                "string too large ({} bytes; the limit is {cap})",
                 out.len(),
-                self.config.max_string_len
             )));
         }
         match v {
@@ -83,7 +110,7 @@ impl Vm {
                         if i > 0 {
                             out.push_str(", ");
                         }
-                        self.show_into(*item, out, depth + 1, python)?;
+                        self.show_into(*item, out, depth + 1, python, cap)?;
                     }
                 }
                 out.push(']');
@@ -104,7 +131,7 @@ impl Vm {
                 // The reference's host repr of an answer differs from show().
                 if python && let Obj::Answer(a) = self.heap.get(r) {
                     out.push_str("<answer ");
-                    self.show_into(a.value, out, depth + 1, true)?;
+                    self.show_into(a.value, out, depth + 1, true, cap)?;
                     out.push_str(" confidence=");
                     match a.confidence {
                         Some(c) => out.push_str(&crate::numfmt::python_repr_float(c)),
@@ -113,7 +140,7 @@ impl Vm {
                     out.push('>');
                     return Ok(());
                 }
-                self.show_object(r, out, depth)?
+                self.show_object(r, out, depth, cap)?
             }
         }
         Ok(())
@@ -124,6 +151,7 @@ impl Vm {
         r: crate::heap::ObjRef,
         out: &mut String,
         depth: usize,
+        cap: usize,
     ) -> EvalResult<()> {
         match self.heap.get(r) {
             Obj::Module(m) => {
@@ -141,7 +169,11 @@ impl Vm {
                     out.push_str(" (");
                     // Depth carries on: an agent can pause with itself as
                     // the reason (issue 8: `pause(a)` then `print(a)`).
-                    out.push_str(&self.py_str_at(a.pause_reason, depth + 1)?);
+                    out.push_str(&self.py_str_at(
+                        a.pause_reason,
+                        depth + 1,
+                        cap.saturating_sub(out.len()),
+                    )?);
                     out.push(')');
                 }
                 out.push('>');
@@ -182,7 +214,7 @@ impl Vm {
                     Some(c) => out.push_str(&format!("answer<{c:.2}>(")),
                     None => out.push_str("answer<?>("),
                 }
-                self.show_into(a.value, out, depth + 1, false)?;
+                self.show_into(a.value, out, depth + 1, false, cap)?;
                 out.push(')');
             }
             Obj::Future(f) => {

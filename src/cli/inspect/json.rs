@@ -2,20 +2,30 @@
 //! output, as `/api/state` and the other routes return them.
 
 use super::{Inspector, Source};
-use crate::cli::durable::literal;
+use crate::cli::preview;
 use sense::agents::inspect_support::{
     ActionDeclReport, ActionReport, MemoryReport, ParamReport, ToolReport,
 };
 use sense::agents::{AgentReport, HostValue};
 use serde_json::{Value as Json, json};
 
+/// Longest literal or text sent for one value; `"truncated": true` marks
+/// a value cut short (it ends in `...`).
+const VALUE_LIMIT: usize = 16 * 1024;
+
 /// A value: its Sense type, its literal, and its printed text.
 pub fn value(v: &HostValue) -> Json {
-    json!({
+    let literal = preview::literal(v, VALUE_LIMIT);
+    let text = preview::text(v, VALUE_LIMIT);
+    let mut j = json!({
         "type": v.type_name(),
-        "literal": literal(v),
-        "text": v.to_string(),
-    })
+        "literal": literal.text,
+        "text": text.text,
+    });
+    if literal.cut || text.cut {
+        j["truncated"] = Json::Bool(true);
+    }
+    j
 }
 
 fn named(items: &[(String, HostValue)], key: &str) -> Json {
