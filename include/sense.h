@@ -301,7 +301,7 @@ typedef struct sense_error sense_error;
 
  Ownership: created by `sense_pause_handle_new`, freed by
  `sense_pause_handle_free`. It does not keep the runtime alive and may
- outlive it (requests then do nothing).
+ outlive it (requests then report `SENSE_STATUS_NOT_FOUND`).
 
  Threads: thread-safe. `sense_pause_handle_request` and
  `sense_pause_handle_is_requested` may be called from any thread, at the
@@ -462,8 +462,10 @@ enum sense_status sense_agent_start(struct sense_runtime *runtime,
  Resumes a `paused` agent exactly where it stopped; `value` (NULL means
  nil; copied, the caller keeps it) becomes the result of the `pause()`,
  `ask_human()` or host-function call it is paused in (it is ignored after
- a host request or budget pause). An agent waiting in `receive()` takes
- its oldest message instead, and stays paused if it has none. Runs until
+ a host request or budget pause). An agent waiting in `receive()` gets a
+ non-nil `value` as a message (put at the end of its mailbox, as
+ `sense_agent_send` does — never dropped), then takes its oldest message,
+ and stays paused if it has none. Runs until
  the agent pauses again, completes or fails; `*status_out` (may be NULL)
  as for `sense_agent_start`.
 
@@ -506,9 +508,10 @@ enum sense_status sense_agent_pause_reason(const struct sense_runtime *runtime,
                                            struct sense_error **error);
 
 /*
- Puts a copy of `message` in the agent's mailbox (any status; `receive()`
- in its body takes messages oldest first). A paused agent waiting in
- `receive()` gets it when next resumed.
+ Puts a copy of `message` (NULL means nil, as for `sense_agent_resume`)
+ in the agent's mailbox (any status; `receive()` in its body takes
+ messages oldest first). A paused agent waiting in `receive()` gets it
+ when next resumed.
 
  Errors: `SENSE_STATUS_RUNTIME_ERROR` when `message` is an opaque value,
  `SENSE_STATUS_NOT_FOUND` (stale id).
@@ -722,6 +725,8 @@ enum sense_status sense_pause_handle_new(const struct sense_runtime *runtime,
  Requests a pause (from any thread). `*newly_requested` (may be NULL)
  receives false if a request was already pending or the agent has
  completed or failed (the request is then dropped), true otherwise.
+ `SENSE_STATUS_NOT_FOUND` (and false) once the agent's runtime has been
+ freed.
  */
 enum sense_status sense_pause_handle_request(const struct sense_pause_handle *handle,
                                              bool *newly_requested,
