@@ -199,7 +199,7 @@ impl Runtime {
     }
 
     /// The shared top-level scope, created (and pinned) on first use.
-    fn main_scope(&mut self) -> ScopeRef {
+    pub(crate) fn main_scope(&mut self) -> ScopeRef {
         match self.main_env {
             Some(env) => env,
             None => {

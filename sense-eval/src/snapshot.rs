@@ -404,6 +404,8 @@ impl Vm {
         self.blocked = image.blocked;
         self.pinned = image.pinned;
         self.agent_serial = image.agent_serial;
+        // Holds name objects of the heap being replaced.
+        self.held.clear();
         crate::agent::reserve_serials(image.agent_serial);
         for obj in self.heap.parts().0 {
             if let Obj::Agent(a) = obj {
