@@ -7,9 +7,11 @@ use std::sync::{Arc, Weak};
 
 /// Identifies an agent of one [`Runtime`](crate::Runtime).
 ///
-/// A handle does not keep its agent alive: once no Sense variable refers to
-/// the agent and it is collected, using the handle is an error ("agent no
-/// longer exists"), never a crash.
+/// A handle does not keep its agent alive (unless [held](crate::Runtime::hold)):
+/// once no Sense variable refers to the agent and it is collected, using
+/// the handle is an error ("agent no longer exists"), never a crash. Ids
+/// of other runtimes are refused the same way: serials are unique within
+/// the process (a restored runtime keeps the snapshotted agents' serials).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AgentId {
     pub(crate) obj: ObjRef,
@@ -17,7 +19,7 @@ pub struct AgentId {
 }
 
 impl AgentId {
-    /// A number unique to this agent within its runtime.
+    /// A number unique to this agent within its process.
     pub fn serial(&self) -> u64 {
         self.serial
     }

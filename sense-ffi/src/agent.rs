@@ -10,16 +10,21 @@ use sense_agents::{AgentId, AgentStatus, PauseKind, Runtime, State};
 use std::os::raw::c_char;
 
 /// Identifies an agent of one runtime. Plain data: copy it freely; it needs
-/// no freeing and does not keep the agent alive.
+/// no freeing and does not keep the agent alive (`sense_agent_retain`
+/// does).
 ///
 /// Once no Sense variable refers to the agent and it is collected, using
 /// the id gives `SENSE_STATUS_NOT_FOUND`, never another agent. Using it
-/// with a different runtime gives `SENSE_STATUS_NOT_FOUND` too (or, by
-/// coincidence of numbers, an agent of that runtime; don't).
+/// with a different runtime, or forging one, gives `SENSE_STATUS_NOT_FOUND`
+/// too: serials are unique within the process. The one exception is by
+/// design: a runtime restored from a snapshot keeps the snapshotted agents'
+/// ids, so an id taken before the snapshot names the same agent in every
+/// runtime restored from it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct sense_agent {
-    /// A number unique to the agent within its process.
+    /// A number unique to the agent within its process (restored agents
+    /// keep theirs; see above).
     pub serial: u64,
     /// Where the runtime keeps it.
     pub index: u32,
