@@ -385,12 +385,10 @@ fn c_program(src: PathBuf) -> Result<(), Failed> {
 fn cpp_program(src: PathBuf) -> Result<(), Failed> {
     require_compiler(cxx_compiler())?;
     let exe = out_dir().join(format!("cpp_{}", stem(&src)));
-    let mut flags = with_sanitizer_flags(CXX_FLAGS);
-    let wrapper_dir = hosts_dir().join("cpp");
-    let inc = format!("-I{}", wrapper_dir.display());
-    flags.push(&inc);
+    // The shipped wrapper, include/sense.hpp, is found next to sense.h.
+    let flags = with_sanitizer_flags(CXX_FLAGS);
     build(cxx_compiler().0, &flags, &[src], &exe)?;
-    run_host(&exe, &wrapper_dir).map(drop)
+    run_host(&exe, &hosts_dir().join("cpp")).map(drop)
 }
 
 /// `cpp_compat`: the header compiles as C++ (with clang++ under
