@@ -301,7 +301,7 @@ typedef struct sense_error sense_error;
 
  Ownership: created by `sense_pause_handle_new`, freed by
  `sense_pause_handle_free`. It does not keep the runtime alive and may
- outlive it (requests then do nothing).
+ outlive it (requests then report `SENSE_STATUS_NOT_FOUND`).
 
  Threads: thread-safe. `sense_pause_handle_request` and
  `sense_pause_handle_is_requested` may be called from any thread, at the
@@ -363,16 +363,21 @@ typedef struct sense_str {
 
 /*
  Identifies an agent of one runtime. Plain data: copy it freely; it needs
- no freeing and does not keep the agent alive.
+ no freeing and does not keep the agent alive (`sense_agent_retain`
+ does).
 
  Once no Sense variable refers to the agent and it is collected, using
  the id gives `SENSE_STATUS_NOT_FOUND`, never another agent. Using it
- with a different runtime gives `SENSE_STATUS_NOT_FOUND` too (or, by
- coincidence of numbers, an agent of that runtime; don't).
+ with a different runtime, or forging one, gives `SENSE_STATUS_NOT_FOUND`
+ too: serials are unique within the process. The one exception is by
+ design: a runtime restored from a snapshot keeps the snapshotted agents'
+ ids, so an id taken before the snapshot names the same agent in every
+ runtime restored from it.
  */
 typedef struct sense_agent {
     /*
-     A number unique to the agent within its process.
+     A number unique to the agent within its process (restored agents
+     keep theirs; see above).
      */
     uint64_t serial;
     /*
@@ -462,8 +467,10 @@ enum sense_status sense_agent_start(struct sense_runtime *runtime,
  Resumes a `paused` agent exactly where it stopped; `value` (NULL means
  nil; copied, the caller keeps it) becomes the result of the `pause()`,
  `ask_human()` or host-function call it is paused in (it is ignored after
- a host request or budget pause). An agent waiting in `receive()` takes
- its oldest message instead, and stays paused if it has none. Runs until
+ a host request or budget pause). An agent waiting in `receive()` gets a
+ non-nil `value` as a message (put at the end of its mailbox, as
+ `sense_agent_send` does — never dropped), then takes its oldest message,
+ and stays paused if it has none. Runs until
  the agent pauses again, completes or fails; `*status_out` (may be NULL)
  as for `sense_agent_start`.
 
@@ -506,9 +513,10 @@ enum sense_status sense_agent_pause_reason(const struct sense_runtime *runtime,
                                            struct sense_error **error);
 
 /*
- Puts a copy of `message` in the agent's mailbox (any status; `receive()`
- in its body takes messages oldest first). A paused agent waiting in
- `receive()` gets it when next resumed.
+ Puts a copy of `message` (NULL means nil, as for `sense_agent_resume`)
+ in the agent's mailbox (any status; `receive()` in its body takes
+ messages oldest first). A paused agent waiting in `receive()` gets it
+ when next resumed.
 
  Errors: `SENSE_STATUS_RUNTIME_ERROR` when `message` is an opaque value,
  `SENSE_STATUS_NOT_FOUND` (stale id).
@@ -584,6 +592,133 @@ enum sense_status sense_config_set_max_array_len(struct sense_config *config,
 enum sense_status sense_config_set_max_heap(struct sense_config *config,
                                             size_t max_bytes,
                                             struct sense_error **error);
+
+/*
+ Binds the main program's variable `name` (UTF-8, `name_len` bytes) to a
+ copy of `value` (NULL means nil; the caller keeps it), as a top-level
+ assignment would: programs run afterwards see it.
+
+ Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`name` is not an identifier),
+ `SENSE_STATUS_RUNTIME_ERROR` (`value` is opaque, or too large for the
+ runtime's limits).
+ */
+enum sense_status sense_runtime_set_global(struct sense_runtime *runtime,
+                                           const char *name,
+                                           size_t name_len,
+                                           const struct sense_value *value,
+                                           struct sense_error **error);
+
+/*
+ Calls the Sense function (or tool, or builtin) bound to `name` in the
+ main program with copies of `args[0..arg_count]` (each NULL means nil;
+ `args` may be NULL when `arg_count` is 0) and stores its result in
+ `*out` (free it with `sense_value_free`). It runs on this thread, like
+ `sense_runtime_run_source`; host functions it reaches are called.
+
+ Errors: `SENSE_STATUS_NOT_FOUND` (nothing is bound to `name`),
+ `SENSE_STATUS_RUNTIME_ERROR` (the call raised — wrong argument count,
+ not callable, an error inside: the error has its location — or an
+ argument is opaque), `SENSE_STATUS_WRONG_STATE` (from a callback).
+ */
+enum sense_status sense_runtime_call(struct sense_runtime *runtime,
+                                     const char *name,
+                                     size_t name_len,
+                                     const struct sense_value *const *args,
+                                     size_t arg_count,
+                                     struct sense_value **out,
+                                     struct sense_error **error);
+
+/*
+ Looks up the agent at `path[0..path_len]` (array indexes, outermost
+ first; `path` may be NULL when `path_len` is 0) inside the main
+ program's variable `name` into `*out`: name `team` with path `{1, 0}`
+ is `team[1][0]`. This is how a host reaches agents kept in arrays.
+
+ Errors: `SENSE_STATUS_NOT_FOUND` (no such variable or element, or it
+ is not an agent).
+ */
+enum sense_status sense_agent_lookup_path(const struct sense_runtime *runtime,
+                                          const char *name,
+                                          size_t name_len,
+                                          const size_t *path,
+                                          size_t path_len,
+                                          struct sense_agent *out,
+                                          struct sense_error **error);
+
+/*
+ A copy of `agent.name` as Sense reads it — `status`, `name`,
+ `pause_reason`, `doc`, or one of the agent's variables (e.g. `total`
+ for `acc.total`) — into `*out` (free it with `sense_value_free`).
+
+ Errors: `SENSE_STATUS_NOT_FOUND` (stale id, or the agent has no such
+ member).
+ */
+enum sense_status sense_agent_member(struct sense_runtime *runtime,
+                                     struct sense_agent agent,
+                                     const char *name,
+                                     size_t name_len,
+                                     struct sense_value **out,
+                                     struct sense_error **error);
+
+/*
+ Keeps the agent alive while the host holds it, even once no Sense
+ variable refers to it (without a hold, such an agent is collected and
+ its id reads `SENSE_STATUS_NOT_FOUND`). Holds are counted: each needs a
+ `sense_agent_release`. Freeing the runtime drops them all; snapshots
+ do not save them. `SENSE_STATUS_NOT_FOUND` for a stale id.
+ */
+enum sense_status sense_agent_retain(struct sense_runtime *runtime,
+                                     struct sense_agent agent,
+                                     struct sense_error **error);
+
+/*
+ Drops one `sense_agent_retain`. `SENSE_STATUS_WRONG_STATE` when the
+ agent is not held, `SENSE_STATUS_NOT_FOUND` for a stale id.
+ */
+enum sense_status sense_agent_release(struct sense_runtime *runtime,
+                                      struct sense_agent agent,
+                                      struct sense_error **error);
+
+/*
+ The agent's last pause reason, when it is an Int, into `*out` without
+ allocating. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one (`*out`
+ untouched; read other kinds with `sense_agent_pause_reason`),
+ `SENSE_STATUS_NOT_FOUND` for a stale id.
+ */
+enum sense_status sense_agent_pause_reason_int(const struct sense_runtime *runtime,
+                                               struct sense_agent agent,
+                                               int64_t *out,
+                                               struct sense_error **error);
+
+/*
+ The agent's last pause reason, when it is a Float, into `*out` without
+ allocating (an Int is not converted). Errors as for
+ `sense_agent_pause_reason_int`.
+ */
+enum sense_status sense_agent_pause_reason_float(const struct sense_runtime *runtime,
+                                                 struct sense_agent agent,
+                                                 double *out,
+                                                 struct sense_error **error);
+
+/*
+ The agent's last pause reason, when it is a Bool, into `*out` without
+ allocating. Errors as for `sense_agent_pause_reason_int`.
+ */
+enum sense_status sense_agent_pause_reason_bool(const struct sense_runtime *runtime,
+                                                struct sense_agent agent,
+                                                bool *out,
+                                                struct sense_error **error);
+
+/*
+ The agent's last pause reason, when it is a String, as a view into the
+ runtime (UTF-8, not NUL-terminated) without allocating. The view is
+ valid until the next call that runs code on the runtime or frees it
+ (copy it to keep it). Errors as for `sense_agent_pause_reason_int`.
+ */
+enum sense_status sense_agent_pause_reason_string(const struct sense_runtime *runtime,
+                                                  struct sense_agent agent,
+                                                  struct sense_str *out,
+                                                  struct sense_error **error);
 
 /*
  The status of the failed call; `SENSE_STATUS_INVALID_ARGUMENT` when
@@ -662,6 +797,16 @@ enum sense_status sense_call_name(const struct sense_call *call,
                                   struct sense_error **error);
 
 /*
+ The agent whose code made this call into `*out` (use it with the
+ runtime's functions after the callback returns, e.g. to look up its
+ members). `SENSE_STATUS_NOT_FOUND` when the call did not come from
+ inside an agent (the main program, a function it called).
+ */
+enum sense_status sense_call_agent(const struct sense_call *call,
+                                   struct sense_agent *out,
+                                   struct sense_error **error);
+
+/*
  The number of arguments into `*out`.
  */
 enum sense_status sense_call_arg_count(const struct sense_call *call,
@@ -722,6 +867,8 @@ enum sense_status sense_pause_handle_new(const struct sense_runtime *runtime,
  Requests a pause (from any thread). `*newly_requested` (may be NULL)
  receives false if a request was already pending or the agent has
  completed or failed (the request is then dropped), true otherwise.
+ `SENSE_STATUS_NOT_FOUND` (and false) once the agent's runtime has been
+ freed.
  */
 enum sense_status sense_pause_handle_request(const struct sense_pause_handle *handle,
                                              bool *newly_requested,

@@ -17,7 +17,8 @@ impl AgentId {
 
     /// Rebuilds an id from [`AgentId::to_raw_parts`]. Any pair of numbers
     /// is safe to pass: one that does not name a live agent of the runtime
-    /// it is used with gives an error, never a different agent.
+    /// it is used with gives an error, never a different agent (serials
+    /// are unique within the process).
     pub fn from_raw_parts(index: u32, serial: u64) -> AgentId {
         AgentId {
             obj: ObjRef(index),

@@ -2,14 +2,16 @@
 
 use sense_eval::agent::PauseFlag;
 use sense_eval::heap::ObjRef;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
 
 /// Identifies an agent of one [`Runtime`](crate::Runtime).
 ///
-/// A handle does not keep its agent alive: once no Sense variable refers to
-/// the agent and it is collected, using the handle is an error ("agent no
-/// longer exists"), never a crash.
+/// A handle does not keep its agent alive (unless [held](crate::Runtime::hold)):
+/// once no Sense variable refers to the agent and it is collected, using
+/// the handle is an error ("agent no longer exists"), never a crash. Ids
+/// of other runtimes are refused the same way: serials are unique within
+/// the process (a restored runtime keeps the snapshotted agents' serials).
 ///
 /// ```
 /// use sense_agents::{AgentStatus, Runtime};
@@ -30,7 +32,7 @@ pub struct AgentId {
 }
 
 impl AgentId {
-    /// A number unique to this agent within its runtime.
+    /// A number unique to this agent within its process.
     pub fn serial(&self) -> u64 {
         self.serial
     }
@@ -63,19 +65,30 @@ impl AgentId {
 #[derive(Clone, Debug)]
 pub struct PauseHandle {
     pub(crate) flag: Arc<PauseFlag>,
-    pub(crate) pending: Arc<AtomicUsize>,
+    /// The runtime's count of pending requests; gone once the runtime is
+    /// dropped (the handle does not keep it alive).
+    pub(crate) pending: Weak<AtomicUsize>,
 }
 
 impl PauseHandle {
     /// Requests a pause. Returns false if a request was already pending,
-    /// or the agent has completed or failed (it will not run again, so
-    /// the request is dropped).
+    /// the agent has completed or failed (it will not run again, so the
+    /// request is dropped), or its runtime has been dropped.
     pub fn request(&self) -> bool {
+        let Some(pending) = self.pending.upgrade() else {
+            return false;
+        };
         if !self.flag.request() {
             return false;
         }
-        self.pending.fetch_add(1, Ordering::AcqRel);
+        pending.fetch_add(1, Ordering::AcqRel);
         true
+    }
+
+    /// False once the agent's runtime has been dropped (requests then do
+    /// nothing).
+    pub fn runtime_alive(&self) -> bool {
+        self.pending.strong_count() > 0
     }
 
     /// True while a request is pending (not yet honoured).

@@ -20,6 +20,7 @@
     )
 )]
 
+mod embed;
 mod error;
 mod ffi_support;
 mod handle;
@@ -29,6 +30,7 @@ mod snapshot;
 
 pub use runtime::read_source;
 
+pub use embed::ValueRef;
 pub use error::Error;
 pub use handle::{AgentId, PauseHandle};
 pub use runtime::Runtime;

@@ -199,7 +199,7 @@ impl Runtime {
     }
 
     /// The shared top-level scope, created (and pinned) on first use.
-    fn main_scope(&mut self) -> ScopeRef {
+    pub(crate) fn main_scope(&mut self) -> ScopeRef {
         match self.main_env {
             Some(env) => env,
             None => {
@@ -357,12 +357,22 @@ impl Runtime {
     }
 
     /// Resumes a paused agent; `value` becomes the result of the `pause()`,
-    /// `ask_human()` or host-function call it is paused in.
+    /// `ask_human()` or host-function call it is paused in. An agent
+    /// waiting in `receive()` gets a non-nil `value` as a message (put at
+    /// the end of its mailbox, as [`Runtime::send`] does), then takes its
+    /// oldest message. After a host request or a budget pause the value is
+    /// ignored.
     pub fn resume(&mut self, id: AgentId, value: impl Into<HostValue>) -> Result<State, Error> {
-        self.agent_data(id)?;
+        let waiting = self.agent_data(id)?.status == AgentStatus::Paused
+            && self.agent_data(id)?.pause_kind == PauseKind::WaitingMessage;
+        let value = value.into();
+        if waiting && value != HostValue::Nil {
+            self.send(id, value)?;
+            return self.resume(id, HostValue::Nil);
+        }
         let v = self
             .vm
-            .value_from_host(&value.into())
+            .value_from_host(&value)
             .map_err(|e| self.error(&e))?;
         let r = self.vm.resume_agent(Value::Obj(id.obj), v);
         self.settled(id, r)
@@ -404,7 +414,7 @@ impl Runtime {
         let a = self.agent_data(id)?;
         Ok(PauseHandle {
             flag: a.interrupt.clone(),
-            pending: self.vm.interrupt_counter(),
+            pending: std::sync::Arc::downgrade(&self.vm.interrupt_counter()),
         })
     }
 

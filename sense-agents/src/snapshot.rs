@@ -78,8 +78,8 @@ impl Runtime {
     }
 
     /// A new runtime from snapshot bytes (default configuration, output to
-    /// stdout). A snapshot that uses host functions or host model providers
-    /// must be restored with [`Runtime::restore_snapshot`] into a runtime
+    /// stdout). A snapshot whose code calls host functions, or uses host
+    /// model providers, must be restored with [`Runtime::restore_snapshot`] into a runtime
     /// that registered them first.
     pub fn restore(bytes: &[u8]) -> Result<Runtime, Error> {
         let mut rt = Runtime::new();
@@ -89,8 +89,11 @@ impl Runtime {
 
     /// Restores snapshot bytes into this runtime, which must not have run
     /// anything yet. Register host functions, model providers and the
-    /// output/input hooks first: a snapshot that needs a host function or
-    /// provider this runtime lacks is refused here, with its name.
+    /// output/input hooks first: a snapshot whose code calls a host
+    /// function, or whose models use a provider, that this runtime lacks is
+    /// refused here, with its name. Host functions registered when the
+    /// snapshot was taken but never named by its code need not be: calling
+    /// one before registering it raises a `SenseRuntimeError`.
     pub fn restore_snapshot(&mut self, bytes: &[u8]) -> Result<(), Error> {
         let blob = self.vm().restore(bytes).map_err(|e| {
             Error::from_eval(

@@ -125,7 +125,8 @@ pub struct Agent {
     #[serde(skip)]
     pub interrupt: Arc<PauseFlag>,
     /// A process-unique number, so host handles detect a collected agent
-    /// and never reach an agent of another runtime (see [`next_serial`]).
+    /// and never reach an agent of another runtime (every VM draws from one
+    /// process-wide counter).
     pub serial: u64,
 }
 

@@ -292,7 +292,6 @@ impl Vm {
         if interner.len() != image.names.len() {
             return Err(corrupt("duplicate names in the symbol table"));
         }
-        let natives = self.restore_natives(&image.natives)?;
 
         // Recompile every unit, in order, into a scratch code store.
         let mut fresh = Vm::new(self.config.clone());
@@ -326,6 +325,18 @@ impl Vm {
         if image.consts.len() != fresh.protos.len() {
             return Err(corrupt("constant tables do not match the code"));
         }
+        // Host functions: only those the saved code names must be
+        // registered (see `restore_natives`).
+        let used = |name: &str| {
+            fresh.interner.get(name).is_some_and(|sym| {
+                fresh.protos.iter().any(|p| {
+                    p.code
+                        .iter()
+                        .any(|op| matches!(op, crate::op::Op::Load(s) if *s == sym))
+                })
+            })
+        };
+        let natives = self.restore_natives(&image.natives, &used)?;
 
         let heap = Heap::from_parts(image.objs, image.obj_free, image.scopes, image.scope_free);
         // Constants: keep the snapshot's objects (they are what the heap
@@ -393,6 +404,8 @@ impl Vm {
         self.blocked = image.blocked;
         self.pinned = image.pinned;
         self.agent_serial = image.agent_serial;
+        // Holds name objects of the heap being replaced.
+        self.held.clear();
         crate::agent::reserve_serials(image.agent_serial);
         for obj in self.heap.parts().0 {
             if let Obj::Agent(a) = obj {
@@ -405,24 +418,53 @@ impl Vm {
     }
 
     /// Rebuilds the native table in the snapshot's order, binding builtins
-    /// by name and host functions to the ones registered here.
-    fn restore_natives(&self, wanted: &[NativeImage]) -> EvalResult<Vec<NativeDef>> {
+    /// by name and host functions to the ones registered here. A host
+    /// function the saved code never names (`used`) need not be
+    /// registered: it gets an empty slot, which registering it later fills
+    /// and which, called before that, raises "host function is not
+    /// available". One the code names must be registered first.
+    fn restore_natives(
+        &mut self,
+        wanted: &[NativeImage],
+        used: &dyn Fn(&str) -> bool,
+    ) -> EvalResult<Vec<NativeDef>> {
         let builtins = builtins::core_natives();
         let mut out = Vec::with_capacity(wanted.len());
         for n in wanted {
             if n.host {
-                let Some(def) = self
+                let found = self
                     .natives
                     .iter()
-                    .find(|d| d.name == n.name && matches!(d.imp, NativeImpl::Host(_)))
-                else {
+                    .find(|d| d.name == n.name && matches!(d.imp, NativeImpl::Host(_)));
+                if let Some(def) = found {
+                    out.push(def.clone());
+                    continue;
+                }
+                if !used(&n.name) {
+                    let index = match self.host_names.iter().position(|h| *h == n.name) {
+                        Some(i) => i,
+                        None => {
+                            self.host_fns.push(None);
+                            self.host_names.push(n.name.clone());
+                            self.host_fns.len() - 1
+                        }
+                    };
+                    out.push(NativeDef {
+                        name: n.name.clone(),
+                        arity: builtins::Arity::Variadic,
+                        imp: NativeImpl::Host(index),
+                        line: false,
+                        labeled: false,
+                    });
+                    continue;
+                }
+                {
                     return Err(EvalError::runtime(format!(
                         "cannot restore snapshot: it uses the host function '{}', which is not registered \
                          (register it before restoring)",
                         n.name
                     )));
-                };
-                out.push(def.clone());
+                }
             } else {
                 let Some(def) = builtins.iter().find(|d| d.name == n.name) else {
                     return Err(corrupt(format!("unknown builtin '{}'", n.name)));

@@ -9,6 +9,7 @@
 mod agents;
 mod call;
 mod code_store;
+mod embed;
 mod fiber;
 pub(crate) mod graph;
 mod import;
@@ -23,6 +24,7 @@ mod tasks;
 mod tool_servers;
 mod unwind;
 
+pub use embed::CallerSlot;
 pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
 pub use inspect::{AgentReport, FrameReport};
 pub use safety::AuditEntry;
@@ -244,6 +246,10 @@ pub struct Vm {
     pub(crate) drives: Vec<usize>,
     /// What [`Vm::proto`] returns for an id that does not exist.
     empty_proto: Arc<Proto>,
+    /// Objects the host holds (collection roots, not saved in snapshots).
+    pub(crate) held: Vec<ObjRef>,
+    /// The agent that called the running host function.
+    pub(crate) caller: embed::CallerSlot,
 }
 
 impl Default for Vm {
@@ -316,6 +322,8 @@ impl Vm {
                 crate::proto::ProtoKind::Function,
                 FileId(0),
             )),
+            held: Vec::new(),
+            caller: Default::default(),
         };
         for def in builtins::core_natives() {
             vm.add_native(def);
@@ -578,11 +586,15 @@ impl Vm {
             blocked,
             pinned,
             result,
+            held,
             ..
         } = self;
         heap.collect(|t| {
             t.scope(*globals);
             t.values(std::slice::from_ref(result));
+            for &r in held.iter() {
+                t.obj(r);
+            }
             for s in pinned.iter() {
                 t.scope(*s);
             }

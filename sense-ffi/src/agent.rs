@@ -5,21 +5,26 @@ use crate::error::{self, sense_error};
 use crate::guard::{Failure, set_opt};
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
-use crate::value::{as_host, host_or_nil, into_raw, sense_value};
+use crate::value::{host_or_nil, into_raw, sense_value};
 use sense_agents::{AgentId, AgentStatus, PauseKind, Runtime, State};
 use std::os::raw::c_char;
 
 /// Identifies an agent of one runtime. Plain data: copy it freely; it needs
-/// no freeing and does not keep the agent alive.
+/// no freeing and does not keep the agent alive (`sense_agent_retain`
+/// does).
 ///
 /// Once no Sense variable refers to the agent and it is collected, using
 /// the id gives `SENSE_STATUS_NOT_FOUND`, never another agent. Using it
-/// with a different runtime gives `SENSE_STATUS_NOT_FOUND` too (or, by
-/// coincidence of numbers, an agent of that runtime; don't).
+/// with a different runtime, or forging one, gives `SENSE_STATUS_NOT_FOUND`
+/// too: serials are unique within the process. The one exception is by
+/// design: a runtime restored from a snapshot keeps the snapshotted agents'
+/// ids, so an id taken before the snapshot names the same agent in every
+/// runtime restored from it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct sense_agent {
-    /// A number unique to the agent within its process.
+    /// A number unique to the agent within its process (restored agents
+    /// keep theirs; see above).
     pub serial: u64,
     /// Where the runtime keeps it.
     pub index: u32,
@@ -173,8 +178,10 @@ pub extern "C" fn sense_agent_start(
 /// Resumes a `paused` agent exactly where it stopped; `value` (NULL means
 /// nil; copied, the caller keeps it) becomes the result of the `pause()`,
 /// `ask_human()` or host-function call it is paused in (it is ignored after
-/// a host request or budget pause). An agent waiting in `receive()` takes
-/// its oldest message instead, and stays paused if it has none. Runs until
+/// a host request or budget pause). An agent waiting in `receive()` gets a
+/// non-nil `value` as a message (put at the end of its mailbox, as
+/// `sense_agent_send` does — never dropped), then takes its oldest message,
+/// and stays paused if it has none. Runs until
 /// the agent pauses again, completes or fails; `*status_out` (may be NULL)
 /// as for `sense_agent_start`.
 ///
@@ -263,9 +270,10 @@ pub extern "C" fn sense_agent_pause_reason(
     })
 }
 
-/// Puts a copy of `message` in the agent's mailbox (any status; `receive()`
-/// in its body takes messages oldest first). A paused agent waiting in
-/// `receive()` gets it when next resumed.
+/// Puts a copy of `message` (NULL means nil, as for `sense_agent_resume`)
+/// in the agent's mailbox (any status; `receive()` in its body takes
+/// messages oldest first). A paused agent waiting in `receive()` gets it
+/// when next resumed.
 ///
 /// Errors: `SENSE_STATUS_RUNTIME_ERROR` when `message` is an opaque value,
 /// `SENSE_STATUS_NOT_FOUND` (stale id).
@@ -278,10 +286,7 @@ pub extern "C" fn sense_agent_send(
 ) -> sense_status {
     ffi_guard!(error, {
         let rt = try_ref!(runtime);
-        let Some(message) = as_host(message) else {
-            return Err(fail!(InvalidArgument, "argument `message` is NULL"));
-        };
-        let message = message.clone();
+        let message = host_or_nil(message);
         rt.enter(|r| {
             status_of(r, agent)?;
             r.send(agent.id(), message)

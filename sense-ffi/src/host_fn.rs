@@ -1,13 +1,14 @@
 //! Host functions: C callbacks callable from Sense, and [`sense_call`],
 //! through which a callback reads its arguments and answers.
 
+use crate::agent::sense_agent;
 use crate::callback::{UserData, sense_free_fn};
 use crate::error::sense_error;
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
 use crate::strings::sense_str;
 use crate::value::{as_raw, host_or_nil, sense_value};
-use sense_agents::{HostReturn, HostValue};
+use sense_agents::{AgentId, HostReturn, HostValue};
 use std::os::raw::{c_char, c_void};
 
 /// One call of a host function, valid only during the callback (and only
@@ -18,6 +19,7 @@ use std::os::raw::{c_char, c_void};
 pub struct sense_call {
     name: *const str,
     args: *const [HostValue],
+    caller: Option<AgentId>,
     outcome: Option<HostReturn>,
     failure: Option<String>,
 }
@@ -86,10 +88,11 @@ pub extern "C" fn sense_runtime_register_fn(
         };
         rt.enter(|r| {
             let fn_name = name.clone();
-            r.register_fn(&name, arity, move |args| {
+            r.register_fn_with_caller(&name, arity, move |args, caller| {
                 let mut call = sense_call {
                     name: std::ptr::from_ref(fn_name.as_str()),
                     args: std::ptr::from_ref(args),
+                    caller,
                     outcome: None,
                     failure: None,
                 };
@@ -117,6 +120,27 @@ pub extern "C" fn sense_call_name(
         let c = try_ref!(call);
         let out = try_out!(out);
         out.set(sense_str::of(c.name()));
+        Ok(())
+    })
+}
+
+/// The agent whose code made this call into `*out` (use it with the
+/// runtime's functions after the callback returns, e.g. to look up its
+/// members). `SENSE_STATUS_NOT_FOUND` when the call did not come from
+/// inside an agent (the main program, a function it called).
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_call_agent(
+    call: *const sense_call,
+    out: *mut sense_agent,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let c = try_ref!(call);
+        let out = try_out!(out);
+        match c.caller {
+            Some(id) => out.set(sense_agent::of(id)),
+            None => return Err(fail!(NotFound, "the call did not come from an agent")),
+        }
         Ok(())
     })
 }

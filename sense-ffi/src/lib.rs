@@ -36,6 +36,7 @@ mod agent;
 mod callback;
 mod config;
 mod default_providers;
+mod embed;
 mod error;
 mod host_fn;
 mod pause;
@@ -56,13 +57,19 @@ pub use config::{
     sense_config_set_max_array_len, sense_config_set_max_depth, sense_config_set_max_heap,
     sense_config_set_max_steps, sense_config_set_max_string_len,
 };
+pub use embed::{
+    sense_agent_lookup_path, sense_agent_member, sense_agent_pause_reason_bool,
+    sense_agent_pause_reason_float, sense_agent_pause_reason_int, sense_agent_pause_reason_string,
+    sense_agent_release, sense_agent_retain, sense_runtime_call, sense_runtime_set_global,
+};
 pub use error::{
     sense_error, sense_error_class, sense_error_column, sense_error_free, sense_error_line,
     sense_error_message, sense_error_rendered, sense_error_status,
 };
 pub use host_fn::{
-    sense_call, sense_call_arg, sense_call_arg_count, sense_call_fail, sense_call_name,
-    sense_call_return, sense_call_suspend, sense_host_fn, sense_runtime_register_fn,
+    sense_call, sense_call_agent, sense_call_arg, sense_call_arg_count, sense_call_fail,
+    sense_call_name, sense_call_return, sense_call_suspend, sense_host_fn,
+    sense_runtime_register_fn,
 };
 pub use pause::{
     sense_pause_handle, sense_pause_handle_free, sense_pause_handle_is_requested,

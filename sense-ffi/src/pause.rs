@@ -17,7 +17,7 @@ use sense_agents::{AgentId, PauseHandle};
 ///
 /// Ownership: created by `sense_pause_handle_new`, freed by
 /// `sense_pause_handle_free`. It does not keep the runtime alive and may
-/// outlive it (requests then do nothing).
+/// outlive it (requests then report `SENSE_STATUS_NOT_FOUND`).
 ///
 /// Threads: thread-safe. `sense_pause_handle_request` and
 /// `sense_pause_handle_is_requested` may be called from any thread, at the
@@ -53,6 +53,8 @@ pub extern "C" fn sense_pause_handle_new(
 /// Requests a pause (from any thread). `*newly_requested` (may be NULL)
 /// receives false if a request was already pending or the agent has
 /// completed or failed (the request is then dropped), true otherwise.
+/// `SENSE_STATUS_NOT_FOUND` (and false) once the agent's runtime has been
+/// freed.
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_pause_handle_request(
     handle: *const sense_pause_handle,
@@ -61,7 +63,11 @@ pub extern "C" fn sense_pause_handle_request(
 ) -> sense_status {
     ffi_guard!(error, {
         let h = try_ref!(handle);
-        set_opt(newly_requested, h.handle.request());
+        let newly = h.handle.request();
+        set_opt(newly_requested, newly);
+        if !newly && !h.handle.runtime_alive() {
+            return Err(fail!(NotFound, "the agent's runtime has been freed"));
+        }
         Ok(())
     })
 }

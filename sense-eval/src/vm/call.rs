@@ -340,7 +340,9 @@ impl Vm {
                 "host function is not available (it is running, or was not registered again after a restore)",
             ));
         };
+        let previous = self.set_caller();
         let result = f(&host_args);
+        self.restore_caller(previous);
         if let Some(slot) = self.host_fns.get_mut(index) {
             *slot = Some(f);
         }

@@ -139,9 +139,11 @@ static int test_request_before_start_and_after_free(void) {
     CHECK_OK(sense_agent_pause_kind(rt, spinner, &kind, NULL));
     CHECK(kind == SENSE_PAUSE_KIND_HOST_REQUEST);
 
-    /* The handle may outlive its runtime; requests then do nothing. */
+    /* The handle may outlive its runtime; requests then do nothing and
+     * say so (issue 16). */
     sense_runtime_free(rt);
-    CHECK_OK(sense_pause_handle_request(h, &newly, NULL));
+    CHECK_STATUS(sense_pause_handle_request(h, &newly, NULL), SENSE_STATUS_NOT_FOUND);
+    CHECK(!newly);
     sense_pause_handle_free(h);
     return 0;
 }

@@ -9,11 +9,12 @@
 // is the way to release a runtime deterministically.
 //
 // Build: cgo needs include/sense.h (found through the #cgo CFLAGS below,
-// relative to this package in the Sense repository) and libsense; point
-// the linker at the directory holding libsense.a (or libsense.so), e.g.
+// relative to this package in the Sense repository, or installed with
+// scripts/install.sh) and libsense; point the linker at the directory
+// holding libsense.a (or libsense.so), e.g. from the repository root
 //
 //	cargo build -p sense-ffi
-//	CGO_LDFLAGS="-L$PWD/target/debug" go test ./...
+//	cd bindings/go && CGO_LDFLAGS="-L$PWD/../../target/debug" go test ./...
 //
 // (with both libsense.a and libsense.so in that directory the linker picks
 // the shared one, which then must be found at run time: LD_LIBRARY_PATH).
@@ -25,7 +26,7 @@
 package sense
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../../include
+#cgo CFLAGS: -I${SRCDIR}/../../include
 #cgo LDFLAGS: -lsense -lpthread -ldl -lm
 #include <sense.h>
 #include <stdint.h>
@@ -220,11 +221,14 @@ func fromUserData(p unsafe.Pointer) any {
 	return cgo.Handle(*(*C.uintptr_t)(p)).Value()
 }
 
-// Config holds limits for NewWithConfig.
+// Config holds limits for NewWithConfig. Zero fields keep the defaults.
 type Config struct {
-	MaxDepth uint   // maximum active Sense frames; 0 keeps the default (10000)
-	MaxSteps uint64 // safe points per run; 0 = unlimited
-	DryRun   bool   // actions check everything but run no bodies
+	MaxDepth     uint   // maximum active Sense frames; 0 keeps the default (10000)
+	MaxSteps     uint64 // safe points per run; 0 = unlimited
+	MaxStringLen uint   // largest string an operation may build, in bytes
+	MaxArrayLen  uint   // largest array an operation may build, in elements
+	MaxHeap      uint   // heap ceiling in bytes (default 1 GiB)
+	DryRun       bool   // actions check everything but run no bodies
 }
 
 // Runtime is a Sense runtime: one top-level scope shared by every program
@@ -253,6 +257,21 @@ func NewWithConfig(cfg Config) (*Runtime, error) {
 	defer C.sense_config_free(c)
 	if cfg.MaxDepth != 0 {
 		if err := check(C.sense_config_set_max_depth(c, C.size_t(cfg.MaxDepth), &cerr), cerr); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.MaxStringLen != 0 {
+		if err := check(C.sense_config_set_max_string_len(c, C.size_t(cfg.MaxStringLen), &cerr), cerr); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.MaxArrayLen != 0 {
+		if err := check(C.sense_config_set_max_array_len(c, C.size_t(cfg.MaxArrayLen), &cerr), cerr); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.MaxHeap != 0 {
+		if err := check(C.sense_config_set_max_heap(c, C.size_t(cfg.MaxHeap), &cerr), cerr); err != nil {
 			return nil, err
 		}
 	}

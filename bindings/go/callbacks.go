@@ -65,7 +65,19 @@ func senseGoHostFn(userData unsafe.Pointer, call *C.sense_call) {
 		C.sense_call_arg(call, C.size_t(i), &v, nil)
 		args[i] = goValue(v)
 	}
-	result, err := fromUserData(userData).(HostFunc)(args)
+	var result any
+	var err error
+	switch f := fromUserData(userData).(type) {
+	case HostFunc:
+		result, err = f(args)
+	case CallFunc:
+		c := &Call{Args: args}
+		var a C.sense_agent
+		if C.sense_call_agent(call, &a, nil) == C.SENSE_STATUS_OK {
+			c.Agent, c.FromAgent = Agent{id: a}, true
+		}
+		result, err = f(c)
+	}
 	if err != nil {
 		failCall(call, err.Error())
 		return

@@ -1,0 +1,210 @@
+package sense
+
+/*
+#include <sense.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+extern void senseGoHostFn(void *user_data, sense_call *call);
+extern void senseGoFree(void *user_data);
+*/
+import "C"
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+// The embedding calls: globals, calling Sense functions, agent members,
+// agents held in arrays, holds, host functions that learn their caller,
+// and pause reasons read without copying the whole value.
+
+// SetGlobal binds the main program's variable name to value (nil, bool,
+// int, int64, float64, string or []any), as a top-level assignment would.
+func (r *Runtime) SetGlobal(name string, value any) error {
+	defer runtime.KeepAlive(r)
+	v, err := newValue(value)
+	if err != nil {
+		return err
+	}
+	defer C.sense_value_free(v)
+	p, pl := cString(name)
+	defer C.free(unsafe.Pointer(p))
+	var cerr *C.sense_error
+	return check(C.sense_runtime_set_global(r.ptr, p, pl, v, &cerr), cerr)
+}
+
+// Call calls the Sense function bound to name with args and returns its
+// result. An error raised inside comes back as *Error with its location;
+// a name bound to nothing gives Status StatusNotFound.
+func (r *Runtime) Call(name string, args ...any) (any, error) {
+	defer runtime.KeepAlive(r)
+	n := len(args)
+	if n == 0 {
+		n = 1 // keep the C array non-empty; arg_count stays 0
+	}
+	// C memory: cgo forbids passing Go memory holding C pointers.
+	mem := C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0))))
+	defer C.free(mem)
+	cargs := unsafe.Slice((**C.sense_value)(mem), n)
+	for i, a := range args {
+		v, err := newValue(a)
+		if err != nil {
+			for _, made := range cargs[:i] {
+				C.sense_value_free(made)
+			}
+			return nil, err
+		}
+		cargs[i] = v
+	}
+	defer func() {
+		for _, v := range cargs[:len(args)] {
+			C.sense_value_free(v)
+		}
+	}()
+	p, pl := cString(name)
+	defer C.free(unsafe.Pointer(p))
+	var out *C.sense_value
+	var cerr *C.sense_error
+	st := C.sense_runtime_call(r.ptr, p, pl, (**C.sense_value)(unsafe.Pointer(&cargs[0])),
+		C.size_t(len(args)), &out, &cerr)
+	if err := check(st, cerr); err != nil {
+		return nil, err
+	}
+	defer C.sense_value_free(out)
+	return goValue(out), nil
+}
+
+// AgentAt finds the agent at path (array indexes, outermost first) inside
+// the main program's variable name: AgentAt("team", 1, 0) is team[1][0].
+func (r *Runtime) AgentAt(name string, path ...int) (Agent, error) {
+	defer runtime.KeepAlive(r)
+	p, pl := cString(name)
+	defer C.free(unsafe.Pointer(p))
+	var a Agent
+	var cerr *C.sense_error
+	var cpath *C.size_t
+	if len(path) > 0 {
+		cpath = (*C.size_t)(C.calloc(C.size_t(len(path)), C.size_t(unsafe.Sizeof(C.size_t(0)))))
+		defer C.free(unsafe.Pointer(cpath))
+		items := unsafe.Slice(cpath, len(path))
+		for i, x := range path {
+			if x < 0 {
+				return a, &Error{Status: StatusInvalidArgument, Class: "SenseError", Message: "negative index in path"}
+			}
+			items[i] = C.size_t(x)
+		}
+	}
+	err := check(C.sense_agent_lookup_path(r.ptr, p, pl, cpath, C.size_t(len(path)), &a.id, &cerr), cerr)
+	return a, err
+}
+
+// Member reads agent.name as Sense would: "status", "name",
+// "pause_reason", "doc", or one of the agent's variables.
+func (r *Runtime) Member(a Agent, name string) (any, error) {
+	defer runtime.KeepAlive(r)
+	p, pl := cString(name)
+	defer C.free(unsafe.Pointer(p))
+	var v *C.sense_value
+	var cerr *C.sense_error
+	if err := check(C.sense_agent_member(r.ptr, a.id, p, pl, &v, &cerr), cerr); err != nil {
+		return nil, err
+	}
+	defer C.sense_value_free(v)
+	return goValue(v), nil
+}
+
+// Hold keeps the agent alive while the host holds it, even once no Sense
+// variable refers to it. Holds are counted; each needs a Release.
+func (r *Runtime) Hold(a Agent) error {
+	defer runtime.KeepAlive(r)
+	var cerr *C.sense_error
+	return check(C.sense_agent_retain(r.ptr, a.id, &cerr), cerr)
+}
+
+// Release drops one Hold.
+func (r *Runtime) Release(a Agent) error {
+	defer runtime.KeepAlive(r)
+	var cerr *C.sense_error
+	return check(C.sense_agent_release(r.ptr, a.id, &cerr), cerr)
+}
+
+// Call is one call of a function registered with RegisterCallFunc.
+type Call struct {
+	Args      []any // the arguments, copied
+	Agent     Agent // the calling agent, when FromAgent
+	FromAgent bool  // false when called from outside agents
+}
+
+// CallFunc is a host function that also learns who called it.
+type CallFunc func(c *Call) (any, error)
+
+// RegisterCallFunc registers fn like RegisterFunc, passing the Call
+// (arguments and the calling agent).
+func (r *Runtime) RegisterCallFunc(name string, arity int, fn CallFunc) error {
+	defer runtime.KeepAlive(r)
+	p, pl := cString(name)
+	defer C.free(unsafe.Pointer(p))
+	var cerr *C.sense_error
+	return check(C.sense_runtime_register_fn(r.ptr, p, pl, C.int32_t(arity),
+		C.sense_host_fn(C.senseGoHostFn), userData(fn), C.sense_free_fn(C.senseGoFree), &cerr), cerr)
+}
+
+// notKind reports whether err is the "pause reason has another kind" error.
+func notKind(err error) bool {
+	e, ok := err.(*Error)
+	return ok && e.Status == StatusInvalidArgument
+}
+
+// PauseReasonInt returns the agent's pause reason when it is an Int
+// (ok=false for other kinds), without copying any other value.
+func (r *Runtime) PauseReasonInt(a Agent) (v int64, ok bool, err error) {
+	defer runtime.KeepAlive(r)
+	var i C.int64_t
+	var cerr *C.sense_error
+	err = check(C.sense_agent_pause_reason_int(r.ptr, a.id, &i, &cerr), cerr)
+	if notKind(err) {
+		return 0, false, nil
+	}
+	return int64(i), err == nil, err
+}
+
+// PauseReasonFloat returns the agent's pause reason when it is a Float.
+func (r *Runtime) PauseReasonFloat(a Agent) (v float64, ok bool, err error) {
+	defer runtime.KeepAlive(r)
+	var f C.double
+	var cerr *C.sense_error
+	err = check(C.sense_agent_pause_reason_float(r.ptr, a.id, &f, &cerr), cerr)
+	if notKind(err) {
+		return 0, false, nil
+	}
+	return float64(f), err == nil, err
+}
+
+// PauseReasonBool returns the agent's pause reason when it is a Bool.
+func (r *Runtime) PauseReasonBool(a Agent) (v bool, ok bool, err error) {
+	defer runtime.KeepAlive(r)
+	var b C.bool
+	var cerr *C.sense_error
+	err = check(C.sense_agent_pause_reason_bool(r.ptr, a.id, &b, &cerr), cerr)
+	if notKind(err) {
+		return false, false, nil
+	}
+	return bool(b), err == nil, err
+}
+
+// PauseReasonString returns the agent's pause reason when it is a String
+// (one copy, into the Go string).
+func (r *Runtime) PauseReasonString(a Agent) (v string, ok bool, err error) {
+	defer runtime.KeepAlive(r)
+	var s C.sense_str
+	var cerr *C.sense_error
+	err = check(C.sense_agent_pause_reason_string(r.ptr, a.id, &s, &cerr), cerr)
+	if notKind(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return goString(s), true, nil
+}

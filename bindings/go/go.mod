@@ -1,0 +1,3 @@
+module example.invalid/sense/bindings/go
+
+go 1.19

@@ -1,0 +1,585 @@
+// sense.hpp — a header-only C++17 wrapper over libsense (include/sense.h).
+//
+//   #include <sense.hpp>
+//   sense::Runtime rt;
+//   rt.run("main.sns", "agent a:\n    n = pause(\"n?\")\n    print(n * 2)\n");
+//   auto a = rt.agent("a");
+//   rt.start(a);
+//   rt.resume(a, sense::Value::of(int64_t{21}));     // prints 42
+//
+// - RAII: Runtime, Value, Config, PauseHandle and AgentHold own their C
+//   handles and free them in their destructors (moves transfer ownership).
+// - Errors: every failing call throws sense::Error (status, class, message,
+//   line, column; what() is the rendered diagnostic).
+// - Host functions are std::function objects; an exception thrown by one
+//   becomes a SenseRuntimeError in the calling Sense code.
+// - Snapshots are std::vector<uint8_t>.
+//
+// Threads: as for the C API — use a Runtime from one thread at a time;
+// PauseHandle::request may be called from any thread.
+#ifndef SENSE_HPP
+#define SENSE_HPP
+
+#include <sense.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sense {
+
+/// A borrowed libsense string as a string_view.
+inline std::string_view view(sense_str s) noexcept { return {s.ptr ? s.ptr : "", s.len}; }
+
+/// A failed libsense call, with the details of its sense_error copied.
+class Error : public std::runtime_error {
+public:
+    Error(sense_status status, const sense_error *raw)
+        : std::runtime_error(raw ? std::string(view(sense_error_rendered(raw)))
+                                 : std::string("libsense call failed")),
+          status_(status),
+          class_(raw ? view(sense_error_class(raw)) : std::string_view("SenseError")),
+          message_(raw ? view(sense_error_message(raw)) : std::string_view()),
+          line_(sense_error_line(raw)),
+          column_(sense_error_column(raw)) {}
+    /// The status the call returned.
+    sense_status status() const noexcept { return status_; }
+    /// The Sense error class, e.g. "SenseRuntimeError".
+    const std::string &class_name() const noexcept { return class_; }
+    /// The message as Sense shows it.
+    const std::string &message() const noexcept { return message_; }
+    /// 1-based line (0 when unknown).
+    uint32_t line() const noexcept { return line_; }
+    /// 1-based column (0 when unknown).
+    uint32_t column() const noexcept { return column_; }
+
+private:
+    sense_status status_;
+    std::string class_, message_;
+    uint32_t line_, column_;
+};
+
+namespace detail {
+struct ErrorDeleter {
+    void operator()(sense_error *e) const noexcept { sense_error_free(e); }
+};
+struct ValueDeleter {
+    void operator()(sense_value *v) const noexcept { sense_value_free(v); }
+};
+struct RuntimeDeleter {
+    void operator()(sense_runtime *r) const noexcept { sense_runtime_free(r); }
+};
+struct BytesDeleter {
+    void operator()(sense_bytes *b) const noexcept { sense_bytes_free(b); }
+};
+struct ConfigDeleter {
+    void operator()(sense_config *c) const noexcept { sense_config_free(c); }
+};
+struct PauseHandleDeleter {
+    void operator()(sense_pause_handle *h) const noexcept { sense_pause_handle_free(h); }
+};
+}  // namespace detail
+
+/// Runs a C call that takes a trailing `sense_error **`; throws on failure.
+template <typename F>
+void check(F &&call) {
+    sense_error *raw = nullptr;
+    sense_status st = call(&raw);
+    std::unique_ptr<sense_error, detail::ErrorDeleter> owned(raw);
+    if (st != SENSE_STATUS_OK) throw Error(st, raw);
+}
+
+/// Like check(), but returns false instead of throwing for `absent`.
+template <typename F>
+bool check_or(sense_status absent, F &&call) {
+    sense_error *raw = nullptr;
+    sense_status st = call(&raw);
+    std::unique_ptr<sense_error, detail::ErrorDeleter> owned(raw);
+    if (st == absent) return false;
+    if (st != SENSE_STATUS_OK) throw Error(st, raw);
+    return true;
+}
+
+/// An owned Sense value (a deep copy, independent of any runtime).
+class Value {
+public:
+    /// nil.
+    Value() : v_(sense_value_new_nil()) {}
+    /// Takes ownership of a value from the C API.
+    explicit Value(sense_value *owned) noexcept : v_(owned) {}
+    Value(const Value &other) : v_(nullptr) {
+        sense_value *v = nullptr;
+        check([&](sense_error **e) { return sense_value_clone(other.get(), &v, e); });
+        v_.reset(v);
+    }
+    Value(Value &&) noexcept = default;
+    Value &operator=(Value other) noexcept {
+        v_.swap(other.v_);
+        return *this;
+    }
+
+    static Value nil() { return Value(); }
+    static Value of(int64_t i) { return Value(sense_value_new_int(i)); }
+    static Value of(int i) { return of(static_cast<int64_t>(i)); }
+    static Value of(double f) { return Value(sense_value_new_float(f)); }
+    static Value of(bool b) { return Value(sense_value_new_bool(b)); }
+    static Value of(std::string_view s) {
+        sense_value *v = nullptr;
+        check([&](sense_error **e) { return sense_value_new_string(s.data(), s.size(), &v, e); });
+        return Value(v);
+    }
+    static Value of(const char *s) { return of(std::string_view(s)); }
+    static Value of(const std::string &s) { return of(std::string_view(s)); }
+    /// A List of copies of `items`.
+    static Value list(const std::vector<Value> &items) {
+        Value l(sense_value_new_list());
+        for (const Value &it : items) l.push(it);
+        return l;
+    }
+
+    /// The C value (borrowed).
+    const sense_value *get() const noexcept { return v_.get(); }
+    sense_value_kind kind() const {
+        sense_value_kind k{};
+        check([&](sense_error **e) { return sense_value_get_kind(get(), &k, e); });
+        return k;
+    }
+    bool is_nil() const { return kind() == SENSE_VALUE_KIND_NIL; }
+    std::string type_name() const {
+        sense_str s{};
+        check([&](sense_error **e) { return sense_value_type_name(get(), &s, e); });
+        return std::string(view(s));
+    }
+    bool as_bool() const {
+        bool b = false;
+        check([&](sense_error **e) { return sense_value_as_bool(get(), &b, e); });
+        return b;
+    }
+    int64_t as_int() const {
+        int64_t i = 0;
+        check([&](sense_error **e) { return sense_value_as_int(get(), &i, e); });
+        return i;
+    }
+    double as_float() const {
+        double f = 0;
+        check([&](sense_error **e) { return sense_value_as_float(get(), &f, e); });
+        return f;
+    }
+    /// A String's text (or an opaque value's printed form).
+    std::string as_string() const {
+        sense_str s{};
+        check([&](sense_error **e) { return sense_value_as_string(get(), &s, e); });
+        return std::string(view(s));
+    }
+    /// A List's items, copied.
+    std::vector<Value> as_list() const {
+        size_t n = 0;
+        check([&](sense_error **e) { return sense_value_list_len(get(), &n, e); });
+        std::vector<Value> out;
+        out.reserve(n);
+        for (size_t i = 0; i < n; i++) {
+            const sense_value *item = nullptr;
+            check([&](sense_error **e) { return sense_value_list_get(get(), i, &item, e); });
+            sense_value *copy = nullptr;
+            check([&](sense_error **e) { return sense_value_clone(item, &copy, e); });
+            out.emplace_back(copy);
+        }
+        return out;
+    }
+    /// Appends a copy of `item` to this List.
+    void push(const Value &item) {
+        check([&](sense_error **e) { return sense_value_list_push(v_.get(), item.get(), e); });
+    }
+
+private:
+    std::unique_ptr<sense_value, detail::ValueDeleter> v_;
+};
+
+/// Limits for a new Runtime (see sense_config_* in sense.h).
+class Config {
+public:
+    Config() {
+        sense_config *c = nullptr;
+        check([&](sense_error **e) { return sense_config_new(&c, e); });
+        c_.reset(c);
+    }
+    Config &max_depth(size_t n) {
+        check([&](sense_error **e) { return sense_config_set_max_depth(c_.get(), n, e); });
+        return *this;
+    }
+    /// 0: unlimited.
+    Config &max_steps(uint64_t n) {
+        check([&](sense_error **e) { return sense_config_set_max_steps(c_.get(), n, e); });
+        return *this;
+    }
+    Config &max_string_len(size_t bytes) {
+        check([&](sense_error **e) { return sense_config_set_max_string_len(c_.get(), bytes, e); });
+        return *this;
+    }
+    Config &max_array_len(size_t n) {
+        check([&](sense_error **e) { return sense_config_set_max_array_len(c_.get(), n, e); });
+        return *this;
+    }
+    /// The heap ceiling in bytes.
+    Config &max_heap(size_t bytes) {
+        check([&](sense_error **e) { return sense_config_set_max_heap(c_.get(), bytes, e); });
+        return *this;
+    }
+    Config &dry_run(bool on) {
+        check([&](sense_error **e) { return sense_config_set_dry_run(c_.get(), on, e); });
+        return *this;
+    }
+    const sense_config *get() const noexcept { return c_.get(); }
+
+private:
+    std::unique_ptr<sense_config, detail::ConfigDeleter> c_;
+};
+
+/// An agent id (plain data; see sense_agent).
+using Agent = sense_agent;
+
+/// One call of a host function: its arguments (borrowed for the call) and
+/// the agent whose code made it, if any.
+class Call {
+public:
+    explicit Call(sense_call *raw) : raw_(raw) {
+        size_t n = 0;
+        sense_call_arg_count(raw, &n, nullptr);
+        args_.resize(n);
+        for (size_t i = 0; i < n; i++) sense_call_arg(raw, i, &args_[i], nullptr);
+    }
+    /// The arguments, borrowed for the call.
+    const std::vector<const sense_value *> &args() const noexcept { return args_; }
+    /// A copy of argument `i`.
+    Value arg(size_t i) const {
+        sense_value *v = nullptr;
+        check([&](sense_error **e) { return sense_value_clone(args_.at(i), &v, e); });
+        return Value(v);
+    }
+    /// The calling agent; empty when called from outside agents.
+    std::optional<Agent> agent() const {
+        Agent a{};
+        if (sense_call_agent(raw_, &a, nullptr) != SENSE_STATUS_OK) return std::nullopt;
+        return a;
+    }
+
+private:
+    sense_call *raw_;
+    std::vector<const sense_value *> args_;
+};
+
+/// What a host function answers: a value, or (suspend) a pause reason.
+struct Reply {
+    Value value;
+    bool suspend = false;
+};
+
+/// A host function over plain arguments.
+using HostFn = std::function<Reply(const std::vector<const sense_value *> &)>;
+/// A host function that also sees its Call (e.g. the calling agent).
+using CallFn = std::function<Reply(const Call &)>;
+
+/// Asks an agent to pause from any thread (see sense_pause_handle).
+class PauseHandle {
+public:
+    explicit PauseHandle(sense_pause_handle *owned) noexcept : h_(owned) {}
+    /// True if this made a new request; false if one was pending or the
+    /// agent has finished. Throws sense::Error (NOT_FOUND) once the
+    /// runtime was freed.
+    bool request() const {
+        bool newly = false;
+        check([&](sense_error **e) { return sense_pause_handle_request(h_.get(), &newly, e); });
+        return newly;
+    }
+    bool is_requested() const {
+        bool r = false;
+        check([&](sense_error **e) { return sense_pause_handle_is_requested(h_.get(), &r, e); });
+        return r;
+    }
+
+private:
+    std::unique_ptr<sense_pause_handle, detail::PauseHandleDeleter> h_;
+};
+
+class Runtime;
+
+/// Keeps an agent alive while it exists (sense_agent_retain / _release).
+/// Must not outlive its Runtime.
+class AgentHold {
+public:
+    AgentHold(sense_runtime *rt, Agent a) : rt_(rt), a_(a) {
+        check([&](sense_error **e) { return sense_agent_retain(rt_, a_, e); });
+    }
+    AgentHold(const AgentHold &) = delete;
+    AgentHold &operator=(const AgentHold &) = delete;
+    AgentHold(AgentHold &&o) noexcept : rt_(std::exchange(o.rt_, nullptr)), a_(o.a_) {}
+    ~AgentHold() {
+        if (rt_) sense_agent_release(rt_, a_, nullptr);
+    }
+    Agent agent() const noexcept { return a_; }
+
+private:
+    sense_runtime *rt_;
+    Agent a_;
+};
+
+/// A Sense runtime and the host state of its callbacks.
+class Runtime {
+public:
+    Runtime() {
+        sense_runtime *r = nullptr;
+        check([&](sense_error **e) { return sense_runtime_new(&r, e); });
+        rt_.reset(r);
+    }
+    explicit Runtime(const Config &config) {
+        sense_runtime *r = nullptr;
+        check([&](sense_error **e) { return sense_runtime_new_with_config(config.get(), &r, e); });
+        rt_.reset(r);
+    }
+
+    /// The C runtime (borrowed).
+    sense_runtime *get() const noexcept { return rt_.get(); }
+
+    /// Sends program output to `sink` (called with each piece of text).
+    void on_output(std::function<void(std::string_view)> sink) {
+        auto *boxed = new std::function<void(std::string_view)>(std::move(sink));
+        check([&](sense_error **e) {
+            return sense_runtime_set_output(
+                get(),
+                [](void *ud, sense_str text) {
+                    try {
+                        (*static_cast<std::function<void(std::string_view)> *>(ud))(view(text));
+                    } catch (...) {
+                    }
+                },
+                boxed, [](void *ud) { delete static_cast<std::function<void(std::string_view)> *>(ud); },
+                e);
+        });
+    }
+    /// Appends program output to `*sink` (which must outlive the runtime).
+    void capture_output(std::string *sink) {
+        on_output([sink](std::string_view text) { sink->append(text); });
+    }
+    /// Supplies `ask_human` input outside agents: return a line, or nullopt
+    /// at end of input.
+    void on_input(std::function<std::optional<std::string>()> source) {
+        struct State {
+            std::function<std::optional<std::string>()> fn;
+            std::string line;
+        };
+        auto *state = new State{std::move(source), {}};
+        check([&](sense_error **e) {
+            return sense_runtime_set_input(
+                get(),
+                [](void *ud, sense_str *line) -> bool {
+                    auto *s = static_cast<State *>(ud);
+                    try {
+                        std::optional<std::string> got = s->fn();
+                        if (!got) return false;
+                        s->line = std::move(*got);
+                        line->ptr = s->line.data();
+                        line->len = s->line.size();
+                        return true;
+                    } catch (...) {
+                        return false;
+                    }
+                },
+                state, [](void *ud) { delete static_cast<State *>(ud); }, e);
+        });
+    }
+
+    /// Runs source text as a main program.
+    void run(std::string_view name, std::string_view source) {
+        check([&](sense_error **e) {
+            return sense_runtime_run_source(get(), name.data(), name.size(), source.data(),
+                                            source.size(), e);
+        });
+    }
+    /// Reads and runs a file.
+    void run_file(std::string_view path) {
+        check([&](sense_error **e) { return sense_runtime_run_file(get(), path.data(), path.size(), e); });
+    }
+
+    /// Registers a host function taking `arity` arguments (-1: any).
+    void register_fn(std::string_view name, int arity, HostFn fn) {
+        register_call(name, arity, [fn = std::move(fn)](const Call &c) { return fn(c.args()); });
+    }
+    /// Registers a host function that sees its Call (arguments, caller).
+    void register_call(std::string_view name, int arity, CallFn fn) {
+        auto *boxed = new CallFn(std::move(fn));
+        check([&](sense_error **e) {
+            return sense_runtime_register_fn(
+                get(), name.data(), name.size(), arity, &Runtime::trampoline, boxed,
+                [](void *ud) { delete static_cast<CallFn *>(ud); }, e);
+        });
+    }
+
+    /// The value of a variable of the main program.
+    Value global(std::string_view name) const {
+        sense_value *v = nullptr;
+        check([&](sense_error **e) { return sense_runtime_global(get(), name.data(), name.size(), &v, e); });
+        return Value(v);
+    }
+    /// Binds a variable of the main program.
+    void set_global(std::string_view name, const Value &value) {
+        check([&](sense_error **e) {
+            return sense_runtime_set_global(get(), name.data(), name.size(), value.get(), e);
+        });
+    }
+    /// Calls the Sense function bound to `name` with `args`.
+    Value call(std::string_view name, const std::vector<Value> &args = {}) {
+        std::vector<const sense_value *> raw;
+        raw.reserve(args.size());
+        for (const Value &a : args) raw.push_back(a.get());
+        sense_value *out = nullptr;
+        check([&](sense_error **e) {
+            return sense_runtime_call(get(), name.data(), name.size(), raw.data(), raw.size(), &out, e);
+        });
+        return Value(out);
+    }
+
+    /// The agent bound to `name`.
+    Agent agent(std::string_view name) const {
+        Agent a{};
+        check([&](sense_error **e) { return sense_agent_lookup(get(), name.data(), name.size(), &a, e); });
+        return a;
+    }
+    /// The agent at `path` (array indexes) inside variable `name`.
+    Agent agent_at(std::string_view name, const std::vector<size_t> &path) const {
+        Agent a{};
+        check([&](sense_error **e) {
+            return sense_agent_lookup_path(get(), name.data(), name.size(), path.data(), path.size(), &a, e);
+        });
+        return a;
+    }
+    sense_agent_status start(Agent a) {
+        sense_agent_status s{};
+        check([&](sense_error **e) { return sense_agent_start(get(), a, &s, e); });
+        return s;
+    }
+    sense_agent_status resume(Agent a, const Value &v = Value()) {
+        sense_agent_status s{};
+        check([&](sense_error **e) { return sense_agent_resume(get(), a, v.get(), &s, e); });
+        return s;
+    }
+    void send(Agent a, const Value &message) {
+        check([&](sense_error **e) { return sense_agent_send(get(), a, message.get(), e); });
+    }
+    sense_agent_status status(Agent a) const {
+        sense_agent_status s{};
+        check([&](sense_error **e) { return sense_agent_get_status(get(), a, &s, e); });
+        return s;
+    }
+    sense_pause_kind pause_kind(Agent a) const {
+        sense_pause_kind k{};
+        check([&](sense_error **e) { return sense_agent_pause_kind(get(), a, &k, e); });
+        return k;
+    }
+    Value pause_reason(Agent a) const {
+        sense_value *v = nullptr;
+        check([&](sense_error **e) { return sense_agent_pause_reason(get(), a, &v, e); });
+        return Value(v);
+    }
+    /// The pause reason if it is an Int (no copy); empty for other kinds.
+    std::optional<int64_t> pause_reason_int(Agent a) const {
+        int64_t i = 0;
+        if (!check_or(SENSE_STATUS_INVALID_ARGUMENT,
+                      [&](sense_error **e) { return sense_agent_pause_reason_int(get(), a, &i, e); }))
+            return std::nullopt;
+        return i;
+    }
+    std::optional<double> pause_reason_float(Agent a) const {
+        double f = 0;
+        if (!check_or(SENSE_STATUS_INVALID_ARGUMENT,
+                      [&](sense_error **e) { return sense_agent_pause_reason_float(get(), a, &f, e); }))
+            return std::nullopt;
+        return f;
+    }
+    std::optional<bool> pause_reason_bool(Agent a) const {
+        bool b = false;
+        if (!check_or(SENSE_STATUS_INVALID_ARGUMENT,
+                      [&](sense_error **e) { return sense_agent_pause_reason_bool(get(), a, &b, e); }))
+            return std::nullopt;
+        return b;
+    }
+    /// The pause reason if it is a String, as a view into the runtime
+    /// (valid until the runtime next runs code); empty for other kinds.
+    std::optional<std::string_view> pause_reason_string(Agent a) const {
+        sense_str s{};
+        if (!check_or(SENSE_STATUS_INVALID_ARGUMENT,
+                      [&](sense_error **e) { return sense_agent_pause_reason_string(get(), a, &s, e); }))
+            return std::nullopt;
+        return view(s);
+    }
+    /// `agent.name` as Sense reads it.
+    Value member(Agent a, std::string_view name) const {
+        sense_value *v = nullptr;
+        check([&](sense_error **e) {
+            return sense_agent_member(get(), a, name.data(), name.size(), &v, e);
+        });
+        return Value(v);
+    }
+    /// Keeps `a` alive while the returned hold exists.
+    AgentHold hold(Agent a) { return AgentHold(get(), a); }
+    /// A handle to ask `a` to pause from another thread.
+    PauseHandle pause_handle(Agent a) const {
+        sense_pause_handle *h = nullptr;
+        check([&](sense_error **e) { return sense_pause_handle_new(get(), a, &h, e); });
+        return PauseHandle(h);
+    }
+
+    /// The whole runtime as bytes.
+    std::vector<uint8_t> snapshot() const {
+        sense_bytes *raw = nullptr;
+        check([&](sense_error **e) { return sense_runtime_snapshot(get(), &raw, e); });
+        std::unique_ptr<sense_bytes, detail::BytesDeleter> owned(raw);
+        const uint8_t *p = sense_bytes_data(raw);
+        return std::vector<uint8_t>(p, p + sense_bytes_len(raw));
+    }
+    /// Restores a snapshot into this new runtime (register its host
+    /// functions and output first).
+    void restore(const std::vector<uint8_t> &bytes) {
+        check([&](sense_error **e) { return sense_runtime_restore(get(), bytes.data(), bytes.size(), e); });
+    }
+    void set_subject(Agent a) {
+        check([&](sense_error **e) { return sense_runtime_set_subject(get(), &a, e); });
+    }
+    std::optional<Agent> subject() const {
+        Agent a{};
+        if (!check_or(SENSE_STATUS_NOT_FOUND,
+                      [&](sense_error **e) { return sense_runtime_get_subject(get(), &a, e); }))
+            return std::nullopt;
+        return a;
+    }
+
+private:
+    // Exceptions must not cross into C: they become Sense errors.
+    static void trampoline(void *ud, sense_call *call) {
+        try {
+            Reply r = (*static_cast<CallFn *>(ud))(Call(call));
+            if (r.suspend)
+                sense_call_suspend(call, r.value.get(), nullptr);
+            else
+                sense_call_return(call, r.value.get(), nullptr);
+        } catch (const std::exception &ex) {
+            std::string_view what = ex.what();
+            sense_call_fail(call, what.data(), what.size(), nullptr);
+        } catch (...) {
+            static const char unknown[] = "host function threw a non-standard exception";
+            sense_call_fail(call, unknown, sizeof unknown - 1, nullptr);
+        }
+    }
+
+    std::unique_ptr<sense_runtime, detail::RuntimeDeleter> rt_;
+};
+
+}  // namespace sense
+
+#endif  // SENSE_HPP

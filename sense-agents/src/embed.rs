@@ -1,0 +1,266 @@
+//! The embedding half of [`Runtime`] (issue 16): writing globals, reading
+//! an agent's members, calling Sense functions, finding agents held in
+//! arrays, holding agents alive, host functions that learn their caller,
+//! and pause reasons read without copying.
+
+use crate::error::Error;
+use crate::handle::AgentId;
+use crate::runtime::Runtime;
+use sense_eval::object::Obj;
+use sense_eval::{HostReturn, HostValue, Value};
+
+/// A borrowed view of a Sense value: scalars by value, strings borrowed
+/// from the runtime (valid until it next runs code), anything else only
+/// by its kind. Nothing is allocated to make one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ValueRef<'a> {
+    /// `nil`.
+    Nil,
+    /// A Bool.
+    Bool(bool),
+    /// An Int.
+    Int(i64),
+    /// A Float.
+    Float(f64),
+    /// A String, borrowed.
+    Str(&'a str),
+    /// An Array (read it with [`Runtime::pause_reason`]).
+    List,
+    /// Any other value.
+    Other,
+}
+
+impl Runtime {
+    /// Binds a variable of the main program (as a top-level assignment
+    /// would), so programs run afterwards see it.
+    ///
+    /// ```
+    /// use sense_agents::{HostValue, Runtime};
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.set_global("limit", 3).unwrap();
+    /// rt.run_source("m.sns", "twice = limit * 2").unwrap();
+    /// assert_eq!(rt.global("twice"), Some(HostValue::Int(6)));
+    /// ```
+    pub fn set_global(&mut self, name: &str, value: impl Into<HostValue>) -> Result<(), Error> {
+        if !is_identifier(name) {
+            return Err(Error::host(format!("'{name}' is not a variable name")));
+        }
+        let env = self.main_scope();
+        let v = self
+            .vm()
+            .value_from_host(&value.into())
+            .map_err(|e| self.error(&e))?;
+        self.vm().define_named(env, name, v);
+        Ok(())
+    }
+
+    /// Reads `agent.name` as Sense would: `status`, `name`,
+    /// `pause_reason`, `doc` or one of the agent's variables. An agent
+    /// that has no such member is an error naming it.
+    ///
+    /// ```
+    /// use sense_agents::{HostValue, Runtime};
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.run_source("m.sns", "agent acc:\n    total = 5\n    pause()\n").unwrap();
+    /// let acc = rt.agent("acc").unwrap();
+    /// rt.start(acc).unwrap();
+    /// assert_eq!(rt.member(acc, "total").unwrap(), HostValue::Int(5));
+    /// assert_eq!(rt.member(acc, "status").unwrap(), HostValue::from("paused"));
+    /// assert!(rt.member(acc, "nope").is_err());
+    /// ```
+    pub fn member(&mut self, id: AgentId, name: &str) -> Result<HostValue, Error> {
+        self.status(id)?;
+        match self.vm().agent_member_named(id.obj, name) {
+            Ok(v) => Ok(self.vm_ref().to_host(v)),
+            // A missing member is the host's question, not a Sense error.
+            Err(e) => Err(Error::host(e.message())),
+        }
+    }
+
+    /// Calls the Sense function (or tool, or builtin) bound to `name` in
+    /// the main program with `args`, on this thread, and returns its
+    /// result. Nothing is parsed from the host's strings: the function and
+    /// the arguments are bound to variables first. An error raised inside
+    /// is returned with its location.
+    ///
+    /// ```
+    /// use sense_agents::{HostValue, Runtime};
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.run_source("m.sns", "def area(w, h):\n    return w * h\n").unwrap();
+    /// let a = rt.call("area", &[HostValue::Int(6), HostValue::Int(7)]).unwrap();
+    /// assert_eq!(a, HostValue::Int(42));
+    /// assert!(rt.call("missing", &[]).is_err());
+    /// ```
+    pub fn call(&mut self, name: &str, args: &[HostValue]) -> Result<HostValue, Error> {
+        let env = self.main_scope();
+        let callee = self
+            .vm_ref()
+            .interner()
+            .get(name)
+            .and_then(|sym| self.vm_ref().lookup_global_chain(env, sym))
+            .ok_or_else(|| Error::host(format!("no function named '{name}'")))?;
+        let scope = self.vm().host_scope(env);
+        let r = self.vm().host_call(scope, callee, args, false);
+        match r {
+            Ok(v) => Ok(self.vm_ref().to_host(v)),
+            Err(e) => Err(self.error(&e)),
+        }
+    }
+
+    /// The agent found by following `path` (array indexes, outermost
+    /// first) from the main program's variable `name`: `("team", &[1])`
+    /// is `team[1]`; an empty path is the variable itself.
+    ///
+    /// ```
+    /// use sense_agents::Runtime;
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.run_source("m.sns", "agent a:\n    pass\nagent b:\n    pass\nteam = [a, [b]]\n").unwrap();
+    /// let b = rt.agent_at("team", &[1, 0]).unwrap();
+    /// assert_eq!(rt.agent_name(b).unwrap(), "b");
+    /// assert!(rt.agent_at("team", &[5]).is_err());
+    /// ```
+    pub fn agent_at(&self, name: &str, path: &[usize]) -> Result<AgentId, Error> {
+        let env = self.main_env.unwrap_or_else(|| self.vm_ref().globals());
+        let mut v = self
+            .vm_ref()
+            .interner()
+            .get(name)
+            .and_then(|sym| self.vm_ref().lookup_global_chain(env, sym))
+            .ok_or_else(|| Error::host(format!("no global named '{name}'")))?;
+        let heap = self.vm_ref().heap();
+        for (depth, &i) in path.iter().enumerate() {
+            let item = match v {
+                Value::Array(r) => match heap.try_get(r) {
+                    Some(Obj::Array(items)) => items.get(i).copied(),
+                    _ => None,
+                },
+                _ => None,
+            };
+            v = item.ok_or_else(|| {
+                Error::host(format!(
+                    "'{name}' has no element at {:?}",
+                    path.get(..=depth).unwrap_or(path)
+                ))
+            })?;
+        }
+        match v {
+            Value::Obj(r) => match heap.try_get(r) {
+                Some(Obj::Agent(a)) => Ok(AgentId {
+                    obj: r,
+                    serial: a.serial,
+                }),
+                _ => Err(Error::host(format!("'{name}' {path:?} is not an agent"))),
+            },
+            _ => Err(Error::host(format!("'{name}' {path:?} is not an agent"))),
+        }
+    }
+
+    /// Keeps the agent alive while the host holds it, even when no Sense
+    /// variable refers to it any more. Holds are counted: each needs a
+    /// [`Runtime::release`]. They are not saved in snapshots.
+    ///
+    /// ```
+    /// use sense_agents::Runtime;
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.run_source("m.sns", "agent a:\n    pause()\n").unwrap();
+    /// let a = rt.agent("a").unwrap();
+    /// rt.hold(a).unwrap();
+    /// rt.run_source("m2.sns", "a = nil").unwrap();
+    /// rt.vm().collect_garbage();
+    /// assert!(rt.status(a).is_ok(), "held, so still there");
+    /// rt.release(a).unwrap();
+    /// rt.vm().collect_garbage();
+    /// assert!(rt.status(a).is_err(), "collected once released");
+    /// ```
+    pub fn hold(&mut self, id: AgentId) -> Result<(), Error> {
+        self.status(id)?;
+        self.vm().hold(id.obj);
+        Ok(())
+    }
+
+    /// Drops one [`Runtime::hold`]. Releasing an agent that is not held
+    /// is an error.
+    pub fn release(&mut self, id: AgentId) -> Result<(), Error> {
+        self.status(id)?;
+        if self.vm().unhold(id.obj) {
+            Ok(())
+        } else {
+            Err(Error::host("the agent is not held"))
+        }
+    }
+
+    /// Registers a host function like [`Runtime::register_fn`] whose body
+    /// also learns which agent called it (`None` outside agents).
+    ///
+    /// ```
+    /// use sense_agents::{HostReturn, HostValue, Runtime};
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// rt.register_fn_with_caller("whoami", Some(0), move |_, caller| {
+    ///     log.lock().unwrap().push(caller);
+    ///     Ok(HostReturn::Value(HostValue::Nil))
+    /// });
+    /// rt.run_source("m.sns", "agent a:\n    whoami()\nwhoami()\n").unwrap();
+    /// let a = rt.agent("a").unwrap();
+    /// rt.start(a).unwrap();
+    /// assert_eq!(*seen.lock().unwrap(), vec![None, Some(a)]);
+    /// ```
+    pub fn register_fn_with_caller(
+        &mut self,
+        name: &str,
+        arity: Option<u8>,
+        mut f: impl FnMut(&[HostValue], Option<AgentId>) -> Result<HostReturn, String> + Send + 'static,
+    ) {
+        let slot = self.vm().caller_slot();
+        self.register_fn(name, arity, move |args| {
+            let caller = *slot.lock().unwrap_or_else(|p| p.into_inner());
+            f(args, caller.map(|(obj, serial)| AgentId { obj, serial }))
+        });
+    }
+
+    /// The agent's last pause reason without copying it: scalars by
+    /// value, a String borrowed from the runtime.
+    ///
+    /// ```
+    /// use sense_agents::{Runtime, ValueRef};
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.run_source("m.sns", "agent a:\n    pause(\"why?\")\n").unwrap();
+    /// let a = rt.agent("a").unwrap();
+    /// rt.start(a).unwrap();
+    /// assert_eq!(rt.pause_reason_ref(a).unwrap(), ValueRef::Str("why?"));
+    /// ```
+    pub fn pause_reason_ref(&self, id: AgentId) -> Result<ValueRef<'_>, Error> {
+        let v = match self.vm_ref().heap().try_get(id.obj) {
+            Some(Obj::Agent(a)) if a.serial == id.serial => a.pause_reason,
+            _ => return Err(Error::host("agent no longer exists")),
+        };
+        let heap = self.vm_ref().heap();
+        Ok(match v {
+            Value::Nil => ValueRef::Nil,
+            Value::Bool(b) => ValueRef::Bool(b),
+            Value::Int(i) => ValueRef::Int(i),
+            Value::Float(f) => ValueRef::Float(f),
+            Value::Str(r) => match heap.try_get(r) {
+                Some(Obj::Str(s)) => ValueRef::Str(&s.text),
+                _ => ValueRef::Other,
+            },
+            Value::Array(_) => ValueRef::List,
+            _ => ValueRef::Other,
+        })
+    }
+}
+
+/// A plain Sense identifier (what `set_global` may bind).
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
+}

@@ -1,0 +1,86 @@
+//! What embedding hosts need beyond running programs: reading an agent's
+//! members, keeping agents alive while the host holds them, and telling a
+//! host function which agent called it.
+//!
+//! Held objects are collection roots that are *not* saved in snapshots
+//! (like pause handles, they belong to the host's side of the runtime).
+
+use super::Vm;
+use crate::error::{EvalError, EvalResult};
+use crate::heap::ObjRef;
+use crate::object::Obj;
+use crate::value::Value;
+use std::sync::{Arc, Mutex};
+
+/// The agent (heap slot and serial) whose code called the running host
+/// function, if the call came from inside an agent. Shared with host
+/// function closures, which read it while they run.
+pub type CallerSlot = Arc<Mutex<Option<(ObjRef, u64)>>>;
+
+impl Vm {
+    /// `agent.name` as Sense reads it: `status`, `name`, `pause_reason`,
+    /// `doc`, or a variable of the agent's scope (or a scope it sees).
+    pub fn agent_member_named(&mut self, agent: ObjRef, name: &str) -> EvalResult<Value> {
+        let Some(sym) = self.interner.get(name) else {
+            let agent_name = match self.heap.try_get(agent) {
+                Some(Obj::Agent(a)) => self.interner.name(a.name).to_string(),
+                _ => return Err(EvalError::runtime("not an agent")),
+            };
+            return Err(EvalError::runtime(format!(
+                "agent '{agent_name}' has no member '{name}'"
+            )));
+        };
+        self.agent_member(agent, sym)
+    }
+
+    /// Keeps `obj` (and all it reaches) alive until [`Vm::unhold`]; holds
+    /// are counted.
+    pub fn hold(&mut self, obj: ObjRef) {
+        self.held.push(obj);
+    }
+
+    /// Drops one hold of `obj`. False if it was not held.
+    pub fn unhold(&mut self, obj: ObjRef) -> bool {
+        match self.held.iter().rposition(|&h| h == obj) {
+            Some(i) => {
+                self.held.swap_remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// How many holds `obj` has.
+    pub fn hold_count(&self, obj: ObjRef) -> usize {
+        self.held.iter().filter(|&&h| h == obj).count()
+    }
+
+    /// The slot naming the agent that called the running host function
+    /// (see [`CallerSlot`]).
+    pub fn caller_slot(&self) -> CallerSlot {
+        self.caller.clone()
+    }
+
+    /// Records the caller of a host function about to run (the agent
+    /// whose fiber is current, if any).
+    pub(crate) fn set_caller(&self) -> Option<(ObjRef, u64)> {
+        let caller = self.cur.agent.and_then(|r| match self.heap.try_get(r) {
+            Some(Obj::Agent(a)) => Some((r, a.serial)),
+            _ => None,
+        });
+        let mut slot = self.caller.lock().unwrap_or_else(|p| p.into_inner());
+        std::mem::replace(&mut *slot, caller)
+    }
+
+    /// Puts back the caller a nested host call replaced.
+    pub(crate) fn restore_caller(&self, previous: Option<(ObjRef, u64)>) {
+        *self.caller.lock().unwrap_or_else(|p| p.into_inner()) = previous;
+    }
+
+    /// Binds `name` to `value` in `scope` (the assign-or-create rule of a
+    /// top-level assignment there).
+    pub fn define_named(&mut self, scope: crate::heap::ScopeRef, name: &str, value: Value) {
+        let sym = self.interner.intern(name);
+        self.heap.scope_mut(scope).vars.define(sym, value);
+    }
+}

@@ -1,0 +1,304 @@
+//! The embedding calls of issue 16: writing globals, calling Sense
+//! functions, reading an agent's members, finding agents held in arrays,
+//! holding agents alive, and reading pause reasons without allocating.
+
+use crate::agent::sense_agent;
+use crate::error::{self, sense_error};
+use crate::guard::Failure;
+use crate::runtime::sense_runtime;
+use crate::status::sense_status;
+use crate::strings::sense_str;
+use crate::value::{host_or_nil, into_raw, sense_value};
+use sense_agents::{HostValue, Runtime, ValueRef};
+use std::os::raw::c_char;
+
+/// A host-side failure (no Sense class) reported as `status`; Sense
+/// errors keep their own status.
+fn failed(e: &sense_agents::Error, status: sense_status) -> Failure {
+    error::from_sense(e, status)
+}
+
+/// Binds the main program's variable `name` (UTF-8, `name_len` bytes) to a
+/// copy of `value` (NULL means nil; the caller keeps it), as a top-level
+/// assignment would: programs run afterwards see it.
+///
+/// Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`name` is not an identifier),
+/// `SENSE_STATUS_RUNTIME_ERROR` (`value` is opaque, or too large for the
+/// runtime's limits).
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_runtime_set_global(
+    runtime: *mut sense_runtime,
+    name: *const c_char,
+    name_len: usize,
+    value: *const sense_value,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let rt = try_ref!(runtime);
+        let name = str_arg!(name, name_len);
+        let value = host_or_nil(value);
+        rt.enter(|r| {
+            r.set_global(name, value)
+                .map_err(|e| failed(&e, sense_status::InvalidArgument))
+        })
+    })
+}
+
+/// Calls the Sense function (or tool, or builtin) bound to `name` in the
+/// main program with copies of `args[0..arg_count]` (each NULL means nil;
+/// `args` may be NULL when `arg_count` is 0) and stores its result in
+/// `*out` (free it with `sense_value_free`). It runs on this thread, like
+/// `sense_runtime_run_source`; host functions it reaches are called.
+///
+/// Errors: `SENSE_STATUS_NOT_FOUND` (nothing is bound to `name`),
+/// `SENSE_STATUS_RUNTIME_ERROR` (the call raised — wrong argument count,
+/// not callable, an error inside: the error has its location — or an
+/// argument is opaque), `SENSE_STATUS_WRONG_STATE` (from a callback).
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_runtime_call(
+    runtime: *mut sense_runtime,
+    name: *const c_char,
+    name_len: usize,
+    args: *const *const sense_value,
+    arg_count: usize,
+    out: *mut *mut sense_value,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let rt = try_ref!(runtime);
+        let name = str_arg!(name, name_len);
+        let out = try_out!(out);
+        let ptrs: &[*const sense_value] = if arg_count == 0 {
+            &[]
+        } else if args.is_null() {
+            return Err(fail!(
+                InvalidArgument,
+                "argument `args` is NULL but `arg_count` is not 0"
+            ));
+        } else {
+            // SAFETY: the caller promises `arg_count` readable pointers at
+            // a non-NULL `args` for the call (header: sense_runtime_call).
+            unsafe { std::slice::from_raw_parts(args, arg_count) }
+        };
+        let values: Vec<HostValue> = ptrs.iter().map(|&p| host_or_nil(p)).collect();
+        let result = rt.enter(|r| {
+            r.call(name, &values)
+                .map_err(|e| failed(&e, sense_status::NotFound))
+        })?;
+        out.set(into_raw(result));
+        Ok(())
+    })
+}
+
+/// Looks up the agent at `path[0..path_len]` (array indexes, outermost
+/// first; `path` may be NULL when `path_len` is 0) inside the main
+/// program's variable `name` into `*out`: name `team` with path `{1, 0}`
+/// is `team[1][0]`. This is how a host reaches agents kept in arrays.
+///
+/// Errors: `SENSE_STATUS_NOT_FOUND` (no such variable or element, or it
+/// is not an agent).
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_agent_lookup_path(
+    runtime: *const sense_runtime,
+    name: *const c_char,
+    name_len: usize,
+    path: *const usize,
+    path_len: usize,
+    out: *mut sense_agent,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let rt = try_ref!(runtime);
+        let name = str_arg!(name, name_len);
+        let out = try_out!(out);
+        let path: &[usize] = if path_len == 0 {
+            &[]
+        } else if path.is_null() {
+            return Err(fail!(
+                InvalidArgument,
+                "argument `path` is NULL but `path_len` is not 0"
+            ));
+        } else {
+            // SAFETY: the caller promises `path_len` readable indexes at a
+            // non-NULL `path` for the call.
+            unsafe { std::slice::from_raw_parts(path, path_len) }
+        };
+        let id = rt.enter(|r| {
+            r.agent_at(name, path)
+                .map_err(|e| error::with_status(&e, sense_status::NotFound))
+        })?;
+        out.set(sense_agent::of(id));
+        Ok(())
+    })
+}
+
+/// A copy of `agent.name` as Sense reads it — `status`, `name`,
+/// `pause_reason`, `doc`, or one of the agent's variables (e.g. `total`
+/// for `acc.total`) — into `*out` (free it with `sense_value_free`).
+///
+/// Errors: `SENSE_STATUS_NOT_FOUND` (stale id, or the agent has no such
+/// member).
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_agent_member(
+    runtime: *mut sense_runtime,
+    agent: sense_agent,
+    name: *const c_char,
+    name_len: usize,
+    out: *mut *mut sense_value,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let rt = try_ref!(runtime);
+        let name = str_arg!(name, name_len);
+        let out = try_out!(out);
+        let v = rt.enter(|r| {
+            r.member(agent.id(), name)
+                .map_err(|e| error::with_status(&e, sense_status::NotFound))
+        })?;
+        out.set(into_raw(v));
+        Ok(())
+    })
+}
+
+/// Keeps the agent alive while the host holds it, even once no Sense
+/// variable refers to it (without a hold, such an agent is collected and
+/// its id reads `SENSE_STATUS_NOT_FOUND`). Holds are counted: each needs a
+/// `sense_agent_release`. Freeing the runtime drops them all; snapshots
+/// do not save them. `SENSE_STATUS_NOT_FOUND` for a stale id.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_agent_retain(
+    runtime: *mut sense_runtime,
+    agent: sense_agent,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let rt = try_ref!(runtime);
+        rt.enter(|r| {
+            r.hold(agent.id())
+                .map_err(|e| error::with_status(&e, sense_status::NotFound))
+        })
+    })
+}
+
+/// Drops one `sense_agent_retain`. `SENSE_STATUS_WRONG_STATE` when the
+/// agent is not held, `SENSE_STATUS_NOT_FOUND` for a stale id.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_agent_release(
+    runtime: *mut sense_runtime,
+    agent: sense_agent,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let rt = try_ref!(runtime);
+        rt.enter(|r| {
+            r.status(agent.id())
+                .map_err(|e| error::with_status(&e, sense_status::NotFound))?;
+            r.release(agent.id())
+                .map_err(|e| error::with_status(&e, sense_status::WrongState))
+        })
+    })
+}
+
+/// The pause reason as a view, or the failure for a stale id.
+fn reason<'a>(r: &'a Runtime, agent: sense_agent) -> Result<ValueRef<'a>, Failure> {
+    r.pause_reason_ref(agent.id())
+        .map_err(|e| error::with_status(&e, sense_status::NotFound))
+}
+
+fn not_a(kind: &'static str) -> Failure {
+    match kind {
+        "Int" => fail!(InvalidArgument, "the pause reason is not an Int"),
+        "Float" => fail!(InvalidArgument, "the pause reason is not a Float"),
+        "Bool" => fail!(InvalidArgument, "the pause reason is not a Bool"),
+        _ => fail!(InvalidArgument, "the pause reason is not a String"),
+    }
+}
+
+/// The agent's last pause reason, when it is an Int, into `*out` without
+/// allocating. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one (`*out`
+/// untouched; read other kinds with `sense_agent_pause_reason`),
+/// `SENSE_STATUS_NOT_FOUND` for a stale id.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_agent_pause_reason_int(
+    runtime: *const sense_runtime,
+    agent: sense_agent,
+    out: *mut i64,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let rt = try_ref!(runtime);
+        let out = try_out!(out);
+        let v = rt.enter(|r| match reason(r, agent)? {
+            ValueRef::Int(i) => Ok(i),
+            _ => Err(not_a("Int")),
+        })?;
+        out.set(v);
+        Ok(())
+    })
+}
+
+/// The agent's last pause reason, when it is a Float, into `*out` without
+/// allocating (an Int is not converted). Errors as for
+/// `sense_agent_pause_reason_int`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_agent_pause_reason_float(
+    runtime: *const sense_runtime,
+    agent: sense_agent,
+    out: *mut f64,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let rt = try_ref!(runtime);
+        let out = try_out!(out);
+        let v = rt.enter(|r| match reason(r, agent)? {
+            ValueRef::Float(f) => Ok(f),
+            _ => Err(not_a("Float")),
+        })?;
+        out.set(v);
+        Ok(())
+    })
+}
+
+/// The agent's last pause reason, when it is a Bool, into `*out` without
+/// allocating. Errors as for `sense_agent_pause_reason_int`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_agent_pause_reason_bool(
+    runtime: *const sense_runtime,
+    agent: sense_agent,
+    out: *mut bool,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let rt = try_ref!(runtime);
+        let out = try_out!(out);
+        let v = rt.enter(|r| match reason(r, agent)? {
+            ValueRef::Bool(b) => Ok(b),
+            _ => Err(not_a("Bool")),
+        })?;
+        out.set(v);
+        Ok(())
+    })
+}
+
+/// The agent's last pause reason, when it is a String, as a view into the
+/// runtime (UTF-8, not NUL-terminated) without allocating. The view is
+/// valid until the next call that runs code on the runtime or frees it
+/// (copy it to keep it). Errors as for `sense_agent_pause_reason_int`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_agent_pause_reason_string(
+    runtime: *const sense_runtime,
+    agent: sense_agent,
+    out: *mut sense_str,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let rt = try_ref!(runtime);
+        let out = try_out!(out);
+        let v = rt.enter(|r| match reason(r, agent)? {
+            ValueRef::Str(s) => Ok(sense_str::of(s)),
+            _ => Err(not_a("String")),
+        })?;
+        out.set(v);
+        Ok(())
+    })
+}

@@ -1,0 +1,145 @@
+// The shipped C++ wrapper, include/sense.hpp, over the embedding calls of
+// issue 16: config limits, globals, calling functions, members, agents in
+// arrays, holds, callers of host functions, pause reason views, pause
+// handles, input, snapshots as byte vectors, and errors as exceptions.
+#include <sense.hpp>
+
+#include <cstdio>
+#include <string>
+
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,        \
+                         __LINE__, #cond);                                     \
+            return 1;                                                          \
+        }                                                                      \
+    } while (0)
+
+static int globals_and_calls() {
+    sense::Runtime rt;
+    std::string out;
+    rt.capture_output(&out);
+    rt.set_global("limit", sense::Value::of(3));
+    rt.run("m.sns", "def area(w, h):\n    return w * h * limit\nprint(limit)\n");
+    CHECK(out == "3\n");
+    CHECK(rt.call("area", {sense::Value::of(2), sense::Value::of(7)}).as_int() == 42);
+    CHECK(rt.global("limit").as_int() == 3);
+    try {
+        rt.call("missing");
+        return 1;
+    } catch (const sense::Error &e) {
+        CHECK(e.status() == SENSE_STATUS_NOT_FOUND);
+    }
+    rt.run("f.sns", "def fail():\n    return 1 / 0\n");
+    try {
+        rt.call("fail");
+        return 1;
+    } catch (const sense::Error &e) {
+        CHECK(e.status() == SENSE_STATUS_RUNTIME_ERROR);
+        CHECK(e.line() == 2);
+        CHECK(e.message().find("division by zero") != std::string::npos);
+    }
+    sense::Value l = sense::Value::list({sense::Value::of(1), sense::Value::of("two"), sense::Value::of(2.5)});
+    rt.set_global("items", l);
+    auto items = rt.global("items").as_list();
+    CHECK(items.size() == 3 && items[1].as_string() == "two" && items[2].as_float() == 2.5);
+    return 0;
+}
+
+static int agents_members_holds_and_views() {
+    sense::Runtime rt;
+    std::string out;
+    rt.capture_output(&out);
+    rt.run("m.sns",
+           "agent acc:\n"
+           "    total = 0\n"
+           "    while true:\n"
+           "        total = total + pause(\"more?\")\n"
+           "team = [acc]\n");
+    sense::Agent acc = rt.agent_at("team", {0});
+    CHECK(rt.start(acc) == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(rt.pause_reason_string(acc).value() == "more?");
+    CHECK(!rt.pause_reason_int(acc).has_value());
+    rt.resume(acc, sense::Value::of(5));
+    CHECK(rt.member(acc, "total").as_int() == 5);
+    {
+        sense::AgentHold hold = rt.hold(acc);
+        rt.run("drop.sns", "team = nil\nacc = nil\nfor i in range(300000):\n    s = str(i)\n");
+        CHECK(rt.status(acc) == SENSE_AGENT_STATUS_PAUSED);
+    }
+    rt.run("more.sns", "for i in range(300000):\n    s = str(i)\n");
+    try {
+        rt.status(acc);
+        return 1;
+    } catch (const sense::Error &e) {
+        CHECK(e.status() == SENSE_STATUS_NOT_FOUND);
+    }
+    return 0;
+}
+
+static int callers_input_config_snapshots() {
+    sense::Config cfg;
+    cfg.max_heap(64u << 20).max_depth(200);
+    sense::Runtime rt(cfg);
+    std::string out;
+    rt.capture_output(&out);
+    std::string caller;
+    rt.register_call("whoami", 0, [&](const sense::Call &c) {
+        caller = c.agent() ? "agent" : "main";
+        return sense::Reply{sense::Value::of(caller), false};
+    });
+    rt.register_fn("twice", 1, [](const std::vector<const sense_value *> &args) {
+        int64_t n = 0;
+        sense::check([&](sense_error **e) { return sense_value_as_int(args.at(0), &n, e); });
+        if (n < 0) throw std::runtime_error("negative");
+        return sense::Reply{sense::Value::of(2 * n), false};
+    });
+    int asked = 0;
+    rt.on_input([&]() -> std::optional<std::string> {
+        if (asked++) return std::nullopt;
+        return std::string("Ada\n");
+    });
+    rt.run("m.sns", "print(whoami())\nname = ask_human(\"name?\")\nagent a:\n    n = pause(twice(21))\n    print(whoami(), n)\n");
+    CHECK(caller == "main");
+    CHECK(rt.global("name").as_string() == "Ada");
+    sense::Agent a = rt.agent("a");
+    rt.start(a);
+    CHECK(rt.pause_reason_int(a).value() == 42);
+    try {
+        rt.run("neg.sns", "twice(-1)\n");
+        return 1;
+    } catch (const sense::Error &e) {
+        CHECK(e.message() == "negative");
+        CHECK(e.line() == 1);
+    }
+    sense::PauseHandle h = rt.pause_handle(a);
+    CHECK(h.request());
+    CHECK(h.is_requested());
+    std::vector<uint8_t> bytes = rt.snapshot();
+    CHECK(!bytes.empty());
+
+    sense::Runtime later;
+    std::string out2;
+    later.capture_output(&out2);
+    later.register_call("whoami", 0, [](const sense::Call &c) {
+        return sense::Reply{sense::Value::of(c.agent() ? "agent" : "main"), false};
+    });
+    later.register_fn("twice", 1, [](const std::vector<const sense_value *> &) {
+        return sense::Reply{sense::Value::of(0), false};
+    });
+    later.restore(bytes);
+    sense::Agent a2 = later.agent("a");
+    CHECK(later.resume(a2, sense::Value::of("done")) == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(out2 == "agent done\n");
+    return 0;
+}
+
+int main() {
+    int failed = 0;
+    failed += globals_and_calls();
+    failed += agents_members_holds_and_views();
+    failed += callers_input_config_snapshots();
+    std::printf("%d failed\n", failed);
+    return failed == 0 ? 0 : 1;
+}

@@ -1,3 +1,0 @@
-module example.invalid/sense
-
-go 1.19
