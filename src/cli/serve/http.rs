@@ -7,7 +7,7 @@
 //! | GET | `/` | the console page |
 //! | GET | `/api/info` | the program (name, hash) and this process |
 //! | GET | `/api/instances?status=S&after=SEQ&limit=N` | a page of instances (`next`: the `after` of the next page) |
-//! | POST | `/api/instances` `{"agent": "NAME"}` | start an instance |
+//! | POST | `/api/instances` `{"agent": "NAME", "id": "ID"?}` | start an instance (409 if the id exists) |
 //! | GET | `/api/instances/{id}` | one instance, with call stacks and locals |
 //! | POST | `/api/instances/{id}/resume` `{"value": V, "version": N?}` | answer it (409 on a stale version) |
 //! | POST | `/api/instances/{id}/messages` `{"value": V}` | send it a message |
@@ -477,7 +477,12 @@ fn route(
                     .get("agent")
                     .and_then(Json::as_str)
                     .ok_or_else(|| Reply::error(400, "BadRequest", "give {\"agent\": \"NAME\"}"))?;
-                api(engine.create(agent))
+                let id = match body.get("id") {
+                    None | Some(Json::Null) => None,
+                    Some(Json::String(id)) => Some(id.as_str()),
+                    Some(_) => return Err(Reply::error(400, "BadRequest", "id must be a string")),
+                };
+                api(engine.create(agent, id))
             }
             ["api", "instances", id] => match method {
                 "GET" => api(engine.detail(id)),
