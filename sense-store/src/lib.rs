@@ -58,6 +58,11 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Fails with [`StoreError::Duplicate`] if the id exists.
     fn create(&self, new: &NewInstance, event: &Event) -> Result<(), StoreError>;
 
+    /// Stores many new instances in one transaction (bulk imports, and
+    /// filling a store for benchmarks): all or none. Fails with
+    /// [`StoreError::Duplicate`] (storing none) if any id exists.
+    fn create_many(&self, new: &[NewInstance], event: &Event) -> Result<(), StoreError>;
+
     /// The instance with its snapshot, or `None` if there is none.
     fn load(&self, id: &str) -> Result<Option<Instance>, StoreError>;
 
