@@ -504,6 +504,15 @@ fn http_limits_and_access_checks() {
     )
     .unwrap();
     assert_eq!(status, 403);
+    // The console page and its script are served to anyone on loopback.
+    for path in ["/", "/console.js"] {
+        let (status, _) = raw(
+            q,
+            &format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{q}\r\nConnection: close\r\n\r\n"),
+        )
+        .unwrap();
+        assert_eq!(status, 200, "{path}");
+    }
     let (status, info) = call(q, "GET", "/api/info", None).unwrap();
     assert_eq!(status, 200);
     assert_eq!(info["program"]["name"], program.display().to_string());

@@ -1,6 +1,6 @@
 //! Durable storage for paused Sense agents.
 //!
-//! A paused agent is plain data: [`sense_agents::Runtime::snapshot`]-style
+//! A paused agent is plain data: `Runtime::snapshot` (sense-agents)
 //! bytes plus a little metadata (status, pause reason, a version number).
 //! This crate keeps such *instances* in a database so that many processes,
 //! on one machine or many, can serve the same agents:
