@@ -16,7 +16,7 @@
 mod serve_support;
 
 use sense_store::testing::TempDatabase;
-use sense_store::{Event, NewInstance, Record, Status, Store};
+use sense_store::{Event, NewInstance, Record, Status};
 use serde_json::{Value as Json, json};
 use serve_support::{Service, TempDir};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -134,7 +134,8 @@ fn throughput(kind: &str, processes: usize, seconds: u64, clients: usize, instan
                 let mut conflicts = 0;
                 let mut i = 0;
                 while Instant::now() < deadline {
-                    let (id, version) = &mut mine[i % mine.len()];
+                    let len = mine.len();
+                    let (id, version) = &mut mine[i % len];
                     let t = Instant::now();
                     let (status, body) = conn.call(
                         "POST",
@@ -237,8 +238,12 @@ fn million(kind: &str, count: usize) {
     let t = Instant::now();
     let (status, page) = conn.call("GET", "/api/instances?status=paused&limit=100", &Json::Null);
     let list = t.elapsed();
-    assert_eq!(status, 200);
-    assert_eq!(page["instances"].as_array().unwrap().len(), 100);
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(
+        page["instances"].as_array().map(Vec::len),
+        Some(100),
+        "{page}"
+    );
     println!(
         "million store={kind}: {} paused instances created in {:.1} s ({:.0}/s, bulk insert of one {} B snapshot); \
          store {:.1} MB ({:.0} B/instance incl. audit and indexes); answer one: median {} (max {} of 21); \

@@ -80,8 +80,9 @@ fn new_id() -> Result<String, ApiError> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// The stored state after a run that ended with `result`, or `None` when
-/// the run did not happen (the agent is where it was).
+/// The state to store after a run that ended with `result`; an error
+/// (422, nothing stored) when the run did not happen because the agent
+/// was not resumable — the agent is then where it was.
 fn record_of(
     rt: &Runtime,
     result: Result<State, sense::Error>,

@@ -87,7 +87,11 @@ impl Reply {
 
 /// Sends `reply` (errors writing to a gone client are ignored).
 pub fn respond(request: tiny_http::Request, reply: Reply) {
-    let mut response = tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
+    // The body is in memory: always send a Content-Length (tiny_http
+    // would switch large bodies to chunked encoding).
+    let mut response = tiny_http::Response::from_data(reply.body)
+        .with_status_code(reply.status)
+        .with_chunked_threshold(usize::MAX);
     for (name, value) in [
         ("Content-Type", reply.content_type),
         ("Cache-Control", "no-store"),
@@ -524,7 +528,17 @@ fn list(engine: &Engine, query: &ListQuery) -> Result<Json, ApiError> {
         .then(|| page.last().map(|s| s.seq))
         .flatten();
     Ok(json!({
-        "instances": page.iter().map(|s| json::summary(s, &engine.program.hash)).collect::<Vec<_>>(),
+        // Without each instance's output: a page stays small.
+        "instances": page
+            .iter()
+            .map(|s| {
+                let mut j = json::summary(s, &engine.program.hash);
+                if let Some(o) = j.as_object_mut() {
+                    o.remove("output");
+                }
+                j
+            })
+            .collect::<Vec<_>>(),
         "next": next,
     }))
 }
