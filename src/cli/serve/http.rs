@@ -197,9 +197,10 @@ pub fn run(
     }
 }
 
-/// Stack of a request thread: programs run on the VM's own stacks, so
-/// a request needs little beyond the store client and JSON.
-const REQUEST_STACK: usize = 1024 * 1024;
+/// Stack of a request thread: the main thread's usual size, so that a
+/// program that parses and runs under `sense run` does so here too (the
+/// memory is reserved, and only touched as far as it is used).
+const REQUEST_STACK: usize = 8 * 1024 * 1024;
 
 fn header<'a>(request: &'a tiny_http::Request, name: &str) -> Option<&'a str> {
     request
