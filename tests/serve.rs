@@ -504,6 +504,15 @@ fn http_limits_and_access_checks() {
     )
     .unwrap();
     assert_eq!(status, 403);
+    // The console page and its script are served to anyone on loopback.
+    for path in ["/", "/console.js"] {
+        let (status, _) = raw(
+            q,
+            &format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{q}\r\nConnection: close\r\n\r\n"),
+        )
+        .unwrap();
+        assert_eq!(status, 200, "{path}");
+    }
     let (status, info) = call(q, "GET", "/api/info", None).unwrap();
     assert_eq!(status, 200);
     assert_eq!(info["program"]["name"], program.display().to_string());
@@ -544,4 +553,93 @@ fn a_stalled_client_does_not_block_the_others() {
         );
     }
     drop(stalled);
+}
+
+/// `kill -9` in the middle of a resume leaves the instance at its last
+/// committed state, answerable by the next process.
+#[test]
+fn a_process_killed_mid_resume_leaves_the_last_committed_state() {
+    let dir = TempDir::new("killed");
+    let program = dir.write("flow.sns", PROGRAM);
+    for store in stores("a_process_killed_mid_resume", &dir) {
+        let mut a = Service::start(&program, &store.url, &["--max-steps", "100000000000"]);
+        let id = id_of(&create(&a, "spinner"));
+        let (port, rid) = (a.port, id.clone());
+        let running = std::thread::spawn(move || {
+            call(
+                port,
+                "POST",
+                &format!("/api/instances/{rid}/resume"),
+                Some(json!({"value": "go"})),
+            )
+        });
+        std::thread::sleep(Duration::from_millis(500));
+        a.kill();
+        assert!(
+            running.join().unwrap().is_err(),
+            "the killed process answered"
+        );
+        let b = Service::start(&program, &store.url, &[]);
+        let (_, body) = b.call("GET", &format!("/api/instances/{id}"), None);
+        assert_eq!(body["version"], 1, "{}: {body}", store.name);
+        assert_eq!(body["status"], "paused");
+        assert_eq!(body["pause_reason"], "go?");
+        let (_, audit) = b.call("GET", &format!("/api/instances/{id}/audit"), None);
+        assert_eq!(audit["events"].as_array().unwrap().len(), 1, "{audit}");
+        // Still answerable; a pause request made while it waits is
+        // honoured as soon as it runs again.
+        let (status, _) = b.call("POST", &format!("/api/instances/{id}/pause"), None);
+        assert_eq!(status, 200);
+        let (status, body) = resume(&b, &id, json!("go"), Some(1));
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["pause_kind"], "host", "{}: {body}", store.name);
+        assert_eq!(body["version"], 2);
+    }
+}
+
+#[test]
+fn the_default_store_is_a_file_beside_the_program_and_bad_urls_fail_clearly() {
+    let dir = TempDir::new("default-store");
+    let program = dir.write("flow.sns", PROGRAM);
+    let bin = env!("CARGO_BIN_EXE_sense");
+    let mut child = std::process::Command::new(bin)
+        .arg("serve")
+        .arg(&program)
+        .args(["--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(line.contains("store sqlite:"), "{line}");
+    assert!(dir.0.join("flow.sns.db").is_file(), "{line}");
+    for (url, says) in [
+        ("mysql://x/y", "bad store URL"),
+        (
+            "postgres://u@127.0.0.1:1/x?connect_timeout=2",
+            "cannot open the store",
+        ),
+    ] {
+        let out = std::process::Command::new(bin)
+            .arg("serve")
+            .arg(&program)
+            .args(["--store", url, "--port", "0"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{url}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{url}: {err}");
+    }
+    let out = std::process::Command::new(bin)
+        .args(["serve", "/nonexistent/flow.sns", "--port", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such file"));
 }

@@ -32,7 +32,7 @@ sense_pg_setup() {
   else
     echo "postgres: starting on 127.0.0.1:$port"
     "${as_pg[@]}" "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w \
-      -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=300 -c fsync=off -c shared_buffers=128MB" start >/dev/null
+      -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=300 -c shared_buffers=128MB" start >/dev/null
   fi
   export SENSE_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
   echo "postgres: SENSE_TEST_POSTGRES_URL=$SENSE_TEST_POSTGRES_URL"

@@ -1,6 +1,6 @@
 //! Durable storage for paused Sense agents.
 //!
-//! A paused agent is plain data: [`sense_agents::Runtime::snapshot`]-style
+//! A paused agent is plain data: `Runtime::snapshot` (sense-agents)
 //! bytes plus a little metadata (status, pause reason, a version number).
 //! This crate keeps such *instances* in a database so that many processes,
 //! on one machine or many, can serve the same agents:
@@ -57,6 +57,11 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Stores a new instance at version 1 and records `event` for it.
     /// Fails with [`StoreError::Duplicate`] if the id exists.
     fn create(&self, new: &NewInstance, event: &Event) -> Result<(), StoreError>;
+
+    /// Stores many new instances in one transaction (bulk imports, and
+    /// filling a store for benchmarks): all or none. Fails with
+    /// [`StoreError::Duplicate`] (storing none) if any id exists.
+    fn create_many(&self, new: &[NewInstance], event: &Event) -> Result<(), StoreError>;
 
     /// The instance with its snapshot, or `None` if there is none.
     fn load(&self, id: &str) -> Result<Option<Instance>, StoreError>;

@@ -174,6 +174,50 @@ impl Store for SqliteStore {
         }
     }
 
+    fn create_many(&self, new: &[NewInstance], event: &Event) -> Result<(), StoreError> {
+        let duplicate = self.with(|c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let now = now_ms();
+            {
+                let mut insert = tx.prepare_cached(
+                    "INSERT INTO sense_instances (id, agent, program_name, program_hash, status, \
+                     pause_reason, pause_kind, error, output, version, created_at, updated_at, snapshot) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11) ON CONFLICT (id) DO NOTHING",
+                )?;
+                let mut log = tx.prepare_cached(
+                    "INSERT INTO sense_audit (instance_id, version, at, event, detail) VALUES (?1, 1, ?2, ?3, ?4)",
+                )?;
+                for n in new {
+                    let r = &n.record;
+                    let added = insert.execute(params![
+                        n.id,
+                        n.agent,
+                        n.program_name,
+                        n.program_hash,
+                        r.status.as_str(),
+                        r.pause_reason,
+                        r.pause_kind,
+                        r.error,
+                        r.output,
+                        now,
+                        r.snapshot
+                    ])?;
+                    if added == 0 {
+                        // Dropping the transaction rolls everything back.
+                        return Ok(Some(n.id.clone()));
+                    }
+                    log.execute(params![n.id, now, event.kind, event.detail])?;
+                }
+            }
+            tx.commit()?;
+            Ok(None)
+        })?;
+        match duplicate {
+            Some(id) => Err(StoreError::Duplicate(id)),
+            None => Ok(()),
+        }
+    }
+
     fn load(&self, id: &str) -> Result<Option<Instance>, StoreError> {
         self.with(|c| {
             c.query_row(

@@ -426,3 +426,46 @@ fn bad_urls_are_refused_clearly() {
     let err = sense_store::open("sqlite:/nonexistent-dir/x/y.db").unwrap_err();
     assert!(matches!(err, StoreError::Sqlite(_)), "{err}");
 }
+
+#[test]
+fn create_many_is_all_or_nothing() {
+    for b in backends("create_many") {
+        let s = &*b.store;
+        let batch: Vec<NewInstance> = (0..50)
+            .map(|i| {
+                NewInstance::new(
+                    &format!("m{i}"),
+                    "worker",
+                    "flow.sns",
+                    "h",
+                    paused(b"x", "q"),
+                )
+            })
+            .collect();
+        s.create_many(&batch, &Event::new("created", "{}")).unwrap();
+        assert_eq!(s.count(None).unwrap(), 50, "{}", b.name);
+        assert_eq!(s.audit("m49", 0, 10).unwrap().len(), 1);
+        // One duplicate anywhere in a batch stores none of it.
+        let mut again: Vec<NewInstance> = (50..60)
+            .map(|i| {
+                NewInstance::new(
+                    &format!("m{i}"),
+                    "worker",
+                    "flow.sns",
+                    "h",
+                    paused(b"x", "q"),
+                )
+            })
+            .collect();
+        again.push(batch[3].clone());
+        let err = s
+            .create_many(&again, &Event::new("created", "{}"))
+            .unwrap_err();
+        assert!(
+            matches!(err, StoreError::Duplicate(ref id) if id == "m3"),
+            "{err}"
+        );
+        assert_eq!(s.count(None).unwrap(), 50, "{}", b.name);
+        assert!(s.summary("m50").unwrap().is_none());
+    }
+}

@@ -80,8 +80,9 @@ fn new_id() -> Result<String, ApiError> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// The stored state after a run that ended with `result`, or `None` when
-/// the run did not happen (the agent is where it was).
+/// The state to store after a run that ended with `result`; an error
+/// (422, nothing stored) when the run did not happen because the agent
+/// was not resumable — the agent is then where it was.
 fn record_of(
     rt: &Runtime,
     result: Result<State, sense::Error>,
@@ -133,8 +134,16 @@ impl Engine {
     }
 
     /// `POST /api/instances`: runs the top level in a fresh runtime,
-    /// starts `agent` and stores it.
-    pub fn create(&self, agent: &str) -> Result<Json, ApiError> {
+    /// starts `agent` and stores it under `id` (chosen by the client, so
+    /// that a create whose answer was lost can be retried without making
+    /// a second instance) or a fresh random id.
+    pub fn create(&self, agent: &str, id: Option<&str>) -> Result<Json, ApiError> {
+        if let Some(id) = id {
+            check_id(id)?;
+            if self.store.summary(id)?.is_some() {
+                return Err(self.duplicate(id));
+            }
+        }
         let out = Captured::default();
         let mut rt = self.program.runtime(&out);
         if let Err(e) = rt.run_source(&self.program.name, &self.program.source) {
@@ -144,7 +153,10 @@ impl Engine {
             .agent(agent)
             .map_err(|e| ApiError::new(404, "NoSuchAgent", e.display_text()))?;
         rt.set_subject(Some(agent_id));
-        let id = new_id()?;
+        let id = match id {
+            Some(id) => id.to_string(),
+            None => new_id()?,
+        };
         let result = {
             let _run = self
                 .running
@@ -153,10 +165,21 @@ impl Engine {
         };
         let record = record_of(&rt, result, "", &out)?;
         let new = NewInstance::new(&id, agent, &self.program.name, &self.program.hash, record);
-        self.store
-            .create(&new, &self.event("created", json!({"agent": agent})))?;
+        match self
+            .store
+            .create(&new, &self.event("created", json!({"agent": agent})))
+        {
+            Err(StoreError::Duplicate(_)) => return Err(self.duplicate(&id)),
+            other => other?,
+        }
         self.waiters.changed(&id);
         self.describe(&id)
+    }
+
+    fn duplicate(&self, id: &str) -> ApiError {
+        let mut e = ApiError::new(409, "Duplicate", format!("an instance with id {id} exists"));
+        e.current = self.describe(id).ok();
+        e
     }
 
     fn load(&self, id: &str) -> Result<Instance, ApiError> {
@@ -382,6 +405,23 @@ impl Engine {
             "events": events.iter().map(json::audit).collect::<Vec<_>>(),
             "next": next,
         }))
+    }
+}
+
+/// Client-chosen ids: 1 to 64 letters, digits, `-` and `_`.
+fn check_id(id: &str) -> Result<(), ApiError> {
+    let ok = (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            400,
+            "BadRequest",
+            "an id is 1 to 64 letters, digits, '-' or '_'",
+        ))
     }
 }
 

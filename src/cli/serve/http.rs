@@ -7,7 +7,7 @@
 //! | GET | `/` | the console page |
 //! | GET | `/api/info` | the program (name, hash) and this process |
 //! | GET | `/api/instances?status=S&after=SEQ&limit=N` | a page of instances (`next`: the `after` of the next page) |
-//! | POST | `/api/instances` `{"agent": "NAME"}` | start an instance |
+//! | POST | `/api/instances` `{"agent": "NAME", "id": "ID"?}` | start an instance (409 if the id exists) |
 //! | GET | `/api/instances/{id}` | one instance, with call stacks and locals |
 //! | POST | `/api/instances/{id}/resume` `{"value": V, "version": N?}` | answer it (409 on a stale version) |
 //! | POST | `/api/instances/{id}/messages` `{"value": V}` | send it a message |
@@ -87,7 +87,11 @@ impl Reply {
 
 /// Sends `reply` (errors writing to a gone client are ignored).
 pub fn respond(request: tiny_http::Request, reply: Reply) {
-    let mut response = tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
+    // The body is in memory: always send a Content-Length (tiny_http
+    // would switch large bodies to chunked encoding).
+    let mut response = tiny_http::Response::from_data(reply.body)
+        .with_status_code(reply.status)
+        .with_chunked_threshold(usize::MAX);
     for (name, value) in [
         ("Content-Type", reply.content_type),
         ("Cache-Control", "no-store"),
@@ -193,9 +197,10 @@ pub fn run(
     }
 }
 
-/// Stack of a request thread: programs run on the VM's own stacks, so
-/// a request needs little beyond the store client and JSON.
-const REQUEST_STACK: usize = 1024 * 1024;
+/// Stack of a request thread: the main thread's usual size, so that a
+/// program that parses and runs under `sense run` does so here too (the
+/// memory is reserved, and only touched as far as it is used).
+const REQUEST_STACK: usize = 8 * 1024 * 1024;
 
 fn header<'a>(request: &'a tiny_http::Request, name: &str) -> Option<&'a str> {
     request
@@ -477,7 +482,12 @@ fn route(
                     .get("agent")
                     .and_then(Json::as_str)
                     .ok_or_else(|| Reply::error(400, "BadRequest", "give {\"agent\": \"NAME\"}"))?;
-                api(engine.create(agent))
+                let id = match body.get("id") {
+                    None | Some(Json::Null) => None,
+                    Some(Json::String(id)) => Some(id.as_str()),
+                    Some(_) => return Err(Reply::error(400, "BadRequest", "id must be a string")),
+                };
+                api(engine.create(agent, id))
             }
             ["api", "instances", id] => match method {
                 "GET" => api(engine.detail(id)),
@@ -519,7 +529,17 @@ fn list(engine: &Engine, query: &ListQuery) -> Result<Json, ApiError> {
         .then(|| page.last().map(|s| s.seq))
         .flatten();
     Ok(json!({
-        "instances": page.iter().map(|s| json::summary(s, &engine.program.hash)).collect::<Vec<_>>(),
+        // Without each instance's output: a page stays small.
+        "instances": page
+            .iter()
+            .map(|s| {
+                let mut j = json::summary(s, &engine.program.hash);
+                if let Some(o) = j.as_object_mut() {
+                    o.remove("output");
+                }
+                j
+            })
+            .collect::<Vec<_>>(),
         "next": next,
     }))
 }

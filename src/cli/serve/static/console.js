@@ -3,6 +3,7 @@
 let token = sessionStorage.getItem("sense-token") || "";
 let after = 0;
 let selected = null;
+let shownVersion = null; // the version the page shows: answers apply to it or get 409
 
 const $ = (id) => document.getElementById(id);
 
@@ -53,6 +54,7 @@ async function show(id) {
   selected = id;
   try {
     const d = await api("GET", "/api/instances/" + id);
+    shownVersion = d.version;
     $("detail").hidden = false;
     $("d-id").textContent = d.id;
     $("d-status").textContent = d.status + (d.pause_kind ? ` (${d.pause_kind})` : "");
@@ -93,10 +95,8 @@ window.addEventListener("DOMContentLoaded", async () => {
   $("refresh").addEventListener("click", () => load(true));
   $("more").addEventListener("click", () => load(false));
   $("start").addEventListener("click", () => act(async () => { const d = await api("POST", "/api/instances", { agent: $("agent").value }); selected = d.id; }));
-  $("resume").addEventListener("click", () => act(async () => {
-    const d = await api("GET", "/api/instances/" + selected);
-    await api("POST", `/api/instances/${selected}/resume`, { value: value(), version: d.version });
-  }));
+  $("resume").addEventListener("click", () => act(() =>
+    api("POST", `/api/instances/${selected}/resume`, { value: value(), version: shownVersion })));
   $("send").addEventListener("click", () => act(() => api("POST", `/api/instances/${selected}/messages`, { value: value() })));
   $("pause").addEventListener("click", () => act(() => api("POST", `/api/instances/${selected}/pause`)));
   $("delete").addEventListener("click", () => act(async () => { await api("DELETE", "/api/instances/" + selected); selected = null; $("detail").hidden = true; }));
