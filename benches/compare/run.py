@@ -84,7 +84,7 @@ def fmt_ratio(a, b):
 
 def plan(args, lua, py, ref):
     """[(label, {peer: command})] for the requested workloads."""
-    out = []
+    out, skipped = [], {}
     names = [suite.SMALLEST] if args.smallest else (args.workloads or [w.name for w in suite.SUITE])
     for name in names:
         w = suite.by_name(name)
@@ -92,9 +92,9 @@ def plan(args, lua, py, ref):
             base, label = w.path("sns")[: -len(".sns")], name
             use_ref = w.ref_skip is None or args.reference
             if not use_ref:
-                print(f"reference skipped for {name}: {w.ref_skip} (--reference runs it)", file=sys.stderr)
+                skipped.setdefault(w.ref_skip, []).append(name)
         elif name.endswith(".sns") and os.path.exists(name):
-            base, label, use_ref = os.path.abspath(name)[: -len(".sns")], name, True
+            base, label, use_ref = os.path.abspath(name)[: -len(".sns")], os.path.basename(name), True
         else:
             sys.exit(f"{name}: neither a workload of the suite ({', '.join(w.name for w in suite.SUITE)}) nor a .sns file")
         cmds = {"sense": [suite.SENSE, "run", base + ".sns"]}
@@ -105,6 +105,8 @@ def plan(args, lua, py, ref):
         if use_ref:
             cmds["reference"] = [ref, "run", base + ".sns"]
         out.append((label, cmds))
+    for why, names in skipped.items():
+        print(f"reference skipped for {', '.join(names)}: {why} (--reference runs it)")
     return out
 
 
