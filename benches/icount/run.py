@@ -3,7 +3,9 @@
 event Ir) of every side-by-side workload at a small size (suite.py's
 `icount_n`) run by `sense run`, and of one C-ABI hand-off round trip
 (handoff.c: counts at two round-trip numbers, divided by the difference,
-so start-up and set-up cancel). Checked against baseline.json: a count
+so start-up and set-up cancel). Lua 5.4's C-API round trip
+(handoff_lua.c) is counted the same way and printed for comparison, not
+checked. Checked against baseline.json: a count
 more than 5% above its baseline fails; more than 5% below is reported as
 an improvement to record.
 
@@ -12,8 +14,8 @@ Usage: python3 benches/icount/run.py            check against baseline.json
 
 Builds what it measures first (`cargo build --release` of the `sense`
 binary and of libsense; no-ops when fresh). Needs valgrind and a C
-compiler; without them it says so and skips, and fails under
-SENSE_TEST_ALL=1. Instruction counts depend on the compiler and the
+compiler (and liblua5.4-dev for the Lua count); without them it says so
+and skips, and fails under SENSE_TEST_ALL=1. Instruction counts depend on the compiler and the
 libraries, so record the baseline on the machine that checks it (CI).
 """
 import json
@@ -61,6 +63,29 @@ def build():
     return exe
 
 
+def build_lua():
+    """handoff_lua.c built against Lua 5.4 (pkg-config `lua5.4`), or None
+    after a loud line (failing under SENSE_TEST_ALL=1)."""
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "lua5.4"], capture_output=True, text=True, check=False)
+    if flags.returncode != 0:
+        print("SKIPPED Lua round-trip count: no pkg-config entry lua5.4; install the Debian package liblua5.4-dev",
+              file=sys.stderr)
+        if os.environ.get("SENSE_TEST_ALL") == "1":
+            sys.exit("SENSE_TEST_ALL=1: the Lua comparison count cannot be skipped")
+        return None
+    exe = os.path.join(ROOT, "target", "icount", "handoff_lua")
+    cc = os.environ.get("CC", "cc")
+    subprocess.run([cc, "-O2", os.path.join(HERE, "handoff_lua.c"), *flags.stdout.split(), "-o", exe], check=True)
+    return exe
+
+
+def per_round_trip(exe, tmp):
+    """Instructions per round trip of a hand-off driver (start-up cancels)."""
+    c1 = count([exe, str(HANDOFF_N1)], tmp)
+    c2 = count([exe, str(HANDOFF_N2)], tmp)
+    return round((c2 - c1) / (HANDOFF_N2 - HANDOFF_N1))
+
+
 def count(cmd, tmp):
     """Instructions executed by `cmd` (whole process, under callgrind)."""
     out = os.path.join(tmp, "callgrind.out")
@@ -81,9 +106,7 @@ def measure(handoff, tmp):
         src = suite.sized(w.path("sns"), w.icount_n, tmp)
         got[w.name] = {"n": w.icount_n, "instructions": count([suite.SENSE, "run", src], tmp)}
         print(f"  {w.name:<14} N={w.icount_n:<6} {got[w.name]['instructions']:>14,}", flush=True)
-    c1 = count([handoff, str(HANDOFF_N1)], tmp)
-    c2 = count([handoff, str(HANDOFF_N2)], tmp)
-    per = round((c2 - c1) / (HANDOFF_N2 - HANDOFF_N1))
+    per = per_round_trip(handoff, tmp)
     got[HANDOFF_KEY] = {"n": f"{HANDOFF_N1}..{HANDOFF_N2}", "instructions": per}
     print(f"  {HANDOFF_KEY:<14} per round trip {per:>9,}", flush=True)
     return got
@@ -125,8 +148,13 @@ def main():
     handoff = build()
     vg = subprocess.run(["valgrind", "--version"], capture_output=True, text=True, check=True).stdout.strip()
     print(f"instruction counts (callgrind Ir, {vg}); release build")
+    lua = build_lua()
     with suite.tempdir() as tmp:
         got = measure(handoff, tmp)
+        if lua:
+            lua_per = per_round_trip(lua, tmp)
+            print(f"  for comparison (not checked): Lua 5.4 C-API round trip {lua_per:,} instructions; "
+                  f"Sense C ABI / Lua = {got[HANDOFF_KEY]['instructions'] / lua_per:.2f}x", flush=True)
     if os.environ.get("SENSE_BLESS") == "1":
         with open(BASELINE, "w", encoding="utf-8") as f:
             json.dump({"tool": f"{vg} --tool=callgrind (Ir)", "tolerance": TOLERANCE, "counts": got}, f, indent=2)
