@@ -16,6 +16,12 @@
 //! `target/debug`.
 //!
 //! Run: `cargo bench -p sense-ffi --bench c_abi`.
+//!
+//! The group `handoff_vs_lua` puts the C-ABI round trip that sends an Int
+//! and reads the pause value back beside Lua 5.4's C-API round trip
+//! (`lua_resume` of a coroutine whose C function yields; see `lua.rs`),
+//! so one run gives the ratio. Without a Lua 5.4 shared library that part
+//! is skipped with a loud line (and fails under `SENSE_TEST_ALL=1`).
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
@@ -27,6 +33,11 @@ use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::ptr;
+
+// The Lua peer (a directory of its own: cargo would take a benches/*.rs
+// file for a bench target).
+#[path = "c_abi/lua.rs"]
+mod lua;
 
 // The declarations of include/sense.h this bench uses, as a C compiler
 // sees them: opaque handles, `sense_agent` by value, C enums as `int`.
@@ -102,7 +113,10 @@ struct Api {
         *mut AgentStatus,
         Err,
     ) -> Status,
+    agent_pause_reason:
+        unsafe extern "C" fn(*const SenseRuntime, SenseAgent, *mut *mut SenseValue, Err) -> Status,
     value_new_int: unsafe extern "C" fn(i64) -> *mut SenseValue,
+    value_as_int: unsafe extern "C" fn(*const SenseValue, *mut i64, Err) -> Status,
     value_free: unsafe extern "C" fn(*mut SenseValue),
     error_rendered: unsafe extern "C" fn(*const SenseError) -> SenseStr,
     error_free: unsafe extern "C" fn(*mut SenseError),
@@ -138,7 +152,9 @@ impl Api {
             agent_lookup: sym!(lib, "sense_agent_lookup"),
             agent_start: sym!(lib, "sense_agent_start"),
             agent_resume: sym!(lib, "sense_agent_resume"),
+            agent_pause_reason: sym!(lib, "sense_agent_pause_reason"),
             value_new_int: sym!(lib, "sense_value_new_int"),
+            value_as_int: sym!(lib, "sense_value_as_int"),
             value_free: sym!(lib, "sense_value_free"),
             error_rendered: sym!(lib, "sense_error_rendered"),
             error_free: sym!(lib, "sense_error_free"),
@@ -357,5 +373,110 @@ fn c_abi(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, c_abi);
+/// The agent twin of the Lua coroutine in `lua.rs`: pauses with the value
+/// it was resumed with, plus one.
+const ECHO_PLUS_ONE: &str = "agent worker:\n    x = 0\n    while true:\n        x = pause(x + 1)\n";
+
+/// Send an Int, read the Int pause value back: through libsense's C ABI,
+/// through the Rust API, and through Lua 5.4's C API, in one group.
+fn handoff_vs_lua(c: &mut Criterion) {
+    let path = find_libsense();
+    let api = Api::load(&path);
+    let mut group = c.benchmark_group("handoff_vs_lua");
+
+    // C ABI: a new Int `sense_value` per round trip (as a host sending
+    // fresh data does), `sense_agent_resume`, then the pause value as an
+    // Int via `sense_agent_pause_reason` + `sense_value_as_int`; both
+    // values freed inside the timing.
+    {
+        let host = api.host(ECHO_PLUS_ONE, "worker");
+        let mut status: AgentStatus = 0;
+        // SAFETY: live runtime, agent of it, writable status, NULL error.
+        let st = unsafe { (api.agent_start)(host.rt, host.agent, &mut status, ptr::null_mut()) };
+        assert!(st == SENSE_STATUS_OK && status == SENSE_AGENT_STATUS_PAUSED);
+        let mut i: i64 = 0;
+        group.bench_function("C ABI: send Int, read Int pause value", |b| {
+            b.iter(|| {
+                i += 1;
+                // SAFETY: the runtime outlives the benchmark; every value
+                // made here is freed once, here; out-parameters are locals.
+                let got = unsafe {
+                    let v = (api.value_new_int)(i);
+                    let st =
+                        (api.agent_resume)(host.rt, host.agent, v, &mut status, ptr::null_mut());
+                    (api.value_free)(v);
+                    assert!(st == SENSE_STATUS_OK && status == SENSE_AGENT_STATUS_PAUSED);
+                    let mut reason = ptr::null_mut();
+                    let st =
+                        (api.agent_pause_reason)(host.rt, host.agent, &mut reason, ptr::null_mut());
+                    assert_eq!(st, SENSE_STATUS_OK);
+                    let mut got = 0;
+                    let st = (api.value_as_int)(reason, &mut got, ptr::null_mut());
+                    (api.value_free)(reason);
+                    assert_eq!(st, SENSE_STATUS_OK);
+                    got
+                };
+                assert_eq!(got, i + 1);
+                black_box(got)
+            })
+        });
+    }
+
+    // Rust API: `Runtime::resume` returns the pause value in the state.
+    {
+        let mut rt = Runtime::new();
+        rt.run_source("bench.sns", ECHO_PLUS_ONE)
+            .expect("bench program");
+        let a = rt.agent("worker").expect("worker");
+        rt.start(a).expect("start");
+        let mut i: i64 = 0;
+        group.bench_function("Rust API: send Int, read Int pause value", |b| {
+            b.iter(|| {
+                i += 1;
+                let got = match rt.resume(a, HostValue::Int(i)).expect("resume") {
+                    State::Paused {
+                        reason: HostValue::Int(n),
+                        ..
+                    } => n,
+                    other => panic!("unexpected state {other:?}"),
+                };
+                assert_eq!(got, i + 1);
+                black_box(got)
+            })
+        });
+    }
+
+    // Lua C API: `lua_pushinteger` + `lua_resume` + `lua_tointegerx` +
+    // pop, against a coroutine whose C function yields its argument + 1.
+    match lua::load() {
+        Ok(l) => {
+            let mut co = lua::Coroutine::new(l);
+            let mut i: lua::LuaInteger = 0;
+            group.bench_function(
+                "Lua 5.4 C API: lua_resume with Int, read yielded Int",
+                |b| {
+                    b.iter(|| {
+                        i += 1;
+                        let got = co.round_trip(i);
+                        assert_eq!(got, i + 1);
+                        black_box(got)
+                    })
+                },
+            );
+        }
+        Err(why) => {
+            eprintln!(
+                "SKIPPED Lua 5.4 C-API round trip: {why}; install the Debian package lua5.4 \
+                 (or set SENSE_LUA_LIB to the library file)"
+            );
+            assert!(
+                std::env::var("SENSE_TEST_ALL").as_deref() != Ok("1"),
+                "SENSE_TEST_ALL=1: the Lua peer of the hand-off bench is required"
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, c_abi, handoff_vs_lua);
 criterion_main!(benches);
