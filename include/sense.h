@@ -594,6 +594,18 @@ enum sense_status sense_config_set_max_heap(struct sense_config *config,
                                             struct sense_error **error);
 
 /*
+ Registers `inference("openai")` and `inference("anthropic")` (HTTP
+ providers; the API key is read from the environment when a call is
+ made, never stored) and `connect_mcp` (starts MCP servers as child
+ processes, ended when the runtime is freed). Timeouts come from
+ `SENSE_HTTP_TIMEOUT`, `SENSE_HTTP_RETRIES` and `SENSE_MCP_TIMEOUT`;
+ `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` move the APIs (local models).
+ Call it before restoring a snapshot whose models use these providers.
+ */
+enum sense_status sense_runtime_register_default_providers(struct sense_runtime *runtime,
+                                                           struct sense_error **error);
+
+/*
  Binds the main program's variable `name` (UTF-8, `name_len` bytes) to a
  copy of `value` (NULL means nil; the caller keeps it), as a top-level
  assignment would: programs run afterwards see it.
