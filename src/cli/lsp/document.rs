@@ -96,7 +96,7 @@ impl Document {
 /// Converts a `file:` URI to a path, decoding `%XX` escapes.
 pub fn uri_to_path(uri: &str) -> Option<std::path::PathBuf> {
     let rest = uri.strip_prefix("file://")?;
-    // `file:///home/…` has an empty authority; `file://localhost/…` too.
+    // `file:///srv/…` has an empty authority; `file://localhost/…` too.
     let rest = rest.strip_prefix("localhost").unwrap_or(rest);
     let bytes = rest.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
