@@ -28,7 +28,8 @@ import sys
 import time
 import venv
 
-import suite
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import suite  # noqa: E402
 
 VENV = os.environ.get("SENSE_REF_VENV", os.path.join(os.path.expanduser("~"), ".cache", "sense-ref-0.20.0"))
 LUA_HINT = "Debian package lua5.4 (.ci/setup.d/40-lua.sh installs it)"

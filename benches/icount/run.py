@@ -27,6 +27,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "compare"))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import suite  # noqa: E402
 
 ROOT = suite.ROOT
