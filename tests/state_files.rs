@@ -23,23 +23,17 @@ agent other:
         push(seen, b)
 ";
 
-/// After each answer the agent works for a while and keeps a large list, so
-/// a kill lands while it runs and while its (big) state is written.
+/// A state of megabytes (100,000 strings kept across pauses), so
+/// that reading, snapshotting and writing it take a while and a kill can
+/// land in the middle of the write.
 const SLOW: &str = "\
 agent slow:
     big = []
+    for i in range(100000):
+        push(big, \"item \" + str(i))
     n = 0
     while true:
         a = ask_human(\"round \" + str(n))
-        i = 0
-        while i < 20000:
-            push(big, \"item \" + str(i))
-            i = i + 1
-        big = []
-        j = 0
-        while j < 20000:
-            push(big, j)
-            j = j + 1
         n = n + 1
 ";
 
@@ -299,6 +293,11 @@ fn kill_during_resume_leaves_the_state_intact_and_no_temporaries() {
     let program = dir.file("slow.sns", SLOW);
     let state = dir.0.join("p.state");
     start(&program, "slow", &state);
+    // How long one resume takes here; kills land in its second half,
+    // where the state is snapshotted and written.
+    let t = std::time::Instant::now();
+    ok(&run(&["resume", s(&state), "\"warm-up\""]));
+    let full = t.elapsed().as_millis() as u64;
     // A fixed pseudo-random sequence of kill delays, so a failure repeats.
     let mut seed: u64 = 0x5eed;
     let mut survived = 0;
@@ -306,7 +305,7 @@ fn kill_during_resume_leaves_the_state_intact_and_no_temporaries() {
         seed = seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
-        let delay = Duration::from_millis(5 + (seed >> 33) % 400);
+        let delay = Duration::from_millis(full / 2 + (seed >> 33) % (full * 6 / 10 + 1));
         let before = show(&state);
         let mut child = spawn(&["resume", s(&state), &format!("\"r{round}\"")]);
         std::thread::sleep(delay);

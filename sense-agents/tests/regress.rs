@@ -220,19 +220,20 @@ fn agent_paused_with_itself_as_the_reason() {
     assert_eq!(reason.type_name(), "Agent");
     let _ = rt.pause_reason(a).unwrap();
     let _ = rt.agents();
-    let err = rt.run_source("p.sns", "print(a)\n").unwrap_err();
+    // The reason's own reason is left out, as the reference's host repr
+    // of an agent leaves it out (issue 18): no recursion at all.
+    let (mut rt2, out2) = runtime_with(Config::default());
+    rt2.run_source(
+        "self.sns",
+        "agent a:\n    got = pause(a)\nagent b:\n    xs = [1]\n    push(xs, b)\n    pause(xs)\nstart(a)\nstart(b)\nprint(a)\nprint(b)\n",
+    )
+    .unwrap();
     assert_eq!(
-        err.to_string(),
-        "SenseRuntimeError: maximum recursion depth exceeded"
+        *out2.lock().unwrap(),
+        "<agent a status=paused (<agent a status=paused>)>\n<agent b status=paused ([1, <agent b status=paused>])>\n"
     );
     let b = rt.agent("b").unwrap();
     assert!(matches!(rt.start(b).unwrap(), State::Paused { .. }));
-    let err = rt.run_source("p.sns", "print(b)\n").unwrap_err();
-    assert!(
-        err.display_text()
-            .contains("maximum recursion depth exceeded"),
-        "{err}"
-    );
     // Snapshots of such runtimes restore, and the agents resume.
     let bytes = rt.snapshot().unwrap();
     let (mut back, out) = runtime_with(Config::default());

@@ -6,8 +6,12 @@ use crate::error::{EvalError, EvalResult};
 use crate::value::Value;
 use crate::vm::Vm;
 
+/// Longest rendering of the value an error message quotes (a huge or
+/// self-containing array is cut, ending in `...`).
+const QUOTED_LIMIT: usize = 64 * 1024;
+
 fn cannot(vm: &Vm, v: Value, to: &str) -> EvalError {
-    let shown = vm.py_repr(v).unwrap_or_default();
+    let shown = vm.py_repr_preview(v, QUOTED_LIMIT);
     EvalError::runtime(format!("cannot convert {shown} to {to}"))
 }
 

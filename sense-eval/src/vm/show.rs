@@ -13,7 +13,14 @@ impl Vm {
     /// `show(v)`: the text `print` writes.
     pub fn show(&self, v: Value) -> EvalResult<String> {
         let mut out = String::new();
-        self.show_into(v, &mut out, 0, false, self.config.max_string_len)?;
+        self.show_into(
+            v,
+            &mut out,
+            0,
+            false,
+            self.config.max_string_len,
+            &mut Vec::new(),
+        )?;
         Ok(out)
     }
 
@@ -22,8 +29,22 @@ impl Vm {
     /// program: it stops as soon as it has `cap` bytes, so a value inside
     /// itself or sharing sub-arrays millions of times costs no more.
     pub fn show_preview(&self, v: Value, cap: usize) -> String {
+        self.preview(v, cap, false)
+    }
+
+    /// [`Vm::py_repr`] cut like [`Vm::show_preview`] (for error messages
+    /// that quote a value).
+    pub fn py_repr_preview(&self, v: Value, cap: usize) -> String {
+        self.preview(v, cap, true)
+    }
+
+    fn preview(&self, v: Value, cap: usize, python: bool) -> String {
         let mut out = String::new();
-        if self.show_into(v, &mut out, 0, false, cap).is_err() || out.len() > cap {
+        if self
+            .show_into(v, &mut out, 0, python, cap, &mut Vec::new())
+            .is_err()
+            || out.len() > cap
+        {
             let mut cut = out.len().min(cap);
             while !out.is_char_boundary(cut) {
                 cut -= 1;
@@ -39,15 +60,21 @@ impl Vm {
     /// true and false read `None`, `True`, `False` (used by `assert`
     /// messages and conversion errors).
     pub fn py_str(&self, v: Value) -> EvalResult<String> {
-        self.py_str_at(v, 0, self.config.max_string_len)
+        self.py_str_at(v, 0, self.config.max_string_len, &mut Vec::new())
     }
 
     /// `py_str` nested `depth` levels deep (a value can contain itself).
-    fn py_str_at(&self, v: Value, depth: usize, cap: usize) -> EvalResult<String> {
+    fn py_str_at(
+        &self,
+        v: Value,
+        depth: usize,
+        cap: usize,
+        path: &mut Vec<crate::heap::ObjRef>,
+    ) -> EvalResult<String> {
         let mut out = String::new();
         match v {
             Value::Str(_) => out.push_str(self.str_of(v).unwrap_or("")),
-            _ => self.show_into(v, &mut out, depth, true, cap)?,
+            _ => self.show_into(v, &mut out, depth, true, cap, path)?,
         }
         Ok(out)
     }
@@ -55,7 +82,14 @@ impl Vm {
     /// Python's `repr(v)` (strings quoted).
     pub fn py_repr(&self, v: Value) -> EvalResult<String> {
         let mut out = String::new();
-        self.show_into(v, &mut out, 0, true, self.config.max_string_len)?;
+        self.show_into(
+            v,
+            &mut out,
+            0,
+            true,
+            self.config.max_string_len,
+            &mut Vec::new(),
+        )?;
         Ok(out)
     }
 
@@ -70,6 +104,7 @@ impl Vm {
         depth: usize,
         python: bool,
         cap: usize,
+        path: &mut Vec<crate::heap::ObjRef>,
     ) -> EvalResult<()> {
         if depth > MAX_SHOW_DEPTH {
             return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
@@ -103,16 +138,22 @@ impl Vm {
                     out.push_str(s);
                 }
             }
-            Value::Array(_) => {
+            // Python's repr writes a list inside itself as `[...]`; Sense's
+            // own `print` runs into the depth limit instead (as the
+            // reference's does).
+            Value::Array(r) if python && path.contains(&r) => out.push_str("[...]"),
+            Value::Array(r) => {
                 out.push('[');
+                path.push(r);
                 if let Some(items) = self.array_of(v) {
                     for (i, item) in items.iter().enumerate() {
                         if i > 0 {
                             out.push_str(", ");
                         }
-                        self.show_into(*item, out, depth + 1, python, cap)?;
+                        self.show_into(*item, out, depth + 1, python, cap, path)?;
                     }
                 }
+                path.pop();
                 out.push(']');
             }
             Value::Func(r) => {
@@ -131,7 +172,7 @@ impl Vm {
                 // The reference's host repr of an answer differs from show().
                 if python && let Obj::Answer(a) = self.heap.get(r) {
                     out.push_str("<answer ");
-                    self.show_into(a.value, out, depth + 1, true, cap)?;
+                    self.show_into(a.value, out, depth + 1, true, cap, path)?;
                     out.push_str(" confidence=");
                     match a.confidence {
                         Some(c) => out.push_str(&crate::numfmt::python_repr_float(c)),
@@ -140,7 +181,7 @@ impl Vm {
                     out.push('>');
                     return Ok(());
                 }
-                self.show_object(r, out, depth, cap)?
+                self.show_object(r, out, depth, python, cap, path)?
             }
         }
         Ok(())
@@ -151,7 +192,9 @@ impl Vm {
         r: crate::heap::ObjRef,
         out: &mut String,
         depth: usize,
+        python: bool,
         cap: usize,
+        path: &mut Vec<crate::heap::ObjRef>,
     ) -> EvalResult<()> {
         match self.heap.get(r) {
             Obj::Module(m) => {
@@ -164,7 +207,11 @@ impl Vm {
                 out.push_str(self.interner.name(a.name));
                 out.push_str(" status=");
                 out.push_str(a.status.as_str());
-                if a.status == crate::agent::AgentStatus::Paused && self.host_truthy(a.pause_reason)
+                // The reference's host repr of an agent (inside a list, in
+                // an error message) leaves the reason out; `print` shows it.
+                if !python
+                    && a.status == crate::agent::AgentStatus::Paused
+                    && self.host_truthy(a.pause_reason)
                 {
                     out.push_str(" (");
                     // Depth carries on: an agent can pause with itself as
@@ -173,6 +220,7 @@ impl Vm {
                         a.pause_reason,
                         depth + 1,
                         cap.saturating_sub(out.len()),
+                        path,
                     )?);
                     out.push(')');
                 }
@@ -214,7 +262,7 @@ impl Vm {
                     Some(c) => out.push_str(&format!("answer<{c:.2}>(")),
                     None => out.push_str("answer<?>("),
                 }
-                self.show_into(a.value, out, depth + 1, false, cap)?;
+                self.show_into(a.value, out, depth + 1, false, cap, path)?;
                 out.push(')');
             }
             Obj::Future(f) => {
