@@ -185,6 +185,19 @@ impl Runtime {
 
     /// Drops one [`Runtime::hold`]. Releasing an agent that is not held
     /// is an error.
+    ///
+    /// ```
+    /// use sense_agents::Runtime;
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.run_source("m.sns", "agent a:\n    pause()\n").unwrap();
+    /// let a = rt.agent("a").unwrap();
+    /// rt.hold(a).unwrap();
+    /// rt.hold(a).unwrap();
+    /// rt.release(a).unwrap();
+    /// rt.release(a).unwrap();
+    /// assert!(rt.release(a).is_err(), "no hold left");
+    /// ```
     pub fn release(&mut self, id: AgentId) -> Result<(), Error> {
         self.status(id)?;
         if self.vm().unhold(id.obj) {
