@@ -658,6 +658,24 @@ enum sense_status sense_agent_lookup_path(const struct sense_runtime *runtime,
                                           struct sense_error **error);
 
 /*
+ Looks up the agent at `path[0..path_len]` (array indexes; `path` may be
+ NULL when `path_len` is 0) inside the member `name` of `agent` into
+ `*out`: a coordinator's `workers[2]` is name `workers`, path `{2}`.
+ Agents that other agents keep are reached this way.
+
+ Errors: `SENSE_STATUS_NOT_FOUND` (stale id, no such member or element,
+ or it is not an agent).
+ */
+enum sense_status sense_agent_member_agent(struct sense_runtime *runtime,
+                                           struct sense_agent agent,
+                                           const char *name,
+                                           size_t name_len,
+                                           const size_t *path,
+                                           size_t path_len,
+                                           struct sense_agent *out,
+                                           struct sense_error **error);
+
+/*
  A copy of `agent.name` as Sense reads it — `status`, `name`,
  `pause_reason`, `doc`, or one of the agent's variables (e.g. `total`
  for `acc.total`) — into `*out` (free it with `sense_value_free`).
@@ -975,7 +993,9 @@ void sense_runtime_free(struct sense_runtime *runtime);
  labels it in diagnostics (empty: `<string>`). Every program run on one
  runtime shares one top-level scope, so agents declared by one can be
  looked up and driven afterwards. Imports resolve against the working
- directory.
+ directory. Each program adds compiled code; every few runs (and before
+ a snapshot) the code and source of programs nothing refers to any more
+ are released, so running snippets for ever keeps memory bounded.
 
  Errors: `SENSE_STATUS_SYNTAX_ERROR` (nothing ran),
  `SENSE_STATUS_RUNTIME_ERROR`, `SENSE_STATUS_INVALID_UTF8`,

@@ -459,6 +459,15 @@ public:
         });
         return a;
     }
+    /// The agent at `path` inside member `name` of agent `a`.
+    Agent agent_in_member(Agent a, std::string_view name, const std::vector<size_t> &path) {
+        Agent out{};
+        check([&](sense_error **e) {
+            return sense_agent_member_agent(get(), a, name.data(), name.size(), path.data(),
+                                            path.size(), &out, e);
+        });
+        return out;
+    }
     sense_agent_status start(Agent a) {
         sense_agent_status s{};
         check([&](sense_error **e) { return sense_agent_start(get(), a, &s, e); });

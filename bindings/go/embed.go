@@ -99,6 +99,30 @@ func (r *Runtime) AgentAt(name string, path ...int) (Agent, error) {
 	return a, err
 }
 
+// AgentInMember finds the agent at path inside member name of agent a:
+// a coordinator's workers[2] is AgentInMember(boss, "workers", 2).
+func (r *Runtime) AgentInMember(a Agent, name string, path ...int) (Agent, error) {
+	defer runtime.KeepAlive(r)
+	p, pl := cString(name)
+	defer C.free(unsafe.Pointer(p))
+	var out Agent
+	var cerr *C.sense_error
+	var cpath *C.size_t
+	if len(path) > 0 {
+		cpath = (*C.size_t)(C.calloc(C.size_t(len(path)), C.size_t(unsafe.Sizeof(C.size_t(0)))))
+		defer C.free(unsafe.Pointer(cpath))
+		items := unsafe.Slice(cpath, len(path))
+		for i, x := range path {
+			if x < 0 {
+				return out, &Error{Status: StatusInvalidArgument, Class: "SenseError", Message: "negative index in path"}
+			}
+			items[i] = C.size_t(x)
+		}
+	}
+	err := check(C.sense_agent_member_agent(r.ptr, a.id, p, pl, cpath, C.size_t(len(path)), &out.id, &cerr), cerr)
+	return out, err
+}
+
 // Member reads agent.name as Sense would: "status", "name",
 // "pause_reason", "doc", or one of the agent's variables.
 func (r *Runtime) Member(a Agent, name string) (any, error) {

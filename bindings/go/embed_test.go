@@ -35,6 +35,13 @@ func TestMembersPathsAndHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	mustRun(t, rt, "agent boss:\n    agent helper:\n        n = 0\n    crew = [helper]\n    pause()\n")
+	boss, _ := rt.Agent("boss")
+	rt.Start(boss)
+	helper, err := rt.AgentInMember(boss, "crew", 0)
+	if st, err2 := rt.Start(helper); err != nil || err2 != nil || st != Completed {
+		t.Fatalf("helper: %v %v %v", st, err, err2)
+	}
 	if _, err := rt.AgentAt("team", 3); err == nil {
 		t.Fatal("missing element found")
 	}

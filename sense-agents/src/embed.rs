@@ -118,20 +118,58 @@ impl Runtime {
     /// use sense_agents::Runtime;
     /// let mut rt = Runtime::new();
     /// rt.set_output(|_| {});
-    /// rt.run_source("m.sns", "agent a:\n    pass\nagent b:\n    pass\nteam = [a, [b]]\n").unwrap();
+    /// rt.run_source("m.sns", "agent a:\n    n = 0\nagent b:\n    n = 0\nteam = [a, [b]]\n").unwrap();
     /// let b = rt.agent_at("team", &[1, 0]).unwrap();
     /// assert_eq!(rt.agent_name(b).unwrap(), "b");
     /// assert!(rt.agent_at("team", &[5]).is_err());
     /// ```
     pub fn agent_at(&self, name: &str, path: &[usize]) -> Result<AgentId, Error> {
         let env = self.main_env.unwrap_or_else(|| self.vm_ref().globals());
-        let mut v = self
+        let root = self
             .vm_ref()
             .interner()
             .get(name)
             .and_then(|sym| self.vm_ref().lookup_global_chain(env, sym))
             .ok_or_else(|| Error::host(format!("no global named '{name}'")))?;
+        self.agent_in(root, name, path)
+    }
+
+    /// The agent found by following `path` from the member `name` of
+    /// agent `id` (see [`Runtime::agent_at`]): a coordinator's
+    /// `workers[2]` is `agent_in_member(coordinator, "workers", &[2])`.
+    ///
+    /// ```
+    /// use sense_agents::Runtime;
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.run_source(
+    ///     "m.sns",
+    ///     "agent boss:\n    agent helper:\n        n = 0\n    crew = [helper]\n    pause()\n",
+    /// )
+    /// .unwrap();
+    /// let boss = rt.agent("boss").unwrap();
+    /// rt.start(boss).unwrap();
+    /// let helper = rt.agent_in_member(boss, "crew", &[0]).unwrap();
+    /// assert_eq!(rt.agent_name(helper).unwrap(), "helper");
+    /// ```
+    pub fn agent_in_member(
+        &mut self,
+        id: AgentId,
+        name: &str,
+        path: &[usize],
+    ) -> Result<AgentId, Error> {
+        self.status(id)?;
+        let root = self
+            .vm()
+            .agent_member_named(id.obj, name)
+            .map_err(|e| Error::host(e.message()))?;
+        self.agent_in(root, name, path)
+    }
+
+    /// Follows `path` (array indexes) from `root` to an agent.
+    fn agent_in(&self, root: Value, name: &str, path: &[usize]) -> Result<AgentId, Error> {
         let heap = self.vm_ref().heap();
+        let mut v = root;
         for (depth, &i) in path.iter().enumerate() {
             let item = match v {
                 Value::Array(r) => match heap.try_get(r) {
@@ -185,6 +223,19 @@ impl Runtime {
 
     /// Drops one [`Runtime::hold`]. Releasing an agent that is not held
     /// is an error.
+    ///
+    /// ```
+    /// use sense_agents::Runtime;
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.run_source("m.sns", "agent a:\n    pause()\n").unwrap();
+    /// let a = rt.agent("a").unwrap();
+    /// rt.hold(a).unwrap();
+    /// rt.hold(a).unwrap();
+    /// rt.release(a).unwrap();
+    /// rt.release(a).unwrap();
+    /// assert!(rt.release(a).is_err(), "no hold left");
+    /// ```
     pub fn release(&mut self, id: AgentId) -> Result<(), Error> {
         self.status(id)?;
         if self.vm().unhold(id.obj) {

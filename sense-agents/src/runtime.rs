@@ -95,7 +95,9 @@ impl Runtime {
     /// Runs `text` as a main program. `name` labels it in diagnostics;
     /// imports resolve against the working directory. Every program run on
     /// one runtime shares one top-level scope, so later programs see the
-    /// agents and variables of earlier ones.
+    /// agents and variables of earlier ones. The code of programs nothing
+    /// refers to any more is released every few runs (see
+    /// [`Runtime::release_unused_code`]).
     pub fn run_source(&mut self, name: &str, text: &str) -> Result<(), Error> {
         self.run_main(SourceFile::new(name, text), None)
     }

@@ -132,6 +132,49 @@ pub extern "C" fn sense_agent_lookup_path(
     })
 }
 
+/// Looks up the agent at `path[0..path_len]` (array indexes; `path` may be
+/// NULL when `path_len` is 0) inside the member `name` of `agent` into
+/// `*out`: a coordinator's `workers[2]` is name `workers`, path `{2}`.
+/// Agents that other agents keep are reached this way.
+///
+/// Errors: `SENSE_STATUS_NOT_FOUND` (stale id, no such member or element,
+/// or it is not an agent).
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_agent_member_agent(
+    runtime: *mut sense_runtime,
+    agent: sense_agent,
+    name: *const c_char,
+    name_len: usize,
+    path: *const usize,
+    path_len: usize,
+    out: *mut sense_agent,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    ffi_guard!(error, {
+        let rt = try_ref!(runtime);
+        let name = str_arg!(name, name_len);
+        let out = try_out!(out);
+        let path: &[usize] = if path_len == 0 {
+            &[]
+        } else if path.is_null() {
+            return Err(fail!(
+                InvalidArgument,
+                "argument `path` is NULL but `path_len` is not 0"
+            ));
+        } else {
+            // SAFETY: the caller promises `path_len` readable indexes at a
+            // non-NULL `path` for the call.
+            unsafe { std::slice::from_raw_parts(path, path_len) }
+        };
+        let id = rt.enter(|r| {
+            r.agent_in_member(agent.id(), name, path)
+                .map_err(|e| error::with_status(&e, sense_status::NotFound))
+        })?;
+        out.set(sense_agent::of(id));
+        Ok(())
+    })
+}
+
 /// A copy of `agent.name` as Sense reads it — `status`, `name`,
 /// `pause_reason`, `doc`, or one of the agent's variables (e.g. `total`
 /// for `acc.total`) — into `*out` (free it with `sense_value_free`).

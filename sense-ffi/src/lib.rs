@@ -58,9 +58,10 @@ pub use config::{
     sense_config_set_max_steps, sense_config_set_max_string_len,
 };
 pub use embed::{
-    sense_agent_lookup_path, sense_agent_member, sense_agent_pause_reason_bool,
-    sense_agent_pause_reason_float, sense_agent_pause_reason_int, sense_agent_pause_reason_string,
-    sense_agent_release, sense_agent_retain, sense_runtime_call, sense_runtime_set_global,
+    sense_agent_lookup_path, sense_agent_member, sense_agent_member_agent,
+    sense_agent_pause_reason_bool, sense_agent_pause_reason_float, sense_agent_pause_reason_int,
+    sense_agent_pause_reason_string, sense_agent_release, sense_agent_retain, sense_runtime_call,
+    sense_runtime_set_global,
 };
 pub use error::{
     sense_error, sense_error_class, sense_error_column, sense_error_free, sense_error_line,

@@ -146,7 +146,9 @@ pub extern "C" fn sense_runtime_free(runtime: *mut sense_runtime) {
 /// labels it in diagnostics (empty: `<string>`). Every program run on one
 /// runtime shares one top-level scope, so agents declared by one can be
 /// looked up and driven afterwards. Imports resolve against the working
-/// directory.
+/// directory. Each program adds compiled code; every few runs (and before
+/// a snapshot) the code and source of programs nothing refers to any more
+/// are released, so running snippets for ever keeps memory bounded.
 ///
 /// Errors: `SENSE_STATUS_SYNTAX_ERROR` (nothing ran),
 /// `SENSE_STATUS_RUNTIME_ERROR`, `SENSE_STATUS_INVALID_UTF8`,

@@ -72,7 +72,7 @@ static int test_members_and_agents_in_arrays(void) {
                          "    while true:\n"
                          "        total = total + pause(\"more?\")\n"
                          "agent helper:\n"
-                         "    pass\n"
+                         "    n = 0\n"
                          "team = [acc, [helper]]\n",
                          NULL));
     sense_agent acc, helper;
@@ -107,6 +107,36 @@ static int test_members_and_agents_in_arrays(void) {
     CHECK_STATUS_ERR(sense_agent_member(rt, acc, "missing", 7, &total, &err), SENSE_STATUS_NOT_FOUND, err);
     CHECK_CONTAINS(sense_error_message(err), "no member 'missing'");
     sense_error_free(err);
+    sense_runtime_free(rt);
+    return 0;
+}
+
+static int test_agents_kept_by_agents(void) {
+    text_buf out;
+    sense_runtime *rt = harness_runtime(&out);
+    CHECK(rt != NULL);
+    CHECK_OK(harness_run(rt,
+                         "agent boss:\n"
+                         "    agent helper:\n"
+                         "        print(\"helping\")\n"
+                         "    crew = [[helper]]\n"
+                         "    pause()\n",
+                         NULL));
+    sense_agent boss, helper;
+    CHECK_OK(harness_agent(rt, "boss", &boss));
+    CHECK_OK(sense_agent_start(rt, boss, NULL, NULL));
+    size_t path[2] = {0, 0};
+    CHECK_OK(sense_agent_member_agent(rt, boss, "crew", 4, path, 2, &helper, NULL));
+    sense_agent_status st;
+    CHECK_OK(sense_agent_start(rt, helper, &st, NULL));
+    CHECK(st == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK_STR(text_buf_view(&out), "helping\n");
+    CHECK_STATUS(sense_agent_member_agent(rt, boss, "crew", 4, path, 1, &helper, NULL),
+                 SENSE_STATUS_NOT_FOUND);
+    CHECK_STATUS(sense_agent_member_agent(rt, boss, "nope", 4, NULL, 0, &helper, NULL),
+                 SENSE_STATUS_NOT_FOUND);
+    CHECK_STATUS(sense_agent_member_agent(rt, boss, "crew", 4, NULL, 2, &helper, NULL),
+                 SENSE_STATUS_INVALID_ARGUMENT);
     sense_runtime_free(rt);
     return 0;
 }
@@ -212,6 +242,7 @@ int main(void) {
     HARNESS_START();
     RUN(test_set_global_and_call);
     RUN(test_members_and_agents_in_arrays);
+    RUN(test_agents_kept_by_agents);
     RUN(test_retain_keeps_an_agent_alive);
     RUN(test_host_function_learns_its_caller);
     RUN(test_pause_reason_views);

@@ -58,6 +58,10 @@ static int agents_members_holds_and_views() {
            "        total = total + pause(\"more?\")\n"
            "team = [acc]\n");
     sense::Agent acc = rt.agent_at("team", {0});
+    rt.run("boss.sns", "agent boss:\n    agent helper:\n        n = 0\n    crew = [helper]\n    pause()\n");
+    sense::Agent boss = rt.agent("boss");
+    rt.start(boss);
+    CHECK(rt.start(rt.agent_in_member(boss, "crew", {0})) == SENSE_AGENT_STATUS_COMPLETED);
     CHECK(rt.start(acc) == SENSE_AGENT_STATUS_PAUSED);
     CHECK(rt.pause_reason_string(acc).value() == "more?");
     CHECK(!rt.pause_reason_int(acc).has_value());
