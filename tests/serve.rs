@@ -542,6 +542,7 @@ fn a_stalled_client_does_not_block_the_others() {
         stalled.push(h);
     }
     std::thread::sleep(Duration::from_millis(200));
+    let stalled_at = Instant::now();
     for _ in 0..5 {
         let t = Instant::now();
         let body = create(&svc, "interviewer");
@@ -552,7 +553,29 @@ fn a_stalled_client_does_not_block_the_others() {
             t.elapsed()
         );
     }
-    drop(stalled);
+    // The stalled body is cut off with 408 after the body deadline (10 s),
+    // and the half head's connection is closed.
+    let mut answer = String::new();
+    let first = &mut stalled[0];
+    first
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    std::io::Read::read_to_string(first, &mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
+    let waited = stalled_at.elapsed();
+    assert!(
+        waited > Duration::from_secs(8) && waited < Duration::from_secs(19),
+        "{waited:?}"
+    );
+    let half = &mut stalled[1];
+    half.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut rest = Vec::new();
+    let closed = std::io::Read::read_to_end(half, &mut rest);
+    assert!(
+        closed.is_ok(),
+        "the half head's connection was not closed: {closed:?}"
+    );
 }
 
 /// `kill -9` in the middle of a resume leaves the instance at its last
