@@ -666,3 +666,34 @@ fn the_default_store_is_a_file_beside_the_program_and_bad_urls_fail_clearly() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no such file"));
 }
+
+/// A run that does not pause within the step budget is paused (kind
+/// `budget`) instead of holding a worker, and continues when resumed.
+#[test]
+fn a_runaway_agent_pauses_on_its_step_budget() {
+    let dir = TempDir::new("budget");
+    let program = dir.write("flow.sns", PROGRAM);
+    let url = format!("sqlite:{}", dir.0.join("b.db").display());
+    let svc = Service::start(&program, &url, &["--max-steps", "5000"]);
+    let id = id_of(&create(&svc, "spinner"));
+    let mut last_n = 0;
+    for version in 1..4 {
+        let (status, body) = resume(&svc, &id, json!("go"), Some(version));
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["pause_kind"], "budget", "{body}");
+        let (_, detail) = svc.call("GET", &format!("/api/instances/{id}"), None);
+        let me = detail["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["subject"] == true)
+            .unwrap()
+            .clone();
+        let n = me["frames"][0]["locals"]["n"].as_i64().unwrap();
+        assert!(
+            n > last_n,
+            "the loop goes on from where it stopped: {n} after {last_n}"
+        );
+        last_n = n;
+    }
+}
