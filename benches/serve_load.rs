@@ -222,6 +222,9 @@ fn million(kind: &str, count: usize) {
     }
     let created = t.elapsed();
     let size = s.size_bytes().unwrap();
+    // The service closes connections idle for longer than its 10 s head
+    // deadline: connect again after the bulk insert.
+    let mut conn = Conn::open(svc.port);
     let mut answers = Vec::new();
     for k in 0..21 {
         let id = format!("m{:07}", (k * 47_123 + 11) % count);

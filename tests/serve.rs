@@ -542,6 +542,7 @@ fn a_stalled_client_does_not_block_the_others() {
         stalled.push(h);
     }
     std::thread::sleep(Duration::from_millis(200));
+    let stalled_at = Instant::now();
     for _ in 0..5 {
         let t = Instant::now();
         let body = create(&svc, "interviewer");
@@ -552,7 +553,29 @@ fn a_stalled_client_does_not_block_the_others() {
             t.elapsed()
         );
     }
-    drop(stalled);
+    // The stalled body is cut off with 408 after the body deadline (10 s),
+    // and the half head's connection is closed.
+    let mut answer = String::new();
+    let first = &mut stalled[0];
+    first
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    std::io::Read::read_to_string(first, &mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
+    let waited = stalled_at.elapsed();
+    assert!(
+        waited > Duration::from_secs(8) && waited < Duration::from_secs(19),
+        "{waited:?}"
+    );
+    let half = &mut stalled[1];
+    half.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut rest = Vec::new();
+    let closed = std::io::Read::read_to_end(half, &mut rest);
+    assert!(
+        closed.is_ok(),
+        "the half head's connection was not closed: {closed:?}"
+    );
 }
 
 /// `kill -9` in the middle of a resume leaves the instance at its last
@@ -642,4 +665,35 @@ fn the_default_store_is_a_file_beside_the_program_and_bad_urls_fail_clearly() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no such file"));
+}
+
+/// A run that does not pause within the step budget is paused (kind
+/// `budget`) instead of holding a worker, and continues when resumed.
+#[test]
+fn a_runaway_agent_pauses_on_its_step_budget() {
+    let dir = TempDir::new("budget");
+    let program = dir.write("flow.sns", PROGRAM);
+    let url = format!("sqlite:{}", dir.0.join("b.db").display());
+    let svc = Service::start(&program, &url, &["--max-steps", "5000"]);
+    let id = id_of(&create(&svc, "spinner"));
+    let mut last_n = 0;
+    for version in 1..4 {
+        let (status, body) = resume(&svc, &id, json!("go"), Some(version));
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["pause_kind"], "budget", "{body}");
+        let (_, detail) = svc.call("GET", &format!("/api/instances/{id}"), None);
+        let me = detail["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["subject"] == true)
+            .unwrap()
+            .clone();
+        let n = me["frames"][0]["locals"]["n"].as_i64().unwrap();
+        assert!(
+            n > last_n,
+            "the loop goes on from where it stopped: {n} after {last_n}"
+        );
+        last_n = n;
+    }
 }

@@ -7,6 +7,7 @@ use crate::pool::Pool;
 use crate::{Status, Store, StoreError, now_ms};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 /// The migrations, in order; the schema version is the count applied.
@@ -19,6 +20,10 @@ const SUMMARY_COLUMNS: &str = "seq, id, agent, program_name, program_hash, statu
 pub struct SqliteStore {
     path: PathBuf,
     pool: Pool<Connection, rusqlite::Error>,
+    /// Write transactions of this process, one at a time: SQLite allows
+    /// one writer per file anyway, and waiting here is a queue, where
+    /// waiting in SQLite's busy handler is sleep-and-retry (long tails).
+    writer: Mutex<()>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -50,6 +55,7 @@ impl SqliteStore {
         let store = SqliteStore {
             path,
             pool: Pool::new(8, Box::new(move || connect(&for_pool))),
+            writer: Mutex::new(()),
         };
         Ok(store)
     }
@@ -59,6 +65,15 @@ impl SqliteStore {
         f: impl FnOnce(&mut Connection) -> Result<T, rusqlite::Error>,
     ) -> Result<T, StoreError> {
         Ok(self.pool.with(|_, _| false, f)?)
+    }
+
+    /// [`SqliteStore::with`] for a write transaction.
+    fn write<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, rusqlite::Error>,
+    ) -> Result<T, StoreError> {
+        let _one_writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        self.with(f)
     }
 }
 
@@ -140,7 +155,7 @@ fn current_version(
 impl Store for SqliteStore {
     fn create(&self, new: &NewInstance, event: &Event) -> Result<(), StoreError> {
         let r = &new.record;
-        let inserted = self.with(|c| {
+        let inserted = self.write(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let now = now_ms();
             let n = tx.execute(
@@ -175,7 +190,7 @@ impl Store for SqliteStore {
     }
 
     fn create_many(&self, new: &[NewInstance], event: &Event) -> Result<(), StoreError> {
-        let duplicate = self.with(|c| {
+        let duplicate = self.write(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let now = now_ms();
             {
@@ -278,7 +293,7 @@ impl Store for SqliteStore {
         r: &Record,
         event: &Event,
     ) -> Result<Commit, StoreError> {
-        self.with(|c| {
+        self.write(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let n = tx.execute(
                 "UPDATE sense_instances SET status = ?1, pause_reason = ?2, pause_kind = ?3, \
@@ -311,7 +326,7 @@ impl Store for SqliteStore {
     }
 
     fn delete(&self, id: &str, expected: Option<i64>, event: &Event) -> Result<Commit, StoreError> {
-        self.with(|c| {
+        self.write(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let current = current_version(&tx, id)?;
             match (current, expected) {
@@ -328,7 +343,7 @@ impl Store for SqliteStore {
     }
 
     fn request_pause(&self, id: &str, event: &Event) -> Result<bool, StoreError> {
-        self.with(|c| {
+        self.write(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let Some(v) = current_version(&tx, id)? else {
                 return Ok(false);

@@ -3,18 +3,19 @@
 //! fleet); any process pointed at the same store answers any instance,
 //! and every answer is applied exactly once (see [`engine`]).
 //!
-//! Threads: `tiny_http` accepts connections and parses request heads on
-//! its own threads; a fixed pool of workers handles requests (bodies are
-//! read on helper threads with a deadline, long polls are parked on one
-//! waiter thread), so a slow or stalled client never holds up the others.
-//! Each request restores the instance it needs into a fresh runtime; no
-//! runtime is shared between threads.
+//! Threads: connections are tasks on a small tokio runtime (see [`http`]:
+//! heads and bodies have deadlines, so a slow or stalled client never
+//! holds up the others); at most `--workers` requests run programs or use
+//! the store at once, on blocking threads; long polls are parked on one
+//! waiter thread. Each request restores the instance it needs into a
+//! fresh runtime; no runtime is shared between threads.
 
 mod console;
 mod engine;
 mod http;
 mod json;
 mod program;
+mod routes;
 mod running;
 mod waiters;
 
@@ -106,8 +107,8 @@ pub fn serve(args: ServeArgs) -> i32 {
         Ok(s) => Arc::from(s),
         Err(e) => return fail(&format!("cannot open the store: {e}")),
     };
-    let server = match tiny_http::Server::http((args.listen, args.port)) {
-        Ok(s) => Arc::new(s),
+    let listener = match std::net::TcpListener::bind((args.listen, args.port)) {
+        Ok(l) => l,
         Err(e) => {
             return fail(&format!(
                 "cannot listen on {}:{}: {e}",
@@ -115,7 +116,7 @@ pub fn serve(args: ServeArgs) -> i32 {
             ));
         }
     };
-    let port = server.server_addr().to_ip().map_or(args.port, |a| a.port());
+    let port = listener.local_addr().map_or(args.port, |a| a.port());
     let running = Arc::new(running::Running::default());
     running.watch(store.clone());
     let waiters = Arc::new(waiters::Waiters::default());
@@ -142,7 +143,9 @@ pub fn serve(args: ServeArgs) -> i32 {
         running,
         waiters,
     });
-    let access = Arc::new(http::Access { token, port });
-    http::run(engine, server, access, args.workers);
-    0
+    let access = http::Access { token, port };
+    match http::run(engine, listener, access, args.workers) {
+        Ok(()) => 0,
+        Err(e) => fail(&format!("the server stopped: {e}")),
+    }
 }

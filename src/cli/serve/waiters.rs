@@ -1,11 +1,11 @@
-//! Long polling: `GET /api/instances/{id}/wait?version=N` is parked here,
-//! without holding a worker thread, until the instance is no longer at
+//! Long polling: `GET /api/instances/{id}/wait?version=N` is parked here
+//! (its connection task awaits a one-shot channel; no thread is held) until the instance is no longer at
 //! version N (it paused again, completed, failed or was deleted) or the
 //! timeout passes. Changes made by this process wake waiters at once;
 //! changes made by other processes of the fleet are seen by one batched
 //! version query per [`CHECK_EVERY`] for all parked waiters together.
 
-use super::http::{Reply, respond};
+use super::http::Reply;
 use super::json;
 use sense_store::Store;
 use serde_json::json;
@@ -24,7 +24,7 @@ struct Waiter {
     id: String,
     version: i64,
     deadline: Instant,
-    request: tiny_http::Request,
+    answer: tokio::sync::oneshot::Sender<Reply>,
 }
 
 #[derive(Default)]
@@ -45,27 +45,29 @@ impl Waiters {
         self.parked.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Parks `request` until instance `id` leaves `version` or `timeout`
-    /// passes; answers 503 at once when too many are parked.
-    pub fn park(&self, request: tiny_http::Request, id: &str, version: i64, timeout: Duration) {
+    /// Parks a wait for instance `id` to leave `version` (or for
+    /// `timeout`); the answer arrives on the returned channel. `None` when
+    /// too many waits are parked.
+    pub fn park(
+        &self,
+        id: &str,
+        version: i64,
+        timeout: Duration,
+    ) -> Option<tokio::sync::oneshot::Receiver<Reply>> {
         let mut p = self.lock();
         if p.waiters.len() >= MAX_WAITERS {
-            drop(p);
-            let reply = Reply::error(
-                503,
-                "TooManyWaiters",
-                "too many clients are waiting; retry later",
-            );
-            return respond(request, reply);
+            return None;
         }
+        let (answer, receiver) = tokio::sync::oneshot::channel();
         p.waiters.push(Waiter {
             id: id.to_string(),
             version,
             deadline: Instant::now() + timeout,
-            request,
+            answer,
         });
         drop(p);
         self.wake.notify_one();
+        Some(receiver)
     }
 
     /// Instance `id` changed in this process.
@@ -145,8 +147,7 @@ impl Waiters {
     }
 }
 
-/// Answers resolved waiters, each on its own short thread so that a
-/// client that does not read its answer holds up nobody.
+/// Answers resolved waiters (a client that went away is skipped).
 fn answer(ready: Vec<(Waiter, bool)>, store: &dyn Store, hash: &str) {
     for (w, changed) in ready {
         let reply = match store.summary(&w.id) {
@@ -159,13 +160,6 @@ fn answer(ready: Vec<(Waiter, bool)>, store: &dyn Store, hash: &str) {
             Ok(None) => Reply::json(200, &json!({"id": w.id, "changed": true, "deleted": true})),
             Err(e) => Reply::error(503, "StoreError", e.to_string()),
         };
-        let request = w.request;
-        if std::thread::Builder::new()
-            .spawn(move || respond(request, reply))
-            .is_err()
-        {
-            // No thread to spare: the request is dropped, which closes
-            // its connection (the client sees an error and retries).
-        }
+        let _ = w.answer.send(reply);
     }
 }

@@ -1,0 +1,209 @@
+//! Routing an API request to the engine: the request target, the JSON
+//! body's fields, and the answer. Runs on a blocking thread (the engine
+//! runs programs and talks to the store synchronously).
+
+use super::engine::{ApiError, Engine};
+use super::http::Reply;
+use super::json;
+use sense_store::{ListQuery, Status};
+use serde_json::{Map, Value as Json, json};
+
+/// A JSON object body (empty when there is no body).
+pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Json>, Reply> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    match serde_json::from_slice::<Json>(bytes) {
+        Ok(Json::Object(m)) => Ok(m),
+        Ok(_) => Err(Reply::error(
+            400,
+            "BadRequest",
+            "the body must be a JSON object",
+        )),
+        Err(e) => Err(Reply::error(
+            400,
+            "BadRequest",
+            format!("the body is not JSON: {e}"),
+        )),
+    }
+}
+
+/// One parsed request target.
+pub struct Target {
+    pub segments: Vec<String>,
+    query: Vec<(String, String)>,
+}
+
+impl Target {
+    pub fn parse(url: &str) -> Target {
+        let (path, query) = url.split_once('?').unwrap_or((url, ""));
+        let segments = path
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        let query = query
+            .split('&')
+            .filter_map(|kv| kv.split_once('=').or(Some((kv, ""))))
+            .filter(|(k, _)| !k.is_empty())
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Target { segments, query }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn int(&self, key: &str) -> Result<Option<i64>, Reply> {
+        self.get(key)
+            .map(|v| {
+                v.parse::<i64>().map_err(|_| {
+                    Reply::error(
+                        400,
+                        "BadRequest",
+                        format!("{key} must be an integer, got {v:?}"),
+                    )
+                })
+            })
+            .transpose()
+    }
+}
+
+pub fn check_method(method: &str, want: &str) -> Result<(), Reply> {
+    if method == want {
+        Ok(())
+    } else {
+        Err(Reply::error(405, "MethodNotAllowed", format!("use {want}")))
+    }
+}
+
+fn api(result: Result<Json, ApiError>) -> Reply {
+    match result {
+        Ok(body) => Reply::json(200, &body),
+        Err(e) => Reply::from_api(e),
+    }
+}
+
+fn value_of(body: &Map<String, Json>) -> Result<sense::agents::HostValue, Reply> {
+    json::to_host(body.get("value").unwrap_or(&Json::Null))
+        .map_err(|e| Reply::error(400, "BadValue", e))
+}
+
+fn version_of(body: &Map<String, Json>) -> Result<Option<i64>, Reply> {
+    match body.get("version") {
+        None | Some(Json::Null) => Ok(None),
+        Some(v) => v
+            .as_i64()
+            .map(Some)
+            .ok_or_else(|| Reply::error(400, "BadRequest", "version must be an integer")),
+    }
+}
+
+pub fn route(
+    engine: &Engine,
+    method: &str,
+    segs: &[&str],
+    target: &Target,
+    body: &Map<String, Json>,
+) -> Reply {
+    let run = || -> Result<Reply, Reply> {
+        Ok(match segs {
+            ["api", "info"] => {
+                check_method(method, "GET")?;
+                Reply::json(
+                    200,
+                    &json!({
+                        "program": {"name": engine.program.name, "hash": engine.program.hash},
+                        "process": engine.process,
+                    }),
+                )
+            }
+            ["api", "instances"] if method == "GET" => {
+                let status = match target.get("status") {
+                    None | Some("") | Some("all") => None,
+                    Some(s) => Some(Status::parse(s).ok_or_else(|| {
+                        Reply::error(
+                            400,
+                            "BadRequest",
+                            format!("unknown status {s:?} (paused, completed, failed)"),
+                        )
+                    })?),
+                };
+                let query = ListQuery {
+                    status,
+                    after: target.int("after")?.unwrap_or(0),
+                    limit: target.int("limit")?.unwrap_or(100).clamp(1, 1000) as u32,
+                };
+                api(list(engine, &query))
+            }
+            ["api", "instances"] => {
+                check_method(method, "POST")?;
+                let agent = body
+                    .get("agent")
+                    .and_then(Json::as_str)
+                    .ok_or_else(|| Reply::error(400, "BadRequest", "give {\"agent\": \"NAME\"}"))?;
+                let id = match body.get("id") {
+                    None | Some(Json::Null) => None,
+                    Some(Json::String(id)) => Some(id.as_str()),
+                    Some(_) => return Err(Reply::error(400, "BadRequest", "id must be a string")),
+                };
+                api(engine.create(agent, id))
+            }
+            ["api", "instances", id] => match method {
+                "GET" => api(engine.detail(id)),
+                "DELETE" => api(engine.delete(id, target.int("version")?)),
+                _ => return Err(Reply::error(405, "MethodNotAllowed", "use GET or DELETE")),
+            },
+            ["api", "instances", id, "resume"] => {
+                check_method(method, "POST")?;
+                api(engine.resume(id, value_of(body)?, version_of(body)?))
+            }
+            ["api", "instances", id, "messages"] => {
+                check_method(method, "POST")?;
+                api(engine.message(id, value_of(body)?))
+            }
+            ["api", "instances", id, "pause"] => {
+                check_method(method, "POST")?;
+                api(engine.pause(id))
+            }
+            ["api", "instances", id, "audit"] => {
+                check_method(method, "GET")?;
+                let after = target.int("after")?.unwrap_or(0);
+                let limit = target.int("limit")?.unwrap_or(1000).clamp(1, 10_000) as u32;
+                api(engine.audit(id, after, limit))
+            }
+            ["api", "instances", _, "wait"] => {
+                check_method(method, "GET").err().unwrap_or_else(|| {
+                    Reply::error(500, "InternalError", "long polls are parked before routing")
+                })
+            }
+            _ => Reply::error(404, "NotFound", "no such API route"),
+        })
+    };
+    run().unwrap_or_else(|reply| reply)
+}
+
+fn list(engine: &Engine, query: &ListQuery) -> Result<Json, ApiError> {
+    let page = engine.store.list(query)?;
+    let next = (page.len() as u32 == query.limit)
+        .then(|| page.last().map(|s| s.seq))
+        .flatten();
+    Ok(json!({
+        // Without each instance's output: a page stays small.
+        "instances": page
+            .iter()
+            .map(|s| {
+                let mut j = json::summary(s, &engine.program.hash);
+                if let Some(o) = j.as_object_mut() {
+                    o.remove("output");
+                }
+                j
+            })
+            .collect::<Vec<_>>(),
+        "next": next,
+    }))
+}
