@@ -11,11 +11,16 @@
 //!   followed by what the command prints (stdout, then stderr, then
 //!   `[exit N]` when N is not 0). It runs in a fresh directory holding a
 //!   copy of the samples.
+//! - `http/NAME`: `NAME.http` is a `sense serve` session driven with
+//!   `curl`, checked the same way (see `book_support/http_transcript.rs`).
 //! - `book/includes`: every ```sense block of a page is an `{{#include}}`
 //!   of a sample (so no Sense text in the book escapes the samples), every
 //!   include points at a file that exists, and every sample is included.
 //! - `embedding/rust`: builds and runs `examples/embedding.rs` (the
 //!   Rust-host chapter) and compares its output with `embedding.out`.
+
+#[path = "book_support/http_transcript.rs"]
+mod http_transcript;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -251,6 +256,26 @@ fn console(transcript: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// One `sense serve` transcript, request by request.
+fn http(transcript: &Path) -> Result<(), Failed> {
+    let tag = transcript
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    let dir = scratch(&tag)?;
+    copy_samples(&samples_dir(), &dir).map_err(|e| format!("copying the samples: {e}"))?;
+    let script = read(transcript)?;
+    let result = http_transcript::run(
+        Path::new(env!("CARGO_BIN_EXE_sense")),
+        &dir,
+        &script,
+        words,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    result.map_err(|e| format!("{tag}: {e}").into())
+}
+
 /// The `{{#include PATH[:range]}}` targets of a page, resolved.
 fn includes(page: &Path, body: &str) -> Vec<PathBuf> {
     let dir = page.parent().unwrap();
@@ -323,6 +348,7 @@ fn book_includes() -> Result<(), Failed> {
     for s in files_ending(&samples_dir(), ".sns")
         .into_iter()
         .chain(files_ending(&samples_dir(), ".console"))
+        .chain(files_ending(&samples_dir(), ".http"))
     {
         let c = s.canonicalize().map_err(|e| e.to_string())?;
         if !included.contains(&c) {
@@ -393,6 +419,10 @@ fn main() {
     for c in files_ending(&samples_dir(), ".console") {
         let name = format!("console/{}", c.file_stem().unwrap().to_string_lossy());
         trials.push(Trial::test(name, move || console(&c)));
+    }
+    for h in files_ending(&samples_dir(), ".http") {
+        let name = format!("http/{}", h.file_stem().unwrap().to_string_lossy());
+        trials.push(Trial::test(name, move || http(&h)));
     }
     trials.push(Trial::test("book/includes", book_includes));
     trials.push(Trial::test("embedding/rust", embedding_rust));
