@@ -267,12 +267,7 @@ fn http(transcript: &Path) -> Result<(), Failed> {
     let dir = scratch(&tag)?;
     copy_samples(&samples_dir(), &dir).map_err(|e| format!("copying the samples: {e}"))?;
     let script = read(transcript)?;
-    let result = http_transcript::run(
-        Path::new(env!("CARGO_BIN_EXE_sense")),
-        &dir,
-        &script,
-        words,
-    );
+    let result = http_transcript::run(Path::new(env!("CARGO_BIN_EXE_sense")), &dir, &script, words);
     let _ = std::fs::remove_dir_all(&dir);
     result.map_err(|e| format!("{tag}: {e}").into())
 }

@@ -74,7 +74,11 @@ fn start(bin: &Path, dir: &Path, args: &[String]) -> Result<(Service, String), S
         .and_then(|p| p.parse::<u16>().ok())
         .ok_or_else(|| format!("unexpected first line from sense serve: {line:?}"))?;
     svc.port = port;
-    let line = line.replacen(&format!("127.0.0.1:{port}/"), &format!("127.0.0.1:{shown}/"), 1);
+    let line = line.replacen(
+        &format!("127.0.0.1:{port}/"),
+        &format!("127.0.0.1:{shown}/"),
+        1,
+    );
     Ok((svc, line))
 }
 
@@ -173,7 +177,10 @@ fn send(port: u16, req: &Request) -> Result<(u16, String), String> {
         .nth(1)
         .and_then(|c| c.parse().ok())
         .ok_or_else(|| format!("bad status line: {head:?}"))?;
-    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
         return Err("chunked answers are not decoded here".to_string());
     }
     Ok((status, body.to_string()))
@@ -299,7 +306,9 @@ pub fn run(
     if argv.first().map(String::as_str) != Some("sense")
         || argv.get(1).map(String::as_str) != Some("serve")
     {
-        return Err(format!("the first command must be `sense serve …`: `{first}`"));
+        return Err(format!(
+            "the first command must be `sense serve …`: `{first}`"
+        ));
     }
     let (svc, line) = start(bin, dir, &argv[1..])?;
     if !matches(&expected, &line) {
@@ -320,7 +329,9 @@ pub fn run(
         };
         let argv = words(&curl)?;
         if argv.first().map(String::as_str) != Some("curl") {
-            return Err(format!("only `curl` commands follow `sense serve`: `{cmd}`"));
+            return Err(format!(
+                "only `curl` commands follow `sense serve`: `{cmd}`"
+            ));
         }
         let req = parse_curl(&argv)?;
         let (status, body) = send(svc.port, &req)?;
