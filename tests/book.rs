@@ -11,11 +11,17 @@
 //!   followed by what the command prints (stdout, then stderr, then
 //!   `[exit N]` when N is not 0). It runs in a fresh directory holding a
 //!   copy of the samples.
+//! - `http/NAME`: `NAME.http` is a `sense serve` session driven with
+//!   `curl`, checked the same way (see `book_support/http_transcript.rs`).
 //! - `book/includes`: every ```sense block of a page is an `{{#include}}`
 //!   of a sample (so no Sense text in the book escapes the samples), every
-//!   include points at a file that exists, and every sample is included.
+//!   include points at a file that exists (a line range still covers one
+//!   whole definition), and every sample is included.
 //! - `embedding/rust`: builds and runs `examples/embedding.rs` (the
 //!   Rust-host chapter) and compares its output with `embedding.out`.
+
+#[path = "book_support/http_transcript.rs"]
+mod http_transcript;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -251,18 +257,54 @@ fn console(transcript: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// One `sense serve` transcript, request by request.
+fn http(transcript: &Path) -> Result<(), Failed> {
+    let tag = transcript
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    let dir = scratch(&tag)?;
+    copy_samples(&samples_dir(), &dir).map_err(|e| format!("copying the samples: {e}"))?;
+    let script = read(transcript)?;
+    let result = http_transcript::run(Path::new(env!("CARGO_BIN_EXE_sense")), &dir, &script, words);
+    let _ = std::fs::remove_dir_all(&dir);
+    result.map_err(|e| format!("{tag}: {e}").into())
+}
+
 /// The `{{#include PATH[:range]}}` targets of a page, resolved.
-fn includes(page: &Path, body: &str) -> Vec<PathBuf> {
+fn includes(page: &Path, body: &str) -> Vec<(PathBuf, Option<(usize, usize)>)> {
     let dir = page.parent().unwrap();
     body.match_indices("{{#include ")
         .filter_map(|(at, _)| {
             let rest = &body[at + "{{#include ".len()..];
             let end = rest.find("}}")?;
             let target = rest[..end].trim();
-            let path = target.split(':').next()?;
-            Some(dir.join(path))
+            let mut parts = target.split(':');
+            let path = parts.next()?;
+            let from = parts.next().and_then(|n| n.parse().ok());
+            let to = parts.next().and_then(|n| n.parse().ok());
+            Some((dir.join(path), from.zip(to)))
         })
         .collect()
+}
+
+/// A line range of an include (`FILE:FROM:TO`) must still be one whole
+/// top-level definition — from an unindented line to a closing `}` — so
+/// an edit that shifts the file's lines is caught here, not by a reader.
+fn range_problem(file: &Path, (from, to): (usize, usize)) -> Option<String> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let lines: Vec<&str> = text.lines().collect();
+    if from == 0 || from > to || to > lines.len() {
+        return Some(format!("lines {from}:{to} are not in the file"));
+    }
+    let (first, last) = (lines[from - 1], lines[to - 1]);
+    if first.is_empty() || first.starts_with([' ', '\t', '}']) || last != "}" {
+        return Some(format!(
+            "lines {from}:{to} are no longer one whole definition (they run from {first:?} to {last:?})"
+        ));
+    }
+    None
 }
 
 fn pages(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -294,7 +336,10 @@ fn book_includes() -> Result<(), Failed> {
             .unwrap_or(page)
             .display()
             .to_string();
-        for target in includes(page, &body) {
+        for (target, range) in includes(page, &body) {
+            if let Some(problem) = range.and_then(|r| range_problem(&target, r)) {
+                problems.push(format!("{rel}: include of {}: {problem}", target.display()));
+            }
             match target.canonicalize() {
                 Ok(t) => included.push(t),
                 Err(_) => problems.push(format!(
@@ -323,6 +368,7 @@ fn book_includes() -> Result<(), Failed> {
     for s in files_ending(&samples_dir(), ".sns")
         .into_iter()
         .chain(files_ending(&samples_dir(), ".console"))
+        .chain(files_ending(&samples_dir(), ".http"))
     {
         let c = s.canonicalize().map_err(|e| e.to_string())?;
         if !included.contains(&c) {
@@ -393,6 +439,10 @@ fn main() {
     for c in files_ending(&samples_dir(), ".console") {
         let name = format!("console/{}", c.file_stem().unwrap().to_string_lossy());
         trials.push(Trial::test(name, move || console(&c)));
+    }
+    for h in files_ending(&samples_dir(), ".http") {
+        let name = format!("http/{}", h.file_stem().unwrap().to_string_lossy());
+        trials.push(Trial::test(name, move || http(&h)));
     }
     trials.push(Trial::test("book/includes", book_includes));
     trials.push(Trial::test("embedding/rust", embedding_rust));
