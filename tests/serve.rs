@@ -697,3 +697,52 @@ fn a_runaway_agent_pauses_on_its_step_budget() {
         last_n = n;
     }
 }
+
+/// Server-sent events: the state now, then every change — also changes
+/// made through another process — and the stream ends when the instance
+/// completes.
+#[test]
+fn event_streams_report_every_change_until_the_end() {
+    let dir = TempDir::new("events");
+    let program = dir.write("flow.sns", PROGRAM);
+    for store in stores("event_streams", &dir) {
+        let a = Service::start(&program, &store.url, &[]);
+        let b = Service::start(&program, &store.url, &[]);
+        let id = id_of(&create(&a, "interviewer"));
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", a.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        write!(
+            s,
+            "GET /api/instances/{id}/events HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+            a.port
+        )
+        .unwrap();
+        let mut reader = std::io::BufReader::new(s);
+        let mut next_state = || -> Json {
+            let mut line = String::new();
+            loop {
+                line.clear();
+                let n = std::io::BufRead::read_line(&mut reader, &mut line).unwrap();
+                assert!(n > 0, "the stream ended early");
+                if let Some(data) = line.strip_prefix("data: ") {
+                    return serde_json::from_str(data.trim_end()).unwrap();
+                }
+            }
+        };
+        let first = next_state();
+        assert_eq!(
+            (first["version"].as_i64(), first["status"].as_str()),
+            (Some(1), Some("paused"))
+        );
+        for (v, answer) in [(1, "Ada"), (2, "3"), (3, "yes")] {
+            let (status, _) = resume(&b, &id, json!(answer), Some(v));
+            assert_eq!(status, 200);
+            let state = next_state();
+            assert_eq!(state["version"], v + 1, "{}: {state}", store.name);
+        }
+        // The last state was `completed`: the stream is over.
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(reader.get_mut(), &mut rest);
+        assert!(!rest.contains("data: "), "{rest:?}");
+    }
+}

@@ -10,7 +10,7 @@ sense_pg_setup() {
   local port="${SENSE_PG_PORT:-54329}"
   local dir="${SENSE_PG_DIR:-/tmp/sense-ci-postgres}"
   local bin
-  bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+  bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)"
   if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then
     echo "postgres: installing Debian's postgresql"
     export DEBIAN_FRONTEND=noninteractive

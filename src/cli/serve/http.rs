@@ -23,16 +23,18 @@
 //! | DELETE | `/api/instances/{id}?version=N` | delete it |
 //! | GET | `/api/instances/{id}/audit?after=SEQ&limit=N` | its audit trail |
 //! | GET | `/api/instances/{id}/wait?version=N&timeout=S` | long poll: answers when it leaves version N |
+//! | GET | `/api/instances/{id}/events` | server-sent events: its state now and after every change |
 //!
 //! Errors are `{"error": {"class", "message"}}` (plus `"current"`, the
 //! instance now, on 409).
 
 use super::console;
 use super::engine::{ApiError, Engine};
+use super::events::{self, Events};
 use super::json;
 use super::routes::{Target, check_method, parse_object, route};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Either, Full, Limited};
 use hyper::body::Incoming;
 use hyper::header::{HeaderMap, HeaderValue};
 use hyper::{Request, Response};
@@ -104,8 +106,13 @@ impl Reply {
         }
     }
 
-    fn into_response(self) -> Response<Full<Bytes>> {
-        let mut response = Response::new(Full::new(Bytes::from(self.body)));
+    /// The body as JSON (`null` if it is not).
+    pub fn body_json(&self) -> Json {
+        serde_json::from_slice(&self.body).unwrap_or(Json::Null)
+    }
+
+    fn into_response(self) -> Response<AnyBody> {
+        let mut response = Response::new(Either::Left(Full::new(Bytes::from(self.body))));
         *response.status_mut() = hyper::StatusCode::from_u16(self.status)
             .unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
         let h = response.headers_mut();
@@ -123,6 +130,9 @@ impl Reply {
         response
     }
 }
+
+/// A whole answer, or a stream of server-sent events.
+type AnyBody = Either<Full<Bytes>, Events>;
 
 /// What every request needs.
 struct Shared {
@@ -167,7 +177,7 @@ pub fn run(
                 let _slot = slot;
                 let service = hyper::service::service_fn(move |req| {
                     let shared = shared.clone();
-                    async move { Ok::<_, Infallible>(handle(shared, req).await.into_response()) }
+                    async move { Ok::<_, Infallible>(answer(shared, req).await) }
                 });
                 let _ = hyper::server::conn::http1::Builder::new()
                     .timer(hyper_util::rt::TokioTimer::new())
@@ -191,7 +201,7 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
 /// Checks who is asking: the token when one is set; otherwise (loopback
 /// only) that the Host is this machine, so another web site cannot reach
 /// the API through DNS rebinding, and that writes come from this origin.
-fn check_access(access: &Access, headers: &HeaderMap) -> Result<(), Reply> {
+pub fn check_access(access: &Access, headers: &HeaderMap) -> Result<(), Reply> {
     if let Some(token) = &access.token {
         let given = header(headers, "authorization")
             .and_then(|v| v.strip_prefix("Bearer "))
@@ -290,6 +300,34 @@ async fn blocking(f: impl FnOnce() -> Reply + Send + 'static) -> Reply {
     })
     .await
     .unwrap_or_else(|_| failed())
+}
+
+/// Event streams go to [`events`]; everything else is one [`Reply`].
+async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Response<AnyBody> {
+    let stream_of = match (request.method(), events::instance_of(request.uri().path())) {
+        (&hyper::Method::GET, Some(id)) => Some(id.to_string()),
+        _ => None,
+    };
+    let Some(id) = stream_of else {
+        return handle(shared, request).await.into_response();
+    };
+    match events::open(shared.engine.clone(), &shared.access, request.headers(), id).await {
+        Err(reply) => reply.into_response(),
+        Ok(stream) => {
+            let mut response = Response::new(Either::Right(stream));
+            let h = response.headers_mut();
+            h.insert(
+                "content-type",
+                HeaderValue::from_static("text/event-stream"),
+            );
+            h.insert("cache-control", HeaderValue::from_static("no-store"));
+            h.insert(
+                "x-content-type-options",
+                HeaderValue::from_static("nosniff"),
+            );
+            response
+        }
+    }
 }
 
 async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Reply {

@@ -12,6 +12,7 @@
 
 mod console;
 mod engine;
+mod events;
 mod http;
 mod json;
 mod program;

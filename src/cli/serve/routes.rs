@@ -30,11 +30,13 @@ pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Json>, Reply> {
 
 /// One parsed request target.
 pub struct Target {
+    /// The path's non-empty segments.
     pub segments: Vec<String>,
     query: Vec<(String, String)>,
 }
 
 impl Target {
+    /// Splits `/a/b?k=v&…` into segments and query pairs.
     pub fn parse(url: &str) -> Target {
         let (path, query) = url.split_once('?').unwrap_or((url, ""));
         let segments = path
@@ -51,6 +53,7 @@ impl Target {
         Target { segments, query }
     }
 
+    /// A query parameter.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.query
             .iter()
@@ -58,6 +61,7 @@ impl Target {
             .map(|(_, v)| v.as_str())
     }
 
+    /// A query parameter that must be an integer (400 if not).
     pub fn int(&self, key: &str) -> Result<Option<i64>, Reply> {
         self.get(key)
             .map(|v| {
@@ -73,6 +77,7 @@ impl Target {
     }
 }
 
+/// 405 unless the method is `want`.
 pub fn check_method(method: &str, want: &str) -> Result<(), Reply> {
     if method == want {
         Ok(())
@@ -103,6 +108,7 @@ fn version_of(body: &Map<String, Json>) -> Result<Option<i64>, Reply> {
     }
 }
 
+/// Answers one API request (everything but long polls).
 pub fn route(
     engine: &Engine,
     method: &str,
