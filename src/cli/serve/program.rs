@@ -48,10 +48,13 @@ impl Program {
         })
     }
 
-    /// A runtime with this program's limits whose output goes to `out`
-    /// and whose `ask_human` outside agents reads end of input.
+    /// A runtime with this program's limits whose output goes to `out`,
+    /// whose `ask_human` outside agents reads end of input, and which knows
+    /// the `sense` command's model providers and MCP client (registered
+    /// before any restore, so instances paused between model calls resume).
     pub fn runtime(&self, out: &Captured) -> Runtime {
         let mut rt = Runtime::with_config(self.config.clone());
+        sense_providers::register_defaults(&mut rt);
         let sink = out.clone();
         rt.set_output(move |s| sink.push(s));
         rt.set_input(|| None);
