@@ -272,8 +272,14 @@ fn http(transcript: &Path) -> Result<(), Failed> {
     result.map_err(|e| format!("{tag}: {e}").into())
 }
 
-/// The `{{#include PATH[:range]}}` targets of a page, resolved.
-fn includes(page: &Path, body: &str) -> Vec<(PathBuf, Option<(usize, usize)>)> {
+/// What an include takes of its file: a line range or a named anchor.
+enum Part {
+    Lines(usize, usize),
+    Anchor(String),
+}
+
+/// The `{{#include PATH[:range|:anchor]}}` targets of a page, resolved.
+fn includes(page: &Path, body: &str) -> Vec<(PathBuf, Option<Part>)> {
     let dir = page.parent().unwrap();
     body.match_indices("{{#include ")
         .filter_map(|(at, _)| {
@@ -282,9 +288,18 @@ fn includes(page: &Path, body: &str) -> Vec<(PathBuf, Option<(usize, usize)>)> {
             let target = rest[..end].trim();
             let mut parts = target.split(':');
             let path = parts.next()?;
-            let from = parts.next().and_then(|n| n.parse().ok());
-            let to = parts.next().and_then(|n| n.parse().ok());
-            Some((dir.join(path), from.zip(to)))
+            let part = match (parts.next(), parts.next()) {
+                (Some(a), Some(b)) => a
+                    .parse()
+                    .ok()
+                    .zip(b.parse().ok())
+                    .map(|(a, b)| Part::Lines(a, b)),
+                (Some(name), None) if !name.is_empty() && name.parse::<usize>().is_err() => {
+                    Some(Part::Anchor(name.to_string()))
+                }
+                _ => None,
+            };
+            Some((dir.join(path), part))
         })
         .collect()
 }
@@ -292,19 +307,40 @@ fn includes(page: &Path, body: &str) -> Vec<(PathBuf, Option<(usize, usize)>)> {
 /// A line range of an include (`FILE:FROM:TO`) must still be one whole
 /// top-level definition — from an unindented line to a closing `}` — so
 /// an edit that shifts the file's lines is caught here, not by a reader.
-fn range_problem(file: &Path, (from, to): (usize, usize)) -> Option<String> {
+/// A named anchor (`FILE:NAME`, with `ANCHOR: NAME` / `ANCHOR_END: NAME`
+/// comments in the file) must exist, opened and closed.
+fn part_problem(file: &Path, part: &Part) -> Option<String> {
     let text = std::fs::read_to_string(file).ok()?;
     let lines: Vec<&str> = text.lines().collect();
-    if from == 0 || from > to || to > lines.len() {
-        return Some(format!("lines {from}:{to} are not in the file"));
+    match part {
+        Part::Anchor(name) => {
+            let has = |marker: &str| {
+                lines.iter().any(|l| {
+                    l.trim_start().trim_start_matches(['/', '#', ' '])
+                        == format!("{marker}: {name}")
+                })
+            };
+            if has("ANCHOR") && has("ANCHOR_END") {
+                None
+            } else {
+                Some(format!(
+                    "anchor {name:?} is not opened and closed in the file"
+                ))
+            }
+        }
+        &Part::Lines(from, to) => {
+            if from == 0 || from > to || to > lines.len() {
+                return Some(format!("lines {from}:{to} are not in the file"));
+            }
+            let (first, last) = (lines[from - 1], lines[to - 1]);
+            if first.is_empty() || first.starts_with([' ', '\t', '}']) || last != "}" {
+                return Some(format!(
+                    "lines {from}:{to} are no longer one whole definition (they run from {first:?} to {last:?})"
+                ));
+            }
+            None
+        }
     }
-    let (first, last) = (lines[from - 1], lines[to - 1]);
-    if first.is_empty() || first.starts_with([' ', '\t', '}']) || last != "}" {
-        return Some(format!(
-            "lines {from}:{to} are no longer one whole definition (they run from {first:?} to {last:?})"
-        ));
-    }
-    None
 }
 
 fn pages(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -337,7 +373,7 @@ fn book_includes() -> Result<(), Failed> {
             .display()
             .to_string();
         for (target, range) in includes(page, &body) {
-            if let Some(problem) = range.and_then(|r| range_problem(&target, r)) {
+            if let Some(problem) = range.as_ref().and_then(|r| part_problem(&target, r)) {
                 problems.push(format!("{rel}: include of {}: {problem}", target.display()));
             }
             match target.canonicalize() {

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+// ANCHOR: set_global_and_call
 static int test_set_global_and_call(void) {
     text_buf out;
     sense_runtime *rt = harness_runtime(&out);
@@ -61,7 +62,9 @@ static int test_set_global_and_call(void) {
     sense_runtime_free(rt);
     return 0;
 }
+// ANCHOR_END: set_global_and_call
 
+// ANCHOR: members_and_agents
 static int test_members_and_agents_in_arrays(void) {
     text_buf out;
     sense_runtime *rt = harness_runtime(&out);
@@ -110,6 +113,7 @@ static int test_members_and_agents_in_arrays(void) {
     sense_runtime_free(rt);
     return 0;
 }
+// ANCHOR_END: members_and_agents
 
 static int test_agents_kept_by_agents(void) {
     text_buf out;

@@ -16,6 +16,7 @@
         }                                                                      \
     } while (0)
 
+// ANCHOR: globals_and_calls
 static int globals_and_calls() {
     sense::Runtime rt;
     std::string out;
@@ -46,7 +47,9 @@ static int globals_and_calls() {
     CHECK(items.size() == 3 && items[1].as_string() == "two" && items[2].as_float() == 2.5);
     return 0;
 }
+// ANCHOR_END: globals_and_calls
 
+// ANCHOR: members_holds_views
 static int agents_members_holds_and_views() {
     sense::Runtime rt;
     std::string out;
@@ -81,6 +84,7 @@ static int agents_members_holds_and_views() {
     }
     return 0;
 }
+// ANCHOR_END: members_holds_views
 
 static int callers_input_config_snapshots() {
     sense::Config cfg;
