@@ -410,6 +410,7 @@ impl Drop for StdioServer {
 fn spawn_writer(mut stdin: ChildStdin) -> Sender<Vec<u8>> {
     let (tx, rx) = channel::<Vec<u8>>();
     std::thread::spawn(move || {
+        block_sigpipe();
         for line in rx {
             if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
                 return;
@@ -417,6 +418,23 @@ fn spawn_writer(mut stdin: ChildStdin) -> Sender<Vec<u8>> {
         }
     });
     tx
+}
+
+/// Writing to a server that has exited raises SIGPIPE, whose default action
+/// ends the process. A Rust `main` ignores it, but a C or Go host linking
+/// libsense usually does not, so a server that dies early would take the
+/// host down. Blocked in this thread only, the write fails with EPIPE
+/// instead (reported as the server having exited) and the host's own
+/// signal handling is left as it was.
+fn block_sigpipe() {
+    #[cfg(unix)]
+    {
+        use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
+        let mut set = SigSet::empty();
+        set.add(Signal::SIGPIPE);
+        // Failure leaves the default disposition: nothing better to do.
+        let _ = pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None);
+    }
 }
 
 /// The reader thread: one JSON message per line.

@@ -33,7 +33,21 @@ static int test_defaults_registered(void) {
     CHECK_STATUS_ERR(harness_run(rt, "s = connect_mcp(\"x\", \"sense-c-no-such-server\", [])\n",
                                  &err),
                      SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "FileNotFoundError");
+    /* FileNotFoundError when the spawn itself fails; under valgrind the
+     * spawn succeeds and the child exits at once: either way, a clean error
+     * naming the command. */
+    CHECK_CONTAINS(sense_error_message(err), "'sense-c-no-such-server'");
+    sense_error_free(err);
+
+    /* A server that closes its stdin and exits: the client's write fails
+     * with EPIPE. The SIGPIPE it raises must not end this process (a C
+     * host keeps SIGPIPE's default action, unlike a Rust main). */
+    err = NULL;
+    CHECK_STATUS_ERR(harness_run(rt,
+                                 "s = connect_mcp(\"x\", \"sh\", [\"-c\", \"exec 0<&-; sleep 0.2\"])\n",
+                                 &err),
+                     SENSE_STATUS_RUNTIME_ERROR, err);
+    CHECK_CONTAINS(sense_error_message(err), "connect_mcp");
     sense_error_free(err);
 
     CHECK(sense_runtime_register_default_providers(NULL, NULL) ==
