@@ -53,6 +53,11 @@ def build():
     cargo = os.environ.get("CARGO", "cargo")
     for args in (["--bin", "sense"], ["-p", "sense-ffi", "--lib"]):
         subprocess.run([cargo, "build", "--release", "--quiet", *args], cwd=ROOT, check=True)
+    # libsense's soname is libsense.so.0 (sense-ffi/build.rs) but cargo
+    # leaves only libsense.so in the build tree: give the loader that name.
+    so0 = os.path.join(RELEASE, "libsense.so.0")
+    if not os.path.lexists(so0):
+        os.symlink("libsense.so", so0)
     exe = os.path.join(ROOT, "target", "icount", "handoff")
     os.makedirs(os.path.dirname(exe), exist_ok=True)
     cc = os.environ.get("CC", "cc")
