@@ -63,5 +63,5 @@ impl std::error::Error for SyntaxError {}
 /// Lexes and parses a whole file.
 pub fn parse_file(file: &SourceFile) -> Result<ast::Program, SyntaxError> {
     let lexed = lexer::tokenize(file)?;
-    parser::parse(&lexed.tokens)
+    parser::parse(file.text(), &lexed.tokens)
 }
