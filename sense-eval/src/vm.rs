@@ -94,9 +94,9 @@ pub struct Config {
     /// missing root show up at once).
     pub gc_stress: bool,
     /// Largest source file (main program or module), in bytes, that is
-    /// parsed; a larger one is a `SenseSyntaxError`. Parsing takes about
-    /// 60 times the source size at its peak (tokens, then the tree), so
-    /// the default (16 MiB) keeps it near 1 GB.
+    /// parsed; a larger one is a `SenseSyntaxError`. Lexing, parsing and
+    /// compiling take about 15 to 20 times the source size at their peak
+    /// (BENCHMARKS.md), so the default (64 MiB) keeps it near 1.3 GB.
     pub max_source_len: usize,
 }
 
@@ -112,7 +112,7 @@ impl Default for Config {
             memory_dir: None,
             checkpoint_on_pause: false,
             gc_stress: false,
-            max_source_len: 16 * 1024 * 1024,
+            max_source_len: 64 * 1024 * 1024,
         }
     }
 }

@@ -66,19 +66,31 @@ pub fn parse_file(file: &SourceFile) -> Result<ast::Program, SyntaxError> {
     parser::parse(file.text(), &lexed.tokens)
 }
 
+/// Sources up to this size (1 MiB) are parsed once, whole, by
+/// [`parse_file_each`]: their tree is small enough to hold, and one pass is
+/// faster than two.
+pub const ONE_PASS_MAX: usize = 1024 * 1024;
+
 /// Lexes and parses a whole file, then hands its top-level statements to
-/// `each` one at a time, so the whole tree never exists at once (a huge
-/// file costs its tokens plus one statement; issue 18).
+/// `each` one at a time, in order. For a source over [`ONE_PASS_MAX`] the
+/// whole tree never exists at once (a huge file costs its tokens plus one
+/// statement's tree; issue 18).
 ///
-/// Nothing reaches `each` unless the whole file parses: the file is
-/// parsed once to find its first error, with each statement dropped as
-/// soon as it is built, and only then again for `each`. The error is the
-/// one [`parse_file`] returns.
+/// Nothing reaches `each` unless the whole file parses, and the error is
+/// the one [`parse_file`] returns: a large file is parsed once to find its
+/// first error, each statement dropped as soon as it is built, and only
+/// then again for `each`.
 pub fn parse_file_each(
     file: &SourceFile,
     mut each: impl FnMut(ast::Stmt),
 ) -> Result<(), SyntaxError> {
     let lexed = lexer::tokenize(file)?;
+    if file.text().len() <= ONE_PASS_MAX {
+        let program = parser::parse(file.text(), &lexed.tokens)?;
+        drop(lexed);
+        program.stmts.into_iter().for_each(each);
+        return Ok(());
+    }
     parser::parse_each(file.text(), &lexed.tokens, drop)?;
     parser::parse_each(file.text(), &lexed.tokens, &mut each)
 }
