@@ -96,7 +96,7 @@ pub struct Config {
     /// Largest source file (main program or module), in bytes, that is
     /// parsed; a larger one is a `SenseSyntaxError`. Lexing, parsing and
     /// compiling take about 15 to 20 times the source size at their peak
-    /// (BENCHMARKS.md), so the default (64 MiB) keeps it near 1.3 GB.
+    /// (BENCHMARKS.md), so the default (64 MiB) keeps it near 1 GB.
     pub max_source_len: usize,
 }
 

@@ -66,10 +66,10 @@ pub fn parse_file(file: &SourceFile) -> Result<ast::Program, SyntaxError> {
     parser::parse(file.text(), &lexed.tokens)
 }
 
-/// Sources up to this size (1 MiB) are parsed once, whole, by
-/// [`parse_file_each`]: their tree is small enough to hold, and one pass is
-/// faster than two.
-pub const ONE_PASS_MAX: usize = 1024 * 1024;
+/// Sources up to this size (64 KiB) are parsed once, whole, by
+/// [`parse_file_each`]: their tree is small (a few MB at most), and one
+/// pass saves the second parse.
+pub const ONE_PASS_MAX: usize = 64 * 1024;
 
 /// Lexes and parses a whole file, then hands its top-level statements to
 /// `each` one at a time, in order. For a source over [`ONE_PASS_MAX`] the
