@@ -147,8 +147,8 @@ pub struct LimitArgs {
     /// default 1G); going over it is a SenseRuntimeError
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_heap: Option<usize>,
-    /// Largest source file parsed, in bytes (default 16 MiB; parsing needs
-    /// about 60 times the file's size in memory)
+    /// Largest source file parsed, in bytes (default 64 MiB; compiling
+    /// needs about 20 times the file's size in memory)
     #[arg(long, value_name = "BYTES")]
     pub max_source: Option<usize>,
     /// Directory for `persistent memory` databases without an explicit path

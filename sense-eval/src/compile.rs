@@ -33,7 +33,53 @@ pub struct CodeSink<'a> {
 /// Compiles a file's top level (or one REPL input) into a proto and
 /// returns its id. Nested bodies are appended to the store first.
 pub fn compile_program(sink: CodeSink<'_>, program: &Program, file: FileId, name: &str) -> ProtoId {
-    compile_top_level(sink, program, file, name, false)
+    let mut top = TopLevelCompiler::new(sink, file, name);
+    for s in &program.stmts {
+        top.stmt(s);
+    }
+    top.finish()
+}
+
+/// Compiles a file's top level one statement at a time, as the statements
+/// arrive (see `sense_syntax::parse_file_each`), so the caller can drop
+/// each statement's tree once it is compiled. The code is the same as
+/// [`compile_program`] makes for the same statements.
+pub struct TopLevelCompiler<'a> {
+    c: Compiler<'a>,
+    /// The last statement's span: where the closing instructions point.
+    end: Span,
+}
+
+impl<'a> TopLevelCompiler<'a> {
+    /// Starts the top level of `file`, named `name`.
+    pub fn new(sink: CodeSink<'a>, file: FileId, name: &str) -> Self {
+        let mut c = Compiler {
+            sink,
+            file,
+            cur: Proto::new(name, ProtoKind::TopLevel, file),
+        };
+        c.cur.no_file_context = false;
+        TopLevelCompiler {
+            c,
+            end: Span::default(),
+        }
+    }
+
+    /// Compiles the next top-level statement.
+    pub fn stmt(&mut self, s: &Stmt) {
+        self.c.stmt(s);
+        self.end = s.span;
+    }
+
+    /// Closes the top level (drain pending tasks, return nil) and returns
+    /// its proto's id.
+    pub fn finish(mut self) -> ProtoId {
+        let end = self.end;
+        self.c.emit(Op::DrainTasks, end);
+        self.c.emit(Op::Nil, end);
+        self.c.emit(Op::Return, end);
+        self.c.finish()
+    }
 }
 
 /// Like [`compile_program`], but when the last statement is an expression
@@ -45,16 +91,6 @@ pub fn compile_echo_program(
     file: FileId,
     name: &str,
 ) -> ProtoId {
-    compile_top_level(sink, program, file, name, true)
-}
-
-fn compile_top_level(
-    sink: CodeSink<'_>,
-    program: &Program,
-    file: FileId,
-    name: &str,
-    echo: bool,
-) -> ProtoId {
     let mut c = Compiler {
         sink,
         file,
@@ -63,7 +99,7 @@ fn compile_top_level(
     c.cur.no_file_context = false;
     let end = program.stmts.last().map(|s| s.span).unwrap_or_default();
     let echoed = match program.stmts.split_last() {
-        Some((last, rest)) if echo => match &last.kind {
+        Some((last, rest)) => match &last.kind {
             StmtKind::Expr(e)
                 if !matches!(
                     e.kind,
@@ -78,14 +114,15 @@ fn compile_top_level(
         },
         _ => false,
     };
-    if echoed {
-        // The value stays on the stack while pending tasks drain.
-        c.emit(Op::DrainTasks, end);
-    } else {
-        c.stmts(&program.stmts);
-        c.emit(Op::DrainTasks, end);
-        c.emit(Op::Nil, end);
+    if !echoed {
+        let mut top = TopLevelCompiler { c, end };
+        for s in &program.stmts {
+            top.stmt(s);
+        }
+        return top.finish();
     }
+    // The value stays on the stack while pending tasks drain.
+    c.emit(Op::DrainTasks, end);
     c.emit(Op::Return, end);
     c.finish()
 }

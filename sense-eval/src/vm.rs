@@ -31,7 +31,7 @@ pub use safety::AuditEntry;
 pub(crate) use tasks::Blocked;
 
 use crate::builtins::{self, NativeDef};
-use crate::compile::{CodeSink, compile_echo_program, compile_program};
+use crate::compile::{CodeSink, TopLevelCompiler, compile_echo_program};
 use crate::error::{EvalError, EvalResult};
 use crate::heap::{Heap, ObjRef, ScopeRef};
 use crate::proto::{FileId, Proto, ProtoId};
@@ -94,9 +94,9 @@ pub struct Config {
     /// missing root show up at once).
     pub gc_stress: bool,
     /// Largest source file (main program or module), in bytes, that is
-    /// parsed; a larger one is a `SenseSyntaxError`. Parsing takes about
-    /// 60 times the source size at its peak (tokens, then the tree), so
-    /// the default (16 MiB) keeps it near 1 GB.
+    /// parsed; a larger one is a `SenseSyntaxError`. Lexing, parsing and
+    /// compiling take about 15 to 20 times the source size at their peak
+    /// (BENCHMARKS.md), so the default (64 MiB) keeps it near 1 GB.
     pub max_source_len: usize,
 }
 
@@ -112,7 +112,7 @@ impl Default for Config {
             memory_dir: None,
             checkpoint_on_pause: false,
             gc_stress: false,
-            max_source_len: 16 * 1024 * 1024,
+            max_source_len: 64 * 1024 * 1024,
         }
     }
 }
@@ -426,17 +426,29 @@ impl Vm {
             };
             return Err(EvalError::syntax(&e, file));
         }
-        let program = sense_syntax::parse_file(&source).map_err(|e| EvalError::syntax(&e, file))?;
         let first = self.protos.len() as u32;
-        let sink = CodeSink {
-            interner: &mut self.interner,
-            heap: &mut self.heap,
-            protos: &mut self.protos,
-        };
         let id = if echo {
+            let program =
+                sense_syntax::parse_file(&source).map_err(|e| EvalError::syntax(&e, file))?;
+            let sink = CodeSink {
+                interner: &mut self.interner,
+                heap: &mut self.heap,
+                protos: &mut self.protos,
+            };
             compile_echo_program(sink, &program, file, name)
         } else {
-            compile_program(sink, &program, file, name)
+            // Statement by statement: each tree is dropped once compiled,
+            // so a huge file never holds its whole AST (issue 18). Nothing
+            // is compiled unless the whole file parses.
+            let sink = CodeSink {
+                interner: &mut self.interner,
+                heap: &mut self.heap,
+                protos: &mut self.protos,
+            };
+            let mut top = TopLevelCompiler::new(sink, file, name);
+            sense_syntax::parse_file_each(&source, |s| top.stmt(&s))
+                .map_err(|e| EvalError::syntax(&e, file))?;
+            top.finish()
         };
         let count = self.protos.len() as u32 - first;
         let recorded = if echo {

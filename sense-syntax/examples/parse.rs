@@ -34,9 +34,9 @@ fn main() -> ExitCode {
         let file = SourceFile::new(path.as_str(), text);
         let result = lexer::tokenize(&file).and_then(|lexed| {
             if mode == "tokens" {
-                return Ok(dump::dump_tokens(&lexed));
+                return Ok(dump::dump_tokens(file.text(), &lexed));
             }
-            let program = parser::parse(&lexed.tokens)?;
+            let program = parser::parse(file.text(), &lexed.tokens)?;
             Ok(if mode == "ast" {
                 dump::dump_program(&program)
             } else {

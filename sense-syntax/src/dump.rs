@@ -12,8 +12,9 @@ use crate::lexer::Lexed;
 use crate::token::py_repr;
 use std::fmt::Write;
 
-/// One line per token: `LINE KIND 'lexeme'`.
-pub fn dump_tokens(lexed: &Lexed) -> String {
+/// One line per token: `LINE KIND 'lexeme'`; `src` is the text `lexed`
+/// came from.
+pub fn dump_tokens(src: &str, lexed: &Lexed) -> String {
     let mut out = String::new();
     for t in &lexed.tokens {
         let _ = writeln!(
@@ -21,7 +22,7 @@ pub fn dump_tokens(lexed: &Lexed) -> String {
             "{} {} {}",
             t.span.line,
             t.kind.name(),
-            py_repr(&t.lexeme)
+            py_repr(t.lexeme(src))
         );
     }
     out

@@ -41,7 +41,7 @@ use crate::source::SourceFile;
 /// [`crate::parse_file`] would, if it does not parse.
 pub fn format_source(file: &SourceFile) -> Result<String, SyntaxError> {
     let lexed = crate::lexer::tokenize(file)?;
-    let program = crate::parser::parse(&lexed.tokens)?;
+    let program = crate::parser::parse(file.text(), &lexed.tokens)?;
     Ok(printer::Printer::new(file, &lexed).program(&program))
 }
 

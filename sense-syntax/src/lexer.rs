@@ -145,20 +145,15 @@ impl<'s> Lexer<'s> {
         self.tokens.push(Token {
             kind,
             span: Span::new(start, end, line),
-            lexeme: String::new(),
-            literal: Literal::None,
         });
     }
 
     /// Pushes a real token covering `start..self.pos`. Its line is the
     /// current line, i.e. the line where the token ends.
-    fn push(&mut self, kind: TokenKind, start: usize, literal: Literal) {
-        let lexeme = self.src.get(start..self.pos).unwrap_or("").to_string();
+    fn push(&mut self, kind: TokenKind, start: usize) {
         self.tokens.push(Token {
             kind,
             span: Span::new(start as u32, self.pos as u32, self.line),
-            lexeme,
-            literal,
         });
         self.line_has_content = true;
     }
@@ -274,7 +269,7 @@ impl<'s> Lexer<'s> {
                 self.pos += len;
                 let word = self.src.get(start..self.pos).unwrap_or("");
                 let kind = TokenKind::keyword(word).unwrap_or(TokenKind::Ident);
-                self.push(kind, start, Literal::None);
+                self.push(kind, start);
             }
             _ => match scan::punct(self.rest()) {
                 Some((kind, len)) => {
@@ -286,7 +281,7 @@ impl<'s> Lexer<'s> {
                         }
                         _ => {}
                     }
-                    self.push(kind, start, Literal::None);
+                    self.push(kind, start);
                 }
                 None => {
                     self.pos += c.len_utf8();
@@ -323,22 +318,19 @@ impl<'s> Lexer<'s> {
             );
             self.error(message, start)
         })?;
-        let (kind, literal) = if is_float {
-            // Digits '.' digits always parses; the fallback is unreachable.
-            let value = ascii.parse().unwrap_or(f64::NAN);
-            (TokenKind::Float, Literal::Float(value))
+        // The value is not kept: `literal_value` recomputes it from the
+        // lexeme when the parser asks. Only its range is checked here.
+        let kind = if is_float {
+            TokenKind::Float
+        } else if scan::int_value(&ascii).is_some() {
+            TokenKind::Int
         } else {
-            match scan::int_value(&ascii) {
-                Some(v) => (TokenKind::Int, Literal::Int(v)),
-                None => {
-                    return Err(self.error(
-                        format!("integer literal too large: {text} (Sense Ints are 64-bit)"),
-                        start,
-                    ));
-                }
-            }
+            return Err(self.error(
+                format!("integer literal too large: {text} (Sense Ints are 64-bit)"),
+                start,
+            ));
         };
-        self.push(kind, start, literal);
+        self.push(kind, start);
         Ok(())
     }
 
@@ -350,7 +342,6 @@ impl<'s> Lexer<'s> {
         if triple {
             self.pos += 2;
         }
-        let mut value = String::new();
         loop {
             let rest = self.rest();
             let closed = if triple {
@@ -376,13 +367,10 @@ impl<'s> Lexer<'s> {
                     return Err(self.unterminated(triple, start));
                 };
                 self.pos += e.len_utf8();
-                value.push(scan::escape(e));
-            } else {
-                value.push(c);
             }
         }
         self.pos += if triple { 3 } else { 1 };
-        self.push(TokenKind::Str, start, Literal::Str(value));
+        self.push(TokenKind::Str, start);
         Ok(())
     }
 
@@ -394,6 +382,50 @@ impl<'s> Lexer<'s> {
         };
         self.error(message, start)
     }
+}
+
+/// The value of a literal token of `kind` whose lexeme is `lexeme` (as the
+/// lexer accepted it): an INT or FLOAT from its digits of any script, a
+/// STRING with its quotes removed and escapes resolved. Other kinds, and
+/// text the lexer would not have produced, give [`Literal::None`].
+pub fn literal_value(kind: TokenKind, lexeme: &str) -> Literal {
+    match kind {
+        TokenKind::Int => scan::ascii_number(lexeme)
+            .ok()
+            .and_then(|ascii| scan::int_value(&ascii))
+            .map_or(Literal::None, Literal::Int),
+        TokenKind::Float => scan::ascii_number(lexeme)
+            .ok()
+            .and_then(|ascii| ascii.parse().ok())
+            .map_or(Literal::None, Literal::Float),
+        TokenKind::Str => Literal::Str(string_value(lexeme)),
+        _ => Literal::None,
+    }
+}
+
+/// The value of a string literal's lexeme: quotes (one or three) removed,
+/// each `\c` replaced by the character it stands for.
+fn string_value(lexeme: &str) -> String {
+    let quotes = if lexeme.len() >= 6 && lexeme.starts_with("\"\"\"") {
+        3
+    } else {
+        1
+    };
+    let body = lexeme
+        .get(quotes..lexeme.len().saturating_sub(quotes))
+        .unwrap_or("");
+    let mut value = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(e) = chars.next() {
+                value.push(scan::escape(e));
+            }
+        } else {
+            value.push(c);
+        }
+    }
+    value
 }
 
 #[cfg(test)]

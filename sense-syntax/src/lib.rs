@@ -63,5 +63,34 @@ impl std::error::Error for SyntaxError {}
 /// Lexes and parses a whole file.
 pub fn parse_file(file: &SourceFile) -> Result<ast::Program, SyntaxError> {
     let lexed = lexer::tokenize(file)?;
-    parser::parse(&lexed.tokens)
+    parser::parse(file.text(), &lexed.tokens)
+}
+
+/// Sources up to this size (64 KiB) are parsed once, whole, by
+/// [`parse_file_each`]: their tree is small (a few MB at most), and one
+/// pass saves the second parse.
+pub const ONE_PASS_MAX: usize = 64 * 1024;
+
+/// Lexes and parses a whole file, then hands its top-level statements to
+/// `each` one at a time, in order. For a source over [`ONE_PASS_MAX`] the
+/// whole tree never exists at once (a huge file costs its tokens plus one
+/// statement's tree; issue 18).
+///
+/// Nothing reaches `each` unless the whole file parses, and the error is
+/// the one [`parse_file`] returns: a large file is parsed once to find its
+/// first error, each statement dropped as soon as it is built, and only
+/// then again for `each`.
+pub fn parse_file_each(
+    file: &SourceFile,
+    mut each: impl FnMut(ast::Stmt),
+) -> Result<(), SyntaxError> {
+    let lexed = lexer::tokenize(file)?;
+    if file.text().len() <= ONE_PASS_MAX {
+        let program = parser::parse(file.text(), &lexed.tokens)?;
+        drop(lexed);
+        program.stmts.into_iter().for_each(each);
+        return Ok(());
+    }
+    parser::parse_each(file.text(), &lexed.tokens, drop)?;
+    parser::parse_each(file.text(), &lexed.tokens, &mut each)
 }

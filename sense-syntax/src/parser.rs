@@ -25,9 +25,9 @@ mod input;
 mod stmt;
 
 use crate::SyntaxError;
-use crate::ast::Program;
+use crate::ast::{Program, Stmt};
 use crate::span::Span;
-use crate::token::{Literal, Token, TokenKind};
+use crate::token::{Token, TokenKind};
 use input::{Ctx, Tokens};
 
 /// Most nested levels (brackets, prefix operators, blocks, `else if`,
@@ -44,12 +44,28 @@ pub const MAX_CHAIN: u32 = 1000;
 pub const MAX_EXPRESSION_HEIGHT: u32 = MAX_CHAIN + MAX_NESTING;
 
 /// Parses a whole token stream (as produced by
-/// [`crate::lexer::tokenize`]) into a program.
+/// [`crate::lexer::tokenize`] from the text `src`) into a program. Token
+/// text is read from `src`.
 ///
 /// The stream should end with an EOF token; one is supplied if it is
 /// missing. The first syntax error is returned with the reference's
 /// message; its `span.line` is the line of the token where parsing failed.
-pub fn parse(tokens: &[Token]) -> Result<Program, SyntaxError> {
+pub fn parse(src: &str, tokens: &[Token]) -> Result<Program, SyntaxError> {
+    let mut stmts = Vec::new();
+    parse_each(src, tokens, |s| stmts.push(s))?;
+    Ok(Program { stmts })
+}
+
+/// Like [`parse`], but hands each top-level statement to `each` as soon as
+/// it is parsed instead of collecting them, so a caller that consumes
+/// statements one at a time never holds the whole tree. Statements before
+/// the first syntax error have already been handed over when it is
+/// returned.
+pub fn parse_each(
+    src: &str,
+    tokens: &[Token],
+    mut each: impl FnMut(Stmt),
+) -> Result<(), SyntaxError> {
     let owned;
     let tokens = if tokens.last().map(|t| t.kind) == Some(TokenKind::Eof) {
         tokens
@@ -59,19 +75,16 @@ pub fn parse(tokens: &[Token]) -> Result<Program, SyntaxError> {
         v.push(Token {
             kind: TokenKind::Eof,
             span: Span::new(end.end, end.end, end.line),
-            lexeme: String::new(),
-            literal: Literal::None,
         });
         owned = v;
         &owned[..]
     };
-    let ctx = Ctx::new(tokens);
+    let ctx = Ctx::new(src, tokens);
     let mut i = Tokens::new(&ctx);
-    let mut stmts = Vec::new();
     while !i.at_end() {
         match stmt::statement(i) {
             Ok((rest, s)) => {
-                stmts.push(*s);
+                each(*s);
                 i = rest;
             }
             Err(nom::Err::Error(e) | nom::Err::Failure(e)) => return Err(e.into()),
@@ -80,7 +93,7 @@ pub fn parse(tokens: &[Token]) -> Result<Program, SyntaxError> {
             }
         }
     }
-    Ok(Program { stmts })
+    Ok(())
 }
 
 #[cfg(test)]

@@ -249,24 +249,41 @@ pub enum Literal {
     Str(String),
 }
 
-/// One token.
-#[derive(Clone, Debug, PartialEq)]
+/// One token: its kind and where it is. 16 bytes, no allocation.
+///
+/// Its text is not copied: [`Token::lexeme`] and [`Token::literal`] read
+/// it back from the source text the token was lexed from, so a huge file
+/// costs a small, fixed amount per token (issue 18).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Token {
     /// Its kind.
     pub kind: TokenKind,
     /// Byte range of its text; `span.line` follows LANGUAGE.md §1.9.
     pub span: Span,
-    /// The reference's lexeme: the source text, quotes included for
-    /// strings; empty for NEWLINE, INDENT, DEDENT and EOF.
-    pub lexeme: String,
-    /// The literal value for INT, FLOAT and STRING tokens.
-    pub literal: Literal,
 }
 
 impl Token {
+    /// The reference's lexeme, read from `src` (the text this token was
+    /// lexed from): the source text, quotes included for strings; empty
+    /// for NEWLINE, INDENT, DEDENT and EOF.
+    pub fn lexeme<'s>(&self, src: &'s str) -> &'s str {
+        if self.kind.is_layout() {
+            return "";
+        }
+        src.get(self.span.start as usize..self.span.end as usize)
+            .unwrap_or("")
+    }
+
+    /// The literal value for INT, FLOAT and STRING tokens (escapes
+    /// resolved), computed from the lexeme in `src`; [`Literal::None`] for
+    /// other kinds.
+    pub fn literal(&self, src: &str) -> Literal {
+        crate::lexer::literal_value(self.kind, self.lexeme(src))
+    }
+
     /// `KIND 'lexeme'`, the way parse errors describe a token.
-    pub fn describe(&self) -> String {
-        format!("{} {}", self.kind.name(), py_repr(&self.lexeme))
+    pub fn describe(&self, src: &str) -> String {
+        format!("{} {}", self.kind.name(), py_repr(self.lexeme(src)))
     }
 }
 

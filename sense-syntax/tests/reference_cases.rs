@@ -64,9 +64,9 @@ fn run(mode: &str, source: &str) -> String {
     let file = SourceFile::new("case.sns", source);
     let result = lexer::tokenize(&file).and_then(|lexed| {
         if mode == "tokens" {
-            return Ok(dump::dump_tokens(&lexed));
+            return Ok(dump::dump_tokens(file.text(), &lexed));
         }
-        let program = parser::parse(&lexed.tokens)?;
+        let program = parser::parse(file.text(), &lexed.tokens)?;
         Ok(match mode {
             "ast" => dump::dump_program(&program),
             _ => "ok".to_string(),

@@ -45,7 +45,7 @@ impl Compiler<'_> {
             .collect()
     }
 
-    fn stmt(&mut self, s: &Stmt) {
+    pub(super) fn stmt(&mut self, s: &Stmt) {
         let span = s.span;
         match &s.kind {
             StmtKind::Expr(e) => {

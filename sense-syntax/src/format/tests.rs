@@ -57,7 +57,7 @@ fn shape(program: &Program) -> String {
 fn parse(text: &str) -> Result<(Program, Vec<String>), SyntaxError> {
     let file = SourceFile::new("t.sns", text);
     let lexed = crate::lexer::tokenize(&file)?;
-    let program = crate::parser::parse(&lexed.tokens)?;
+    let program = crate::parser::parse(file.text(), &lexed.tokens)?;
     let comments = lexed.comments.into_iter().map(|c| c.text).collect();
     Ok((program, comments))
 }

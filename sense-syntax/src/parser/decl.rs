@@ -7,13 +7,14 @@
 
 use super::error::{PResult, ParseError, expect, fail, nest, tok};
 use super::expr::{expr, ident};
+use super::input::Tok;
 use super::input::Tokens;
 use super::stmt::{block, end_of_statement, stmt_at};
 use crate::ast::{
     ActionDecl, ActionKind, AgentDecl, FnDecl, Param, PolicyRule, Stmt, StmtKind, ToolDecl, TypeAnn,
 };
 use crate::span::Span;
-use crate::token::{Literal, Token, TokenKind as K};
+use crate::token::{Literal, TokenKind as K};
 use nom::Parser;
 use nom::combinator::opt;
 use nom::multi::separated_list1;
@@ -37,7 +38,7 @@ pub(crate) fn type_ann(i: Tokens<'_>) -> PResult<'_, TypeAnn> {
     Ok((
         rest,
         TypeAnn {
-            name: name.lexeme.clone(),
+            name: name.lexeme().to_string(),
             params,
             span,
         },
@@ -219,11 +220,11 @@ fn requirements(i: Tokens<'_>) -> PResult<'_, (Option<String>, bool)> {
 fn rollback_clause<'a>(
     i: Tokens<'a>,
     kind: ActionKind,
-    name: &Token,
+    name: Tok<'_>,
 ) -> PResult<'a, Option<crate::ast::Block>> {
     let t = i.peek();
     let word_then_colon =
-        |w: &str| i.check(K::Ident) && t.lexeme == w && i.peek_at(1).kind == K::Colon;
+        |w: &str| i.check(K::Ident) && t.lexeme() == w && i.peek_at(1).kind == K::Colon;
     if word_then_colon("rollback") {
         if kind != ActionKind::Reversible {
             return fail(ParseError::at(
@@ -247,7 +248,7 @@ fn rollback_clause<'a>(
             format!(
                 "reversible action '{}' must declare a 'rollback' block -- use 'irreversible \
                  action' instead if this genuinely can't be undone",
-                name.lexeme
+                name.lexeme()
             ),
             t,
         ));
@@ -259,7 +260,7 @@ fn rollback_clause<'a>(
 fn cap_segment<'a>(i: Tokens<'a>, message: &str) -> PResult<'a, &'a str> {
     let t = i.peek();
     if i.check(K::Ident) || t.kind.is_keyword() {
-        Ok((i.skip(1), t.lexeme.as_str()))
+        Ok((i.skip(1), t.lexeme()))
     } else {
         fail(ParseError::got(message, t))
     }
@@ -395,9 +396,9 @@ pub(crate) fn model_decl(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
 }
 
 /// The value of a STRING token.
-fn string_value(t: &Token) -> String {
-    match &t.literal {
-        Literal::Str(s) => s.clone(),
+fn string_value(t: Tok<'_>) -> String {
+    match t.literal() {
+        Literal::Str(s) => s,
         _ => String::new(),
     }
 }

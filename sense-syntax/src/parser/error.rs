@@ -5,9 +5,10 @@
 //! `Failure` (committed), and plain `Error` only comes from [`tok`], the
 //! probe used inside `opt`/`alt` where the reference merely looks ahead.
 
+use super::input::Tok;
 use super::input::Tokens;
 use crate::SyntaxError;
-use crate::token::{Token, TokenKind};
+use crate::token::TokenKind;
 use nom::error::ErrorKind;
 
 pub(crate) use super::{MAX_CHAIN, MAX_EXPRESSION_HEIGHT as MAX_HEIGHT, MAX_NESTING as MAX_DEPTH};
@@ -28,17 +29,17 @@ impl ParseError {
     }
 
     /// `message` at token `at`, without a suffix.
-    pub(crate) fn at(message: impl Into<String>, at: &Token) -> Self {
+    pub(crate) fn at(message: impl Into<String>, at: Tok<'_>) -> Self {
         ParseError::new(message, at.span)
     }
 
     /// `message (got KIND 'lexeme')` at token `at`.
-    pub(crate) fn got(message: &str, at: &Token) -> Self {
+    pub(crate) fn got(message: &str, at: Tok<'_>) -> Self {
         ParseError::at(format!("{message} (got {})", at.describe()), at)
     }
 
     /// `unexpected token KIND 'lexeme'` at token `at`.
-    pub(crate) fn unexpected(at: &Token) -> Self {
+    pub(crate) fn unexpected(at: Tok<'_>) -> Self {
         ParseError::at(format!("unexpected token {}", at.describe()), at)
     }
 }
@@ -69,7 +70,7 @@ pub(crate) fn fail<'a, T>(e: ParseError) -> PResult<'a, T> {
 
 /// Matches one token of `kind` (the reference's `_match`); a recoverable
 /// error otherwise.
-pub(crate) fn tok<'a>(kind: TokenKind) -> impl Fn(Tokens<'a>) -> PResult<'a, &'a Token> {
+pub(crate) fn tok<'a>(kind: TokenKind) -> impl Fn(Tokens<'a>) -> PResult<'a, Tok<'a>> {
     move |i: Tokens<'a>| {
         if i.kind() == kind && kind != TokenKind::Eof {
             Ok((i.skip(1), i.peek()))
@@ -84,7 +85,7 @@ pub(crate) fn tok<'a>(kind: TokenKind) -> impl Fn(Tokens<'a>) -> PResult<'a, &'a
 pub(crate) fn expect<'a>(
     kind: TokenKind,
     message: &'static str,
-) -> impl Fn(Tokens<'a>) -> PResult<'a, &'a Token> {
+) -> impl Fn(Tokens<'a>) -> PResult<'a, Tok<'a>> {
     move |i: Tokens<'a>| {
         if i.check(kind) {
             Ok((i.skip(1), i.peek()))
@@ -108,7 +109,7 @@ impl Drop for Nest<'_> {
 /// Enters one nesting level at token `at`, failing when that would exceed
 /// [`MAX_DEPTH`]. Every construct that makes the parser recurse takes a
 /// level, so the Rust stack stays bounded whatever the input.
-pub(crate) fn nest<'a>(i: &Tokens<'a>, at: &Token) -> Result<Nest<'a>, nom::Err<ParseError>> {
+pub(crate) fn nest<'a>(i: &Tokens<'a>, at: Tok<'_>) -> Result<Nest<'a>, nom::Err<ParseError>> {
     let depth = i.ctx.depth.get() + 1;
     if depth > MAX_DEPTH {
         return Err(nom::Err::Failure(ParseError::at(

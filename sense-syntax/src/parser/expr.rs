@@ -21,10 +21,11 @@
 //! only after positional ones; no trailing commas.
 
 use super::error::{MAX_CHAIN, MAX_HEIGHT, PResult, ParseError, expect, fail, nest};
+use super::input::Tok;
 use super::input::Tokens;
 use crate::ast::{BinOp, Expr, ExprKind, Ident, LabeledArg, LogicOp, UnaryOp};
 use crate::span::Span;
-use crate::token::{Literal, Token, TokenKind as K};
+use crate::token::{Literal, TokenKind as K};
 
 /// A boxed expression and the height of its tree.
 type Ex = (Box<Expr>, u32);
@@ -49,7 +50,7 @@ fn assignment(i: Tokens<'_>) -> PResult<'_, Ex> {
     if i.kind() != K::Eq {
         return Ok((i, first));
     }
-    let mut targets: Vec<(Ex, &Token)> = Vec::new();
+    let mut targets: Vec<(Ex, Tok<'_>)> = Vec::new();
     let mut value = first;
     while i.kind() == K::Eq {
         let eq = i.peek();
@@ -66,7 +67,7 @@ fn assignment(i: Tokens<'_>) -> PResult<'_, Ex> {
 
 /// Folds `t1 = t2 = … = value` from the right.
 #[inline(never)]
-fn fold_assignments(targets: Vec<(Ex, &Token)>, mut value: Ex) -> Result<Ex, Fail> {
+fn fold_assignments(targets: Vec<(Ex, Tok<'_>)>, mut value: Ex) -> Result<Ex, Fail> {
     for (target, eq) in targets.into_iter().rev() {
         value = make_assign(target, value, eq)?;
     }
@@ -75,7 +76,7 @@ fn fold_assignments(targets: Vec<(Ex, &Token)>, mut value: Ex) -> Result<Ex, Fai
 
 /// Builds `name = value` or `t[i] = value`, enforcing the target rules.
 #[inline(never)]
-fn make_assign((lhs, lh): Ex, (value, vh): Ex, eq: &Token) -> Result<Ex, Fail> {
+fn make_assign((lhs, lh): Ex, (value, vh): Ex, eq: Tok<'_>) -> Result<Ex, Fail> {
     let height = 1 + lh.max(vh);
     if height > MAX_HEIGHT {
         return Err(too_long(eq));
@@ -144,7 +145,7 @@ fn infix(kind: K) -> Option<(u8, Infix)> {
 }
 
 /// Pending operators of [`binary`]: binding power, operator, token.
-type Ops<'a> = Vec<(u8, Infix, &'a Token)>;
+type Ops<'a> = Vec<(u8, Infix, Tok<'a>)>;
 
 /// `logic_or` down to `factor`: operands are `unary`s joined by infix
 /// operators, folded left-associatively by binding power.
@@ -213,7 +214,7 @@ fn reduce(operands: &mut Vec<Ex>, ops: &mut Ops<'_>) -> Result<(), Fail> {
     Ok(())
 }
 
-fn too_long(at: &Token) -> Fail {
+fn too_long(at: Tok<'_>) -> Fail {
     nom::Err::Failure(ParseError::at(
         format!("expression too long (more than {MAX_CHAIN} operators in a chain)"),
         at,
@@ -221,7 +222,7 @@ fn too_long(at: &Token) -> Fail {
 }
 
 /// Prefix operators read before an operand, each holding a nesting level.
-type Prefixes<'a> = Vec<(UnaryOp, &'a Token, super::error::Nest<'a>)>;
+type Prefixes<'a> = Vec<(UnaryOp, Tok<'a>, super::error::Nest<'a>)>;
 
 /// `unary = ('not' | '-') unary | postfix`, read as a run of prefix
 /// operators (each one a nesting level) followed by a postfix expression.
@@ -289,7 +290,7 @@ fn postfix(i: Tokens<'_>) -> PResult<'_, Ex> {
 fn postfix_node(
     (target, th): Ex,
     sub: u32,
-    at: &Token,
+    at: Tok<'_>,
     end: u32,
     line: u32,
     make: impl FnOnce(Box<Expr>) -> ExprKind,
@@ -387,7 +388,7 @@ fn call_suffix<'a>(i: Tokens<'a>, callee: Ex) -> PResult<'a, Ex> {
 }
 
 #[inline(never)]
-fn push_arg(args: &mut Args, label: Option<&Token>, (value, h): Ex) {
+fn push_arg(args: &mut Args, label: Option<Tok<'_>>, (value, h): Ex) {
     args.height = args.height.max(h);
     match label {
         Some(label) => args.labeled.push(LabeledArg {
@@ -412,14 +413,14 @@ fn primary(i: Tokens<'_>) -> PResult<'_, Ex> {
 #[inline(never)]
 fn leaf(i: Tokens<'_>) -> PResult<'_, Ex> {
     let t = i.peek();
-    let kind = match (t.kind, &t.literal) {
-        (K::Int, Literal::Int(v)) => ExprKind::Int(*v),
-        (K::Float, Literal::Float(v)) => ExprKind::Float(*v),
-        (K::Str, Literal::Str(s)) => ExprKind::Str(s.clone()),
+    let kind = match (t.kind, t.literal()) {
+        (K::Int, Literal::Int(v)) => ExprKind::Int(v),
+        (K::Float, Literal::Float(v)) => ExprKind::Float(v),
+        (K::Str, Literal::Str(s)) => ExprKind::Str(s),
         (K::True, _) => ExprKind::Bool(true),
         (K::False, _) => ExprKind::Bool(false),
         (K::Nil, _) => ExprKind::Nil,
-        (K::Ident, _) => ExprKind::Name(t.lexeme.clone()),
+        (K::Ident, _) => ExprKind::Name(t.lexeme().to_string()),
         _ => return fail(ParseError::unexpected(t)),
     };
     Ok((i.skip(1), (Box::new(Expr { kind, span: t.span }), 0)))
@@ -458,7 +459,7 @@ fn array(i: Tokens<'_>) -> PResult<'_, Ex> {
 }
 
 #[inline(never)]
-fn make_array(items: Args, open: &Token, close: &Token) -> Result<Ex, Fail> {
+fn make_array(items: Args, open: Tok<'_>, close: Tok<'_>) -> Result<Ex, Fail> {
     let height = items.height + 1;
     if height > MAX_HEIGHT {
         return Err(too_long(open));
@@ -469,9 +470,9 @@ fn make_array(items: Args, open: &Token, close: &Token) -> Result<Ex, Fail> {
 }
 
 /// An identifier node for a token.
-pub(crate) fn ident(t: &Token) -> Ident {
+pub(crate) fn ident(t: Tok<'_>) -> Ident {
     Ident {
-        name: t.lexeme.clone(),
+        name: t.lexeme().to_string(),
         span: t.span,
     }
 }

@@ -17,15 +17,19 @@ use std::slice::Iter;
 pub(crate) struct Ctx<'a> {
     /// The whole token stream, ending with EOF.
     all: &'a [Token],
+    /// The text the tokens were lexed from (their lexemes live there).
+    src: &'a str,
     /// Current nesting depth (brackets, prefix operators, blocks, …).
     pub(crate) depth: Cell<u32>,
 }
 
 impl<'a> Ctx<'a> {
-    /// Context for parsing `all`, which must end with EOF.
-    pub(crate) fn new(all: &'a [Token]) -> Self {
+    /// Context for parsing `all` (lexed from `src`), which must end with
+    /// EOF.
+    pub(crate) fn new(src: &'a str, all: &'a [Token]) -> Self {
         Ctx {
             all,
+            src,
             depth: Cell::new(0),
         }
     }
@@ -50,9 +54,40 @@ static EOF: Token = Token {
         end: 0,
         line: 1,
     },
-    lexeme: String::new(),
-    literal: Literal::None,
 };
+
+/// A token together with the source text it was lexed from, so the parser
+/// can read its lexeme and literal value. Dereferences to the [`Token`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tok<'a> {
+    token: &'a Token,
+    src: &'a str,
+}
+
+impl<'a> Tok<'a> {
+    /// The token's lexeme (see [`Token::lexeme`]).
+    pub(crate) fn lexeme(&self) -> &'a str {
+        self.token.lexeme(self.src)
+    }
+
+    /// The token's literal value (see [`Token::literal`]).
+    pub(crate) fn literal(&self) -> Literal {
+        self.token.literal(self.src)
+    }
+
+    /// `KIND 'lexeme'`, as parse errors describe the token.
+    pub(crate) fn describe(&self) -> String {
+        self.token.describe(self.src)
+    }
+}
+
+impl std::ops::Deref for Tok<'_> {
+    type Target = Token;
+
+    fn deref(&self) -> &Token {
+        self.token
+    }
+}
 
 impl<'a> Tokens<'a> {
     /// A view of the whole stream of `ctx`.
@@ -65,15 +100,20 @@ impl<'a> Tokens<'a> {
     }
 
     /// The token `n` places ahead; EOF past the end.
-    pub(crate) fn peek_at(&self, n: usize) -> &'a Token {
+    pub(crate) fn peek_at(&self, n: usize) -> Tok<'a> {
         let all: &'a [Token] = self.ctx.all;
-        all.get(self.pos.saturating_add(n))
+        let token = all
+            .get(self.pos.saturating_add(n))
             .or_else(|| all.last())
-            .unwrap_or(&EOF)
+            .unwrap_or(&EOF);
+        Tok {
+            token,
+            src: self.ctx.src,
+        }
     }
 
     /// The next token.
-    pub(crate) fn peek(&self) -> &'a Token {
+    pub(crate) fn peek(&self) -> Tok<'a> {
         self.peek_at(0)
     }
 

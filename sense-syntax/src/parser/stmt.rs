@@ -67,7 +67,7 @@ fn def_hint(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     fail(ParseError::at(
         format!(
             "function declarations need 'def' -- e.g. 'def {}(...) -> Type:'",
-            t.lexeme
+            t.lexeme()
         ),
         t,
     ))
@@ -295,12 +295,12 @@ struct ModuleRef {
 
 fn module_ref(i: Tokens<'_>, python: bool) -> PResult<'_, ModuleRef> {
     let t = i.peek();
-    if let (K::Str, Literal::Str(path)) = (t.kind, &t.literal) {
+    if let (K::Str, Literal::Str(path)) = (t.kind, t.literal()) {
         let span = t.span;
         return Ok((
             i.skip(1),
             ModuleRef {
-                path: path.clone(),
+                path,
                 bare: false,
                 span,
             },
@@ -313,11 +313,11 @@ fn module_ref(i: Tokens<'_>, python: bool) -> PResult<'_, ModuleRef> {
         "expected a module path (a string, or a bare dotted name like pkg.mod) after 'import'"
     };
     let (mut i, first) = expect(K::Ident, message)(i)?;
-    let mut parts = vec![first.lexeme.as_str()];
+    let mut parts = vec![first.lexeme()];
     let mut end = first.span.end;
     while i.check(K::Dot) && i.peek_at(1).kind == K::Ident {
         let seg = i.peek_at(1);
-        parts.push(seg.lexeme.as_str());
+        parts.push(seg.lexeme());
         end = seg.span.end;
         i = i.skip(2);
     }

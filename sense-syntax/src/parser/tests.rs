@@ -154,29 +154,35 @@ fn else_if_nests() {
     ));
 }
 
+/// The text the hand-made tokens of `token` point into.
+const SRC: &str = "x if : policy allow";
+
 fn token(kind: TokenKind, line: u32) -> Token {
-    Token {
-        kind,
-        span: Span::new(0, 0, line),
-        lexeme: match kind {
-            TokenKind::Ident => "x".to_string(),
-            TokenKind::If => "if".to_string(),
-            TokenKind::Colon => ":".to_string(),
-            TokenKind::Policy => "policy".to_string(),
-            TokenKind::Allow => "allow".to_string(),
-            _ => String::new(),
-        },
-        literal: Literal::None,
-    }
+    let at = |word: &str| {
+        let start = SRC.find(word).expect("in SRC") as u32;
+        Span::new(start, start + word.len() as u32, line)
+    };
+    let span = match kind {
+        TokenKind::Ident => at("x"),
+        TokenKind::If => at("if"),
+        TokenKind::Colon => at(":"),
+        TokenKind::Policy => at("policy"),
+        TokenKind::Allow => at("allow"),
+        _ => Span::new(0, 0, line),
+    };
+    Token { kind, span }
 }
 
 #[test]
 fn streams_the_lexer_never_produces() {
     use TokenKind as K;
-    assert_eq!(parse(&[]).expect("empty"), Program { stmts: Vec::new() });
+    assert_eq!(
+        parse(SRC, &[]).expect("empty"),
+        Program { stmts: Vec::new() }
+    );
     // No EOF at the end: one is supplied.
     let no_eof = [token(K::Ident, 1), token(K::Newline, 1)];
-    assert_eq!(parse(&no_eof).expect("parses").stmts.len(), 1);
+    assert_eq!(parse(SRC, &no_eof).expect("parses").stmts.len(), 1);
     // A block that runs into EOF without its DEDENT.
     let open_block = [
         token(K::If, 1),
@@ -188,7 +194,7 @@ fn streams_the_lexer_never_produces() {
         token(K::Newline, 2),
         token(K::Eof, 3),
     ];
-    let e = parse(&open_block).expect_err("no dedent");
+    let e = parse(SRC, &open_block).expect_err("no dedent");
     assert_eq!(e.message, "expected the indented block to end (got EOF '')");
     assert_eq!(e.span.line, 3);
     let open_policy = [
@@ -201,7 +207,7 @@ fn streams_the_lexer_never_produces() {
         token(K::Newline, 2),
         token(K::Eof, 3),
     ];
-    let e = parse(&open_policy).expect_err("no dedent");
+    let e = parse(SRC, &open_policy).expect_err("no dedent");
     assert_eq!(e.message, "expected the policy block to end (got EOF '')");
 }
 

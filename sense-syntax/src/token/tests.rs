@@ -43,3 +43,18 @@ fn keywords_are_38_and_named_in_upper_case() {
     assert_eq!(TokenKind::Str.name(), "STRING");
     assert_eq!(TokenKind::BangEq.name(), "BANGEQ");
 }
+
+#[test]
+fn tokens_stay_small() {
+    // Huge sources hold one token per couple of bytes (issue 18): a token
+    // is its kind and span, its text read back from the source.
+    assert_eq!(std::mem::size_of::<Token>(), 16);
+    let src = "say(\"a\\tb\")";
+    let t = Token {
+        kind: TokenKind::Str,
+        span: Span::new(4, 10, 1),
+    };
+    assert_eq!(t.lexeme(src), "\"a\\tb\"");
+    assert_eq!(t.literal(src), Literal::Str("a\tb".into()));
+    assert_eq!(t.describe(src), "STRING '\"a\\\\tb\"'");
+}

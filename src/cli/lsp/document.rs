@@ -33,7 +33,7 @@ impl Document {
         let mut decls = Vec::new();
         let mut program = None;
         if error.is_none() {
-            match sense::syntax::parser::parse(&tokens) {
+            match sense::syntax::parser::parse(file.text(), &tokens) {
                 Ok(p) => {
                     decls = declarations(&p);
                     program = Some(p);

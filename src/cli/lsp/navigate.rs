@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 pub fn hover(doc: &Document, dir: Option<&Path>, pos: Position) -> Option<Hover> {
     let offset = doc.offset(pos);
     let (index, tok) = doc.ident_at(offset)?;
-    let name = tok.lexeme.as_str();
+    let name = tok.lexeme(doc.file.text());
     let described = |d: &Decl| format!("```sense\n{}\n```\n*{}*", d.detail, d.kind.word());
     let text = if let Some(import) = member_of_module(doc, index) {
         let (_, module) = load_module(import, dir)?;
@@ -69,11 +69,11 @@ pub fn definition(
     let offset = doc.offset(pos);
     let (index, tok) = doc.ident_at(offset)?;
     if let Some(import) = member_of_module(doc, index) {
-        return in_module(import, dir, Some(&tok.lexeme));
+        return in_module(import, dir, Some(tok.lexeme(doc.file.text())));
     }
     let decl = visible_at(&doc.decls, offset)
         .into_iter()
-        .find(|d| d.name == tok.lexeme)?;
+        .find(|d| d.name == tok.lexeme(doc.file.text()))?;
     // An imported name leads into its module (to the member for
     // `from … import`); when the module cannot be read, to the import.
     if decl.kind == DeclKind::Import
@@ -94,7 +94,11 @@ fn member_of_module(doc: &Document, index: usize) -> Option<&Decl> {
     }
     visible_at(&doc.decls, target.span.start)
         .into_iter()
-        .find(|d| d.name == target.lexeme && d.kind == DeclKind::Import && d.member.is_none())
+        .find(|d| {
+            d.name == target.lexeme(doc.file.text())
+                && d.kind == DeclKind::Import
+                && d.member.is_none()
+        })
 }
 
 /// The canonical path and the parsed text of an import's module, if the
