@@ -127,7 +127,11 @@ fn an_agent_of_another_runtime_is_refused() {
     let boss = b.agent("boss").unwrap();
     b.start(boss).unwrap();
     assert!(b.resume(boss, wa).is_err());
-    assert_eq!(b.status(boss).unwrap(), AgentStatus::Paused, "still waiting");
+    assert_eq!(
+        b.status(boss).unwrap(),
+        AgentStatus::Paused,
+        "still waiting"
+    );
     // It still works where it came from.
     assert_eq!(a.call("same", &[wa.into()]).unwrap(), HostValue::Bool(true));
 }
