@@ -226,11 +226,18 @@ typedef enum sense_value_kind {
      */
     SENSE_VALUE_KIND_LIST = 5,
     /*
-     Any other Sense value (a function, an agent, a dict, …) copied out
-     as its type name (`sense_value_type_name`) and printed form
+     Any other Sense value (a function, a dict, …) copied out as its
+     type name (`sense_value_type_name`) and printed form
      (`sense_value_as_string`). It cannot be passed back into Sense.
      */
     SENSE_VALUE_KIND_OPAQUE = 6,
+    /*
+     An agent: `sense_value_as_agent` gives its id, to drive it like any
+     other; `sense_value_as_string` its printed form when it was copied
+     out. Passed back into the runtime it came from, it is the same
+     agent (see `sense_value_new_agent`).
+     */
+    SENSE_VALUE_KIND_AGENT = 7,
 } sense_value_kind;
 
 /*
@@ -525,6 +532,32 @@ enum sense_status sense_agent_send(struct sense_runtime *runtime,
                                    struct sense_agent agent,
                                    const struct sense_value *message,
                                    struct sense_error **error);
+
+/*
+ The id of the agent `value` holds (kind `SENSE_VALUE_KIND_AGENT`), to
+ drive with `sense_agent_start`, `sense_agent_resume`,
+ `sense_agent_member`, … on the runtime the value came from. The id is
+ checked when used: an agent collected since, or one of another
+ runtime, gives `SENSE_STATUS_NOT_FOUND`.
+
+ Errors: `SENSE_STATUS_INVALID_ARGUMENT` if `value` or `out` is NULL or
+ `value` is not an agent (`*out` untouched).
+ */
+enum sense_status sense_value_as_agent(const struct sense_value *value,
+                                       struct sense_agent *out,
+                                       struct sense_error **error);
+
+/*
+ A new value naming the agent `agent` (kind `SENSE_VALUE_KIND_AGENT`;
+ its printed form is a placeholder, `<agent #SERIAL>`). Passed into the
+ runtime the agent belongs to (as an argument of `sense_runtime_call`,
+ a global, a resume or return value, a message), Sense receives the
+ agent itself. If that runtime no longer has the agent, or the id is of
+ another runtime, that call fails with `SENSE_STATUS_RUNTIME_ERROR`
+ naming the agent's serial. Free it with `sense_value_free`. NULL only
+ if libsense panicked.
+ */
+struct sense_value *sense_value_new_agent(struct sense_agent agent);
 
 /*
  A configuration with default limits in `*out` (free it with
@@ -1250,9 +1283,9 @@ enum sense_status sense_value_as_float(const struct sense_value *value,
                                        struct sense_error **error);
 
 /*
- The text of a String (or the printed form of an opaque value) as a
- view borrowed from `value`: valid until `value` is freed, not
- NUL-terminated. `SENSE_STATUS_INVALID_ARGUMENT` for other kinds.
+ The text of a String (or the printed form of an opaque value or an
+ agent) as a view borrowed from `value`: valid until `value` is freed,
+ not NUL-terminated. `SENSE_STATUS_INVALID_ARGUMENT` for other kinds.
  */
 enum sense_status sense_value_as_string(const struct sense_value *value,
                                         struct sense_str *out,

@@ -137,6 +137,10 @@ public:
     }
     static Value of(const char *s) { return of(std::string_view(s)); }
     static Value of(const std::string &s) { return of(std::string_view(s)); }
+    /// A value naming agent `a`: passed into the runtime the agent
+    /// belongs to (call argument, global, resume value, …), Sense sees the
+    /// agent itself; another runtime refuses it (Error, RUNTIME_ERROR).
+    static Value of(sense_agent a) { return Value(sense_value_new_agent(a)); }
     /// A List of copies of `items`.
     static Value list(const std::vector<Value> &items) {
         Value l(sense_value_new_list());
@@ -152,6 +156,7 @@ public:
         return k;
     }
     bool is_nil() const { return kind() == SENSE_VALUE_KIND_NIL; }
+    bool is_agent() const { return kind() == SENSE_VALUE_KIND_AGENT; }
     std::string type_name() const {
         sense_str s{};
         check([&](sense_error **e) { return sense_value_type_name(get(), &s, e); });
@@ -172,7 +177,15 @@ public:
         check([&](sense_error **e) { return sense_value_as_float(get(), &f, e); });
         return f;
     }
-    /// A String's text (or an opaque value's printed form).
+    /// The agent this value holds (found in a call result, a pause reason,
+    /// a host function's argument, a list item), to drive with the
+    /// Runtime it came from. Throws Error (INVALID_ARGUMENT) for other kinds.
+    sense_agent as_agent() const {
+        sense_agent a{};
+        check([&](sense_error **e) { return sense_value_as_agent(get(), &a, e); });
+        return a;
+    }
+    /// A String's text (or an opaque value's or an agent's printed form).
     std::string as_string() const {
         sense_str s{};
         check([&](sense_error **e) { return sense_value_as_string(get(), &s, e); });

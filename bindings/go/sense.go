@@ -108,8 +108,9 @@ func cString(s string) (*C.char, C.size_t) {
 	return C.CString(s), C.size_t(len(s))
 }
 
-// Opaque is a Sense value with no Go counterpart (a function, an agent, a
-// dict, ...), copied out as its type name and printed form.
+// Opaque is a Sense value with no Go counterpart (a function, a dict, ...),
+// copied out as its type name and printed form. (Agents come out as Agent
+// values instead.)
 type Opaque struct {
 	TypeName string
 	Text     string
@@ -123,7 +124,7 @@ type Suspend struct {
 }
 
 // newValue builds an owned C value from nil, bool, int, int64, float64,
-// string or []any (recursively).
+// string, Agent or []any (recursively).
 func newValue(v any) (*C.sense_value, error) {
 	switch x := v.(type) {
 	case nil:
@@ -145,6 +146,8 @@ func newValue(v any) (*C.sense_value, error) {
 			return nil, err
 		}
 		return out, nil
+	case Agent:
+		return C.sense_value_new_agent(x.id), nil
 	case []any:
 		list := C.sense_value_new_list()
 		for _, item := range x {
@@ -204,6 +207,10 @@ func goValue(v *C.sense_value) any {
 		C.sense_value_type_name(v, &t, nil)
 		C.sense_value_as_string(v, &s, nil)
 		return Opaque{TypeName: goString(t), Text: goString(s)}
+	case C.SENSE_VALUE_KIND_AGENT:
+		var a C.sense_agent
+		C.sense_value_as_agent(v, &a, nil)
+		return Agent{id: a}
 	default:
 		return nil
 	}
@@ -392,7 +399,12 @@ func (r *Runtime) RegisterProvider(name, capability, defaultModel string, fn Com
 		C.sense_complete_fn(C.senseGoComplete), userData(fn), C.sense_free_fn(C.senseGoFree), &cerr), cerr)
 }
 
-// Agent identifies an agent of one Runtime (plain data).
+// Agent identifies an agent of one Runtime (plain data, comparable with
+// ==). Values read from Sense (call results, pause reasons, host function
+// arguments, list items) hold agents as Agent values, which drive them
+// like ids from Runtime.Agent; passed back into the same Runtime (as an
+// argument, a global, a resume value) Sense sees the agent itself, while
+// another Runtime refuses it with StatusRuntimeError.
 type Agent struct {
 	id C.sense_agent
 }

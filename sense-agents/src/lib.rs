@@ -20,6 +20,7 @@
     )
 )]
 
+mod agent_value;
 mod embed;
 mod error;
 mod ffi_support;
@@ -40,4 +41,4 @@ pub use sense_eval::provider::{
     ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec,
 };
 pub use sense_eval::vm::{AgentReport, FrameReport};
-pub use sense_eval::{Config, ErrorClass, EvalError, HostReturn, HostValue};
+pub use sense_eval::{Config, ErrorClass, EvalError, HostAgent, HostReturn, HostValue};

@@ -11,6 +11,26 @@ use sense_syntax::SourceFile;
 use std::path::{Path, PathBuf};
 
 /// Where an agent stands after `start` or `resume` returned.
+///
+/// # Examples
+///
+/// ```
+/// use sense_agents::{HostValue, PauseKind, Runtime, State};
+///
+/// let mut rt = Runtime::new();
+/// rt.set_output(|_| {});
+/// rt.run_source("m.sns", "agent a:\n    n = ask_human(\"how many?\")\n    print(n)\n")?;
+/// let a = rt.agent("a")?;
+/// match rt.start(a)? {
+///     State::Paused { reason, kind } => {
+///         assert_eq!(kind, PauseKind::AskHuman);
+///         assert_eq!(reason, HostValue::from("how many?"));
+///     }
+///     State::Completed => panic!("it asks first"),
+/// }
+/// assert_eq!(rt.resume(a, 3)?, State::Completed);
+/// # Ok::<(), sense_agents::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum State {
     /// It paused: why (`pause_kind`) and with what reason.
@@ -25,6 +45,33 @@ pub enum State {
 }
 
 /// How far a checkpointed run got (see [`Runtime::run_file_checkpointed`]).
+///
+/// # Examples
+///
+/// A program whose main code starts an agent that pauses stops there (a
+/// checkpoint: the moment to take a snapshot), then runs on.
+///
+/// ```
+/// use sense_agents::{Progress, Runtime};
+/// use std::sync::{Arc, Mutex};
+///
+/// let dir = std::env::temp_dir().join(format!("sense-progress-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let file = dir.join("main.sns");
+/// std::fs::write(&file, "agent a:\n    pause(\"wait\")\nstart(a)\nprint(\"after\")\n").unwrap();
+///
+/// let out = Arc::new(Mutex::new(String::new()));
+/// let sink = out.clone();
+/// let mut rt = Runtime::new();
+/// rt.set_output(move |s| sink.lock().unwrap().push_str(s));
+/// assert_eq!(rt.run_file_checkpointed(&file)?, Progress::Checkpoint);
+/// assert_eq!(*out.lock().unwrap(), "", "stopped before the print");
+/// let _saved = rt.snapshot()?; // the whole runtime, between two instructions
+/// assert_eq!(rt.continue_run()?, Progress::Finished);
+/// assert_eq!(*out.lock().unwrap(), "after\n");
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), sense_agents::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Progress {
     /// The program ran to its end.

@@ -61,6 +61,25 @@ struct Inner {
 pub const RECURSION_MESSAGE: &str = "maximum recursion depth exceeded";
 
 /// A Sense error. One pointer wide, so `Result<Value, EvalError>` stays small.
+///
+/// # Examples
+///
+/// ```
+/// use sense_eval::{Config, ErrorClass, EvalError, Vm};
+/// use sense_syntax::SourceFile;
+///
+/// // Made by a host function or a builtin: no position yet.
+/// let e = EvalError::runtime("the budget ran out");
+/// assert_eq!((e.class(), e.message(), e.line()), (ErrorClass::Runtime, "the budget ran out", None));
+///
+/// // Raised by a program: located at the failing line.
+/// let mut vm = Vm::new(Config::default());
+/// let src = SourceFile::new("m.sns", "x = 1\ny = x / 0\n");
+/// let err = vm.run_main(src, None, None).unwrap_err();
+/// assert_eq!(err.class(), ErrorClass::Runtime);
+/// assert_eq!(err.line(), Some(2));
+/// assert!(err.message().contains("division by zero"), "{}", err.message());
+/// ```
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EvalError(Box<Inner>);
 

@@ -7,6 +7,7 @@
 //! with becomes the function call's result.
 
 use crate::error::{EvalError, EvalResult};
+use crate::heap::ObjRef;
 use crate::object::Obj;
 use crate::value::Value;
 use crate::vm::Vm;
@@ -16,7 +17,9 @@ use std::fmt;
 /// An owned Sense value as a host sees it.
 ///
 /// Plain data converts both ways (Rust values convert with `into()`);
-/// anything else comes out as [`HostValue::Opaque`], a description.
+/// an agent comes out as [`HostValue::Agent`], which names it and goes
+/// back in as the same agent; anything else comes out as
+/// [`HostValue::Opaque`], a description.
 ///
 /// ```
 /// use sense_eval::HostValue;
@@ -41,7 +44,11 @@ pub enum HostValue {
     Str(String),
     /// An Array (copied deeply).
     List(Vec<HostValue>),
-    /// Any other value (function, agent, …): its type name and its printed
+    /// An agent: which one, and how `print` showed it when it was copied
+    /// out. Passed back into the runtime it came from, it is the same
+    /// agent again (see [`HostAgent`]).
+    Agent(HostAgent),
+    /// Any other value (function, dict, …): its type name and its printed
     /// form. It cannot be passed back into Sense.
     Opaque {
         /// `type_of` of the value.
@@ -61,6 +68,7 @@ impl HostValue {
             HostValue::Float(_) => "Float",
             HostValue::Str(_) => "String",
             HostValue::List(_) => "Array",
+            HostValue::Agent(_) => "Agent",
             HostValue::Opaque { type_name, .. } => type_name,
         }
     }
@@ -79,6 +87,64 @@ impl HostValue {
             HostValue::Int(i) => Some(*i),
             _ => None,
         }
+    }
+
+    /// The agent, if this is one.
+    pub fn as_agent(&self) -> Option<&HostAgent> {
+        match self {
+            HostValue::Agent(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+/// An agent inside a value the host holds: the agent's heap slot and its
+/// serial (unique within the process), plus its printed form at the time
+/// it was copied out.
+///
+/// Like an agent id, it does not keep the agent alive. Passed back into
+/// Sense it becomes the same agent if that agent still exists in the
+/// runtime it is passed to; otherwise (collected, or an agent of another
+/// runtime) the conversion is an error. Two `HostAgent`s are equal when
+/// they name the same agent, whatever their printed forms.
+#[derive(Clone, Debug)]
+pub struct HostAgent {
+    obj: ObjRef,
+    serial: u64,
+    text: String,
+}
+
+impl HostAgent {
+    /// Names the agent in heap slot `obj` with `serial`. Its printed form
+    /// is a placeholder (`<agent #serial>`) until it is converted back.
+    pub fn new(obj: ObjRef, serial: u64) -> HostAgent {
+        HostAgent {
+            obj,
+            serial,
+            text: format!("<agent #{serial}>"),
+        }
+    }
+
+    /// The agent's heap slot.
+    pub fn obj(&self) -> ObjRef {
+        self.obj
+    }
+
+    /// The agent's serial, unique within the process.
+    pub fn serial(&self) -> u64 {
+        self.serial
+    }
+
+    /// How `print` showed the agent when it was copied out (its name and
+    /// status then), e.g. `<agent worker status=paused>`.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+impl PartialEq for HostAgent {
+    fn eq(&self, other: &HostAgent) -> bool {
+        self.obj == other.obj && self.serial == other.serial
     }
 }
 
@@ -101,6 +167,7 @@ impl fmt::Display for HostValue {
                 }
                 f.write_str("]")
             }
+            HostValue::Agent(a) => f.write_str(&a.text),
             HostValue::Opaque { text, .. } => f.write_str(text),
         }
     }
@@ -216,10 +283,23 @@ impl Vm {
                 HostValue::List(list)
             }
             Value::Array(_) => elided(),
-            _ => HostValue::Opaque {
-                type_name: self.type_name(v).to_string(),
-                text: self.show_preview(v, OPAQUE_TEXT_LIMIT),
+            Value::Obj(r) => match self.heap.try_get(r) {
+                Some(Obj::Agent(a)) => HostValue::Agent(HostAgent {
+                    obj: r,
+                    serial: a.serial,
+                    text: self.show_preview(v, OPAQUE_TEXT_LIMIT),
+                }),
+                _ => self.to_opaque(v),
             },
+            _ => self.to_opaque(v),
+        }
+    }
+
+    /// A value the host cannot hold as data: its type name and printed form.
+    fn to_opaque(&self, v: Value) -> HostValue {
+        HostValue::Opaque {
+            type_name: self.type_name(v).to_string(),
+            text: self.show_preview(v, OPAQUE_TEXT_LIMIT),
         }
     }
 
@@ -255,6 +335,16 @@ impl Vm {
                 // Rust vector: no collection runs inside this function.
                 Value::Array(self.heap.alloc(Obj::Array(vals)))
             }
+            HostValue::Agent(a) => match self.heap.try_get(a.obj) {
+                Some(Obj::Agent(live)) if live.serial == a.serial => Value::Obj(a.obj),
+                _ => {
+                    return Err(EvalError::runtime(format!(
+                        "agent #{} passed from the host is not an agent of this runtime \
+                         (it was collected, or it belongs to another runtime)",
+                        a.serial
+                    )));
+                }
+            },
             HostValue::Opaque { type_name, .. } => {
                 return Err(EvalError::runtime(format!(
                     "a {type_name} value cannot be passed from the host into Sense"

@@ -11,6 +11,19 @@
 use crate::host::HostValue;
 
 /// A provider's answer to one prompt.
+///
+/// # Examples
+///
+/// ```
+/// use sense_eval::provider::ModelResponse;
+///
+/// // What a provider returns from `complete`: `confidence` is what Sense
+/// // reads as the answer's confidence (`None` when it reports none).
+/// let sure = ModelResponse { text: "Paris".into(), confidence: Some(0.97) };
+/// let unsure = ModelResponse { text: "Lyon?".into(), confidence: None };
+/// assert!(sure.confidence.unwrap_or(0.0) > 0.9);
+/// assert_ne!(sure, unsure);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelResponse {
     /// The answer text.
@@ -20,6 +33,26 @@ pub struct ModelResponse {
 }
 
 /// A tool offered to a model.
+///
+/// # Examples
+///
+/// A provider turns the specs it is given into its API's tool list; the
+/// schema is JSON text.
+///
+/// ```
+/// use sense_eval::provider::ToolSpec;
+///
+/// let spec = ToolSpec {
+///     name: "weather".into(),
+///     description: "Today's weather in a city".into(),
+///     params: vec![("city".into(), Some("String".into()))],
+///     input_schema: r#"{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}"#.into(),
+/// };
+/// let schema: serde_json::Value = serde_json::from_str(&spec.input_schema).unwrap();
+/// assert_eq!(schema["properties"]["city"]["type"], "string");
+/// let names: Vec<&str> = spec.params.iter().map(|(n, _)| n.as_str()).collect();
+/// assert_eq!(names, ["city"]);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolSpec {
     /// The tool's name.
@@ -34,6 +67,21 @@ pub struct ToolSpec {
 }
 
 /// A model's request to run a tool.
+///
+/// # Examples
+///
+/// ```
+/// use sense_eval::HostValue;
+/// use sense_eval::provider::ToolCall;
+///
+/// let call = ToolCall {
+///     id: "call_1".into(),
+///     name: "weather".into(),
+///     arguments: vec![("city".into(), HostValue::from("Oslo"))],
+/// };
+/// let city = call.arguments.iter().find(|(k, _)| k == "city").map(|(_, v)| v);
+/// assert_eq!(city.and_then(HostValue::as_str), Some("Oslo"));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCall {
     /// An id the provider uses to match the result.
@@ -46,6 +94,27 @@ pub struct ToolCall {
 }
 
 /// One message of an `ask_with_tools` conversation.
+///
+/// # Examples
+///
+/// The messages a provider sees on its second step: the prompt, the tool
+/// calls it asked for, and their results (matched by id).
+///
+/// ```
+/// use sense_eval::provider::{ChatMessage, ToolCall};
+///
+/// let call = ToolCall { id: "c1".into(), name: "weather".into(), arguments: vec![] };
+/// let messages = vec![
+///     ChatMessage::User("Is it raining in Oslo?".into()),
+///     ChatMessage::ToolCalls(vec![call]),
+///     ChatMessage::ToolResults(vec![("c1".into(), "rain, 4°C".into())]),
+/// ];
+/// let result = messages.iter().rev().find_map(|m| match m {
+///     ChatMessage::ToolResults(r) => r.iter().find(|(id, _)| id == "c1"),
+///     _ => None,
+/// });
+/// assert_eq!(result.map(|(_, text)| text.as_str()), Some("rain, 4°C"));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum ChatMessage {
     /// The prompt.
@@ -57,6 +126,60 @@ pub enum ChatMessage {
 }
 
 /// One step of a tool-calling conversation.
+///
+/// # Examples
+///
+/// A scripted provider: it asks for the first tool, then answers with the
+/// tool's result.
+///
+/// ```
+/// use sense_eval::HostValue;
+/// use sense_eval::provider::{ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec};
+///
+/// struct Scripted;
+///
+/// impl ModelProvider for Scripted {
+///     fn complete(&mut self, _model: &str, prompt: &str) -> Result<ModelResponse, String> {
+///         Ok(ModelResponse { text: prompt.to_string(), confidence: None })
+///     }
+///
+///     fn complete_with_tools(
+///         &mut self,
+///         _model: &str,
+///         messages: &[ChatMessage],
+///         tools: &[ToolSpec],
+///     ) -> Result<ModelTurn, String> {
+///         if let Some(ChatMessage::ToolResults(results)) = messages.last() {
+///             let text = results.first().map_or("", |(_, t)| t.as_str());
+///             return Ok(ModelTurn::Answer(format!("the tool said {text}")));
+///         }
+///         let tool = tools.first().ok_or("no tools")?;
+///         Ok(ModelTurn::ToolCalls(vec![ToolCall {
+///             id: "1".into(),
+///             name: tool.name.clone(),
+///             arguments: vec![("x".into(), HostValue::Int(2))],
+///         }]))
+///     }
+/// }
+///
+/// let double = ToolSpec {
+///     name: "double".into(),
+///     description: "Twice x".into(),
+///     params: vec![("x".into(), None)],
+///     input_schema: "{}".into(),
+/// };
+/// let mut p = Scripted;
+/// let mut messages = vec![ChatMessage::User("double 2".into())];
+/// let ModelTurn::ToolCalls(calls) = p.complete_with_tools("m", &messages, &[double.clone()])? else {
+///     panic!("a tool call first");
+/// };
+/// assert_eq!(calls[0].name, "double");
+/// messages.push(ChatMessage::ToolCalls(calls));
+/// messages.push(ChatMessage::ToolResults(vec![("1".into(), "4".into())]));
+/// let answer = p.complete_with_tools("m", &messages, &[double])?;
+/// assert_eq!(answer, ModelTurn::Answer("the tool said 4".into()));
+/// # Ok::<(), String>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum ModelTurn {
     /// The model is done: its final answer.

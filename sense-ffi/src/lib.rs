@@ -33,6 +33,7 @@ mod guard;
 mod strings;
 
 mod agent;
+mod agent_value;
 mod callback;
 mod config;
 mod default_providers;
@@ -51,6 +52,7 @@ pub use agent::{
     sense_agent_pause_reason, sense_agent_resume, sense_agent_send, sense_agent_start,
     sense_agent_status, sense_pause_kind,
 };
+pub use agent_value::{sense_value_as_agent, sense_value_new_agent};
 pub use callback::sense_free_fn;
 pub use config::{
     sense_config, sense_config_free, sense_config_new, sense_config_set_dry_run,

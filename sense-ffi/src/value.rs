@@ -1,5 +1,5 @@
 //! [`sense_value`]: owned Sense values (nil, bool, int, float, string,
-//! list, and opaque copies of anything else).
+//! list, agent, and opaque copies of anything else).
 
 use crate::error::sense_error;
 use crate::guard::Failure;
@@ -41,10 +41,15 @@ pub enum sense_value_kind {
     String = 4,
     /// An Array of values.
     List = 5,
-    /// Any other Sense value (a function, an agent, a dict, …) copied out
-    /// as its type name (`sense_value_type_name`) and printed form
+    /// Any other Sense value (a function, a dict, …) copied out as its
+    /// type name (`sense_value_type_name`) and printed form
     /// (`sense_value_as_string`). It cannot be passed back into Sense.
     Opaque = 6,
+    /// An agent: `sense_value_as_agent` gives its id, to drive it like any
+    /// other; `sense_value_as_string` its printed form when it was copied
+    /// out. Passed back into the runtime it came from, it is the same
+    /// agent (see `sense_value_new_agent`).
+    Agent = 7,
 }
 
 /// Moves a host value to the heap and hands it to C.
@@ -84,12 +89,13 @@ pub(crate) fn host_or_nil(v: *const sense_value) -> HostValue {
     as_host(v).cloned().unwrap_or(HostValue::Nil)
 }
 
-fn wrong_kind(expected: &'static str) -> Failure {
+pub(crate) fn wrong_kind(expected: &'static str) -> Failure {
     match expected {
         "Bool" => fail!(InvalidArgument, "the value is not a Bool"),
         "Int" => fail!(InvalidArgument, "the value is not an Int"),
         "Float" => fail!(InvalidArgument, "the value is not a Float"),
         "String" => fail!(InvalidArgument, "the value is not a String"),
+        "Agent" => fail!(InvalidArgument, "the value is not an Agent"),
         _ => fail!(InvalidArgument, "the value is not a List"),
     }
 }
@@ -194,6 +200,7 @@ pub extern "C" fn sense_value_get_kind(
             HostValue::Str(_) => sense_value_kind::String,
             HostValue::List(_) => sense_value_kind::List,
             HostValue::Opaque { .. } => sense_value_kind::Opaque,
+            HostValue::Agent(_) => sense_value_kind::Agent,
         });
         Ok(())
     })
@@ -273,9 +280,9 @@ pub extern "C" fn sense_value_as_float(
     })
 }
 
-/// The text of a String (or the printed form of an opaque value) as a
-/// view borrowed from `value`: valid until `value` is freed, not
-/// NUL-terminated. `SENSE_STATUS_INVALID_ARGUMENT` for other kinds.
+/// The text of a String (or the printed form of an opaque value or an
+/// agent) as a view borrowed from `value`: valid until `value` is freed,
+/// not NUL-terminated. `SENSE_STATUS_INVALID_ARGUMENT` for other kinds.
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_value_as_string(
     value: *const sense_value,
@@ -287,6 +294,7 @@ pub extern "C" fn sense_value_as_string(
         let out = try_out!(out);
         match v {
             HostValue::Str(s) | HostValue::Opaque { text: s, .. } => out.set(sense_str::of(s)),
+            HostValue::Agent(a) => out.set(sense_str::of(a.text())),
             _ => return Err(wrong_kind("String")),
         }
         Ok(())

@@ -13,6 +13,24 @@ use crate::object::Obj;
 use crate::value::Value;
 
 /// One frame of a paused agent's call stack.
+///
+/// # Examples
+///
+/// ```
+/// use sense_eval::{Config, HostValue, Vm};
+/// use sense_syntax::SourceFile;
+///
+/// let mut vm = Vm::new(Config::default());
+/// let src = "agent w:\n    def step(n):\n        todo = n * 2\n        pause()\n    step(21)\nstart(w)\n";
+/// vm.run_main(SourceFile::new("w.sns", src), None, None).unwrap();
+/// let report = vm.agent_reports().into_iter().find(|r| r.name == "w").unwrap();
+/// let inner = &report.frames[0]; // innermost first
+/// assert_eq!((inner.function.as_str(), inner.line), ("step", 4));
+/// assert_eq!(inner.file, "w.sns");
+/// let todo = inner.locals.iter().find(|(name, _)| name == "todo").map(|(_, v)| v);
+/// assert_eq!(todo, Some(&HostValue::Int(42)));
+/// assert_eq!(report.frames.len(), 2, "step, inside the agent's body");
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct FrameReport {
     /// The function (or agent body, tool, action) running in it.
@@ -26,6 +44,28 @@ pub struct FrameReport {
 }
 
 /// An agent as seen from outside.
+///
+/// # Examples
+///
+/// ```
+/// use sense_eval::agent::{AgentStatus, PauseKind};
+/// use sense_eval::{Config, HostValue, Vm};
+/// use sense_syntax::SourceFile;
+///
+/// let mut vm = Vm::new(Config::default());
+/// let src = "agent idle:\n    n = 0\nagent w:\n    pause(\"check\")\nstart(w)\n";
+/// vm.run_main(SourceFile::new("m.sns", src), None, None).unwrap();
+/// let reports = vm.agent_reports(); // oldest first
+/// let names: Vec<&str> = reports.iter().map(|r| r.name.as_str()).collect();
+/// assert_eq!(names, ["idle", "w"]);
+/// assert_eq!(reports[0].status, AgentStatus::Created);
+/// assert!(reports[0].frames.is_empty(), "no stack until it runs");
+/// let w = &reports[1];
+/// assert_eq!(w.status, AgentStatus::Paused);
+/// assert_eq!(w.pause_kind, Some(PauseKind::SelfPause));
+/// assert_eq!(w.pause_reason, HostValue::from("check"));
+/// assert_eq!((w.mailbox, w.frames.len()), (0, 1));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentReport {
     /// The agent object.

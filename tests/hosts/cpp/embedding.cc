@@ -143,8 +143,55 @@ static int callers_input_config_snapshots() {
     return 0;
 }
 
+static int agents_inside_values() {
+    sense::Runtime rt;
+    std::string out;
+    rt.capture_output(&out);
+    rt.register_call("relay", 1, [](const sense::Call &c) {
+        // An agent taken out of a host function's argument and handed back.
+        sense::Agent w = c.arg(0).as_list().at(0).as_agent();
+        return sense::Reply{sense::Value::of(w), false};
+    });
+    rt.run("m.sns",
+           "agent w:\n    n = pause(\"w waits\")\n"
+           "agent boss:\n    got = pause([1, w])\n    print(got.name)\n"
+           "def same(a):\n    return a == w\n"
+           "print(relay([w]) == w)\n");
+    CHECK(out == "true\n");
+    sense::Agent boss = rt.agent("boss");
+    rt.start(boss);
+    std::vector<sense::Value> reason = rt.pause_reason(boss).as_list();
+    CHECK(!reason.at(0).is_agent());
+    CHECK(reason.at(1).is_agent() && reason.at(1).type_name() == "Agent");
+    CHECK(reason.at(1).as_string() == "<agent w status=created>");
+    sense::Agent w = reason.at(1).as_agent();
+    CHECK(rt.start(w) == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(rt.call("same", {sense::Value::of(w)}).as_bool());
+    CHECK(rt.resume(boss, sense::Value::of(w)) == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(out == "true\nw\n");
+    try {
+        reason.at(0).as_agent();
+        return 1;
+    } catch (const sense::Error &e) {
+        CHECK(e.status() == SENSE_STATUS_INVALID_ARGUMENT);
+    }
+    // Another runtime with the same program refuses this runtime's agent.
+    sense::Runtime other;
+    other.capture_output(&out);
+    other.run("m.sns", "agent w:\n    n = 1\ndef same(a):\n    return a == w\n");
+    try {
+        other.call("same", {sense::Value::of(w)});
+        return 1;
+    } catch (const sense::Error &e) {
+        CHECK(e.status() == SENSE_STATUS_RUNTIME_ERROR);
+        CHECK(e.message().find("another runtime") != std::string::npos);
+    }
+    return 0;
+}
+
 int main() {
     int failed = 0;
+    failed += agents_inside_values();
     failed += globals_and_calls();
     failed += agents_members_holds_and_views();
     failed += callers_input_config_snapshots();
