@@ -11,8 +11,8 @@ mod output;
 mod preview;
 mod repl;
 mod run;
-mod state_file;
 mod serve;
+mod state_file;
 mod suggest;
 mod test;
 

@@ -41,7 +41,7 @@ fn answer(k: usize, n: u32) -> Json {
     match n {
         1 => json!(format!("user{k}")),
         2 => json!(k as i64 * 3 + 1),
-        _ => json!(k % 2 == 0),
+        _ => json!(k.is_multiple_of(2)),
     }
 }
 
@@ -50,7 +50,7 @@ fn expected(k: usize) -> String {
     format!(
         "summary: [name=user{k}, years={}, ready={}]\n",
         k * 3 + 1,
-        k % 2 == 0
+        k.is_multiple_of(2)
     )
 }
 
