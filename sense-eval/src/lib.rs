@@ -12,6 +12,7 @@
 pub mod agent;
 pub mod builtins;
 pub mod compile;
+pub mod disasm;
 pub mod error;
 pub mod heap;
 pub mod host;
