@@ -398,8 +398,8 @@ impl Vm {
                 .collect());
         };
         if needs_open {
-            let db =
-                crate::memory::Db::open(std::path::Path::new(&path)).map_err(EvalError::runtime)?;
+            let db = crate::memory_log::open(self.config.memory_store, std::path::Path::new(&path))
+                .map_err(EvalError::runtime)?;
             if let Obj::Memory(m) = self.heap.get_mut(r) {
                 m.db = Some(db);
             }
@@ -419,9 +419,9 @@ impl Vm {
     }
 }
 
-fn json_to_host(j: crate::memory::Json) -> crate::host::HostValue {
+fn json_to_host(j: crate::memory_log::Json) -> crate::host::HostValue {
     use crate::host::HostValue;
-    use crate::memory::Json;
+    use crate::memory_log::Json;
     match j {
         Json::Null => HostValue::Nil,
         Json::Bool(b) => HostValue::Bool(b),
