@@ -11,6 +11,7 @@ mod error;
 mod ffi_support;
 mod handle;
 pub mod inspect_support;
+mod maintenance;
 pub mod memory;
 mod runtime;
 mod snapshot;

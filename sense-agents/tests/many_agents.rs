@@ -55,8 +55,8 @@ fn a_hundred_thousand_paused_agents_create_no_threads() {
     assert_eq!(rt.global("c"), Some(HostValue::Int(100_000)));
     // Dropping every reference frees them all.
     rt.run_source("o.sns", "agents = nil\na = nil").unwrap();
-    let (before_gc, _) = rt.vm().heap().live();
-    rt.vm().collect_garbage();
-    let (after_gc, _) = rt.vm().heap().live();
+    let (before_gc, _) = rt.heap_live();
+    rt.collect_garbage();
+    let (after_gc, _) = rt.heap_live();
     assert!(after_gc + 100_000 <= before_gc, "{before_gc} -> {after_gc}");
 }

@@ -138,7 +138,7 @@ fn million_deep_nested_array_built_at_run_time() {
     assert_eq!(*back_out.lock().unwrap(), "1000000\n");
     // Dropping the structure and collecting it.
     rt.run_source("free.sns", "x = nil\ny = nil\n").unwrap();
-    rt.vm().collect_garbage();
+    rt.collect_garbage();
     still_usable(&mut rt, &out);
 }
 

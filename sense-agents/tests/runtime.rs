@@ -228,7 +228,7 @@ fn handles_to_collected_agents_report_an_error() {
     let a = rt.agent("a").unwrap();
     rt.start(a).unwrap();
     rt.run_source("n.sns", "a = nil").unwrap();
-    rt.vm().collect_garbage();
+    rt.collect_garbage();
     let err = rt.status(a).unwrap_err();
     assert_eq!(err.display_text(), "agent no longer exists");
     assert!(rt.agent("a").is_err());
