@@ -50,7 +50,7 @@ pub struct AgentReport {
 
 impl Vm {
     /// Every live agent, oldest first. All the values in the report are
-    /// copied within one budget (see [`crate::vm::graph`]): a thousand
+    /// copied within one budget (see `vm/graph.rs`): a thousand
     /// locals holding one huge array cost one copy and a fixed amount.
     pub fn agent_reports(&self) -> Vec<AgentReport> {
         let (objs, ..) = self.heap.parts();
