@@ -1,7 +1,6 @@
 //! Command-line parsing and dispatch.
 
 mod decls;
-mod disasm;
 mod durable;
 mod fmt;
 mod inspect;
@@ -103,13 +102,6 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Serve the Language Server Protocol on stdin/stdout (for editors)
     Lsp,
-    /// Print the bytecode FILE compiles to, without running it (for
-    /// working on the compiler; the listing's format may change)
-    #[command(hide = true)]
-    Disasm {
-        /// A .sns file
-        path: PathBuf,
-    },
     /// Start the interactive REPL (the default when no command is given)
     Repl {
         /// Run this file's top level first, then continue interactively in its scope
@@ -231,7 +223,6 @@ pub fn main() -> i32 {
         Some(Command::Inspect(args)) => inspect::inspect(args),
         Some(Command::Serve(args)) => serve::serve(args),
         Some(Command::Lsp) => lsp::serve(),
-        Some(Command::Disasm { path }) => disasm::disasm(&path),
         Some(Command::MemoryPath { path, memory_dir }) => {
             memory_path::memory_path(path.as_deref(), memory_dir.as_deref())
         }

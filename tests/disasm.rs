@@ -1,6 +1,6 @@
 //! Golden tests of the compiler: each `tests/disasm/NAME.sns` is compiled
-//! (not run) and its listing (`sense_eval::disasm`, as `sense disasm`
-//! prints it) compared with `NAME.disasm` beside it. A change to the code
+//! (not run) and its listing (`sense_eval::disasm`, as the `disasm`
+//! example of sense-eval prints it) compared with `NAME.disasm` beside it. A change to the code
 //! the compiler makes shows up here as a readable diff.
 //! `SENSE_BLESS=1 cargo test --test disasm` rewrites the listings.
 

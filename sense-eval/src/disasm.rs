@@ -1,5 +1,6 @@
 //! A bytecode disassembler: what the compiler made of a program, one
-//! instruction per line, for reading and for golden tests of the compiler
+//! instruction per line, for reading (`cargo run -p sense-eval --example
+//! disasm -- FILE`) and for golden tests of the compiler
 //! (`tests/disasm/*.disasm`, checked by `cargo test --test disasm`).
 //!
 //! It compiles into a private interner, heap and code store, so it needs
