@@ -39,10 +39,6 @@ fn samples_dir() -> PathBuf {
     book_src().join("samples")
 }
 
-fn bless() -> bool {
-    std::env::var_os("SENSE_BLESS").is_some_and(|v| v == "1")
-}
-
 fn read(p: &Path) -> Result<String, Failed> {
     std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()).into())
 }
@@ -113,7 +109,7 @@ fn sample(script: &Path) -> Result<(), Failed> {
         script.with_extension("err"),
         script.with_extension("status"),
     );
-    if bless() {
+    if sense_testkit::bless() {
         let write = |p: &Path, s: &str| std::fs::write(p, s).map_err(|e| e.to_string());
         write(&out_file, &stdout)?;
         if stderr.is_empty() {
@@ -450,7 +446,7 @@ fn embedding_rust() -> Result<(), Failed> {
         .map_err(|e| format!("running the example: {e}"))?;
     let got = text(&out.stdout);
     let expected_file = samples_dir().join("embedding.out");
-    if bless() {
+    if sense_testkit::bless() {
         std::fs::write(&expected_file, &got).map_err(|e| e.to_string())?;
         return Ok(());
     }

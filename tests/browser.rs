@@ -6,19 +6,17 @@
 //! Needs `node`, `/usr/bin/chromium` (or `$SENSE_CHROMIUM`) and
 //! playwright-core in tests/browser/node_modules (the test runs `npm ci`
 //! there when it is missing); `.ci/run` installs all three. Without them
-//! the test follows the skip rule of `tests/support/toolchain.rs`: it is
+//! the test follows the skip rule of `sense_testkit::toolchain`: it is
 //! reported as ignored with the package to install, and fails under
 //! `SENSE_TEST_ALL=1`.
 
 #[path = "browser/server.rs"]
 mod server;
-#[path = "support/toolchain.rs"]
-mod toolchain;
 
 use libtest_mimic::{Arguments, Failed};
+use sense_testkit::toolchain::{self, Tool};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use toolchain::Tool;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

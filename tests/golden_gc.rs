@@ -2,10 +2,12 @@
 //! (`SENSE_GC_STRESS=1`): a value or scope that is reachable but not rooted,
 //! or a scope recycled while still in use, changes some program's output.
 
-#[path = "golden.rs"]
-#[allow(dead_code)]
-mod golden;
+use std::path::Path;
 
 fn main() {
-    golden::run_suite(true);
+    sense_testkit::golden::run_suite(
+        Path::new(env!("CARGO_BIN_EXE_sense")),
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        true,
+    );
 }

@@ -23,25 +23,6 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name.starts_with('_') {
-            continue;
-        }
-        if p.is_dir() {
-            collect(&p, out);
-        } else if name.ends_with(".sns") {
-            out.push(p);
-        }
-    }
-}
-
 /// Output and input shared by every runtime of one run.
 #[derive(Clone)]
 struct Io {
@@ -218,8 +199,8 @@ fn case(script: &Path, mut config: sense::Config) -> Result<(), Failed> {
 fn main() {
     let args = Arguments::from_args();
     let mut scripts = Vec::new();
-    collect(&root().join("tests/golden"), &mut scripts);
-    collect(&root().join("examples"), &mut scripts);
+    scripts.extend(sense_testkit::sense_scripts(&root().join("tests/golden")));
+    scripts.extend(sense_testkit::sense_scripts(&root().join("examples")));
     // Relative paths, as the CLI would see them, so messages match.
     std::env::set_current_dir(root()).expect("the repository root exists");
     let trials = scripts

@@ -3,22 +3,8 @@
 //!
 //! [`Runtime`] wraps one [`sense_eval::Vm`]. Everything runs on the thread
 //! that calls it; no OS thread is ever created for an agent.
-#![forbid(unsafe_code)]
-#![deny(missing_docs)]
-// Input must never reach a panic: no unwrap/expect/indexing in library code
-// (tests may use them).
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing,
-        clippy::unreachable,
-        clippy::todo,
-        clippy::unimplemented
-    )
-)]
+// Lints (no unsafe, docs on every public item, no unwrap/expect/
+// indexing/panic in library code) come from the workspace `[lints]` table.
 
 mod agent_value;
 mod embed;
@@ -26,6 +12,8 @@ mod error;
 mod ffi_support;
 mod handle;
 pub mod inspect_support;
+mod maintenance;
+pub mod memory;
 mod runtime;
 mod snapshot;
 

@@ -115,7 +115,11 @@ impl Runtime {
     }
 
     /// A runtime with the given limits and switches.
-    pub fn with_config(config: Config) -> Self {
+    pub fn with_config(mut config: Config) -> Self {
+        // Persistent memories are SQLite logs unless the host chose a store.
+        config
+            .memory_store
+            .get_or_insert(crate::memory::open_sqlite);
         Runtime {
             vm: Vm::new(config),
             main_env: None,

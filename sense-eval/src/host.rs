@@ -241,7 +241,7 @@ impl Vm {
     /// Copies a Sense value out for the host. An array inside itself
     /// reads `[...]` where it recurs (as Python's `repr` writes it), and
     /// arrays shared many times are copied until the walk's budget runs out
-    /// (then `[...]` too): see [`crate::vm::graph`].
+    /// (then `[...]` too): see `vm/graph.rs`.
     #[inline]
     pub fn to_host(&self, v: Value) -> HostValue {
         match v {

@@ -319,7 +319,8 @@ pub struct SkillObj {
     pub tools: Value,
 }
 
-/// A `memory` (in-process map) or `persistent memory` (SQLite log).
+/// A `memory` (in-process map) or `persistent memory` (a log behind the
+/// [`MemoryLog`](crate::memory_log::MemoryLog) seam).
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct MemoryObj {
     /// Its name.
@@ -332,7 +333,7 @@ pub struct MemoryObj {
     pub path: Option<String>,
     /// Persistent memories: the open database.
     #[serde(skip)]
-    pub db: Option<crate::memory::Db>,
+    pub db: Option<Box<dyn crate::memory_log::MemoryLog>>,
 }
 
 /// A heap object.

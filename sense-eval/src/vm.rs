@@ -98,6 +98,10 @@ pub struct Config {
     /// compiling take about 15 to 20 times the source size at their peak
     /// (BENCHMARKS.md), so the default (64 MiB) keeps it near 1 GB.
     pub max_source_len: usize,
+    /// Opens the log of a `persistent memory` (the seam of
+    /// [`memory_log`](crate::memory_log)); `None`: declaring one is a
+    /// runtime error. `sense-agents`' `Runtime` registers its SQLite log.
+    pub memory_store: Option<crate::memory_log::MemoryOpener>,
 }
 
 impl Default for Config {
@@ -113,6 +117,7 @@ impl Default for Config {
             checkpoint_on_pause: false,
             gc_stress: false,
             max_source_len: 64 * 1024 * 1024,
+            memory_store: None,
         }
     }
 }

@@ -27,28 +27,27 @@ pub use http::HttpSettings;
 pub use mcp::{McpSettings, McpStdioConnector};
 
 use sense_agents::Runtime;
-use sense_eval::Vm;
 
 /// Registers `inference("openai")`, `inference("anthropic")` and
 /// `connect_mcp` with settings from the environment
 /// ([`HttpSettings::from_env`], [`McpSettings::from_env`]).
 pub fn register_defaults(rt: &mut Runtime) {
-    register_with(rt.vm(), HttpSettings::from_env(), McpSettings::from_env());
+    register_with(rt, HttpSettings::from_env(), McpSettings::from_env());
 }
 
-/// [`register_defaults`] on a bare VM, with explicit settings.
-pub fn register_with(vm: &mut Vm, http: HttpSettings, mcp: McpSettings) {
-    vm.register_provider(
+/// [`register_defaults`] with explicit settings.
+pub fn register_with(rt: &mut Runtime, http: HttpSettings, mcp: McpSettings) {
+    rt.register_provider(
         openai::NAME,
-        Some(openai::CAPABILITY.to_string()),
+        Some(openai::CAPABILITY),
         openai::DEFAULT_MODEL,
-        Box::new(openai::OpenAi::new(http.clone())),
+        openai::OpenAi::new(http.clone()),
     );
-    vm.register_provider(
+    rt.register_provider(
         anthropic::NAME,
-        Some(anthropic::CAPABILITY.to_string()),
+        Some(anthropic::CAPABILITY),
         anthropic::DEFAULT_MODEL,
-        Box::new(anthropic::Anthropic::new(http)),
+        anthropic::Anthropic::new(http),
     );
-    vm.register_tool_connector(Box::new(McpStdioConnector::new(mcp)));
+    rt.register_tool_connector(Box::new(McpStdioConnector::new(mcp)));
 }

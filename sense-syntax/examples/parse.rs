@@ -12,9 +12,9 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (mode, files) = match args.first().map(String::as_str) {
-        Some("--ast") => ("ast", &args[1..]),
-        Some("--tokens") => ("tokens", &args[1..]),
-        _ => ("parse", &args[..]),
+        Some("--ast") => ("ast", args.get(1..).unwrap_or_default()),
+        Some("--tokens") => ("tokens", args.get(1..).unwrap_or_default()),
+        _ => ("parse", args.as_slice()),
     };
     if files.is_empty() {
         eprintln!("usage: parse [--ast | --tokens] FILE...");

@@ -1,6 +1,13 @@
 //! No input may panic, hang or exhaust the stack: deep nesting and long
 //! chains end in a `SyntaxError`, and arbitrary bytes never panic. These run
 //! on the default test thread (2 MiB stack), in debug builds too.
+// Test code may unwrap and index (the workspace lints forbid it in library code).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use sense_syntax::{SourceFile, SyntaxError, parse_file};
 

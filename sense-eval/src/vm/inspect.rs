@@ -90,7 +90,7 @@ pub struct AgentReport {
 
 impl Vm {
     /// Every live agent, oldest first. All the values in the report are
-    /// copied within one budget (see [`crate::vm::graph`]): a thousand
+    /// copied within one budget (see `vm/graph.rs`): a thousand
     /// locals holding one huge array cost one copy and a fixed amount.
     pub fn agent_reports(&self) -> Vec<AgentReport> {
         let (objs, ..) = self.heap.parts();
@@ -438,8 +438,8 @@ impl Vm {
                 .collect());
         };
         if needs_open {
-            let db =
-                crate::memory::Db::open(std::path::Path::new(&path)).map_err(EvalError::runtime)?;
+            let db = crate::memory_log::open(self.config.memory_store, std::path::Path::new(&path))
+                .map_err(EvalError::runtime)?;
             if let Obj::Memory(m) = self.heap.get_mut(r) {
                 m.db = Some(db);
             }
@@ -459,9 +459,9 @@ impl Vm {
     }
 }
 
-fn json_to_host(j: crate::memory::Json) -> crate::host::HostValue {
+fn json_to_host(j: crate::memory_log::Json) -> crate::host::HostValue {
     use crate::host::HostValue;
-    use crate::memory::Json;
+    use crate::memory_log::Json;
     match j {
         Json::Null => HostValue::Nil,
         Json::Bool(b) => HostValue::Bool(b),

@@ -4,7 +4,7 @@
 use super::Vm;
 use crate::error::{ErrorClass, EvalError, EvalResult};
 use crate::heap::{ObjRef, ScopeRef};
-use crate::memory::{Db, Json, ctime, default_path};
+use crate::memory_log::{self, Json, ctime, default_path};
 use crate::object::{AnswerObj, MemoryObj, Method, ModelObj, Obj};
 use crate::proto::MemoryInfo;
 use crate::provider::{
@@ -572,7 +572,8 @@ impl Vm {
                     default_path(&name, self.config.memory_dir.as_deref(), dir.as_deref())
                 }
             };
-            let db = Db::open(&path).map_err(EvalError::runtime)?;
+            let db =
+                memory_log::open(self.config.memory_store, &path).map_err(EvalError::runtime)?;
             MemoryObj {
                 name,
                 kind: None,
@@ -612,7 +613,10 @@ impl Vm {
             && m.db.is_none()
             && let Some(path) = &m.path
         {
-            m.db = Some(Db::open(std::path::Path::new(path)).map_err(EvalError::runtime)?);
+            m.db = Some(
+                memory_log::open(self.config.memory_store, std::path::Path::new(path))
+                    .map_err(EvalError::runtime)?,
+            );
         }
         match self.heap.get(r) {
             Obj::Memory(m) => Ok(m),

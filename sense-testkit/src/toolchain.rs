@@ -1,7 +1,6 @@
 //! The skip rule for tests that need a tool the machine may lack (a
 //! browser, a Go toolchain, clang, …), shared by the libtest-mimic
-//! harnesses of the workspace (`#[path]`-included; sense-ffi's tests reach
-//! it as `../../tests/support/toolchain.rs`).
+//! harnesses of the workspace.
 //!
 //! - Every tool present: the test runs.
 //! - A tool missing, `SENSE_TEST_ALL` unset: the test is reported as
@@ -11,7 +10,6 @@
 //! - A tool missing with `SENSE_TEST_ALL=1` (what `.ci/run` exports after
 //!   installing everything): the test fails with the same text, so CI
 //!   never skips.
-#![allow(dead_code)] // each harness uses the part it needs
 
 use libtest_mimic::{Completion, Failed, Trial};
 use std::path::{Path, PathBuf};

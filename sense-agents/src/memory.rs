@@ -1,21 +1,23 @@
 //! Persistent memory: an append-only log in an embedded SQLite database
 //! (AGENTS.md §6). Never UPDATE or DELETE — that one rule is what makes
 //! `history()` and `as_of()` possible.
+//!
+//! The language core knows a persistent memory only through the
+//! [`MemoryLog`] trait; this SQLite log is registered by [`Runtime`]
+//! (`Config::memory_store`, see [`open_sqlite`]), so `sense-eval` builds
+//! without rusqlite.
+//!
+//! [`Runtime`]: crate::Runtime
 
 use rusqlite::{Connection, OptionalExtension, params};
-use std::path::{Path, PathBuf};
+use sense_eval::memory_log::{HistoryRow, Json, MemoryLog};
+use std::path::Path;
 
 /// An open persistent-memory database.
 #[derive(Debug)]
 pub struct Db {
     conn: Connection,
 }
-
-/// A stored value, as JSON text.
-pub type Json = serde_json::Value;
-
-/// One entry of a key's history: version, operation, value, timestamp.
-pub type HistoryRow = (i64, String, Option<Json>, f64);
 
 fn now() -> f64 {
     std::time::SystemTime::now()
@@ -151,66 +153,37 @@ impl Db {
     }
 }
 
-/// Where a `persistent memory NAME` without an explicit path is stored:
-/// `dir/NAME.sense_memory.db` when a memory directory is configured (the
-/// host's setting or `SENSE_MEMORY_DIR`), else `.sense_memory/` beside the
-/// declaring file, else the working directory.
-pub fn default_path(name: &str, memory_dir: Option<&Path>, file_dir: Option<&Path>) -> PathBuf {
-    let file = format!("{name}.sense_memory.db");
-    if let Some(dir) = memory_dir {
-        return dir.join(file);
-    }
-    if let Some(dir) = std::env::var_os("SENSE_MEMORY_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir).join(file);
-    }
-    if let Some(dir) = file_dir {
-        return dir.join(".sense_memory").join(file);
-    }
-    PathBuf::from(file)
+/// Opens the SQLite log at `path` for the language core: the
+/// `Config::memory_store` that [`Runtime`](crate::Runtime) registers.
+pub fn open_sqlite(path: &Path) -> Result<Box<dyn MemoryLog>, String> {
+    Ok(Box::new(Db::open(path)?))
 }
 
-/// `time.ctime()` of a Unix timestamp, in UTC: `Mon Nov 30 03:44:42 2026`.
-pub fn ctime(ts: f64) -> String {
-    let secs = ts.floor() as i64;
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (h, m, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let weekday = (days + 4).rem_euclid(7); // 1970-01-01 was a Thursday
-    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    format!(
-        "{} {} {:2} {:02}:{:02}:{:02} {}",
-        DAYS.get(weekday as usize).unwrap_or(&"?"),
-        MONTHS.get((month - 1) as usize).unwrap_or(&"?"),
-        d,
-        h,
-        m,
-        s,
-        year
-    )
+impl MemoryLog for Db {
+    fn remember(&self, key: &str, value: &Json) -> Result<(), String> {
+        Db::remember(self, key, value)
+    }
+
+    fn forget(&self, key: &str) -> Result<(), String> {
+        Db::forget(self, key)
+    }
+
+    fn recall(&self, key: &str, version: Option<i64>) -> Result<Option<Json>, String> {
+        Db::recall(self, key, version)
+    }
+
+    fn keys(&self) -> Result<Vec<String>, String> {
+        Db::keys(self)
+    }
+
+    fn history(&self, key: &str) -> Result<Vec<HistoryRow>, String> {
+        Db::history(self, key)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ctime_formats_like_python() {
-        assert_eq!(ctime(0.0), "Thu Jan  1 00:00:00 1970");
-        assert_eq!(ctime(1_796_010_282.0), "Mon Nov 30 03:44:42 2026");
-    }
 
     #[test]
     fn log_semantics() {

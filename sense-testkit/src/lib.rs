@@ -1,0 +1,56 @@
+//! Test support shared by the workspace's test harnesses: the golden
+//! suite's runner (plain and under GC stress), the walk that finds every
+//! golden program, the one blessing rule, and the skip rule for tests that
+//! need a tool the machine may lack.
+//!
+//! A crate of its own (a dev-dependency), so every harness uses the part it
+//! needs without `#[path]` includes or `allow(dead_code)`.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod golden;
+pub mod toolchain;
+
+use std::path::{Path, PathBuf};
+
+/// Whether expected files are to be rewritten from the current output:
+/// `SENSE_BLESS=1` and nothing else, in every suite of the workspace (the
+/// golden files, the book, the C header, the instruction-count baseline).
+pub fn bless() -> bool {
+    std::env::var_os("SENSE_BLESS").is_some_and(|v| v == "1")
+}
+
+/// Every `*.sns` under `dir`, recursively and in name order, skipping
+/// names that start with `_` (fixtures imported by other programs).
+pub fn sense_scripts(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    collect(dir, &mut out);
+    out
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with('_') {
+            continue;
+        }
+        if p.is_dir() {
+            collect(&p, out);
+        } else if name.ends_with(".sns") {
+            out.push(p);
+        }
+    }
+}
+
+/// `p` relative to `root`, with `/` separators (how cases are named).
+pub fn relative(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root)
+        .unwrap_or(p)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
