@@ -24,7 +24,7 @@ use std::sync::Arc;
 /// `sense run`.
 pub fn disassemble(source: &SourceFile) -> Result<String, SyntaxError> {
     let lexed = lexer::tokenize(source)?;
-    let program = parser::parse(&lexed.tokens)?;
+    let program = parser::parse(source.text(), &lexed.tokens)?;
     let mut interner = Interner::default();
     let mut heap = Heap::new();
     let mut protos: Vec<Arc<Proto>> = Vec::new();

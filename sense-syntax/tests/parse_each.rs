@@ -2,6 +2,13 @@
 //! exactly the statements `parse_file` returns, in order, on either side of
 //! `ONE_PASS_MAX`, and on a syntax error hands over nothing and returns the
 //! same error.
+// Test code may unwrap and index (the workspace lints forbid it in library code).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use sense_syntax::ast::Stmt;
 use sense_syntax::{ONE_PASS_MAX, SourceFile, parse_file, parse_file_each};
