@@ -5,14 +5,17 @@
 //!
 //! Needs `node`, `/usr/bin/chromium` (or `$SENSE_CHROMIUM`) and
 //! playwright-core in tests/browser/node_modules (`npm ci` there); `.ci/run`
-//! provides all three. Without them the test fails and says what is
-//! missing, unless `SENSE_SKIP_BROWSER=1` is set — then it says it skipped.
+//! provides all three. Without them the test follows the skip rule of
+//! `sense_testkit::toolchain`: reported as ignored with the package to
+//! install, and failing under `SENSE_TEST_ALL=1`.
 
 mod serve_support;
 
+use libtest_mimic::{Arguments, Failed};
+use sense_testkit::toolchain::{self, Tool};
+
 use serde_json::json;
 use serve_support::{Service, TempDir, create, id_of, resume};
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -30,42 +33,50 @@ agent interviewer:
     print("summary:", answers)
 "#;
 
-#[test]
-fn the_service_console_lists_and_answers_instances_of_the_fleet() {
-    let playwright = root().join("tests/browser/node_modules/playwright-core");
-    if !playwright.join("index.mjs").is_file() {
+/// What the test needs, each with how to get it; playwright-core is
+/// fetched (`npm ci`, no browser download) once node and Chromium are there.
+fn needs() -> Vec<Tool> {
+    let node = Tool::command("node", "nodejs");
+    let chromium = std::env::var_os("SENSE_CHROMIUM")
+        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
+    let chromium = Tool::file(
+        &chromium,
+        "apt-get install chromium (or set SENSE_CHROMIUM)",
+    );
+    if !(node.present && chromium.present) {
+        return vec![node, chromium];
+    }
+    let installed = || playwright().join("index.mjs").is_file();
+    if !installed() {
         let _ = Command::new("npm")
             .args(["ci", "--no-audit", "--no-fund"])
             .current_dir(root().join("tests/browser"))
             .status();
     }
-    let chromium = std::env::var_os("SENSE_CHROMIUM")
-        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    let node = Command::new("node").arg("--version").output();
-    let mut need = Vec::new();
-    if !node.is_ok_and(|o| o.status.success()) {
-        need.push("node (Debian: nodejs npm)".to_string());
-    }
-    if !chromium.is_file() {
-        need.push(format!(
-            "Chromium at {} (Debian: chromium)",
-            chromium.display()
-        ));
-    }
-    if !playwright.join("index.mjs").is_file() {
-        need.push("playwright-core (npm ci in tests/browser)".to_string());
-    }
-    if !need.is_empty() {
-        let list = need.join(", ");
-        if std::env::var("SENSE_SKIP_BROWSER").is_ok_and(|v| v == "1") {
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED: the sense serve console browser test (SENSE_SKIP_BROWSER=1); missing: {list}"
-            );
-            return;
-        }
-        panic!("the console browser test needs: {list} (set SENSE_SKIP_BROWSER=1 to skip it)");
-    }
+    let playwright = Tool::other(
+        "playwright-core",
+        "apt-get install npm, then `npm ci` in tests/browser",
+        installed(),
+    );
+    vec![node, chromium, playwright]
+}
+
+fn playwright() -> PathBuf {
+    root().join("tests/browser/node_modules/playwright-core")
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let trials = vec![toolchain::gated_trial(
+        "the_service_console_lists_and_answers_instances_of_the_fleet",
+        needs,
+        console_lists_and_answers,
+    )];
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn console_lists_and_answers() -> Result<(), Failed> {
+    let playwright = playwright();
     let dir = TempDir::new("browser");
     let program = dir.write("fleet.sns", PROGRAM);
     let url = format!("sqlite:{}", dir.0.join("fleet.db").display());
@@ -96,4 +107,5 @@ fn the_service_console_lists_and_answers_instances_of_the_fleet() {
     let (_, body) = maker.call("GET", &format!("/api/instances/{first}"), None);
     assert_eq!(body["version"], 2, "{body}");
     assert_eq!(body["pause_reason"], "(2/3) years?");
+    Ok(())
 }
