@@ -18,6 +18,24 @@ fn failed(e: &sense_agents::Error, status: sense_status) -> Failure {
     error::from_sense(e, status)
 }
 
+/// The array indexes `path[0..path_len]` of an agent lookup; `path` may be
+/// NULL when `path_len` is 0.
+fn index_path<'a>(path: *const usize, path_len: usize) -> Result<&'a [usize], Failure> {
+    if path_len == 0 {
+        Ok(&[])
+    } else if path.is_null() {
+        Err(fail!(
+            InvalidArgument,
+            "argument `path` is NULL but `path_len` is not 0"
+        ))
+    } else {
+        // SAFETY: the caller promises `path_len` readable indexes at a
+        // non-NULL `path` for the duration of the call, which is the
+        // lifetime the slice is used for.
+        Ok(unsafe { std::slice::from_raw_parts(path, path_len) })
+    }
+}
+
 /// Binds the main program's variable `name` (UTF-8, `name_len` bytes) to a
 /// copy of `value` (NULL means nil; the caller keeps it), as a top-level
 /// assignment would: programs run afterwards see it.
@@ -111,18 +129,7 @@ pub extern "C" fn sense_agent_lookup_path(
         let rt = try_ref!(runtime);
         let name = str_arg!(name, name_len);
         let out = try_out!(out);
-        let path: &[usize] = if path_len == 0 {
-            &[]
-        } else if path.is_null() {
-            return Err(fail!(
-                InvalidArgument,
-                "argument `path` is NULL but `path_len` is not 0"
-            ));
-        } else {
-            // SAFETY: the caller promises `path_len` readable indexes at a
-            // non-NULL `path` for the call.
-            unsafe { std::slice::from_raw_parts(path, path_len) }
-        };
+        let path = index_path(path, path_len)?;
         let id = rt.enter(|r| {
             r.agent_at(name, path)
                 .map_err(|e| error::with_status(&e, sense_status::NotFound))
@@ -154,18 +161,7 @@ pub extern "C" fn sense_agent_member_agent(
         let rt = try_ref!(runtime);
         let name = str_arg!(name, name_len);
         let out = try_out!(out);
-        let path: &[usize] = if path_len == 0 {
-            &[]
-        } else if path.is_null() {
-            return Err(fail!(
-                InvalidArgument,
-                "argument `path` is NULL but `path_len` is not 0"
-            ));
-        } else {
-            // SAFETY: the caller promises `path_len` readable indexes at a
-            // non-NULL `path` for the call.
-            unsafe { std::slice::from_raw_parts(path, path_len) }
-        };
+        let path = index_path(path, path_len)?;
         let id = rt.enter(|r| {
             r.agent_in_member(agent.id(), name, path)
                 .map_err(|e| error::with_status(&e, sense_status::NotFound))
