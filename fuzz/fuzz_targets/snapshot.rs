@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use sense_agents::HostValue;
-use sense_fuzz::{ExtMode, RESUMES, neutralise_memories, repair_checksum, resume_paused, runtime};
+use sense_fuzz::{ExtMode, RESUMES, repair_checksum, resume_paused, runtime};
 
 fuzz_target!(|data: &[u8]| {
     let mut bytes = data.to_vec();
@@ -15,7 +15,6 @@ fuzz_target!(|data: &[u8]| {
     if rt.restore_snapshot(&bytes).is_err() {
         return;
     }
-    neutralise_memories(&mut rt);
     let _ = rt.agents();
     if let Some(id) = rt.subject() {
         let _ = rt.status(id);

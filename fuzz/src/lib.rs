@@ -6,8 +6,6 @@
 //! (the string and array caps bound what one step can build).
 
 use sense_agents::{AgentStatus, Config, HostReturn, HostValue, Runtime};
-use sense_eval::heap::ObjRef;
-use sense_eval::object::Obj;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -24,6 +22,11 @@ pub fn config() -> Config {
         max_string_len: 16 * 1024,
         max_array_len: 4 * 1024,
         memory_dir: Some(std::env::temp_dir().join("sense-fuzz-memory")),
+        // Every persistent memory, declared by a program or restored from
+        // (possibly mutated) snapshot bytes, is a fresh SQLite database in
+        // memory: no input can make the fuzzer create files at a path it
+        // names.
+        memory_store: Some(sense_agents::memory::open_sqlite_in_memory),
         ..Config::default()
     }
 }
@@ -142,23 +145,4 @@ pub fn repair_checksum(bytes: &mut [u8]) {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     bytes[12..20].copy_from_slice(&h.to_le_bytes());
-}
-
-/// Points every persistent memory of a restored runtime at an in-memory
-/// SQLite database, so a mutated snapshot cannot make the fuzzer create
-/// files at arbitrary paths.
-pub fn neutralise_memories(rt: &mut Runtime) {
-    let heap = rt.vm().heap_mut();
-    for i in 0..heap.obj_slots() {
-        let r = ObjRef(i as u32);
-        if heap.try_get(r).is_none() {
-            continue;
-        }
-        if let Obj::Memory(m) = heap.get_mut(r)
-            && m.path.is_some()
-        {
-            m.path = Some(":memory:".to_string());
-            m.db = None;
-        }
-    }
 }

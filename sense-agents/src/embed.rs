@@ -209,10 +209,10 @@ impl Runtime {
     /// let a = rt.agent("a").unwrap();
     /// rt.hold(a).unwrap();
     /// rt.run_source("m2.sns", "a = nil").unwrap();
-    /// rt.vm().collect_garbage();
+    /// rt.collect_garbage();
     /// assert!(rt.status(a).is_ok(), "held, so still there");
     /// rt.release(a).unwrap();
-    /// rt.vm().collect_garbage();
+    /// rt.collect_garbage();
     /// assert!(rt.status(a).is_err(), "collected once released");
     /// ```
     pub fn hold(&mut self, id: AgentId) -> Result<(), Error> {

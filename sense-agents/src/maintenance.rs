@@ -1,7 +1,14 @@
 //! Named operations for code built on a [`Runtime`] — crates that plug
-//! into the core's seams (`sense-providers`), the C ABI, tests — so that
-//! they need no `&mut Vm` (issue 14: `Runtime::vm()` is to go once its
-//! last users, the C ABI's snapshot check and the fuzzers, move here too).
+//! into the core's seams (`sense-providers`), the C ABI, the fuzzers,
+//! tests. No public API of this crate hands out the `sense_eval::Vm` a
+//! runtime wraps (`tests/no_vm_escape.rs` checks every public item), so
+//! what such code needs from the VM becomes a documented method here.
+//!
+//! ```compile_fail
+//! // There is no `vm()` escape hatch to reach into the VM.
+//! let mut rt = sense_agents::Runtime::new();
+//! let _vm = rt.vm();
+//! ```
 
 use crate::Runtime;
 use sense_eval::proto::FileId;

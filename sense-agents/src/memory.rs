@@ -159,6 +159,14 @@ pub fn open_sqlite(path: &Path) -> Result<Box<dyn MemoryLog>, String> {
     Ok(Box::new(Db::open(path)?))
 }
 
+/// A [`MemoryOpener`](sense_eval::memory_log::MemoryOpener) that ignores
+/// the path and opens a fresh, empty SQLite database in memory: nothing is
+/// written to disk, and nothing outlives the memory object. For hosts that
+/// run untrusted programs or snapshots (the fuzzers) and for tests.
+pub fn open_sqlite_in_memory(_path: &Path) -> Result<Box<dyn MemoryLog>, String> {
+    Ok(Box::new(Db::open(Path::new(":memory:"))?))
+}
+
 impl MemoryLog for Db {
     fn remember(&self, key: &str, value: &Json) -> Result<(), String> {
         Db::remember(self, key, value)
@@ -199,6 +207,22 @@ mod tests {
         assert_eq!(db.keys().unwrap(), vec!["a".to_string()]);
         assert_eq!(db.history("a").unwrap().len(), 2);
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn in_memory_opener_writes_no_file_and_starts_empty() {
+        let dir = std::env::temp_dir().join(format!("sense-mem-none-{}", std::process::id()));
+        let path = dir.join("sub").join("m.db");
+        let log = open_sqlite_in_memory(&path).unwrap();
+        log.remember("a", &Json::from(1)).unwrap();
+        assert_eq!(log.recall("a", None).unwrap(), Some(Json::from(1)));
+        assert!(!dir.exists(), "an in-memory log created {}", dir.display());
+        let again = open_sqlite_in_memory(&path).unwrap();
+        assert_eq!(
+            again.keys().unwrap(),
+            Vec::<String>::new(),
+            "each open is fresh"
+        );
     }
 
     /// Appends `n` entries over `n / 2` keys (every 7th a forget) in one

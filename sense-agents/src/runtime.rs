@@ -533,8 +533,10 @@ impl Runtime {
             .collect()
     }
 
-    /// The underlying VM (for tools built on the runtime).
-    pub fn vm(&mut self) -> &mut Vm {
+    /// The VM inside, for this crate's own modules only. Code outside the
+    /// crate (the C ABI, the CLI, providers, fuzzers) uses the named
+    /// methods of `Runtime` instead: no public API hands out a `Vm`.
+    pub(crate) fn vm(&mut self) -> &mut Vm {
         &mut self.vm
     }
 }

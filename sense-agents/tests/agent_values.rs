@@ -148,7 +148,7 @@ fn a_collected_agent_is_refused() {
     let mut rt = runtime("agent w:\n    n = 1\ndef id(x):\n    return x\n");
     let w = rt.agent("w").unwrap();
     rt.run_source("m2.sns", "w = nil").unwrap();
-    rt.vm().collect_garbage();
+    rt.collect_garbage();
     let err = rt.call("id", &[w.into()]).unwrap_err().to_string();
     assert!(err.contains("not an agent of this runtime"), "{err}");
 }

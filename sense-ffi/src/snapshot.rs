@@ -6,8 +6,6 @@ use crate::error::{self, sense_error};
 use crate::guard::Failure;
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
-use sense_agents::Runtime;
-use sense_eval::proto::FileId;
 
 /// An owned, immutable byte buffer made by libsense (a snapshot): read it
 /// with `sense_bytes_data` and `sense_bytes_len`.
@@ -21,12 +19,6 @@ use sense_eval::proto::FileId;
 /// from any thread.
 pub struct sense_bytes {
     bytes: Box<[u8]>,
-}
-
-/// True once the runtime has run (or restored) code: a snapshot can only
-/// be restored into a runtime that has not.
-fn has_run_code(r: &mut Runtime) -> bool {
-    r.vm().file(FileId(0)).is_some()
 }
 
 /// Saves the whole runtime into `*out` (free it with `sense_bytes_free`):
@@ -122,7 +114,7 @@ pub extern "C" fn sense_runtime_restore(
             unsafe { std::slice::from_raw_parts(data, len) }
         };
         rt.enter(|r| {
-            if has_run_code(r) {
+            if r.has_run_code() {
                 return Err(fail!(
                     WrongState,
                     "cannot restore snapshot: this runtime has already run or restored code \

@@ -1,0 +1,121 @@
+//! No escape hatch (issue 14): no public item of `sense-agents` hands out
+//! the `sense_eval::Vm` inside a `Runtime`. Code built on the runtime (the
+//! C ABI, the CLI, providers, fuzzers) uses named `Runtime` methods, so
+//! the VM's state can change shape without breaking them.
+//!
+//! The check reads the crate's sources: every `pub` declaration (not
+//! `pub(crate)`), joined over the lines its signature spans, must not name
+//! the type `Vm`. The scanner itself is tested on fixture strings below,
+//! so a regression shows as a failure rather than as a silent pass.
+// Test code may unwrap and index (the workspace lints forbid it in library code).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+
+/// Public declarations of `source` that name `Vm`, as `line: text`.
+fn public_items_naming_vm(source: &str) -> Vec<String> {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i].trim_start();
+        if !line.starts_with("pub ") {
+            i += 1;
+            continue;
+        }
+        // A signature rustfmt split over lines ends at its body, its `;`,
+        // or (a struct field) a `,` outside any parentheses.
+        let start = i;
+        let mut decl = String::new();
+        let mut depth = 0i32;
+        while i < lines.len() {
+            let part = lines[i].trim();
+            decl.push_str(part);
+            decl.push(' ');
+            i += 1;
+            depth += part.matches('(').count() as i32 - part.matches(')').count() as i32;
+            if part.contains('{') || part.ends_with(';') || (depth <= 0 && part.ends_with(',')) {
+                break;
+            }
+        }
+        if names_vm(&decl) {
+            found.push(format!("{}: {}", start + 1, decl.trim()));
+        }
+    }
+    found
+}
+
+/// True if `text` holds `Vm` as a whole identifier (not `VmState`, `MyVm`).
+fn names_vm(text: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|word| word == "Vm")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_public_item_of_sense_agents_names_vm() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(
+        files.iter().any(|f| f.ends_with("runtime.rs")),
+        "the scan must see src/runtime.rs (looked in {})",
+        src.display()
+    );
+    let mut offenders = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for hit in public_items_naming_vm(&text) {
+            offenders.push(format!("{}:{hit}", file.display()));
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "public items of sense-agents hand out the Vm; add a named Runtime method instead:\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn scanner_finds_a_public_vm_accessor() {
+    let one_line =
+        "impl Runtime {\n    pub fn vm(&mut self) -> &mut Vm {\n        &mut self.vm\n    }\n}\n";
+    assert_eq!(public_items_naming_vm(one_line).len(), 1);
+    let split = "    pub fn with_vm<R>(\n        &mut self,\n        f: impl FnOnce(&Vm) -> R,\n    ) -> R {\n";
+    assert_eq!(
+        public_items_naming_vm(split),
+        vec!["1: pub fn with_vm<R>( &mut self, f: impl FnOnce(&Vm) -> R, ) -> R {".to_string()]
+    );
+    assert_eq!(
+        public_items_naming_vm("pub use sense_eval::{Config, Vm};\n").len(),
+        1
+    );
+    assert_eq!(
+        public_items_naming_vm("pub struct S {\n    pub vm: Vm,\n}\n").len(),
+        1
+    );
+}
+
+#[test]
+fn scanner_ignores_crate_private_items_and_other_names() {
+    let text = "pub(crate) fn vm(&mut self) -> &mut Vm {\n}\n\
+                struct R {\n    vm: Vm,\n}\n\
+                pub fn state(&self) -> VmState {\n}\n\
+                /// Wraps one Vm.\npub struct Runtime {\n";
+    assert_eq!(public_items_naming_vm(text), Vec::<String>::new());
+}
