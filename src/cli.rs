@@ -8,7 +8,6 @@ mod lsp;
 mod memory_path;
 mod names;
 mod output;
-mod preview;
 mod repl;
 mod run;
 mod serve;

@@ -12,6 +12,7 @@ mod error;
 mod ffi_support;
 mod handle;
 pub mod inspect_support;
+pub mod literal;
 mod maintenance;
 pub mod memory;
 mod runtime;

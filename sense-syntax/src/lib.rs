@@ -20,6 +20,7 @@ pub mod parser;
 pub mod source;
 pub mod span;
 pub mod token;
+pub mod walk;
 
 pub use diagnostic::render_diagnostic;
 pub use source::SourceFile;

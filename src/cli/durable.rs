@@ -3,10 +3,9 @@
 //! between separate processes.
 
 use super::output::Output;
-use super::preview;
 use super::state_file::{self, LockFailure, StateLock};
+use sense::agents::literal::{self, Preview};
 use sense::agents::{AgentReport, HostValue, Runtime, State};
-use sense::syntax::ast::{ExprKind, StmtKind, UnaryOp};
 use std::path::Path;
 
 fn fail(message: &str) -> i32 {
@@ -54,7 +53,7 @@ fn report(
         Ok(State::Paused { reason, .. }) => {
             out.write(&format!(
                 "paused: {}\n",
-                preview::text(&reason, PAUSED_LINE_LIMIT).text
+                Preview::text(&reason, PAUSED_LINE_LIMIT).text
             ));
             out.flush();
             0
@@ -134,7 +133,7 @@ fn restore(bytes: &[u8], out: &Output, config: sense::Config) -> Result<Runtime,
 
 /// `sense resume STATE [VALUE]`.
 pub fn resume(state: &Path, value: Option<&str>, config: sense::Config) -> i32 {
-    let value = match value.map(parse_literal).transpose() {
+    let value = match value.map(literal::parse).transpose() {
         Ok(v) => v.unwrap_or(HostValue::Nil),
         Err(msg) => return fail(&msg),
     };
@@ -198,7 +197,7 @@ pub fn show(state: &Path, full: bool) -> i32 {
 fn describe(a: &AgentReport, marker: &str, cap: usize) -> String {
     let mut cut = false;
     let mut literal = |v: &HostValue| {
-        let p = preview::literal(v, cap);
+        let p = Preview::literal(v, cap);
         cut |= p.cut;
         p.text
     };
@@ -224,72 +223,4 @@ fn describe(a: &AgentReport, marker: &str, cap: usize) -> String {
         s.push_str("    (long values cut short; `sense show --full` prints them whole)\n");
     }
     s
-}
-
-/// Parses a resume value: a Sense literal (`"yes"`, `42`, `-1.5`, `true`,
-/// `nil`, or a list of those).
-pub fn parse_literal(text: &str) -> Result<HostValue, String> {
-    let hint = || {
-        format!(
-            "the resume value must be a Sense literal such as '\"yes\"', 42, true, nil or [1, 2] (got: {text}); \
-             to pass text, quote it, e.g. '\"{text}\"'"
-        )
-    };
-    let file = sense::syntax::SourceFile::new("<value>", text);
-    let program = sense::syntax::parse_file(&file).map_err(|_| hint())?;
-    let [stmt] = program.stmts.as_slice() else {
-        return Err(hint());
-    };
-    let StmtKind::Expr(e) = &stmt.kind else {
-        return Err(hint());
-    };
-    expr_literal(e).ok_or_else(hint)
-}
-
-fn expr_literal(e: &sense::syntax::ast::Expr) -> Option<HostValue> {
-    Some(match &e.kind {
-        ExprKind::Int(i) => HostValue::Int(*i),
-        ExprKind::Float(f) => HostValue::Float(*f),
-        ExprKind::Str(s) => HostValue::Str(s.clone()),
-        ExprKind::Bool(b) => HostValue::Bool(*b),
-        ExprKind::Nil => HostValue::Nil,
-        ExprKind::Array(items) => {
-            HostValue::List(items.iter().map(expr_literal).collect::<Option<_>>()?)
-        }
-        ExprKind::Unary {
-            op: UnaryOp::Neg,
-            operand,
-        } => match &operand.kind {
-            ExprKind::Int(i) => HostValue::Int(i.checked_neg()?),
-            ExprKind::Float(f) => HostValue::Float(-f),
-            _ => return None,
-        },
-        _ => return None,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn literals() {
-        assert_eq!(parse_literal("\"yes\""), Ok(HostValue::from("yes")));
-        assert_eq!(parse_literal("42"), Ok(HostValue::Int(42)));
-        assert_eq!(parse_literal("-1.5"), Ok(HostValue::Float(-1.5)));
-        assert_eq!(parse_literal("true"), Ok(HostValue::Bool(true)));
-        assert_eq!(parse_literal("nil"), Ok(HostValue::Nil));
-        assert_eq!(
-            parse_literal("[1, \"a\", [nil]]"),
-            Ok(HostValue::List(vec![
-                HostValue::Int(1),
-                HostValue::from("a"),
-                HostValue::List(vec![HostValue::Nil])
-            ]))
-        );
-        assert!(parse_literal("yes").is_err());
-        assert!(parse_literal("1 + 2").is_err());
-        assert!(parse_literal("f()").is_err());
-        assert!(parse_literal("").is_err());
-    }
 }

@@ -1,44 +1,8 @@
 //! `sense memory-path [FILE]`: where `persistent memory` databases go,
-//! without running anything (the file is only parsed).
+//! without running anything (the file is only parsed; the declarations
+//! are found by `sense_syntax::walk::persistent_memories`).
 
-use sense::syntax::ast::{Else, Stmt, StmtKind};
 use std::path::{Path, PathBuf};
-
-/// Every `persistent memory` declaration in `stmts`, at any depth:
-/// `(name, explicit path)`.
-fn persistent_memories(stmts: &[Stmt], out: &mut Vec<(String, Option<String>)>) {
-    for s in stmts {
-        match &s.kind {
-            StmtKind::Memory {
-                name,
-                kind,
-                persistent: true,
-            } => out.push((name.name.clone(), kind.clone())),
-            StmtKind::Def(f) => persistent_memories(&f.body.stmts, out),
-            StmtKind::If { then, els, .. } => {
-                persistent_memories(&then.stmts, out);
-                match els {
-                    Some(Else::Block(b)) => persistent_memories(&b.stmts, out),
-                    Some(Else::If(stmt)) => persistent_memories(std::slice::from_ref(stmt), out),
-                    None => {}
-                }
-            }
-            StmtKind::While { body, .. }
-            | StmtKind::For { body, .. }
-            | StmtKind::Test { body, .. }
-            | StmtKind::Session { body, .. } => persistent_memories(&body.stmts, out),
-            StmtKind::Agent(a) => persistent_memories(&a.body.stmts, out),
-            StmtKind::Tool(t) => persistent_memories(&t.body.stmts, out),
-            StmtKind::Action(a) => {
-                persistent_memories(&a.body.stmts, out);
-                if let Some(rb) = &a.rollback {
-                    persistent_memories(&rb.stmts, out);
-                }
-            }
-            _ => {}
-        }
-    }
-}
 
 /// Runs the command; returns the exit status.
 pub fn memory_path(path: Option<&Path>, memory_dir: Option<&Path>) -> i32 {
@@ -95,8 +59,7 @@ pub fn memory_path(path: Option<&Path>, memory_dir: Option<&Path>) -> i32 {
             return 1;
         }
     };
-    let mut found = Vec::new();
-    persistent_memories(&program.stmts, &mut found);
+    let found = sense::syntax::walk::persistent_memories(&program.stmts);
     if found.is_empty() {
         println!("{} declares no 'persistent memory'.", path.display());
         return 0;
@@ -105,7 +68,11 @@ pub fn memory_path(path: Option<&Path>, memory_dir: Option<&Path>) -> i32 {
         .map(|cwd| cwd.join(path))
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf));
-    for (name, explicit) in found {
+    for sense::syntax::walk::PersistentMemory {
+        name,
+        path: explicit,
+    } in found
+    {
         match explicit {
             Some(p) => println!("{name}: {p}  (explicit path)"),
             None => {

@@ -23,8 +23,8 @@
 use super::http::{self, BODY_LIMIT};
 use super::json;
 use super::{Inspector, Source};
-use crate::cli::durable::parse_literal;
 use sense::agents::inspect_support::ActionStep;
+use sense::agents::literal;
 use sense::agents::{AgentStatus, HostValue};
 use serde_json::{Value as Json, json};
 
@@ -424,7 +424,7 @@ fn literal_args(body: &serde_json::Map<String, Json>) -> Result<Vec<HostValue>, 
         .iter()
         .enumerate()
         .map(|(i, item)| match item {
-            Json::String(text) => parse_literal(text)
+            Json::String(text) => literal::parse(text)
                 .map_err(|m| bad_literal(format!("argument {}: {m}", i + 1))),
             _ => Err(Reply::error(
                 400,
@@ -451,7 +451,7 @@ fn post(ins: &mut Inspector, route: Route, body: &serde_json::Map<String, Json>)
         Route::Resume(serial) => {
             let value = match body.get("value") {
                 None | Some(Json::Null) => HostValue::Nil,
-                Some(Json::String(text)) => match parse_literal(text) {
+                Some(Json::String(text)) => match literal::parse(text) {
                     Ok(v) => v,
                     Err(m) => return bad_literal(m),
                 },

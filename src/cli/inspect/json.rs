@@ -2,10 +2,10 @@
 //! output, as `/api/state` and the other routes return them.
 
 use super::{Inspector, Source};
-use crate::cli::preview;
 use sense::agents::inspect_support::{
     ActionDeclReport, ActionReport, MemoryReport, ParamReport, ToolReport,
 };
+use sense::agents::literal::Preview;
 use sense::agents::{AgentReport, HostValue};
 use serde_json::{Value as Json, json};
 
@@ -15,8 +15,8 @@ const VALUE_LIMIT: usize = 16 * 1024;
 
 /// A value: its Sense type, its literal, and its printed text.
 pub fn value(v: &HostValue) -> Json {
-    let literal = preview::literal(v, VALUE_LIMIT);
-    let text = preview::text(v, VALUE_LIMIT);
+    let literal = Preview::literal(v, VALUE_LIMIT);
+    let text = Preview::text(v, VALUE_LIMIT);
     let mut j = json!({
         "type": v.type_name(),
         "literal": literal.text,

@@ -1,0 +1,169 @@
+//! Walks over the statements of a parsed program, nested blocks included,
+//! for tools that read a program without running it (`sense
+//! memory-path`, editors).
+//!
+//! Expressions hold no statements in Sense, so a walk over statements
+//! sees every declaration a program makes.
+
+use crate::ast::{Else, Stmt, StmtKind};
+
+/// Calls `f` on every statement of `stmts` and of the blocks nested in
+/// them (function, agent, tool and action bodies, a `rollback:` block,
+/// both arms of an `if`, loop, `test` and `session` bodies), in source
+/// order: a statement before the statements of its blocks.
+pub fn each_stmt<'a>(stmts: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
+    for s in stmts {
+        f(s);
+        match &s.kind {
+            StmtKind::Def(d) => each_stmt(&d.body.stmts, f),
+            StmtKind::If { then, els, .. } => {
+                each_stmt(&then.stmts, f);
+                match els {
+                    Some(Else::Block(b)) => each_stmt(&b.stmts, f),
+                    Some(Else::If(stmt)) => each_stmt(std::slice::from_ref(&**stmt), f),
+                    None => {}
+                }
+            }
+            StmtKind::While { body, .. }
+            | StmtKind::For { body, .. }
+            | StmtKind::Test { body, .. }
+            | StmtKind::Session { body, .. } => each_stmt(&body.stmts, f),
+            StmtKind::Agent(a) => each_stmt(&a.body.stmts, f),
+            StmtKind::Tool(t) => each_stmt(&t.body.stmts, f),
+            StmtKind::Action(a) => {
+                each_stmt(&a.body.stmts, f);
+                if let Some(rb) = &a.rollback {
+                    each_stmt(&rb.stmts, f);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A `persistent memory NAME [: "path"]` declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PersistentMemory {
+    /// The memory's name.
+    pub name: String,
+    /// The path given after `:`, if any (else the runtime picks one).
+    pub path: Option<String>,
+}
+
+/// Every `persistent memory` declared in `stmts`, at any depth, in source
+/// order (plain `memory` declarations are not listed).
+///
+/// # Examples
+///
+/// ```
+/// use sense_syntax::{SourceFile, parse_file, walk::persistent_memories};
+///
+/// let file = SourceFile::new("m.sns", "memory scratch\nagent a:\n    persistent memory notes: \"n.db\"\n");
+/// let program = parse_file(&file).unwrap();
+/// let found = persistent_memories(&program.stmts);
+/// assert_eq!(found.len(), 1);
+/// assert_eq!((found[0].name.as_str(), found[0].path.as_deref()), ("notes", Some("n.db")));
+/// ```
+pub fn persistent_memories(stmts: &[Stmt]) -> Vec<PersistentMemory> {
+    let mut found = Vec::new();
+    each_stmt(stmts, &mut |s| {
+        if let StmtKind::Memory {
+            name,
+            kind,
+            persistent: true,
+        } = &s.kind
+        {
+            found.push(PersistentMemory {
+                name: name.name.clone(),
+                path: kind.clone(),
+            });
+        }
+    });
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{SourceFile, parse_file};
+
+    fn memories(text: &str) -> Vec<(String, Option<String>)> {
+        let program = parse_file(&SourceFile::new("t.sns", text)).unwrap();
+        persistent_memories(&program.stmts)
+            .into_iter()
+            .map(|m| (m.name, m.path))
+            .collect()
+    }
+
+    fn named(name: &str) -> (String, Option<String>) {
+        (name.to_string(), None)
+    }
+
+    #[test]
+    fn finds_declarations_in_every_kind_of_block_in_source_order() {
+        let text = "\
+persistent memory top
+memory not_persistent
+def f():
+    persistent memory in_def
+if x:
+    persistent memory in_then
+else if y:
+    persistent memory in_elif
+else:
+    persistent memory in_else
+while x:
+    persistent memory in_while
+for i in xs:
+    persistent memory in_for
+agent a:
+    persistent memory in_agent: \"a.db\"
+tool t():
+    persistent memory in_tool
+    return 1
+reversible action act():
+    persistent memory in_action
+rollback:
+    persistent memory in_rollback
+test \"t\":
+    persistent memory in_test
+session s:
+    persistent memory in_session
+";
+        let found = memories(text);
+        let mut expected: Vec<_> = [
+            "top", "in_def", "in_then", "in_elif", "in_else", "in_while", "in_for",
+        ]
+        .into_iter()
+        .map(named)
+        .collect();
+        expected.push(("in_agent".to_string(), Some("a.db".to_string())));
+        expected.extend(
+            [
+                "in_tool",
+                "in_action",
+                "in_rollback",
+                "in_test",
+                "in_session",
+            ]
+            .map(named),
+        );
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn a_program_without_persistent_memories_has_none() {
+        assert_eq!(memories("memory m\nprint(1)\n"), vec![]);
+    }
+
+    #[test]
+    fn each_stmt_visits_a_statement_before_its_blocks() {
+        let program =
+            parse_file(&SourceFile::new("t.sns", "agent a:\n    x = 1\ny = 2\n")).unwrap();
+        let mut kinds = Vec::new();
+        each_stmt(&program.stmts, &mut |s| {
+            kinds.push(matches!(s.kind, StmtKind::Agent(_)));
+        });
+        assert_eq!(kinds, vec![true, false, false]);
+    }
+}
