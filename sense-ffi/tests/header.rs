@@ -46,7 +46,7 @@ fn generate() -> String {
 fn header_is_fresh() {
     let fresh = generate();
     let path = header_path();
-    if std::env::var_os("SENSE_BLESS").is_some_and(|v| v == "1") {
+    if sense_testkit::bless() {
         std::fs::write(&path, &fresh).expect("write include/sense.h");
         return;
     }
