@@ -10,8 +10,7 @@
 //! reported as ignored with the package to install, and fails under
 //! `SENSE_TEST_ALL=1`.
 
-#[path = "browser/server.rs"]
-mod server;
+use sense_testkit::inspect_server::Server;
 
 use libtest_mimic::{Arguments, Failed};
 use sense_testkit::toolchain::{self, Tool};
@@ -58,7 +57,7 @@ fn needs() -> Vec<Tool> {
 fn console_in_headless_chromium() -> Result<(), Failed> {
     let artifacts = root().join("target/browser-artifacts");
     std::fs::create_dir_all(&artifacts).map_err(|e| format!("artifact directory: {e}"))?;
-    let server = server::Server::start(&["tests/browser/demo.sns"]);
+    let server = inspect(&["tests/browser/demo.sns"]);
     let out = Command::new("node")
         .arg("console.mjs")
         .arg(&server.url)
@@ -97,4 +96,13 @@ fn main() {
         console_in_headless_chromium,
     )];
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// `sense inspect ARGS` on a free port, run from this crate's directory.
+fn inspect(args: &[&str]) -> Server {
+    Server::start(
+        env!("CARGO_BIN_EXE_sense"),
+        env!("CARGO_MANIFEST_DIR"),
+        args,
+    )
 }

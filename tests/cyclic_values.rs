@@ -4,8 +4,7 @@
 //! go through `sense start`, `sense show` and `GET /api/state` in seconds
 //! with bounded output; a long local is previewed (`--full` prints it all).
 
-#[path = "browser/server.rs"]
-mod server;
+use sense_testkit::inspect_server::Server;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -151,7 +150,7 @@ fn the_console_serves_cyclic_and_shared_states() {
     let dir = dir("console");
     for (name, body) in PROGRAMS {
         let state = start(&dir, &format!("console_{name}"), body);
-        let server = server::Server::start(&["--state", s(&state)]);
+        let server = inspect(&["--state", s(&state)]);
         let t = Instant::now();
         let mut c = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
         c.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
@@ -180,4 +179,13 @@ fn the_console_serves_cyclic_and_shared_states() {
         server.stop();
     }
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `sense inspect ARGS` on a free port, run from this crate's directory.
+fn inspect(args: &[&str]) -> Server {
+    Server::start(
+        env!("CARGO_BIN_EXE_sense"),
+        env!("CARGO_MANIFEST_DIR"),
+        args,
+    )
 }

@@ -5,11 +5,9 @@
 //! while the server keeps working, and `--state` mode writing the state
 //! file back so `sense resume` / `sense show` see the console's changes.
 
-#[path = "browser/server.rs"]
-mod server;
+use sense_testkit::inspect_server::Server;
 
 use serde_json::{Value, json};
-use server::Server;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -164,7 +162,7 @@ fn sense(args: &[&str]) -> (bool, String, String) {
 
 #[test]
 fn page_and_state_shape() {
-    let s = Server::start(&[DEMO]);
+    let s = inspect(&[DEMO]);
     let page = get(s.port, "/");
     assert_eq!(page.status, 200);
     assert!(
@@ -246,7 +244,7 @@ fn page_and_state_shape() {
 
 #[test]
 fn answering_a_paused_agent_until_it_completes() {
-    let s = Server::start(&[DEMO]);
+    let s = inspect(&[DEMO]);
     let st = state(s.port);
     let serial = agent(&st, "interviewer")["serial"].as_u64().unwrap();
     let resume = format!("/api/agents/{serial}/resume");
@@ -313,7 +311,7 @@ fn answering_a_paused_agent_until_it_completes() {
 
 #[test]
 fn calling_tools_and_a_policy_denial() {
-    let s = Server::start(&[DEMO]);
+    let s = inspect(&[DEMO]);
     let a = post(
         s.port,
         "/api/tools/health/call",
@@ -388,7 +386,7 @@ fn calling_tools_and_a_policy_denial() {
 
 #[test]
 fn a_whole_action_lifecycle_grows_the_audit_log() {
-    let s = Server::start(&[DEMO]);
+    let s = inspect(&[DEMO]);
     let prepare = |args: Value| {
         post(
             s.port,
@@ -495,7 +493,7 @@ fn a_whole_action_lifecycle_grows_the_audit_log() {
 
 #[test]
 fn bad_requests_get_4xx_and_the_server_keeps_working() {
-    let s = Server::start(&[DEMO]);
+    let s = inspect(&[DEMO]);
     let serial = agent(&state(s.port), "interviewer")["serial"]
         .as_u64()
         .unwrap();
@@ -614,7 +612,7 @@ fn a_program_that_fails_is_still_served() {
         "tool ping() \"answers\":\n    return \"pong\"\nprint(\"before\")\nx = 1 / 0\n",
     )
     .unwrap();
-    let s = Server::start(&[file.to_str().unwrap()]);
+    let s = inspect(&[file.to_str().unwrap()]);
     let st = state(s.port);
     let err = &st["program"]["error"];
     assert_eq!(err["class"], "SenseRuntimeError", "{st}");
@@ -628,7 +626,7 @@ fn a_program_that_fails_is_still_served() {
 
 #[test]
 fn dry_run_commits_nothing() {
-    let s = Server::start(&[DEMO, "--dry-run"]);
+    let s = inspect(&[DEMO, "--dry-run"]);
     assert_eq!(state(s.port)["program"]["dry_run"], true);
     let id = post(
         s.port,
@@ -691,7 +689,7 @@ fn state_mode_writes_the_state_file_back() {
     assert_eq!(out, "paused: (1/3) name?\n");
 
     // Answer the first question from the console.
-    let s = Server::start(&["--state", st]);
+    let s = inspect(&["--state", st]);
     let view = state(s.port);
     assert_eq!(view["program"]["mode"], "state");
     let a = agent(&view, "interviewer");
@@ -727,7 +725,7 @@ fn state_mode_writes_the_state_file_back() {
     assert_eq!(out, "paused: (3/3) ready to start?\n");
 
     // …and the console sees the CLI's; the last answer completes it.
-    let s = Server::start(&["--state", st]);
+    let s = inspect(&["--state", st]);
     let a = agent(&state(s.port), "interviewer").clone();
     assert_eq!(a["pause_reason"]["text"], "(3/3) ready to start?");
     let r = post(
@@ -754,7 +752,7 @@ fn state_mode_keeps_prepared_actions_across_restarts() {
     assert!(ok, "{err}");
     assert!(out.ends_with("completed\n"), "{out}");
 
-    let s = Server::start(&["--state", st]);
+    let s = inspect(&["--state", st]);
     let a = post(
         s.port,
         "/api/actions/deploy/prepare",
@@ -770,7 +768,7 @@ fn state_mode_keeps_prepared_actions_across_restarts() {
     assert_eq!(v.status, 200);
     s.stop();
 
-    let s = Server::start(&["--state", st]);
+    let s = inspect(&["--state", st]);
     let view = state(s.port);
     let inst = view["actions"]["instances"]
         .as_array()
@@ -797,4 +795,13 @@ fn state_mode_keeps_prepared_actions_across_restarts() {
     assert_eq!(agent(&state(s.port), "interviewer")["status"], "paused");
     s.stop();
     let _ = std::fs::remove_file(&st_path);
+}
+
+/// `sense inspect ARGS` on a free port, run from this crate's directory.
+fn inspect(args: &[&str]) -> Server {
+    Server::start(
+        env!("CARGO_BIN_EXE_sense"),
+        env!("CARGO_MANIFEST_DIR"),
+        args,
+    )
 }

@@ -3,10 +3,8 @@
 //! stalled POST is dropped with 408 once the read timeout passes; a tool
 //! that loops forever ends under the console's step budget.
 
-#[path = "browser/server.rs"]
-mod server;
+use sense_testkit::inspect_server::Server;
 
-use server::Server;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -52,7 +50,7 @@ fn stalled_post(port: u16) -> TcpStream {
 
 #[test]
 fn three_stalled_posts_do_not_delay_a_second_client() {
-    let s = Server::start(&["tests/browser/demo.sns"]);
+    let s = inspect(&["tests/browser/demo.sns"]);
     assert!(get(s.port, "/api/state").starts_with("HTTP/1.1 200"));
     let stalled: Vec<TcpStream> = (0..3).map(|_| stalled_post(s.port)).collect();
     // Let the console start reading all three bodies.
@@ -77,7 +75,7 @@ fn three_stalled_posts_do_not_delay_a_second_client() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_stalled_post_is_dropped_with_408() {
-    let s = Server::start(&["tests/browser/demo.sns"]);
+    let s = inspect(&["tests/browser/demo.sns"]);
     let mut stalled = stalled_post(s.port);
     stalled
         .set_read_timeout(Some(Duration::from_secs(60)))
@@ -103,7 +101,7 @@ fn a_tool_that_loops_forever_ends_under_the_step_budget() {
         "tool spin() returns Int \"Never returns.\":\n    i = 0\n    while true:\n        i = i + 1\n    return i\n",
     )
     .unwrap();
-    let s = Server::start(&[program.to_str().unwrap()]);
+    let s = inspect(&[program.to_str().unwrap()]);
     let t = Instant::now();
     let answer = post(s.port, "/api/tools/spin/call", r#"{"args": []}"#);
     assert!(answer.starts_with("HTTP/1.1 422"), "{answer}");
@@ -114,4 +112,13 @@ fn a_tool_that_loops_forever_ends_under_the_step_budget() {
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     s.stop();
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `sense inspect ARGS` on a free port, run from this crate's directory.
+fn inspect(args: &[&str]) -> Server {
+    Server::start(
+        env!("CARGO_BIN_EXE_sense"),
+        env!("CARGO_MANIFEST_DIR"),
+        args,
+    )
 }

@@ -1,7 +1,8 @@
 //! Test support shared by the workspace's test harnesses: the golden
 //! suite's runner (plain and under GC stress), the walk that finds every
-//! golden program, the one blessing rule, and the skip rule for tests that
-//! need a tool the machine may lack.
+//! golden program, the one blessing rule, the skip rule for tests that
+//! need a tool the machine may lack, and a `sense inspect` server for the
+//! console tests.
 //!
 //! A crate of its own (a dev-dependency), so every harness uses the part it
 //! needs without `#[path]` includes or `allow(dead_code)`.
@@ -9,6 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod golden;
+pub mod inspect_server;
 pub mod toolchain;
 
 use std::path::{Path, PathBuf};

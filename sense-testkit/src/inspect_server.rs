@@ -1,6 +1,8 @@
-//! Starts `sense inspect … --port 0` for a test and reads the URL it prints;
-//! the server is killed when the handle is dropped. Shared by
-//! `tests/inspect_api.rs` and `tests/browser.rs`.
+//! `sense inspect … --port 0` for a test: starts it, reads the URL it
+//! prints, and kills it when the handle is dropped. Used by the console
+//! tests of the root crate (`inspect_api`, `inspect_stall`, `browser`,
+//! `cyclic_values`), which pass `env!("CARGO_BIN_EXE_sense")` and their
+//! crate directory.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -8,7 +10,6 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// A running `sense inspect`.
-#[allow(dead_code)] // each test binary uses its own part of it
 pub struct Server {
     child: Child,
     /// `http://127.0.0.1:PORT/`
@@ -18,14 +19,15 @@ pub struct Server {
 }
 
 impl Server {
-    /// Runs `sense inspect ARGS --port 0` in the repository root and waits
-    /// (up to a minute) for its `Sense inspector: URL` line.
-    pub fn start(args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sense"))
+    /// Runs `SENSE inspect ARGS --port 0` (`sense` is the binary's path)
+    /// in `dir` and waits (up to a minute) for its `Sense inspector: URL`
+    /// line. Panics (it is test code) if the server does not start.
+    pub fn start(sense: &str, dir: &str, args: &[&str]) -> Server {
+        let mut child = Command::new(sense)
             .arg("inspect")
             .args(args)
             .args(["--port", "0"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
