@@ -12,13 +12,10 @@
 //! STORE is `sqlite` (a file in the temp dir) or `postgres` (a database
 //! created on the server in SENSE_TEST_POSTGRES_URL and dropped after).
 
-#[path = "../tests/serve_support/mod.rs"]
-mod serve_support;
-
 use sense_store::testing::TempDatabase;
 use sense_store::{Event, NewInstance, Record, Status};
+use sense_testkit::serve::{Service, TempDir};
 use serde_json::{Value as Json, json};
-use serve_support::{Service, TempDir};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -108,9 +105,7 @@ fn throughput(kind: &str, processes: usize, seconds: u64, clients: usize, instan
     let dir = TempDir::new("bench");
     let program = dir.write("echo.sns", PROGRAM);
     let (url, _db) = store(kind, &dir);
-    let services: Vec<Service> = (0..processes)
-        .map(|_| Service::start(&program, &url, &[]))
-        .collect();
+    let services: Vec<Service> = (0..processes).map(|_| serve(&program, &url, &[])).collect();
     let ports: Vec<u16> = services.iter().map(|s| s.port).collect();
     let mut setup = Conn::open(ports[0]);
     let mut ids = Vec::with_capacity(instances);
@@ -190,7 +185,7 @@ fn million(kind: &str, count: usize) {
     let dir = TempDir::new("million");
     let program = dir.write("echo.sns", PROGRAM);
     let (url, _db) = store(kind, &dir);
-    let svc = Service::start(&program, &url, &[]);
+    let svc = serve(&program, &url, &[]);
     let mut conn = Conn::open(svc.port);
     let (_, first) = conn.call("POST", "/api/instances", &json!({"agent": "echo"}));
     let s = sense_store::open(&url).unwrap();
@@ -285,4 +280,9 @@ fn main() {
              (see benches/serve_bench.sh)"
         ),
     }
+}
+
+/// `sense serve PROGRAM --store STORE --port 0 EXTRA…`, this crate's binary.
+fn serve(program: &std::path::Path, store: &str, extra: &[&str]) -> Service {
+    Service::start(env!("CARGO_BIN_EXE_sense"), program, store, extra)
 }

@@ -5,9 +5,7 @@
 //! that fail (missing, exiting, hanging, writing garbage), which must give
 //! clean errors and leave no child process behind.
 
-mod loopback;
-
-use loopback::{Loopback, Reply, program, sense, text};
+use sense_testkit::loopback::{self, Loopback, Reply, program, text};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -476,4 +474,15 @@ s.tools[0](1, 2)
         err.lines().next().unwrap_or(""),
         "SenseRuntimeError: [line 2] mcp server 'py' has no member 'nope'"
     );
+}
+
+/// `sense ARGS…` (this crate's binary) from the repository root with `env`
+/// set and the provider variables of the machine cleared.
+fn sense(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    loopback::run_sense(
+        env!("CARGO_BIN_EXE_sense"),
+        env!("CARGO_MANIFEST_DIR"),
+        args,
+        env,
+    )
 }

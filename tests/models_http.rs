@@ -3,9 +3,7 @@
 //! document: text answers, tool-call turns, errors, 429 with Retry-After,
 //! timeouts and malformed bodies; and what the client sends.
 
-mod loopback;
-
-use loopback::{Loopback, Reply, program, sense, text};
+use sense_testkit::loopback::{self, Loopback, Reply, program, text};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -591,4 +589,15 @@ fn research_agent_pauses_between_model_calls_across_processes() {
         json!([{"role": "user", "content": format!("Write a five-word headline for: {finding}")}])
     );
     let _ = std::fs::remove_file(&state);
+}
+
+/// `sense ARGS…` (this crate's binary) from the repository root with `env`
+/// set and the provider variables of the machine cleared.
+fn sense(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    loopback::run_sense(
+        env!("CARGO_BIN_EXE_sense"),
+        env!("CARGO_MANIFEST_DIR"),
+        args,
+        env,
+    )
 }

@@ -3,10 +3,8 @@
 //! and across two on one store), messages, long polling, pause, delete,
 //! audit, program versions, and the HTTP limits and access checks.
 
-mod serve_support;
-
+use sense_testkit::serve::{Service, TempDir, call, create, id_of, raw, resume, stores};
 use serde_json::{Value as Json, json};
-use serve_support::{Service, TempDir, call, create, id_of, raw, resume, stores};
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -76,7 +74,7 @@ fn answers_run_the_agent_to_the_uninterrupted_result() {
     let expected = cli_output(&dir, &program, &["\"Ada\"", "3", "true"]);
     assert_eq!(expected, "summary: [name=Ada, years=3, ready=true]\n");
     for store in stores("answers_run_the_agent", &dir) {
-        let svc = Service::start(&program, &store.url, &[]);
+        let svc = serve(&program, &store.url, &[]);
         let first = create(&svc, "interviewer");
         assert_eq!(first["status"], "paused", "{}: {first}", store.name);
         assert_eq!(first["pause_reason"], "(1/3) name?");
@@ -157,7 +155,7 @@ fn a_stale_version_is_409_and_changes_nothing() {
     let dir = TempDir::new("stale");
     let program = dir.write("flow.sns", PROGRAM);
     for store in stores("a_stale_version_is_409", &dir) {
-        let svc = Service::start(&program, &store.url, &[]);
+        let svc = serve(&program, &store.url, &[]);
         let id = id_of(&create(&svc, "interviewer"));
         assert_eq!(resume(&svc, &id, json!("Ada"), Some(1)).0, 200);
         let (status, body) = resume(&svc, &id, json!("Bob"), Some(1));
@@ -178,8 +176,8 @@ fn concurrent_answers_through_two_processes_apply_once() {
     let dir = TempDir::new("concurrent");
     let program = dir.write("flow.sns", PROGRAM);
     for store in stores("concurrent_answers", &dir) {
-        let a = Service::start(&program, &store.url, &[]);
-        let b = Service::start(&program, &store.url, &[]);
+        let a = serve(&program, &store.url, &[]);
+        let b = serve(&program, &store.url, &[]);
         let id = id_of(&create(&a, "interviewer"));
         let ports = [a.port, b.port];
         for round in 0..3 {
@@ -237,8 +235,8 @@ fn messages_wake_waiting_agents_and_long_polls_see_other_processes() {
     let dir = TempDir::new("messages");
     let program = dir.write("flow.sns", PROGRAM);
     for store in stores("messages_and_long_polls", &dir) {
-        let a = Service::start(&program, &store.url, &[]);
-        let b = Service::start(&program, &store.url, &[]);
+        let a = serve(&program, &store.url, &[]);
+        let b = serve(&program, &store.url, &[]);
         let first = create(&a, "listener");
         assert_eq!(first["pause_kind"], "message", "{first}");
         let id = id_of(&first);
@@ -294,8 +292,8 @@ fn pause_stops_a_running_agent_from_any_process() {
     let dir = TempDir::new("pause");
     let program = dir.write("flow.sns", PROGRAM);
     for store in stores("pause_stops_a_running_agent", &dir) {
-        let a = Service::start(&program, &store.url, &["--max-steps", "100000000000"]);
-        let b = Service::start(&program, &store.url, &[]);
+        let a = serve(&program, &store.url, &["--max-steps", "100000000000"]);
+        let b = serve(&program, &store.url, &[]);
         for via in [a.port, b.port] {
             let id = id_of(&create(&a, "spinner"));
             let (port, rid) = (a.port, id.clone());
@@ -337,7 +335,7 @@ fn delete_and_listing() {
     let dir = TempDir::new("delete");
     let program = dir.write("flow.sns", PROGRAM);
     for store in stores("delete_and_listing", &dir) {
-        let svc = Service::start(&program, &store.url, &[]);
+        let svc = serve(&program, &store.url, &[]);
         let ids: Vec<String> = (0..5)
             .map(|_| id_of(&create(&svc, "interviewer")))
             .collect();
@@ -393,11 +391,11 @@ fn a_changed_program_leaves_old_instances_resumable() {
     let dir = TempDir::new("versions");
     let program = dir.write("flow.sns", PROGRAM);
     let url = format!("sqlite:{}", dir.0.join("v.db").display());
-    let mut svc = Service::start(&program, &url, &[]);
+    let mut svc = serve(&program, &url, &[]);
     let old = id_of(&create(&svc, "interviewer"));
     svc.kill();
     dir.write("flow.sns", &PROGRAM.replace("summary:", "SUMMARY v2:"));
-    let svc = Service::start(&program, &url, &[]);
+    let svc = serve(&program, &url, &[]);
     let (_, body) = svc.call("GET", &format!("/api/instances/{old}"), None);
     assert_eq!(body["program"]["current"], false, "{body}");
     assert!(
@@ -433,7 +431,7 @@ fn http_limits_and_access_checks() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("requires a token"));
-    let svc = Service::start(&program, &url, &["--token", "s3cret"]);
+    let svc = serve(&program, &url, &["--token", "s3cret"]);
     let p = svc.port;
     let (status, _) = call(p, "GET", "/api/instances", None).unwrap();
     assert_eq!(status, 401);
@@ -490,7 +488,7 @@ fn http_limits_and_access_checks() {
     assert_eq!(status, 400, "{body}");
     assert_eq!(body["error"]["class"], "BadValue");
     // Without a token, on loopback: another site's Host or Origin is refused.
-    let open = Service::start(&program, &url, &[]);
+    let open = serve(&program, &url, &[]);
     let q = open.port;
     let (status, _) = raw(
         q,
@@ -525,7 +523,7 @@ fn a_stalled_client_does_not_block_the_others() {
     let dir = TempDir::new("stall");
     let program = dir.write("flow.sns", PROGRAM);
     let url = format!("sqlite:{}", dir.0.join("s.db").display());
-    let svc = Service::start(&program, &url, &["--workers", "1"]);
+    let svc = serve(&program, &url, &["--workers", "1"]);
     let mut stalled = Vec::new();
     for _ in 0..5 {
         let mut s = std::net::TcpStream::connect(("127.0.0.1", svc.port)).unwrap();
@@ -585,7 +583,7 @@ fn a_process_killed_mid_resume_leaves_the_last_committed_state() {
     let dir = TempDir::new("killed");
     let program = dir.write("flow.sns", PROGRAM);
     for store in stores("a_process_killed_mid_resume", &dir) {
-        let mut a = Service::start(&program, &store.url, &["--max-steps", "100000000000"]);
+        let mut a = serve(&program, &store.url, &["--max-steps", "100000000000"]);
         let id = id_of(&create(&a, "spinner"));
         let (port, rid) = (a.port, id.clone());
         let running = std::thread::spawn(move || {
@@ -602,7 +600,7 @@ fn a_process_killed_mid_resume_leaves_the_last_committed_state() {
             running.join().unwrap().is_err(),
             "the killed process answered"
         );
-        let b = Service::start(&program, &store.url, &[]);
+        let b = serve(&program, &store.url, &[]);
         let (_, body) = b.call("GET", &format!("/api/instances/{id}"), None);
         assert_eq!(body["version"], 1, "{}: {body}", store.name);
         assert_eq!(body["status"], "paused");
@@ -674,7 +672,7 @@ fn a_runaway_agent_pauses_on_its_step_budget() {
     let dir = TempDir::new("budget");
     let program = dir.write("flow.sns", PROGRAM);
     let url = format!("sqlite:{}", dir.0.join("b.db").display());
-    let svc = Service::start(&program, &url, &["--max-steps", "5000"]);
+    let svc = serve(&program, &url, &["--max-steps", "5000"]);
     let id = id_of(&create(&svc, "spinner"));
     let mut last_n = 0;
     for version in 1..4 {
@@ -706,8 +704,8 @@ fn event_streams_report_every_change_until_the_end() {
     let dir = TempDir::new("events");
     let program = dir.write("flow.sns", PROGRAM);
     for store in stores("event_streams", &dir) {
-        let a = Service::start(&program, &store.url, &[]);
-        let b = Service::start(&program, &store.url, &[]);
+        let a = serve(&program, &store.url, &[]);
+        let b = serve(&program, &store.url, &[]);
         let id = id_of(&create(&a, "interviewer"));
         let mut s = std::net::TcpStream::connect(("127.0.0.1", a.port)).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
@@ -745,4 +743,9 @@ fn event_streams_report_every_change_until_the_end() {
         let _ = std::io::Read::read_to_string(reader.get_mut(), &mut rest);
         assert!(!rest.contains("data: "), "{rest:?}");
     }
+}
+
+/// `sense serve PROGRAM --store STORE --port 0 EXTRA…`, this crate's binary.
+fn serve(program: &std::path::Path, store: &str, extra: &[&str]) -> Service {
+    Service::start(env!("CARGO_BIN_EXE_sense"), program, store, extra)
 }

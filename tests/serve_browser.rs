@@ -9,13 +9,11 @@
 //! `sense_testkit::toolchain`: reported as ignored with the package to
 //! install, and failing under `SENSE_TEST_ALL=1`.
 
-mod serve_support;
-
 use libtest_mimic::{Arguments, Failed};
 use sense_testkit::toolchain::{self, Tool};
 
+use sense_testkit::serve::{Service, TempDir, create, id_of, resume};
 use serde_json::json;
-use serve_support::{Service, TempDir, create, id_of, resume};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -80,8 +78,8 @@ fn console_lists_and_answers() -> Result<(), Failed> {
     let dir = TempDir::new("browser");
     let program = dir.write("fleet.sns", PROGRAM);
     let url = format!("sqlite:{}", dir.0.join("fleet.db").display());
-    let maker = Service::start(&program, &url, &[]);
-    let console = Service::start(&program, &url, &[]);
+    let maker = serve(&program, &url, &[]);
+    let console = serve(&program, &url, &[]);
     let first = id_of(&create(&maker, "interviewer"));
     create(&maker, "interviewer");
     let done = id_of(&create(&maker, "interviewer"));
@@ -108,4 +106,9 @@ fn console_lists_and_answers() -> Result<(), Failed> {
     assert_eq!(body["version"], 2, "{body}");
     assert_eq!(body["pause_reason"], "(2/3) years?");
     Ok(())
+}
+
+/// `sense serve PROGRAM --store STORE --port 0 EXTRA…`, this crate's binary.
+fn serve(program: &std::path::Path, store: &str, extra: &[&str]) -> Service {
+    Service::start(env!("CARGO_BIN_EXE_sense"), program, store, extra)
 }

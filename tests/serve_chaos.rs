@@ -11,11 +11,9 @@
 //! applying the answer again; creates carry a client-chosen id for the
 //! same reason.
 
-mod serve_support;
-
 use sense_store::testing::postgres_url_or_skip;
+use sense_testkit::serve::{Service, TempDir, call, postgres_store};
 use serde_json::{Value as Json, json};
-use serve_support::{Service, TempDir, call, postgres_store};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -223,7 +221,7 @@ fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
     let fleet = Arc::new(Fleet {
         services: Mutex::new(
             (0..3)
-                .map(|_| Some(Service::start_binary(&bin, &program, &store.url, &[])))
+                .map(|_| Some(Service::start(&bin, &program, &store.url, &[])))
                 .collect(),
         ),
         ports: Mutex::new(Vec::new()),
@@ -251,7 +249,7 @@ fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
                 drop(dead);
                 kills.fetch_add(1, Ordering::Relaxed);
                 std::thread::sleep(Duration::from_millis(rng.below(300)));
-                let fresh = Service::start_binary(&bin, &program, &url, &[]);
+                let fresh = Service::start(&bin, &program, &url, &[]);
                 fleet.services.lock().unwrap()[victim] = Some(fresh);
                 fleet.refresh();
             }

@@ -1,8 +1,9 @@
 //! Test support shared by the workspace's test harnesses: the golden
 //! suite's runner (plain and under GC stress), the walk that finds every
 //! golden program, the one blessing rule, the skip rule for tests that
-//! need a tool the machine may lack, and a `sense inspect` server for the
-//! console tests.
+//! need a tool the machine may lack, a `sense inspect` server for the
+//! console tests, and (features `loopback`, `serve`) a scripted HTTP
+//! server for the provider tests and a `sense serve` driver.
 //!
 //! A crate of its own (a dev-dependency), so every harness uses the part it
 //! needs without `#[path]` includes or `allow(dead_code)`.
@@ -11,6 +12,10 @@
 
 pub mod golden;
 pub mod inspect_server;
+#[cfg(feature = "loopback")]
+pub mod loopback;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod toolchain;
 
 use std::path::{Path, PathBuf};

@@ -1,8 +1,7 @@
-//! A loopback HTTP server for provider tests: it answers a scripted list
-//! of replies in order (bound to 127.0.0.1, a bounded number of requests)
-//! and records what the client sent.
-
-#![allow(dead_code)]
+//! A loopback HTTP server for provider tests (feature `loopback`): it
+//! answers a scripted list of replies in order (bound to 127.0.0.1, a
+//! bounded number of requests) and records what the client sent. Test
+//! code: it panics on what a test must not meet.
 
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,14 +11,18 @@ use std::time::Duration;
 
 /// One scripted answer.
 pub struct Reply {
+    /// HTTP status.
     pub status: u16,
+    /// Headers besides `Content-Type: application/json`.
     pub headers: Vec<(&'static str, String)>,
+    /// The body.
     pub body: String,
     /// Wait this long before answering (timeouts).
     pub delay: Duration,
 }
 
 impl Reply {
+    /// A JSON answer with `status`.
     pub fn json(status: u16, body: serde_json::Value) -> Reply {
         Reply {
             status,
@@ -29,11 +32,13 @@ impl Reply {
         }
     }
 
+    /// The same answer with one more header.
     pub fn header(mut self, name: &'static str, value: &str) -> Reply {
         self.headers.push((name, value.to_string()));
         self
     }
 
+    /// The same answer, sent after `d`.
     pub fn delayed(mut self, d: Duration) -> Reply {
         self.delay = d;
         self
@@ -43,13 +48,18 @@ impl Reply {
 /// A request as the server saw it.
 #[derive(Clone, Debug)]
 pub struct Seen {
+    /// `GET`, `POST`, …
     pub method: String,
+    /// The request target.
     pub path: String,
+    /// Every header, as sent.
     pub headers: Vec<(String, String)>,
+    /// The body as JSON (`null` if it was not JSON).
     pub body: serde_json::Value,
 }
 
 impl Seen {
+    /// The value of header `name` (any case), if sent.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -58,6 +68,7 @@ impl Seen {
     }
 }
 
+/// The running server; stopped when dropped.
 pub struct Loopback {
     /// `http://127.0.0.1:PORT`
     pub url: String,
@@ -68,6 +79,8 @@ pub struct Loopback {
 }
 
 impl Loopback {
+    /// Binds 127.0.0.1 on a free port and answers with `replies` in order
+    /// (then 500s).
     pub fn start(replies: Vec<Reply>) -> Loopback {
         let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind loopback"));
         let port = server.server_addr().to_ip().expect("ip address").port();
@@ -127,6 +140,7 @@ impl Loopback {
         }
     }
 
+    /// The requests received so far, oldest first.
     pub fn seen(&self) -> Vec<Seen> {
         self.seen.lock().unwrap().clone()
     }
@@ -142,11 +156,11 @@ impl Drop for Loopback {
     }
 }
 
-/// Runs `sense ARGS…` from the repository root with `env` set and the
-/// provider variables of the machine cleared.
-pub fn sense(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sense"));
-    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+/// Runs `BIN ARGS…` (`bin` is the path of a `sense` binary) in `dir` with
+/// `env` set and the provider variables of the machine cleared.
+pub fn run_sense(bin: &str, dir: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(bin);
+    cmd.args(args).current_dir(dir);
     for var in [
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",
@@ -175,6 +189,7 @@ pub fn program(name: &str, source: &str) -> std::path::PathBuf {
     p
 }
 
+/// Output bytes as text (invalid UTF-8 replaced).
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }

@@ -1,6 +1,7 @@
-//! Shared by the `sense serve` tests: starting and killing service
-//! processes, a minimal HTTP client, temporary directories and stores.
-#![allow(dead_code)]
+//! For the `sense serve` tests and benchmark (feature `serve`): starting
+//! and killing service processes, a minimal HTTP client, temporary
+//! directories and stores. Test code: it panics on what a test must not
+//! meet.
 
 use sense_store::testing::{TempDatabase, postgres_url_or_skip};
 use serde_json::{Value as Json, json};
@@ -11,9 +12,14 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 /// A directory removed when dropped.
-pub struct TempDir(pub PathBuf);
+pub struct TempDir(
+    /// Its path.
+    pub PathBuf,
+);
 
 impl TempDir {
+    /// A fresh directory under the system's temporary directory, named
+    /// after `test`.
     pub fn new(test: &str) -> TempDir {
         let dir = std::env::temp_dir().join(format!(
             "sense-serve-{test}-{}-{}",
@@ -27,6 +33,7 @@ impl TempDir {
         TempDir(dir)
     }
 
+    /// Writes `text` to the file `name` in it; the file's path.
     pub fn write(&self, name: &str, text: &str) -> PathBuf {
         let p = self.0.join(name);
         std::fs::write(&p, text).unwrap();
@@ -42,7 +49,9 @@ impl Drop for TempDir {
 
 /// A store URL and what keeps it alive.
 pub struct TestStore {
+    /// `sqlite` or `postgres`.
     pub name: &'static str,
+    /// What `sense serve --store` takes.
     pub url: String,
     _db: Option<TempDatabase>,
 }
@@ -74,17 +83,15 @@ pub fn postgres_store(server: &str) -> TestStore {
 /// A running `sense serve` process, killed when dropped.
 pub struct Service {
     child: Child,
+    /// The port it listens on (on 127.0.0.1).
     pub port: u16,
 }
 
 impl Service {
-    /// Starts `sense serve PROGRAM --store URL --port 0 EXTRA…` and waits
-    /// for it to say where it listens.
-    pub fn start(program: &Path, store: &str, extra: &[&str]) -> Service {
-        Service::start_binary(env!("CARGO_BIN_EXE_sense"), program, store, extra)
-    }
-
-    pub fn start_binary(bin: &str, program: &Path, store: &str, extra: &[&str]) -> Service {
+    /// Starts `BIN serve PROGRAM --store URL --port 0 EXTRA…` (`bin` is
+    /// the path of a `sense` binary) and waits for it to say where it
+    /// listens.
+    pub fn start(bin: &str, program: &Path, store: &str, extra: &[&str]) -> Service {
         let mut child = Command::new(bin)
             .arg("serve")
             .arg(program)
@@ -132,6 +139,7 @@ impl Service {
         let _ = self.child.wait();
     }
 
+    /// [`call`] on this service; panics if the request fails.
     pub fn call(&self, method: &str, path: &str, body: Option<Json>) -> (u16, Json) {
         call(self.port, method, path, body).unwrap_or_else(|e| panic!("{method} {path}: {e}"))
     }
@@ -182,12 +190,14 @@ pub fn raw(port: u16, request: &str) -> std::io::Result<(u16, Json)> {
     Ok((status, serde_json::from_str(body).unwrap_or(Json::Null)))
 }
 
+/// Creates an instance of `agent` (asserting 200); the answer's body.
 pub fn create(svc: &Service, agent: &str) -> Json {
     let (status, body) = svc.call("POST", "/api/instances", Some(json!({ "agent": agent })));
     assert_eq!(status, 200, "{body}");
     body
 }
 
+/// Resumes instance `id` with `value` (at `version`, if given).
 pub fn resume(svc: &Service, id: &str, value: Json, version: Option<i64>) -> (u16, Json) {
     let mut req = json!({ "value": value });
     if let Some(v) = version {
@@ -196,6 +206,7 @@ pub fn resume(svc: &Service, id: &str, value: Json, version: Option<i64>) -> (u1
     svc.call("POST", &format!("/api/instances/{id}/resume"), Some(req))
 }
 
+/// The `id` of an instance as the API returned it.
 pub fn id_of(body: &Json) -> String {
     body["id"].as_str().expect("an id").to_string()
 }
