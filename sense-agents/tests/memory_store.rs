@@ -142,3 +142,41 @@ fn a_vm_without_a_store_refuses_persistent_memory() {
         err.display()
     );
 }
+
+/// What the fuzzers rely on (`fuzz/src/lib.rs`): with
+/// `memory::open_sqlite_in_memory` as the store, neither a program nor a
+/// snapshot restored from bytes creates a file at the path a memory
+/// names, and a restored memory opens again (fresh and empty).
+#[test]
+fn the_in_memory_sqlite_store_writes_no_file_even_after_a_restore() {
+    let dir = std::env::temp_dir().join(format!("sense-memory-none-{}", std::process::id()));
+    let path = dir.join("deep").join("notes.db");
+    let config = || Config {
+        memory_store: Some(sense_agents::memory::open_sqlite_in_memory),
+        ..Config::default()
+    };
+    let out = Arc::new(Mutex::new(String::new()));
+    let mut rt = Runtime::with_config(config());
+    let sink = out.clone();
+    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
+    let program = format!(
+        "persistent memory notes: {:?}\n\
+         agent a:\n    pause(\"wait\")\n    notes.remember(\"k\", 2)\n    print(notes.recall(\"k\"), notes.keys())\n\
+         notes.remember(\"k\", 1)\n\
+         print(notes.recall(\"k\"))\n",
+        path.display().to_string()
+    );
+    rt.run_source("notes.sns", &program).unwrap();
+    let a = rt.agent("a").unwrap();
+    rt.start(a).unwrap();
+    let bytes = rt.snapshot().unwrap();
+
+    let mut back = Runtime::with_config(config());
+    let sink = out.clone();
+    back.set_output(move |s| sink.lock().unwrap().push_str(s));
+    back.restore_snapshot(&bytes).unwrap();
+    let a = back.agent("a").unwrap();
+    back.resume(a, sense_agents::HostValue::Nil).unwrap();
+    assert_eq!(out.lock().unwrap().as_str(), "1\n2 [k]\n");
+    assert!(!dir.exists(), "{} was created", dir.display());
+}
