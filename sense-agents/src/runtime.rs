@@ -529,7 +529,7 @@ impl Runtime {
     pub fn pause_handle(&self, id: AgentId) -> Result<PauseHandle, Error> {
         let a = self.agent_data(id)?;
         Ok(PauseHandle {
-            flag: a.interrupt.clone(),
+            flag: a.pause_flag(),
             pending: std::sync::Arc::downgrade(&self.vm.interrupt_counter()),
         })
     }

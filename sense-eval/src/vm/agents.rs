@@ -15,7 +15,6 @@ use crate::object::Obj;
 use crate::proto::AgentInfo;
 use crate::symbol::Symbol;
 use crate::value::Value;
-use std::sync::Arc;
 
 impl Vm {
     /// `agent NAME: body` — creates the agent and binds it with the
@@ -39,7 +38,7 @@ impl Vm {
             resume_pushes: false,
             error: None,
             error_taken: false,
-            interrupt: Arc::default(),
+            interrupt: Default::default(),
             serial,
         };
         let r = self.heap.alloc(Obj::Agent(Box::new(agent)));
