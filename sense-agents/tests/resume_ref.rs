@@ -44,7 +44,10 @@ fn completion_is_reported() {
     let mut rt = runtime("agent a:\n    x = pause()\n    y = x * 2\n");
     let a = rt.agent("a").unwrap();
     rt.start(a).unwrap();
-    assert_eq!(rt.resume_ref(a, ValueRef::Int(21)).unwrap(), AgentStatus::Completed);
+    assert_eq!(
+        rt.resume_ref(a, ValueRef::Int(21)).unwrap(),
+        AgentStatus::Completed
+    );
     assert_eq!(rt.member(a, "y").unwrap(), HostValue::Int(42));
 }
 
@@ -67,9 +70,15 @@ fn a_waiting_receive_gets_the_value_as_a_message() {
     rt.start(a).unwrap();
     assert_eq!(rt.pause_kind(a).unwrap(), Some(PauseKind::WaitingMessage));
     // Nil is no message: it keeps waiting.
-    assert_eq!(rt.resume_ref(a, ValueRef::Nil).unwrap(), AgentStatus::Paused);
+    assert_eq!(
+        rt.resume_ref(a, ValueRef::Nil).unwrap(),
+        AgentStatus::Paused
+    );
     assert_eq!(rt.pause_kind(a).unwrap(), Some(PauseKind::WaitingMessage));
-    assert_eq!(rt.resume_ref(a, ValueRef::Str("hi")).unwrap(), AgentStatus::Paused);
+    assert_eq!(
+        rt.resume_ref(a, ValueRef::Str("hi")).unwrap(),
+        AgentStatus::Paused
+    );
     assert_eq!(rt.pause_kind(a).unwrap(), Some(PauseKind::SelfPause));
     assert_eq!(rt.pause_reason_ref(a).unwrap(), ValueRef::Str("hi"));
 }

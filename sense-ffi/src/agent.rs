@@ -204,7 +204,9 @@ pub extern "C" fn sense_agent_resume(
             None => resume_ref(r, agent, ValueRef::Nil),
             Some(v) => match value_ref(v) {
                 Some(v) => resume_ref(r, agent, v),
-                None => drive(r, agent, AgentStatus::Paused, |r, id| r.resume(id, v.clone())),
+                None => drive(r, agent, AgentStatus::Paused, |r, id| {
+                    r.resume(id, v.clone())
+                }),
             },
         })?;
         set_opt(status_out, settled);

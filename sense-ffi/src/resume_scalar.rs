@@ -191,7 +191,8 @@ mod tests {
 
     #[test]
     fn a_string_resume_value_arrives_and_bad_arguments_are_refused() {
-        let (rt, agent) = started("agent worker:\n    x = nil\n    while true:\n        x = pause(x)\n");
+        let (rt, agent) =
+            started("agent worker:\n    x = nil\n    while true:\n        x = pause(x)\n");
         let mut status = sense_agent_status::Created;
         let text = "héllo";
         let st = sense_agent_resume_string(

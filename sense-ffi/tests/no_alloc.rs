@@ -135,7 +135,10 @@ fn the_counter_sees_allocations() {
     // pause value out does allocate.
     let (rt, a) = started(ASKS);
     let n = allocations_in(|| {
-        assert_eq!(rt.pause_reason(a).expect("reason"), HostValue::from("more?"));
+        assert_eq!(
+            rt.pause_reason(a).expect("reason"),
+            HostValue::from("more?")
+        );
     });
     assert!(n >= 1, "copying a String out was not counted");
 }
