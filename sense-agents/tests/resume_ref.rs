@@ -1,5 +1,7 @@
 //! `Runtime::resume_ref`: the same semantics as `Runtime::resume`, with the
 //! value as a view and only the settled status returned.
+// Test helpers outside #[test] fns may unwrap and panic.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use sense_agents::{AgentStatus, HostValue, PauseKind, Runtime, ValueRef};
 
