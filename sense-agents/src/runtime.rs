@@ -380,6 +380,7 @@ impl Runtime {
     }
 
     /// The agent's status.
+    #[inline]
     pub fn status(&self, id: AgentId) -> Result<AgentStatus, Error> {
         Ok(self.agent_data(id)?.status)
     }
@@ -452,6 +453,7 @@ impl Runtime {
     /// assert!(rt.resume_ref(a, ValueRef::List).is_err());
     /// # Ok::<(), sense_agents::Error>(())
     /// ```
+    #[inline]
     pub fn resume_ref(&mut self, id: AgentId, value: ValueRef<'_>) -> Result<AgentStatus, Error> {
         let v = match value {
             ValueRef::Nil => Value::Nil,
