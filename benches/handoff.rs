@@ -4,7 +4,7 @@
 //! one run.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use sense::agents::{HostValue, Runtime, State};
+use sense::agents::{AgentStatus, HostValue, Runtime, State, ValueRef};
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -29,6 +29,14 @@ fn sense_round_trip(group: &mut criterion::BenchmarkGroup<'_, criterion::measure
         b.iter(|| {
             let s = rt.resume(a, HostValue::Nil).unwrap();
             black_box(matches!(s, State::Paused { .. }));
+        })
+    });
+    // The same round trip reporting only the status (the pause value stays
+    // in the runtime, readable with `pause_reason_ref`).
+    group.bench_function("sense: resume_ref→pause round trip", |b| {
+        b.iter(|| {
+            let s = rt.resume_ref(a, ValueRef::Nil).unwrap();
+            black_box(s == AgentStatus::Paused);
         })
     });
 }

@@ -4,8 +4,12 @@
 //! any of them.
 //!
 //! `cargo run --release --example paused_agents [COUNT]`
+//!
+//! The heap ceiling (`Config::max_heap`, 1 GiB by default, an estimate of
+//! what values hold) is raised to 2 KB per agent on top of the default, so
+//! that 10,000,000 agents (about 8 GB) are not refused as "out of memory".
 
-use sense::Runtime;
+use sense::{Config, Runtime};
 
 fn status_kb(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -18,7 +22,13 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);
-    let mut rt = Runtime::new();
+    let per_agent = 2048usize;
+    let config = Config {
+        max_heap: sense::eval::vm::DEFAULT_MAX_HEAP
+            .saturating_add(per_agent.saturating_mul(count as usize)),
+        ..Config::default()
+    };
+    let mut rt = Runtime::with_config(config);
     rt.set_output(|_| {});
     let before = status_kb("VmRSS:").unwrap_or(0);
     let threads_before = status_kb("Threads:").unwrap_or(0);

@@ -1001,6 +1001,58 @@ enum sense_status sense_completion_fail(struct sense_completion *completion,
                                         struct sense_error **error);
 
 /*
+ Resumes a paused agent with the Int `value`, as `sense_agent_resume`
+ does with an Int `sense_value`, but with nothing to allocate or free:
+ `value` becomes the result of the `pause()` (or `ask_human()`, or
+ host-function call) the agent is paused in. `*status_out` (may be
+ NULL) receives `SENSE_AGENT_STATUS_PAUSED` or
+ `SENSE_AGENT_STATUS_COMPLETED`; read the new pause value with
+ `sense_agent_pause_reason_int` (or its siblings) without copying it.
+ Errors as for `sense_agent_resume`.
+ */
+enum sense_status sense_agent_resume_int(struct sense_runtime *runtime,
+                                         struct sense_agent agent,
+                                         int64_t value,
+                                         enum sense_agent_status *status_out,
+                                         struct sense_error **error);
+
+/*
+ Resumes a paused agent with the Float `value`, as
+ `sense_agent_resume_int` does with an Int.
+ */
+enum sense_status sense_agent_resume_float(struct sense_runtime *runtime,
+                                           struct sense_agent agent,
+                                           double value,
+                                           enum sense_agent_status *status_out,
+                                           struct sense_error **error);
+
+/*
+ Resumes a paused agent with the Bool `value`, as
+ `sense_agent_resume_int` does with an Int.
+ */
+enum sense_status sense_agent_resume_bool(struct sense_runtime *runtime,
+                                          struct sense_agent agent,
+                                          bool value,
+                                          enum sense_agent_status *status_out,
+                                          struct sense_error **error);
+
+/*
+ Resumes a paused agent with the String of `len` bytes at `ptr` (UTF-8,
+ not NUL-terminated; borrowed for the call: the runtime copies it into
+ its own string, as Sense code's strings are kept), as
+ `sense_agent_resume_int` does with an Int. The answer to an
+ `ask_human()` is typically sent this way. Errors as for
+ `sense_agent_resume`, plus `SENSE_STATUS_INVALID_ARGUMENT` (NULL `ptr`
+ with a non-zero `len`) and `SENSE_STATUS_INVALID_UTF8`.
+ */
+enum sense_status sense_agent_resume_string(struct sense_runtime *runtime,
+                                            struct sense_agent agent,
+                                            const char *ptr,
+                                            size_t len,
+                                            enum sense_agent_status *status_out,
+                                            struct sense_error **error);
+
+/*
  A runtime with default limits in `*out`, printing to stdout and reading
  `ask_human` input from stdin. Free it with `sense_runtime_free`.
  */

@@ -491,6 +491,21 @@ public:
         check([&](sense_error **e) { return sense_agent_resume(get(), a, v.get(), &s, e); });
         return s;
     }
+    /// Resumes with an Int passed directly: nothing to allocate or free
+    /// (read the new pause value with `pause_reason_int`).
+    sense_agent_status resume_int(Agent a, int64_t v) {
+        sense_agent_status s{};
+        check([&](sense_error **e) { return sense_agent_resume_int(get(), a, v, &s, e); });
+        return s;
+    }
+    /// Resumes with a String passed directly (the runtime copies it).
+    sense_agent_status resume_string(Agent a, std::string_view v) {
+        sense_agent_status s{};
+        check([&](sense_error **e) {
+            return sense_agent_resume_string(get(), a, v.data(), v.size(), &s, e);
+        });
+        return s;
+    }
     void send(Agent a, const Value &message) {
         check([&](sense_error **e) { return sense_agent_send(get(), a, message.get(), e); });
     }

@@ -7,7 +7,11 @@
  * `sense_agent_pause_reason` + `sense_value_as_int`, free that copy: the
  * same work as the "C ABI: send Int, read pause value" criterion bench.
  *
- * Usage: handoff ROUND_TRIPS   (prints the sum of the values read back) */
+ * With `direct`, the allocation-free round trip instead:
+ * `sense_agent_resume_int`, then `sense_agent_pause_reason_int` (nothing
+ * made or freed).
+ *
+ * Usage: handoff ROUND_TRIPS [direct]   (prints the sum of the values read back) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,11 +34,12 @@ static void check(const char *what, enum sense_status st, struct sense_error *er
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s ROUND_TRIPS\n", argv[0]);
+    if (argc != 2 && !(argc == 3 && strcmp(argv[2], "direct") == 0)) {
+        fprintf(stderr, "usage: %s ROUND_TRIPS [direct]\n", argv[0]);
         return 2;
     }
     long n = strtol(argv[1], NULL, 10);
+    int direct = argc == 3;
     struct sense_error *err = NULL;
     struct sense_runtime *rt = NULL;
     check("sense_runtime_new", sense_runtime_new(&rt, &err), err);
@@ -45,7 +50,17 @@ int main(int argc, char **argv) {
     enum sense_agent_status status;
     check("sense_agent_start", sense_agent_start(rt, agent, &status, &err), err);
     int64_t sum = 0;
-    for (long i = 0; i < n; i++) {
+    for (long i = 0; direct && i < n; i++) {
+        check("sense_agent_resume_int", sense_agent_resume_int(rt, agent, i, &status, &err), err);
+        int64_t got = 0;
+        check("sense_agent_pause_reason_int", sense_agent_pause_reason_int(rt, agent, &got, &err), err);
+        if (status != SENSE_AGENT_STATUS_PAUSED || got != i + 1) {
+            fprintf(stderr, "round trip %ld: status %d, read %lld\n", i, (int)status, (long long)got);
+            return 1;
+        }
+        sum += got;
+    }
+    for (long i = 0; !direct && i < n; i++) {
         struct sense_value *v = sense_value_new_int(i);
         check("sense_agent_resume", sense_agent_resume(rt, agent, v, &status, &err), err);
         sense_value_free(v);

@@ -37,6 +37,8 @@ TOLERANCE = 0.05
 # Round trips of the two handoff.c runs; their difference divides the count.
 HANDOFF_N1, HANDOFF_N2 = 1000, 3000
 HANDOFF_KEY = "c_abi_round_trip"
+# The same round trip with nothing allocated (`handoff N direct`).
+DIRECT_KEY = "c_abi_round_trip_direct"
 COLLECTED = re.compile(r"Collected : (\d+)")
 
 
@@ -85,10 +87,10 @@ def build_lua():
     return exe
 
 
-def per_round_trip(exe, tmp):
+def per_round_trip(exe, tmp, *extra):
     """Instructions per round trip of a hand-off driver (start-up cancels)."""
-    c1 = count([exe, str(HANDOFF_N1)], tmp)
-    c2 = count([exe, str(HANDOFF_N2)], tmp)
+    c1 = count([exe, str(HANDOFF_N1), *extra], tmp)
+    c2 = count([exe, str(HANDOFF_N2), *extra], tmp)
     return round((c2 - c1) / (HANDOFF_N2 - HANDOFF_N1))
 
 
@@ -115,6 +117,9 @@ def measure(handoff, tmp):
     per = per_round_trip(handoff, tmp)
     got[HANDOFF_KEY] = {"n": f"{HANDOFF_N1}..{HANDOFF_N2}", "instructions": per}
     print(f"  {HANDOFF_KEY:<14} per round trip {per:>9,}", flush=True)
+    direct = per_round_trip(handoff, tmp, "direct")
+    got[DIRECT_KEY] = {"n": f"{HANDOFF_N1}..{HANDOFF_N2}", "instructions": direct}
+    print(f"  {DIRECT_KEY:<14} per round trip {direct:>9,}", flush=True)
     return got
 
 
@@ -160,7 +165,8 @@ def main():
         if lua:
             lua_per = per_round_trip(lua, tmp)
             print(f"  for comparison (not checked): Lua 5.4 C-API round trip {lua_per:,} instructions; "
-                  f"Sense C ABI / Lua = {got[HANDOFF_KEY]['instructions'] / lua_per:.2f}x", flush=True)
+                  f"Sense C ABI / Lua = {got[HANDOFF_KEY]['instructions'] / lua_per:.2f}x "
+                  f"(allocation-free: {got[DIRECT_KEY]['instructions'] / lua_per:.2f}x)", flush=True)
     if os.environ.get("SENSE_BLESS") == "1":
         with open(BASELINE, "w", encoding="utf-8") as f:
             json.dump({"tool": f"{vg} --tool=callgrind (Ir)", "tolerance": TOLERANCE, "counts": got}, f, indent=2)

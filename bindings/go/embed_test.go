@@ -104,3 +104,23 @@ func mustRun(t *testing.T, rt *Runtime, src string) {
 		t.Fatal(err)
 	}
 }
+
+func TestResumeInt(t *testing.T) {
+	rt, _ := newRuntime(t)
+	mustRun(t, rt, "agent w:\n    x = 0\n    while true:\n        x = pause(x + 1)\n")
+	w, err := rt.Agent("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := rt.Start(w); err != nil || st != Paused {
+		t.Fatalf("start: %v %v", st, err)
+	}
+	for i := int64(1); i <= 100; i++ {
+		if st, err := rt.ResumeInt(w, i); err != nil || st != Paused {
+			t.Fatalf("resume %d: %v %v", i, st, err)
+		}
+		if v, ok, err := rt.PauseReasonInt(w); !ok || err != nil || v != i+1 {
+			t.Fatalf("reason after %d = %v %v %v", i, v, ok, err)
+		}
+	}
+}

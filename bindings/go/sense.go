@@ -475,6 +475,16 @@ func (r *Runtime) Resume(a Agent, value any) (AgentStatus, error) {
 	return AgentStatus(s), err
 }
 
+// ResumeInt continues a paused agent with an Int passed directly: nothing
+// is allocated for it (read the next pause value with PauseReasonInt).
+func (r *Runtime) ResumeInt(a Agent, value int64) (AgentStatus, error) {
+	defer runtime.KeepAlive(r)
+	var s uint32
+	var cerr *C.sense_error
+	err := check(C.sense_agent_resume_int(r.ptr, a.id, C.int64_t(value), &s, &cerr), cerr)
+	return AgentStatus(s), err
+}
+
 // Status returns the agent's status.
 func (r *Runtime) Status(a Agent) (AgentStatus, error) {
 	defer runtime.KeepAlive(r)

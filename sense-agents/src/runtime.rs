@@ -1,5 +1,6 @@
 //! [`Runtime`]: one Sense program and its agents, driven by a host.
 
+use crate::embed::ValueRef;
 use crate::error::Error;
 use crate::handle::{AgentId, PauseHandle};
 use sense_eval::agent::{Agent, AgentStatus, PauseKind};
@@ -379,6 +380,7 @@ impl Runtime {
     }
 
     /// The agent's status.
+    #[inline]
     pub fn status(&self, id: AgentId) -> Result<AgentStatus, Error> {
         Ok(self.agent_data(id)?.status)
     }
@@ -416,10 +418,8 @@ impl Runtime {
     /// oldest message. After a host request or a budget pause the value is
     /// ignored.
     pub fn resume(&mut self, id: AgentId, value: impl Into<HostValue>) -> Result<State, Error> {
-        let waiting = self.agent_data(id)?.status == AgentStatus::Paused
-            && self.agent_data(id)?.pause_kind == PauseKind::WaitingMessage;
         let value = value.into();
-        if waiting && value != HostValue::Nil {
+        if self.waits_for_message(id)? && value != HostValue::Nil {
             self.send(id, value)?;
             return self.resume(id, HostValue::Nil);
         }
@@ -431,25 +431,90 @@ impl Runtime {
         self.settled(id, r)
     }
 
-    fn settled(&mut self, id: AgentId, r: Result<Exit, EvalError>) -> Result<State, Error> {
+    /// Resumes a paused agent like [`Runtime::resume`], with the value
+    /// given as a borrowed [`ValueRef`], and reports only where the agent
+    /// now stands: [`AgentStatus::Paused`] or [`AgentStatus::Completed`].
+    /// The pause reason is not copied out; read it with
+    /// [`Runtime::pause_reason_ref`]. With a nil, Bool, Int or Float value
+    /// the round trip allocates nothing on the host's side (a String is
+    /// copied into the runtime, as Sense code's strings are).
+    /// [`ValueRef::List`] and [`ValueRef::Other`] carry no contents and
+    /// are refused: send such values with [`Runtime::resume`].
+    ///
+    /// ```
+    /// use sense_agents::{AgentStatus, Runtime, ValueRef};
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.run_source("m.sns", "agent a:\n    x = 0\n    while true:\n        x = pause(x + 1)\n")?;
+    /// let a = rt.agent("a")?;
+    /// rt.start(a)?;
+    /// assert_eq!(rt.resume_ref(a, ValueRef::Int(41))?, AgentStatus::Paused);
+    /// assert_eq!(rt.pause_reason_ref(a)?, ValueRef::Int(42));
+    /// assert!(rt.resume_ref(a, ValueRef::List).is_err());
+    /// # Ok::<(), sense_agents::Error>(())
+    /// ```
+    #[inline]
+    pub fn resume_ref(&mut self, id: AgentId, value: ValueRef<'_>) -> Result<AgentStatus, Error> {
+        let v = match value {
+            ValueRef::Nil => Value::Nil,
+            ValueRef::Bool(b) => Value::Bool(b),
+            ValueRef::Int(i) => Value::Int(i),
+            ValueRef::Float(f) => Value::Float(f),
+            ValueRef::Str(s) => {
+                self.agent_data(id)?;
+                self.vm.new_str(s).map_err(|e| self.error(&e))?
+            }
+            ValueRef::List | ValueRef::Other => {
+                return Err(Error::host(
+                    "a List or Other view has no contents to send: resume with a HostValue",
+                ));
+            }
+        };
+        if self.waits_for_message(id)? && !matches!(v, Value::Nil) {
+            self.vm
+                .send_message(id.obj, v)
+                .map_err(|e| self.error(&e))?;
+            return self.resume_ref(id, ValueRef::Nil);
+        }
+        let r = self.vm.resume_agent(Value::Obj(id.obj), v);
+        match self.finish_resume(r)? {
+            true => Ok(AgentStatus::Paused),
+            false => Ok(AgentStatus::Completed),
+        }
+    }
+
+    /// True when the agent is paused in `receive()` (a resume value then
+    /// goes to its mailbox); an error for a stale id.
+    #[inline]
+    fn waits_for_message(&self, id: AgentId) -> Result<bool, Error> {
+        let a = self.agent_data(id)?;
+        Ok(a.status == AgentStatus::Paused && a.pause_kind == PauseKind::WaitingMessage)
+    }
+
+    /// Settles a start or resume: true when the agent paused, false when it
+    /// completed (running through checkpoints the caller did not ask for).
+    #[inline]
+    fn finish_resume(&mut self, r: Result<Exit, EvalError>) -> Result<bool, Error> {
         let r = match r {
             Ok(Exit::Checkpoint) | Err(_) => self.finish_checkpoints(r),
             Ok(exit) => Ok(exit),
         };
-        match r {
-            Ok(Exit::Completed(_)) | Ok(Exit::Done) | Ok(Exit::Returned) | Ok(Exit::Checkpoint) => {
-                Ok(State::Completed)
-            }
-            Ok(Exit::Paused(_)) => {
-                let a = self.agent_data(id)?;
-                let (reason, kind) = (a.pause_reason, a.pause_kind);
-                Ok(State::Paused {
-                    reason: self.vm.to_host(reason),
-                    kind,
-                })
-            }
-            Err(e) => Err(e),
+        match r? {
+            Exit::Paused(_) => Ok(true),
+            Exit::Completed(_) | Exit::Done | Exit::Returned | Exit::Checkpoint => Ok(false),
         }
+    }
+
+    fn settled(&mut self, id: AgentId, r: Result<Exit, EvalError>) -> Result<State, Error> {
+        if !self.finish_resume(r)? {
+            return Ok(State::Completed);
+        }
+        let a = self.agent_data(id)?;
+        let (reason, kind) = (a.pause_reason, a.pause_kind);
+        Ok(State::Paused {
+            reason: self.vm.to_host(reason),
+            kind,
+        })
     }
 
     /// Puts `message` in the agent's mailbox (any status).
@@ -466,7 +531,7 @@ impl Runtime {
     pub fn pause_handle(&self, id: AgentId) -> Result<PauseHandle, Error> {
         let a = self.agent_data(id)?;
         Ok(PauseHandle {
-            flag: a.interrupt.clone(),
+            flag: a.pause_flag(),
             pending: std::sync::Arc::downgrade(&self.vm.interrupt_counter()),
         })
     }

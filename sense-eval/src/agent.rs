@@ -9,6 +9,7 @@ use crate::heap::{ScopeRef, Tracer};
 use crate::proto::ProtoId;
 use crate::value::Value;
 use crate::vm::Fiber;
+use std::cell::OnceCell;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
@@ -121,9 +122,12 @@ pub struct Agent {
     pub error: Option<EvalError>,
     /// True once a stored error has been raised (so it is raised only once).
     pub error_taken: bool,
-    /// Set from any thread to ask the running agent to pause.
+    /// Set from any thread to ask the running agent to pause; made on
+    /// first use ([`Agent::pause_flag`]), so an agent no host ever asks to
+    /// pause costs no allocation for it (a million paused agents save an
+    /// `Arc` each).
     #[serde(skip)]
-    pub interrupt: Arc<PauseFlag>,
+    pub interrupt: OnceCell<Arc<PauseFlag>>,
     /// A process-unique number, so host handles detect a collected agent
     /// and never reach an agent of another runtime (every VM draws from one
     /// process-wide counter).
@@ -198,6 +202,34 @@ impl PauseFlag {
 }
 
 impl Agent {
+    /// The agent's pause-request flag, shared with the host's pause
+    /// handles; made on first use. A flag made after the agent completed
+    /// or failed starts finished (requests to it are refused).
+    pub fn pause_flag(&self) -> Arc<PauseFlag> {
+        self.interrupt
+            .get_or_init(|| {
+                let flag = PauseFlag::default();
+                if matches!(self.status, AgentStatus::Completed | AgentStatus::Failed) {
+                    flag.finish();
+                }
+                Arc::new(flag)
+            })
+            .clone()
+    }
+
+    /// Takes a pending pause request (see [`PauseFlag::take`]); false when
+    /// no flag was ever made.
+    pub(crate) fn take_interrupt(&self) -> bool {
+        self.interrupt.get().is_some_and(|f| f.take())
+    }
+
+    /// The agent will not run again (see [`PauseFlag::finish`]). True if a
+    /// request was pending. Without a flag yet there is nothing to do: one
+    /// made later starts finished.
+    pub(crate) fn finish_interrupt(&self) -> bool {
+        self.interrupt.get().is_some_and(|f| f.finish())
+    }
+
     pub(crate) fn trace(&self, t: &mut Tracer) {
         t.scope(self.scope);
         t.value(self.pause_reason);

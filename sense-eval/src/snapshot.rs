@@ -481,13 +481,9 @@ impl Vm {
         self.heap.capture_all();
         for obj in self.heap.objs_mut() {
             if let Obj::Agent(a) = obj {
-                a.interrupt = Arc::default();
-                if matches!(
-                    a.status,
-                    crate::agent::AgentStatus::Completed | crate::agent::AgentStatus::Failed
-                ) {
-                    a.interrupt.finish();
-                }
+                // Made on first use; one made for a finished agent starts
+                // finished.
+                a.interrupt = Default::default();
             }
         }
     }

@@ -26,7 +26,7 @@
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use libloading::Library;
-use sense_agents::{HostValue, Runtime, State};
+use sense_agents::{HostValue, Runtime, State, ValueRef};
 use std::ffi::{c_char, c_int};
 use std::hint::black_box;
 use std::mem::ManuallyDrop;
@@ -115,6 +115,10 @@ struct Api {
     ) -> Status,
     agent_pause_reason:
         unsafe extern "C" fn(*const SenseRuntime, SenseAgent, *mut *mut SenseValue, Err) -> Status,
+    agent_resume_int:
+        unsafe extern "C" fn(*mut SenseRuntime, SenseAgent, i64, *mut AgentStatus, Err) -> Status,
+    agent_pause_reason_int:
+        unsafe extern "C" fn(*const SenseRuntime, SenseAgent, *mut i64, Err) -> Status,
     value_new_int: unsafe extern "C" fn(i64) -> *mut SenseValue,
     value_as_int: unsafe extern "C" fn(*const SenseValue, *mut i64, Err) -> Status,
     value_free: unsafe extern "C" fn(*mut SenseValue),
@@ -153,6 +157,8 @@ impl Api {
             agent_start: sym!(lib, "sense_agent_start"),
             agent_resume: sym!(lib, "sense_agent_resume"),
             agent_pause_reason: sym!(lib, "sense_agent_pause_reason"),
+            agent_resume_int: sym!(lib, "sense_agent_resume_int"),
+            agent_pause_reason_int: sym!(lib, "sense_agent_pause_reason_int"),
             value_new_int: sym!(lib, "sense_value_new_int"),
             value_as_int: sym!(lib, "sense_value_as_int"),
             value_free: sym!(lib, "sense_value_free"),
@@ -420,6 +426,75 @@ fn handoff_vs_lua(c: &mut Criterion) {
                 black_box(got)
             })
         });
+    }
+
+    // C ABI without allocation: the Int passed directly
+    // (`sense_agent_resume_int`), the pause value read in place
+    // (`sense_agent_pause_reason_int`); nothing made or freed.
+    {
+        let host = api.host(ECHO_PLUS_ONE, "worker");
+        let mut status: AgentStatus = 0;
+        // SAFETY: live runtime, agent of it, writable status, NULL error.
+        let st = unsafe { (api.agent_start)(host.rt, host.agent, &mut status, ptr::null_mut()) };
+        assert!(st == SENSE_STATUS_OK && status == SENSE_AGENT_STATUS_PAUSED);
+        let mut i: i64 = 0;
+        group.bench_function(
+            "C ABI, no allocation: sense_agent_resume_int, sense_agent_pause_reason_int",
+            |b| {
+                b.iter(|| {
+                    i += 1;
+                    let mut got = 0;
+                    // SAFETY: the runtime outlives the benchmark;
+                    // out-parameters are locals; NULL error pointers.
+                    let (st1, st2) = unsafe {
+                        (
+                            (api.agent_resume_int)(
+                                host.rt,
+                                host.agent,
+                                i,
+                                &mut status,
+                                ptr::null_mut(),
+                            ),
+                            (api.agent_pause_reason_int)(
+                                host.rt,
+                                host.agent,
+                                &mut got,
+                                ptr::null_mut(),
+                            ),
+                        )
+                    };
+                    assert!(st1 == SENSE_STATUS_OK && st2 == SENSE_STATUS_OK);
+                    assert_eq!((status, got), (SENSE_AGENT_STATUS_PAUSED, i + 1));
+                    black_box(got)
+                })
+            },
+        );
+    }
+
+    // Rust API without copying: `Runtime::resume_ref` + `pause_reason_ref`.
+    {
+        let mut rt = Runtime::new();
+        rt.run_source("bench.sns", ECHO_PLUS_ONE)
+            .expect("bench program");
+        let a = rt.agent("worker").expect("worker");
+        rt.start(a).expect("start");
+        let mut i: i64 = 0;
+        group.bench_function(
+            "Rust API, no allocation: resume_ref, pause_reason_ref",
+            |b| {
+                b.iter(|| {
+                    i += 1;
+                    let st = rt.resume_ref(a, ValueRef::Int(i)).expect("resume");
+                    assert_eq!(st, sense_agents::AgentStatus::Paused);
+                    let got = match rt.pause_reason_ref(a).expect("reason") {
+                        ValueRef::Int(n) => n,
+                        other => panic!("unexpected pause value {other:?}"),
+                    };
+                    assert_eq!(got, i + 1);
+                    black_box(got)
+                })
+            },
+        );
     }
 
     // Rust API: `Runtime::resume` returns the pause value in the state.

@@ -5,8 +5,8 @@ use crate::error::{self, sense_error};
 use crate::guard::{Failure, set_opt};
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
-use crate::value::{host_or_nil, into_raw, sense_value};
-use sense_agents::{AgentId, AgentStatus, PauseKind, Runtime, State};
+use crate::value::{as_host, host_or_nil, into_raw, sense_value};
+use sense_agents::{AgentId, AgentStatus, HostValue, PauseKind, Runtime, State, ValueRef};
 use std::os::raw::c_char;
 
 /// Identifies an agent of one runtime. Plain data: copy it freely; it needs
@@ -106,7 +106,7 @@ impl From<PauseKind> for sense_pause_kind {
 }
 
 /// The agent's status, or `SENSE_STATUS_NOT_FOUND` for a stale id.
-fn status_of(r: &Runtime, agent: sense_agent) -> Result<AgentStatus, Failure> {
+pub(crate) fn status_of(r: &Runtime, agent: sense_agent) -> Result<AgentStatus, Failure> {
     r.status(agent.id())
         .map_err(|e| error::with_status(&e, sense_status::NotFound))
 }
@@ -198,15 +198,50 @@ pub extern "C" fn sense_agent_resume(
 ) -> sense_status {
     ffi_guard!(error, {
         let rt = try_ref!(runtime);
-        let value = host_or_nil(value);
-        let settled = rt.enter(|r| {
-            drive(r, agent, AgentStatus::Paused, move |r, id| {
-                r.resume(id, value)
-            })
+        let settled = rt.enter(|r| match as_host(value) {
+            // Scalars and strings go in as views and the pause reason is
+            // not copied out: no host-side allocation for scalars.
+            None => resume_ref(r, agent, ValueRef::Nil),
+            Some(v) => match value_ref(v) {
+                Some(v) => resume_ref(r, agent, v),
+                None => drive(r, agent, AgentStatus::Paused, |r, id| {
+                    r.resume(id, v.clone())
+                }),
+            },
         })?;
         set_opt(status_out, settled);
         Ok(())
     })
+}
+
+/// A scalar or string host value as a view; `None` for lists, agents and
+/// opaque values.
+fn value_ref(v: &HostValue) -> Option<ValueRef<'_>> {
+    Some(match v {
+        HostValue::Nil => ValueRef::Nil,
+        HostValue::Bool(b) => ValueRef::Bool(*b),
+        HostValue::Int(i) => ValueRef::Int(*i),
+        HostValue::Float(f) => ValueRef::Float(*f),
+        HostValue::Str(s) => ValueRef::Str(s),
+        _ => return None,
+    })
+}
+
+/// Resumes a paused agent with a view of the value (see
+/// `Runtime::resume_ref`), reporting failures as `drive` does.
+pub(crate) fn resume_ref(
+    r: &mut Runtime,
+    agent: sense_agent,
+    value: ValueRef<'_>,
+) -> Result<sense_agent_status, Failure> {
+    let before = status_of(r, agent)?;
+    match r.resume_ref(agent.id(), value) {
+        Ok(settled) => Ok(settled.into()),
+        Err(e) if before != AgentStatus::Paused => {
+            Err(error::with_status(&e, sense_status::WrongState))
+        }
+        Err(e) => Err(error::from_sense(&e, sense_status::RuntimeError)),
+    }
 }
 
 /// The agent's current status into `*out`.

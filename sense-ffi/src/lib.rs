@@ -34,6 +34,8 @@ mod strings;
 
 mod agent;
 mod agent_value;
+#[cfg(test)]
+mod alloc_count;
 mod callback;
 mod config;
 mod default_providers;
@@ -42,6 +44,7 @@ mod error;
 mod host_fn;
 mod pause;
 mod provider;
+mod resume_scalar;
 mod runtime;
 mod snapshot;
 mod status;
@@ -81,6 +84,10 @@ pub use pause::{
 pub use provider::{
     sense_complete_fn, sense_completion, sense_completion_fail, sense_completion_set_confidence,
     sense_completion_set_text, sense_runtime_register_provider,
+};
+pub use resume_scalar::{
+    sense_agent_resume_bool, sense_agent_resume_float, sense_agent_resume_int,
+    sense_agent_resume_string,
 };
 pub use runtime::{
     sense_input_fn, sense_output_fn, sense_runtime, sense_runtime_free, sense_runtime_global,

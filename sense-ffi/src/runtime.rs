@@ -62,21 +62,25 @@ impl sense_runtime {
             ));
         }
         self.busy.set(true);
-        struct Leave<'a>(&'a sense_runtime);
-        impl Drop for Leave<'_> {
+        /// Dropped only while a panic unwinds out of `f` (the normal path
+        /// forgets it, which spares every call a `thread::panicking()`
+        /// check): the runtime is left poisoned.
+        struct Unwinding<'a>(&'a sense_runtime);
+        impl Drop for Unwinding<'_> {
             fn drop(&mut self) {
-                if std::thread::panicking() {
-                    self.0.poisoned.set(true);
-                }
+                self.0.poisoned.set(true);
                 self.0.busy.set(false);
             }
         }
-        let _leave = Leave(self);
+        let unwinding = Unwinding(self);
         // SAFETY: `busy` was false, so no other reference into the runtime
         // is live: re-entry from callbacks is refused above, and the header
         // forbids using one runtime from two threads at once.
         let rt = unsafe { &mut *self.inner.get() };
-        f(rt)
+        let r = f(rt);
+        std::mem::forget(unwinding);
+        self.busy.set(false);
+        r
     }
 }
 
@@ -312,4 +316,35 @@ pub extern "C" fn sense_runtime_set_input(
             Ok(())
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_inside_poisons_the_runtime_and_a_normal_call_does_not() {
+        let mut out = std::ptr::null_mut();
+        assert_eq!(
+            sense_runtime_new(&mut out, std::ptr::null_mut()),
+            sense_status::Ok
+        );
+        // SAFETY: `out` was just made by `sense_runtime_new`.
+        let rt = unsafe { &*out };
+        assert!(rt.enter(|_| Ok(())).is_ok());
+        assert!(
+            rt.enter(|_| Ok(())).is_ok(),
+            "a normal call leaves it usable"
+        );
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = rt.enter(|_| -> Result<(), Failure> { panic!("boom") });
+        }));
+        assert!(unwound.is_err());
+        assert!(!rt.busy.get(), "unwinding left it busy");
+        match rt.enter(|_| Ok(())) {
+            Err(f) => assert_eq!(f.status(), sense_status::Panic),
+            Ok(()) => panic!("a poisoned runtime was entered"),
+        }
+        sense_runtime_free(out);
+    }
 }

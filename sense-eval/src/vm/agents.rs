@@ -15,7 +15,6 @@ use crate::object::Obj;
 use crate::proto::AgentInfo;
 use crate::symbol::Symbol;
 use crate::value::Value;
-use std::sync::Arc;
 
 impl Vm {
     /// `agent NAME: body` — creates the agent and binds it with the
@@ -39,7 +38,7 @@ impl Vm {
             resume_pushes: false,
             error: None,
             error_taken: false,
-            interrupt: Arc::default(),
+            interrupt: Default::default(),
             serial,
         };
         let r = self.heap.alloc(Obj::Agent(Box::new(agent)));
@@ -156,19 +155,19 @@ impl Vm {
             _ => return Err(self.expected_agent("resume() expects an Agent", v)),
         };
         self.check_depth()?;
-        let Some(a) = self.agent_ref(r) else {
+        // One lookup for the checks and the hand-over (this is the hot
+        // path of every host round trip).
+        let Obj::Agent(a) = self.heap.get_mut(r) else {
             return Err(EvalError::runtime("not an agent"));
         };
         if a.status != AgentStatus::Paused {
+            let (name, status) = (a.name, a.status);
             return Err(EvalError::runtime(format!(
                 "cannot resume agent '{}' \u{2014} status is '{}', not 'paused'",
-                self.interner.name(a.name),
-                a.status.as_str()
+                self.interner.name(name),
+                status.as_str()
             )));
         }
-        let Some(a) = self.agent_mut(r) else {
-            return Err(EvalError::runtime("not an agent"));
-        };
         let mut value = value;
         if a.pause_kind == PauseKind::WaitingMessage {
             // The pending `receive()` takes the oldest message; with none
@@ -239,6 +238,7 @@ impl Vm {
     }
 
     /// Host entry: resumes a paused `agent` with `value`.
+    #[inline]
     pub fn resume_agent(&mut self, agent: Value, value: Value) -> EvalResult<Exit> {
         match self.begin_resume(agent, value)? {
             (_, Some(fiber)) => self.drive(fiber),

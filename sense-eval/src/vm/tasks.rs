@@ -114,7 +114,7 @@ impl Vm {
     /// Drops a pending pause request of an agent that will not run again,
     /// and refuses later ones.
     pub(crate) fn clear_interrupt(&mut self, agent: ObjRef) {
-        let was_set = self.agent_ref(agent).is_some_and(|a| a.interrupt.finish());
+        let was_set = self.agent_ref(agent).is_some_and(|a| a.finish_interrupt());
         if was_set {
             self.interrupt
                 .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);

@@ -208,7 +208,7 @@ impl Vm {
             && let Some(agent) = self.cur.agent
         {
             let requested = match self.heap.get(agent) {
-                Obj::Agent(a) => a.interrupt.take(),
+                Obj::Agent(a) => a.take_interrupt(),
                 _ => false,
             };
             if requested {

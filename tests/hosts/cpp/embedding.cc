@@ -189,8 +189,28 @@ static int agents_inside_values() {
     return 0;
 }
 
+static int resume_without_values() {
+    sense::Runtime rt;
+    rt.on_output([](std::string_view) {});
+    rt.run("echo.sns", "agent w:\n    x = 0\n    while true:\n        x = pause(x)\n");
+    sense::Agent w = rt.agent("w");
+    CHECK(rt.start(w) == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(rt.resume_int(w, 41) == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(rt.pause_reason_int(w).value() == 41);
+    CHECK(rt.resume_string(w, "yes") == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(rt.pause_reason_string(w).value() == "yes");
+    try {
+        rt.resume_string(w, std::string_view("\xff", 1));
+        return 1;
+    } catch (const sense::Error &e) {
+        CHECK(e.status() == SENSE_STATUS_INVALID_UTF8);
+    }
+    return 0;
+}
+
 int main() {
     int failed = 0;
+    failed += resume_without_values();
     failed += agents_inside_values();
     failed += globals_and_calls();
     failed += agents_members_holds_and_views();

@@ -1,0 +1,144 @@
+//! The hand-off allocates nothing for scalars: a resume with an Int and a
+//! read of an Int or String pause value, through `Runtime::resume_ref` +
+//! `Runtime::pause_reason_ref` and through `Runtime::resume` →
+//! `State::Paused`, counted by a global allocator that tallies every
+//! allocation made on the current thread (other test threads do not
+//! disturb the count). It lives in sense-ffi because a global allocator
+//! needs `unsafe`, which the other library crates forbid; the C functions'
+//! own no-allocation test is a unit test of this crate (`resume_scalar.rs`).
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+use sense_agents::{AgentId, AgentStatus, HostValue, PauseKind, Runtime, State, ValueRef};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// `System`, counting allocations (and reallocations) per thread.
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn bump() {
+    // `try_with`: a thread's last deallocations may run after its locals
+    // are gone.
+    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+}
+
+// SAFETY: every call is forwarded to `System` unchanged; only a
+// thread-local counter is touched besides.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        bump();
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        bump();
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        bump();
+        // SAFETY: forwarded; `ptr` came from this allocator, i.e. `System`.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded; `ptr` came from this allocator, i.e. `System`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations made on this thread while `f` runs.
+fn allocations_in(f: impl FnOnce()) -> u64 {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+const ECHO: &str = "agent worker:\n    x = 0\n    while true:\n        x = pause(x + 1)\n";
+const ASKS: &str = "agent worker:\n    while true:\n        n = pause(\"more?\")\n";
+
+fn started(src: &str) -> (Runtime, AgentId) {
+    let mut rt = Runtime::new();
+    rt.set_output(|_| {});
+    rt.run_source("m.sns", src).expect("program runs");
+    let a = rt.agent("worker").expect("worker");
+    assert!(matches!(rt.start(a).expect("start"), State::Paused { .. }));
+    // Warm up: the first round trips may grow the fiber's stacks.
+    for i in 0..100 {
+        rt.resume_ref(a, ValueRef::Int(i)).expect("warm-up");
+    }
+    (rt, a)
+}
+
+#[test]
+fn resume_ref_with_an_int_and_reading_an_int_pause_value_allocate_nothing() {
+    let (mut rt, a) = started(ECHO);
+    let mut sum = 0;
+    let n = allocations_in(|| {
+        for i in 0..1000 {
+            let status = rt.resume_ref(a, ValueRef::Int(i)).expect("resume");
+            assert_eq!(status, AgentStatus::Paused);
+            match rt.pause_reason_ref(a).expect("reason") {
+                ValueRef::Int(v) => sum += v - i,
+                other => panic!("expected an Int pause value, got {other:?}"),
+            }
+        }
+    });
+    assert_eq!(sum, 1000, "each pause value is the resume value plus one");
+    assert_eq!(n, 0, "1,000 round trips allocated {n} times");
+}
+
+#[test]
+fn reading_a_string_pause_value_allocates_nothing() {
+    let (mut rt, a) = started(ASKS);
+    let n = allocations_in(|| {
+        for i in 0..1000 {
+            assert_eq!(
+                rt.resume_ref(a, ValueRef::Int(i)).expect("resume"),
+                AgentStatus::Paused
+            );
+            assert_eq!(
+                rt.pause_reason_ref(a).expect("reason"),
+                ValueRef::Str("more?")
+            );
+        }
+    });
+    assert_eq!(n, 0, "1,000 round trips allocated {n} times");
+}
+
+#[test]
+fn resume_returning_state_paused_with_an_int_allocates_nothing() {
+    let (mut rt, a) = started(ECHO);
+    let n = allocations_in(|| {
+        for i in 0..1000 {
+            let s = rt.resume(a, i).expect("resume");
+            assert_eq!(
+                s,
+                State::Paused {
+                    reason: HostValue::Int(i + 1),
+                    kind: PauseKind::SelfPause
+                }
+            );
+        }
+    });
+    assert_eq!(n, 0, "1,000 round trips allocated {n} times");
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    // The guard against a counter that never counts: copying a String
+    // pause value out does allocate.
+    let (rt, a) = started(ASKS);
+    let n = allocations_in(|| {
+        assert_eq!(
+            rt.pause_reason(a).expect("reason"),
+            HostValue::from("more?")
+        );
+    });
+    assert!(n >= 1, "copying a String out was not counted");
+}
