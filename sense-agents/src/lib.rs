@@ -12,6 +12,7 @@ mod error;
 mod ffi_support;
 mod handle;
 pub mod inspect_support;
+mod kinds;
 mod maintenance;
 pub mod memory;
 mod runtime;
@@ -25,8 +26,13 @@ pub use handle::{AgentId, PauseHandle};
 pub use runtime::Runtime;
 pub use runtime::{Progress, State};
 pub use sense_eval::agent::{AgentStatus, PauseKind};
+/// The seam through which object kinds and natives are added.
+pub use sense_eval::builtins::{Arity, NativeDef};
+pub use sense_eval::heap::{Heap, ObjRef, ScopeRef, Tracer};
+pub use sense_eval::kind;
 pub use sense_eval::provider::{
     ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec,
 };
 pub use sense_eval::vm::{AgentReport, FrameReport};
 pub use sense_eval::{Config, ErrorClass, EvalError, HostAgent, HostReturn, HostValue};
+pub use sense_eval::{EvalResult, Value, Vm};

@@ -120,8 +120,10 @@ impl Runtime {
         config
             .memory_store
             .get_or_insert(crate::memory::open_sqlite);
+        let mut vm = Vm::new(config);
+        crate::kinds::install(&mut vm);
         Runtime {
-            vm: Vm::new(config),
+            vm,
             main_env: None,
             subject: None,
             runs_since_release: 0,

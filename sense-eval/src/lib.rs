@@ -16,6 +16,7 @@ pub mod disasm;
 pub mod error;
 pub mod heap;
 pub mod host;
+pub mod kind;
 pub mod memory_log;
 pub mod numfmt;
 pub mod object;

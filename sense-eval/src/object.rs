@@ -88,6 +88,8 @@ pub enum Method {
     Ask,
     /// `mcp_server.close()`
     Close,
+    /// A method of an extension object (see [`crate::kind`]), by name.
+    Ext(Symbol),
 }
 
 impl Method {
@@ -106,6 +108,8 @@ impl Method {
             Method::AsOf => "as_of",
             Method::Ask => "ask",
             Method::Close => "close",
+            // Named through the interner: see `Vm::method_name`.
+            Method::Ext(_) => "",
         }
     }
 
@@ -117,7 +121,8 @@ impl Method {
             | Method::Commit
             | Method::Rollback
             | Method::Keys
-            | Method::Close => 0,
+            | Method::Close
+            | Method::Ext(_) => 0,
             Method::Recall | Method::Forget | Method::History | Method::Ask => 1,
             Method::Remember | Method::AsOf => 2,
         }
@@ -373,6 +378,8 @@ pub enum Obj {
     McpServer(Box<McpServerObj>),
     /// A tool of an MCP server.
     McpTool(Box<McpToolObj>),
+    /// An object of a kind registered through the seam of [`crate::kind`].
+    Ext(crate::kind::ExtObj),
 }
 
 impl Obj {
@@ -416,6 +423,7 @@ impl Obj {
                     t.value(*v);
                 }
             }
+            Obj::Ext(x) => x.0.trace(t),
         }
     }
 }

@@ -338,7 +338,8 @@ impl Vm {
         };
         let natives = self.restore_natives(&image.natives, &used)?;
 
-        let heap = Heap::from_parts(image.objs, image.obj_free, image.scopes, image.scope_free);
+        let mut heap = Heap::from_parts(image.objs, image.obj_free, image.scopes, image.scope_free);
+        self.decode_ext_objects(&mut heap)?;
         // Constants: keep the snapshot's objects (they are what the heap
         // refers to), after checking they hold what the code says.
         let mut protos = fresh.protos;
@@ -428,7 +429,8 @@ impl Vm {
         wanted: &[NativeImage],
         used: &dyn Fn(&str) -> bool,
     ) -> EvalResult<Vec<NativeDef>> {
-        let builtins = builtins::core_natives();
+        let mut builtins = builtins::core_natives();
+        builtins.extend(self.ext_natives.iter().cloned());
         let mut out = Vec::with_capacity(wanted.len());
         for n in wanted {
             if n.host {

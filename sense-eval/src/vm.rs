@@ -255,6 +255,13 @@ pub struct Vm {
     pub(crate) held: Vec<ObjRef>,
     /// The agent that called the running host function.
     pub(crate) caller: embed::CallerSlot,
+    /// Object kinds registered through the seam (see [`crate::kind`]).
+    pub(crate) kinds: Vec<&'static dyn crate::kind::ObjectKind>,
+    /// Natives registered by a higher crate (found again by name when a
+    /// snapshot is restored).
+    pub(crate) ext_natives: Vec<NativeDef>,
+    /// State of higher crates (see [`Vm::set_ext_state`]).
+    pub(crate) ext_states: Vec<Box<dyn crate::kind::ExtState>>,
 }
 
 impl Default for Vm {
@@ -329,6 +336,9 @@ impl Vm {
             )),
             held: Vec::new(),
             caller: Default::default(),
+            kinds: Vec::new(),
+            ext_natives: Vec::new(),
+            ext_states: Vec::new(),
         };
         for def in builtins::core_natives() {
             vm.add_native(def);
@@ -349,6 +359,14 @@ impl Vm {
             .vars
             .define(name, Value::Native(id));
         id
+    }
+
+    /// Installs a native function of a higher crate and binds it in the
+    /// global scope; a snapshot that refers to it finds it again by name.
+    pub fn register_native(&mut self, def: NativeDef) {
+        self.ext_natives.retain(|d| d.name != def.name);
+        self.ext_natives.push(def.clone());
+        self.add_native(def);
     }
 
     /// Sends `print` output to `f` instead of stdout.

@@ -225,6 +225,11 @@ impl State<'_> {
             Obj::Bound(b) => {
                 self.obj(b.receiver)?;
                 self.check_scope(b.env)?;
+                if let crate::object::Method::Ext(sym) = b.method
+                    && sym.0 as usize >= self.names
+                {
+                    return Err(corrupt("a method name is out of range"));
+                }
             }
             Obj::Agent(a) => {
                 self.check_scope(a.scope)?;
@@ -291,6 +296,24 @@ impl State<'_> {
                 self.value(x.tools)?;
             }
             Obj::McpTool(t) => self.value(Value::Obj(t.server))?,
+            Obj::Ext(x) => {
+                // Every handle it keeps must exist before its kind looks.
+                let mut tracer = crate::heap::Tracer::new();
+                x.0.trace(&mut tracer);
+                let (objs, scopes) = tracer.into_parts();
+                for r in objs {
+                    self.obj(r)?;
+                }
+                for s in scopes {
+                    self.check_scope(s)?;
+                }
+                x.kind().validate(&*x.0, self.heap).map_err(|m| {
+                    corrupt(format!(
+                        "an object of kind '{}' is damaged: {m}",
+                        x.kind().name()
+                    ))
+                })?;
+            }
         }
         Ok(())
     }

@@ -54,14 +54,18 @@ impl Vm {
         match self.heap.get(r) {
             Obj::Bound(b) => {
                 let b = *b;
-                let name = format!("{}.{}", self.object_name(b.receiver), b.method.name());
+                let method = self.method_name(b.method);
+                let arity = match (b.method, self.heap.get(b.receiver)) {
+                    (crate::object::Method::Ext(_), Obj::Ext(x)) => x.kind().method_arity(method),
+                    (m, _) => m.arity(),
+                };
+                let name = format!("{}.{method}", self.object_name(b.receiver));
                 if labeled {
                     return Err(self.labels_refused(&name));
                 }
-                if argc != b.method.arity() {
+                if argc != arity {
                     return Err(EvalError::runtime(format!(
-                        "'{name}' expects {} argument(s), got {argc}",
-                        b.method.arity()
+                        "'{name}' expects {arity} argument(s), got {argc}"
                     )));
                 }
                 self.call_method(b, callee_at)
@@ -98,6 +102,20 @@ impl Vm {
             Method::Close => {
                 self.close_mcp_server(b.receiver);
                 self.finish_native_call(callee_at, Value::Nil);
+                Ok(false)
+            }
+            Method::Ext(sym) => {
+                let Obj::Ext(x) = self.heap.get(b.receiver) else {
+                    return Err(EvalError::runtime("not a method of this object"));
+                };
+                let kind = x.kind();
+                let method = self.interner.name(sym).to_string();
+                let args: Vec<Value> = self.stack_from(callee_at + 1).to_vec();
+                let (span, file) = self.current_span();
+                let v = kind
+                    .call_method(self, b.receiver, &method, &args, b.env, b.line)
+                    .map_err(|e| e.at(span.with_line(b.line), file))?;
+                self.finish_native_call(callee_at, v);
                 Ok(false)
             }
             Method::Ask => {

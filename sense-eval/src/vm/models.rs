@@ -817,6 +817,7 @@ impl Vm {
                 Obj::McpTool(_) => "McpTool",
                 Obj::Memory(m) if m.path.is_some() => "SensePersistentMemory",
                 Obj::Memory(_) => "SenseMemory",
+                Obj::Ext(x) => x.kind().host_class(self, r),
                 _ => self.type_name(v),
             },
             _ => self.type_name(v),

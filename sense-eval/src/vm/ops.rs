@@ -66,7 +66,7 @@ impl Vm {
 
     /// The text of a string value.
     #[inline]
-    pub(crate) fn str_of(&self, v: Value) -> Option<&str> {
+    pub fn str_of(&self, v: Value) -> Option<&str> {
         match v {
             Value::Str(r) => match self.heap.get(r) {
                 Obj::Str(s) => Some(&s.text),
@@ -78,7 +78,7 @@ impl Vm {
 
     /// The items of an array value.
     #[inline]
-    pub(crate) fn array_of(&self, v: Value) -> Option<&Vec<Value>> {
+    pub fn array_of(&self, v: Value) -> Option<&Vec<Value>> {
         match v {
             Value::Array(r) => match self.heap.get(r) {
                 Obj::Array(a) => Some(a),
@@ -390,6 +390,13 @@ impl Vm {
         y: crate::heap::ObjRef,
         depth: usize,
     ) -> EvalResult<bool> {
+        if let (Obj::Ext(p), Obj::Ext(q)) = (self.heap.get(x), self.heap.get(y)) {
+            let kind = p.kind();
+            if kind.name() != q.kind().name() {
+                return Ok(false);
+            }
+            return kind.equal(self, x, y, depth);
+        }
         let (Obj::Answer(p), Obj::Answer(q)) = (self.heap.get(x), self.heap.get(y)) else {
             return Ok(false);
         };
@@ -581,6 +588,10 @@ impl Vm {
                     ))),
                 }
             }
+            Obj::Ext(x) => {
+                let kind = x.kind();
+                kind.member(self, r, &name, line)
+            }
             _ => Err(self.no_member(t, sym)),
         }
     }
@@ -638,6 +649,12 @@ impl Vm {
             TypeSpec::Answer(inner) => match v {
                 Value::Obj(r) => match self.heap.get(r) {
                     Obj::Answer(a) => inner.as_ref().is_none_or(|t| self.matches(a.value, t)),
+                    Obj::Ext(x) if x.kind().type_name() == "Answer" => {
+                        match x.kind().annotated_value(self, r) {
+                            Some(v) => inner.as_ref().is_none_or(|t| self.matches(v, t)),
+                            None => false,
+                        }
+                    }
                     _ => false,
                 },
                 _ => false,

@@ -93,6 +93,20 @@ impl Vm {
         Ok(out)
     }
 
+    /// Renders a value an extension object holds (see
+    /// [`Render::value`](crate::kind::Render::value)).
+    pub(crate) fn show_nested(
+        &self,
+        v: Value,
+        out: &mut String,
+        depth: usize,
+        python: bool,
+        cap: usize,
+        path: &mut Vec<crate::heap::ObjRef>,
+    ) -> EvalResult<()> {
+        self.show_into(v, out, depth, python, cap, path)
+    }
+
     /// Renders `v` into `out`; an error once `out` holds more than `cap`
     /// bytes (print's cap is the string limit) or nests deeper than
     /// [`MAX_SHOW_DEPTH`] — the one bound on rendering, whatever the
@@ -230,7 +244,7 @@ impl Vm {
                 out.push_str("<builtin ");
                 out.push_str(&self.object_name(b.receiver));
                 out.push('.');
-                out.push_str(b.method.name());
+                out.push_str(self.method_name(b.method));
                 out.push('>');
             }
             Obj::Tool(t) => {
@@ -296,9 +310,27 @@ impl Vm {
                     m.entries.len()
                 )),
             },
+            Obj::Ext(x) => {
+                let mut render = crate::kind::Render {
+                    out,
+                    depth,
+                    python,
+                    cap,
+                    path,
+                };
+                x.kind().render(self, r, &mut render)?;
+            }
             Obj::Str(_) | Obj::Array(_) | Obj::Closure(_) | Obj::Free(_) => {}
         }
         Ok(())
+    }
+
+    /// The name of a bound method.
+    pub(crate) fn method_name(&self, m: crate::object::Method) -> &str {
+        match m {
+            crate::object::Method::Ext(sym) => self.interner.name(sym),
+            m => m.name(),
+        }
     }
 
     /// The name of a named object (action instance, memory, model, …).
@@ -311,6 +343,7 @@ impl Vm {
             Obj::McpServer(x) => x.name.clone(),
             Obj::Tool(t) => t.name.clone(),
             Obj::Agent(a) => self.interner.name(a.name).to_string(),
+            Obj::Ext(x) => x.kind().object_name(self, r),
             _ => String::new(),
         }
     }
@@ -356,6 +389,7 @@ impl Vm {
                 Obj::Array(_) => "Array",
                 Obj::Closure(_) => "Function",
                 Obj::Free(_) => "Nil",
+                Obj::Ext(x) => x.kind().type_name(),
             },
         }
     }

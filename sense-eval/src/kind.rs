@@ -1,0 +1,387 @@
+//! The object-kind seam: how a higher crate adds a kind of heap object.
+//!
+//! The core's own kinds (strings, arrays, closures, agents, …) are
+//! variants of [`Obj`](crate::object::Obj) because the run loop touches
+//! them on its hot paths. Every other kind — models, answers, skills, tool
+//! servers, or a host's own — is an [`Obj::Ext`](crate::object::Obj::Ext)
+//! holding a boxed [`ExtObject`], whose behaviour is a registered
+//! [`ObjectKind`]. The core then knows such an object only through these
+//! two traits: its `type_of` name, how it prints, its members and methods,
+//! the values it keeps alive, and its snapshot bytes.
+//!
+//! A kind is registered on the VM by name ([`Vm::register_kind`]); a
+//! snapshot stores each extension object as that name and the bytes of
+//! [`ExtObject::encode`], and restoring finds the decoder by the name (an
+//! unregistered name is a restore error, never a panic).
+
+use crate::error::{EvalError, EvalResult};
+use crate::heap::{Heap, ObjRef, ScopeRef, Tracer};
+use crate::object::Obj;
+use crate::value::Value;
+use crate::vm::Vm;
+use std::any::Any;
+use std::fmt::Debug;
+
+/// The data of one extension object, stored in the heap.
+///
+/// Implement it for the struct that holds the object's fields; keep
+/// `Value`s, object and scope handles in it only if [`trace`](Self::trace)
+/// reports them (a handle the collector does not see may be reused).
+pub trait ExtObject: Any + Send + Debug {
+    /// The kind this object belongs to (a `static` of the implementing crate).
+    fn kind(&self) -> &'static dyn ObjectKind;
+
+    /// Reports every value, object and scope this object keeps alive.
+    fn trace(&self, tracer: &mut Tracer);
+
+    /// The object's snapshot bytes (decoded by [`ObjectKind::decode`]).
+    /// Handles are stored as they are: the heap keeps its indexes.
+    fn encode(&self) -> Result<Vec<u8>, String>;
+
+    /// Estimated bytes the object holds beyond its heap slot (counted
+    /// against [`Config::max_heap`](crate::Config::max_heap)).
+    fn heap_bytes(&self) -> usize {
+        64
+    }
+
+    /// For downcasting to the concrete type.
+    fn as_any(&self) -> &dyn Any;
+
+    /// For downcasting to the concrete type, mutably.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// The behaviour of one kind of extension object, registered on the VM.
+///
+/// Methods get the VM and the object's handle rather than `&self` of the
+/// data, so they can allocate, call back into the VM and change the
+/// object (read it with [`Vm::ext_ref`] / [`Vm::ext_mut`]).
+pub trait ObjectKind: Sync + 'static {
+    /// The name the kind is registered and stored in snapshots under
+    /// (`model`, `answer`, …): renaming it breaks old snapshots.
+    fn name(&self) -> &'static str;
+
+    /// What `type_of` says (and what a `: Kind` annotation matches).
+    fn type_name(&self) -> &'static str;
+
+    /// The class the reference implementation uses for the object, named
+    /// by "not JSON serializable" errors (defaults to the type name).
+    fn host_class(&self, _vm: &Vm, _obj: ObjRef) -> &'static str {
+        self.type_name()
+    }
+
+    /// Writes what `print` / `str` (and, with [`Render::python`], the
+    /// reference's `repr`) show for the object.
+    fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()>;
+
+    /// The object's name where a bound method prints as
+    /// `<builtin NAME.method>` (empty by default).
+    fn object_name(&self, _vm: &Vm, _obj: ObjRef) -> String {
+        String::new()
+    }
+
+    /// `obj.name`: a field's value, or a method bound with
+    /// [`Vm::bind_method`]. `line` is the line of the access.
+    fn member(&self, vm: &mut Vm, obj: ObjRef, name: &str, line: u32) -> EvalResult<Value> {
+        let _ = (obj, line);
+        Err(EvalError::runtime(format!(
+            "cannot access member '{name}' on type {}",
+            vm.type_name(Value::Obj(obj))
+        )))
+    }
+
+    /// How many arguments method `method` takes (checked before the call).
+    fn method_arity(&self, _method: &str) -> usize {
+        0
+    }
+
+    /// Runs a method bound by [`member`](Self::member). `env` and `line`
+    /// are the scope and line of the member access.
+    fn call_method(
+        &self,
+        vm: &mut Vm,
+        obj: ObjRef,
+        method: &str,
+        args: &[Value],
+        env: ScopeRef,
+        line: u32,
+    ) -> EvalResult<Value> {
+        let _ = (vm, obj, args, env, line);
+        Err(EvalError::runtime(format!("unknown method '{method}'")))
+    }
+
+    /// `==` between two distinct objects of this kind (identity is
+    /// checked first by the core). Objects are unequal by default.
+    fn equal(&self, vm: &Vm, a: ObjRef, b: ObjRef, depth: usize) -> EvalResult<bool> {
+        let _ = (vm, a, b, depth);
+        Ok(false)
+    }
+
+    /// The value a parameterised annotation of this kind checks (`T` in
+    /// `Answer<T>`); `None` when the kind has no such annotation.
+    fn annotated_value(&self, _vm: &Vm, _obj: ObjRef) -> Option<Value> {
+        None
+    }
+
+    /// Rebuilds an object from the bytes [`ExtObject::encode`] wrote.
+    /// Damaged bytes are an `Err` with a message, never a panic.
+    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String>;
+
+    /// Checks a decoded object against the restored heap (the handles it
+    /// traces are already known to be in range); an `Err` says what is
+    /// wrong.
+    fn validate(&self, _obj: &dyn ExtObject, _heap: &Heap) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// An extension object in its heap slot.
+#[derive(Debug)]
+pub struct ExtObj(pub Box<dyn ExtObject>);
+
+impl ExtObj {
+    /// Wraps an object's data.
+    pub fn new(data: impl ExtObject) -> Self {
+        ExtObj(Box::new(data))
+    }
+
+    /// Its kind.
+    pub fn kind(&self) -> &'static dyn ObjectKind {
+        self.0.kind()
+    }
+
+    /// The data as `T`, if it is one.
+    pub fn downcast_ref<T: ExtObject>(&self) -> Option<&T> {
+        self.0.as_any().downcast_ref()
+    }
+
+    /// The data as `T`, mutably, if it is one.
+    pub fn downcast_mut<T: ExtObject>(&mut self) -> Option<&mut T> {
+        self.0.as_any_mut().downcast_mut()
+    }
+}
+
+impl serde::Serialize for ExtObj {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        let bytes = self.0.encode().map_err(S::Error::custom)?;
+        (self.kind().name(), bytes).serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ExtObj {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (kind, bytes) = <(String, Vec<u8>)>::deserialize(d)?;
+        Ok(ExtObj(Box::new(Undecoded { kind, bytes })))
+    }
+}
+
+/// An extension object read from a snapshot whose kind has not been
+/// looked up yet; [`Vm::restore`] replaces every one through the registry
+/// before the heap is used.
+#[derive(Debug)]
+pub(crate) struct Undecoded {
+    pub(crate) kind: String,
+    pub(crate) bytes: Vec<u8>,
+}
+
+struct UndecodedKind;
+
+static UNDECODED: UndecodedKind = UndecodedKind;
+
+impl ObjectKind for UndecodedKind {
+    fn name(&self) -> &'static str {
+        "?"
+    }
+    fn type_name(&self) -> &'static str {
+        "Nil"
+    }
+    fn render(&self, _: &Vm, _: ObjRef, _: &mut Render<'_>) -> EvalResult<()> {
+        Ok(())
+    }
+    fn decode(&self, _: &[u8]) -> Result<Box<dyn ExtObject>, String> {
+        Err("not a kind".into())
+    }
+}
+
+impl ExtObject for Undecoded {
+    fn kind(&self) -> &'static dyn ObjectKind {
+        &UNDECODED
+    }
+    fn trace(&self, _: &mut Tracer) {}
+    fn encode(&self) -> Result<Vec<u8>, String> {
+        Err(format!("object of kind '{}' was never decoded", self.kind))
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Where [`ObjectKind::render`] writes, with the state of the rendering
+/// it is part of (nesting depth, size cap, Python repr or Sense print).
+pub struct Render<'a> {
+    pub(crate) out: &'a mut String,
+    pub(crate) depth: usize,
+    pub(crate) python: bool,
+    pub(crate) cap: usize,
+    pub(crate) path: &'a mut Vec<ObjRef>,
+}
+
+impl Render<'_> {
+    /// Appends text.
+    pub fn push_str(&mut self, s: &str) {
+        self.out.push_str(s);
+    }
+
+    /// True when rendering the reference's `repr` (inside a list, in an
+    /// error message) rather than what `print` shows.
+    pub fn python(&self) -> bool {
+        self.python
+    }
+
+    /// Renders a value the object holds, one level deeper; `python`
+    /// chooses `repr` (strings quoted) or `print` form.
+    pub fn value(&mut self, vm: &Vm, v: Value, python: bool) -> EvalResult<()> {
+        vm.show_nested(v, self.out, self.depth + 1, python, self.cap, self.path)
+    }
+}
+
+impl Vm {
+    /// Registers an object kind, so that snapshots holding its objects can
+    /// be restored here (registering the same name again replaces it).
+    pub fn register_kind(&mut self, kind: &'static dyn ObjectKind) {
+        self.kinds.retain(|k| k.name() != kind.name());
+        self.kinds.push(kind);
+    }
+
+    /// The registered kind called `name`.
+    pub fn kind_named(&self, name: &str) -> Option<&'static dyn ObjectKind> {
+        self.kinds.iter().copied().find(|k| k.name() == name)
+    }
+
+    /// Allocates an extension object and returns it as a value.
+    pub fn alloc_ext(&mut self, data: impl ExtObject) -> Value {
+        Value::Obj(self.heap.alloc(Obj::Ext(ExtObj::new(data))))
+    }
+
+    /// The data of `v` if it is an extension object of type `T`.
+    pub fn ext_value<T: ExtObject>(&self, v: Value) -> Option<&T> {
+        match v {
+            Value::Obj(r) => self.ext_ref(r),
+            _ => None,
+        }
+    }
+
+    /// The data of object `r` if it is an extension object of type `T`.
+    pub fn ext_ref<T: ExtObject>(&self, r: ObjRef) -> Option<&T> {
+        match self.heap.try_get(r) {
+            Some(Obj::Ext(e)) => e.downcast_ref(),
+            _ => None,
+        }
+    }
+
+    /// The data of object `r`, mutably, if it is an extension object of type `T`.
+    pub fn ext_mut<T: ExtObject>(&mut self, r: ObjRef) -> Option<&mut T> {
+        match self.heap.get_mut(r) {
+            Obj::Ext(e) => e.downcast_mut(),
+            _ => None,
+        }
+    }
+
+    /// Binds method `name` of `receiver` at the current scope and `line`
+    /// (`obj.method` evaluated without a call); calling it runs
+    /// [`ObjectKind::call_method`].
+    pub fn bind_method(&mut self, receiver: ObjRef, name: &str, line: u32) -> Value {
+        let method = crate::object::Method::Ext(self.interner.intern(name));
+        let env = self.env();
+        let env = self.capture_env(env);
+        Value::Obj(self.heap.alloc(Obj::Bound(crate::object::BoundMethod {
+            receiver,
+            method,
+            env,
+            line,
+        })))
+    }
+
+    /// Keeps host-layer state of type `T` in the VM (replacing an earlier
+    /// `T`): where a higher crate keeps what its kinds and natives share
+    /// (model providers, connections). Not part of a snapshot.
+    pub fn set_ext_state<T: Send + 'static>(&mut self, state: T) {
+        self.ext_states.retain(|s| !s.state_any().is::<T>());
+        self.ext_states.push(Box::new(state));
+    }
+
+    /// The host-layer state of type `T`, mutably, if it was set.
+    pub fn ext_state_mut<T: Send + 'static>(&mut self) -> Option<&mut T> {
+        self.ext_states
+            .iter_mut()
+            .find_map(|s| s.state_any_mut().downcast_mut::<T>())
+    }
+
+    /// The host-layer state of type `T`, if it was set.
+    pub fn ext_state_ref<T: Send + 'static>(&self) -> Option<&T> {
+        self.ext_states
+            .iter()
+            .find_map(|s| s.state_any().downcast_ref::<T>())
+    }
+
+    /// Replaces every extension object a snapshot held by the one its
+    /// registered kind decodes, then checks it.
+    pub(crate) fn decode_ext_objects(&self, heap: &mut Heap) -> EvalResult<()> {
+        let corrupt = |what: String| EvalError::runtime(format!("cannot restore snapshot: {what}"));
+        let kinds = &self.kinds;
+        for obj in heap.objs_mut() {
+            let Obj::Ext(e) = obj else { continue };
+            let Some(raw) = e.downcast_ref::<Undecoded>() else {
+                continue;
+            };
+            let Some(kind) = kinds.iter().find(|k| k.name() == raw.kind) else {
+                return Err(corrupt(format!(
+                    "it holds an object of kind '{}', which is not registered in this runtime",
+                    raw.kind
+                )));
+            };
+            let data = kind.decode(&raw.bytes).map_err(|m| {
+                corrupt(format!("an object of kind '{}' is damaged ({m})", raw.kind))
+            })?;
+            if data.kind().name() != kind.name() {
+                return Err(corrupt(format!(
+                    "kind '{}' decoded an object of another kind",
+                    raw.kind
+                )));
+            }
+            e.0 = data;
+        }
+        Ok(())
+    }
+}
+
+/// A boxed piece of host-layer state.
+pub(crate) trait ExtState: Send {
+    fn state_any(&self) -> &dyn Any;
+    fn state_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl<T: Send + 'static> ExtState for T {
+    fn state_any(&self) -> &dyn Any {
+        self
+    }
+    fn state_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Encodes `value` in the snapshot's own binary format (postcard), for
+/// an [`ExtObject::encode`] over a `serde` struct.
+pub fn to_bytes<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, String> {
+    postcard::to_allocvec(value).map_err(|e| e.to_string())
+}
+
+/// Decodes what [`to_bytes`] wrote, for an [`ObjectKind::decode`];
+/// damaged bytes are an `Err`, never a panic.
+pub fn from_bytes<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    postcard::from_bytes(bytes).map_err(|e| e.to_string())
+}
