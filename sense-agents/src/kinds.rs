@@ -7,6 +7,12 @@
 //! the same way with [`Runtime::register_kind`] and
 //! [`Runtime::register_native`].
 
+pub mod answer;
+pub mod model;
+pub mod model_tools;
+pub mod skill;
+pub mod tool_server;
+
 use crate::Runtime;
 use sense_eval::Vm;
 use sense_eval::builtins::NativeDef;
@@ -15,7 +21,19 @@ use sense_eval::kind::ObjectKind;
 /// Registers every kind and native of this crate on `vm` (before anything
 /// runs, so the natives keep their place among the builtins).
 pub(crate) fn install(vm: &mut Vm) {
-    let _ = vm;
+    vm.register_kind(&model::MODEL);
+    vm.register_kind(&answer::ANSWER);
+    vm.register_kind(&skill::SKILL);
+    vm.register_kind(&tool_server::MCP_SERVER);
+    vm.register_kind(&tool_server::MCP_TOOL);
+    vm.register_declaration(&model::MODEL_DECL);
+    for def in model::natives()
+        .into_iter()
+        .chain(skill::natives())
+        .chain(tool_server::natives())
+    {
+        vm.register_native(def);
+    }
 }
 
 impl Runtime {

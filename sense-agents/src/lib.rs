@@ -12,9 +12,10 @@ mod error;
 mod ffi_support;
 mod handle;
 pub mod inspect_support;
-mod kinds;
+pub mod kinds;
 mod maintenance;
 pub mod memory;
+pub mod provider;
 mod runtime;
 mod snapshot;
 
@@ -23,6 +24,7 @@ pub use runtime::read_source;
 pub use embed::ValueRef;
 pub use error::Error;
 pub use handle::{AgentId, PauseHandle};
+pub use provider::{ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec};
 pub use runtime::Runtime;
 pub use runtime::{Progress, State};
 pub use sense_eval::agent::{AgentStatus, PauseKind};
@@ -30,9 +32,6 @@ pub use sense_eval::agent::{AgentStatus, PauseKind};
 pub use sense_eval::builtins::{Arity, NativeDef};
 pub use sense_eval::heap::{Heap, ObjRef, ScopeRef, Tracer};
 pub use sense_eval::kind;
-pub use sense_eval::provider::{
-    ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec,
-};
 pub use sense_eval::vm::{AgentReport, FrameReport};
 pub use sense_eval::{Config, ErrorClass, EvalError, HostAgent, HostReturn, HostValue};
 pub use sense_eval::{EvalResult, Value, Vm};

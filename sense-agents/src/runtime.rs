@@ -507,9 +507,10 @@ impl Runtime {
         name: &str,
         capability: Option<&str>,
         default_model: &str,
-        provider: impl sense_eval::provider::ModelProvider + 'static,
+        provider: impl crate::provider::ModelProvider + 'static,
     ) {
-        self.vm.register_provider(
+        crate::kinds::model::register_provider(
+            &mut self.vm,
             name,
             capability.map(str::to_string),
             default_model,

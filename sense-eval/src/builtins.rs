@@ -9,7 +9,6 @@
 mod agents;
 mod convert;
 mod core;
-mod models;
 
 use crate::error::EvalResult;
 use crate::value::Value;
@@ -88,6 +87,5 @@ impl NativeDef {
 pub fn core_natives() -> Vec<NativeDef> {
     let mut v = core::natives();
     v.extend(agents::natives());
-    v.extend(models::natives());
     v
 }

@@ -404,6 +404,11 @@ impl Heap {
 
     /// The arena's contents, for snapshots: objects, the head of their free
     /// list, scopes, the head of theirs.
+    /// Every object slot (free ones included, as `Obj::Free`).
+    pub fn objects(&self) -> impl Iterator<Item = &Obj> {
+        self.objs.iter()
+    }
+
     pub(crate) fn parts(&self) -> (&[Obj], u32, &[Scope], u32) {
         (&self.objs, self.obj_free, &self.scopes, self.scope_free)
     }

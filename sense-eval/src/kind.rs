@@ -135,6 +135,25 @@ pub trait ObjectKind: Sync + 'static {
     }
 }
 
+/// A kind of declaration statement (`model NAME = value`, `memory NAME`)
+/// run by the `Declare` instruction, registered by name on the VM.
+pub trait Declaration: Sync + 'static {
+    /// The declaration kind the compiler names in
+    /// [`DeclInfo::kind`](crate::proto::DeclInfo::kind).
+    fn name(&self) -> &'static str;
+
+    /// Runs the declaration in the current scope; `value` is the computed
+    /// value when [`DeclInfo::takes_value`](crate::proto::DeclInfo::takes_value),
+    /// else nil. `file` is the declaring file.
+    fn declare(
+        &self,
+        vm: &mut Vm,
+        decl: &crate::proto::DeclInfo,
+        value: Value,
+        file: crate::proto::FileId,
+    ) -> EvalResult<()>;
+}
+
 /// An extension object in its heap slot.
 #[derive(Debug)]
 pub struct ExtObj(pub Box<dyn ExtObject>);
@@ -257,6 +276,56 @@ impl Vm {
         self.kinds.push(kind);
     }
 
+    /// Registers a declaration kind (replacing one of the same name).
+    pub fn register_declaration(&mut self, decl: &'static dyn Declaration) {
+        self.declarations.retain(|d| d.name() != decl.name());
+        self.declarations.push(decl);
+    }
+
+    /// Runs a `Declare` instruction through its registered declaration kind.
+    pub(crate) fn declare(
+        &mut self,
+        info: &crate::proto::DeclInfo,
+        value: Value,
+        file: crate::proto::FileId,
+    ) -> EvalResult<()> {
+        let Some(decl) = self
+            .declarations
+            .iter()
+            .copied()
+            .find(|d| d.name() == info.kind)
+        else {
+            return Err(EvalError::runtime(format!(
+                "'{}' declarations are not available in this runtime",
+                info.kind
+            )));
+        };
+        decl.declare(self, info, value, file)
+    }
+
+    /// Defines `name` as `value` in the scope declarations define into.
+    pub fn define_here(&mut self, name: crate::symbol::Symbol, value: Value) {
+        let scope = self.define_scope();
+        self.heap.scope_mut(scope).vars.define(name, value);
+    }
+
+    /// The labeled arguments of the native being called (one made
+    /// [`with_labels`](crate::builtins::NativeDef::with_labels)), by name.
+    pub fn labeled_args(&self) -> Vec<(String, Value)> {
+        self.labeled
+            .iter()
+            .map(|(s, v)| (self.interner.name(*s).to_string(), *v))
+            .collect()
+    }
+
+    /// Every extension object of type `T` in the heap.
+    pub fn ext_objects<T: ExtObject>(&self) -> impl Iterator<Item = &T> {
+        self.heap.objects().filter_map(|o| match o {
+            Obj::Ext(e) => e.downcast_ref::<T>(),
+            _ => None,
+        })
+    }
+
     /// The registered kind called `name`.
     pub fn kind_named(&self, name: &str) -> Option<&'static dyn ObjectKind> {
         self.kinds.iter().copied().find(|k| k.name() == name)
@@ -310,7 +379,7 @@ impl Vm {
     /// `T`): where a higher crate keeps what its kinds and natives share
     /// (model providers, connections). Not part of a snapshot.
     pub fn set_ext_state<T: Send + 'static>(&mut self, state: T) {
-        self.ext_states.retain(|s| !s.state_any().is::<T>());
+        self.ext_states.retain(|s| !(**s).is::<T>());
         self.ext_states.push(Box::new(state));
     }
 
@@ -318,14 +387,14 @@ impl Vm {
     pub fn ext_state_mut<T: Send + 'static>(&mut self) -> Option<&mut T> {
         self.ext_states
             .iter_mut()
-            .find_map(|s| s.state_any_mut().downcast_mut::<T>())
+            .find_map(|s| (**s).downcast_mut::<T>())
     }
 
     /// The host-layer state of type `T`, if it was set.
     pub fn ext_state_ref<T: Send + 'static>(&self) -> Option<&T> {
         self.ext_states
             .iter()
-            .find_map(|s| s.state_any().downcast_ref::<T>())
+            .find_map(|s| (**s).downcast_ref::<T>())
     }
 
     /// Replaces every extension object a snapshot held by the one its
@@ -356,21 +425,6 @@ impl Vm {
             e.0 = data;
         }
         Ok(())
-    }
-}
-
-/// A boxed piece of host-layer state.
-pub(crate) trait ExtState: Send {
-    fn state_any(&self) -> &dyn Any;
-    fn state_any_mut(&mut self) -> &mut dyn Any;
-}
-
-impl<T: Send + 'static> ExtState for T {
-    fn state_any(&self) -> &dyn Any {
-        self
-    }
-    fn state_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }
 

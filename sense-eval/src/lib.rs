@@ -22,7 +22,6 @@ pub mod numfmt;
 pub mod object;
 pub mod op;
 pub mod proto;
-pub mod provider;
 pub mod scope;
 pub mod snapshot;
 pub mod statics;

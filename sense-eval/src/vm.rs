@@ -14,14 +14,14 @@ mod fiber;
 pub(crate) mod graph;
 mod import;
 mod inspect;
-mod models;
+mod memories;
 mod names;
 mod ops;
 mod run;
 mod safety;
 mod show;
 mod tasks;
-mod tool_servers;
+mod tool_view;
 mod unwind;
 
 pub use embed::CallerSlot;
@@ -29,6 +29,7 @@ pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
 pub use inspect::{AgentReport, FrameReport};
 pub use safety::AuditEntry;
 pub(crate) use tasks::Blocked;
+pub use tool_view::ToolSignature;
 
 use crate::builtins::{self, NativeDef};
 use crate::compile::{CodeSink, TopLevelCompiler, compile_echo_program};
@@ -231,12 +232,6 @@ pub struct Vm {
     pub(crate) host_names: Vec<String>,
     /// Scopes the host keeps (the main program's scope): collection roots.
     pub(crate) pinned: Vec<ScopeRef>,
-    /// Model providers registered by the host.
-    pub(crate) providers: Vec<crate::provider::ProviderEntry>,
-    /// Connects `connect_mcp` to tool servers (registered by the host).
-    pub(crate) tool_connector: Option<Box<dyn crate::provider::ToolServerConnector>>,
-    /// Live tool-server connections, by the index an `McpServerObj` holds.
-    pub(crate) tool_servers: Vec<Option<Box<dyn crate::provider::ToolServer>>>,
     /// The audit log (AGENTS.md §4.9).
     pub(crate) audit_log: Vec<safety::AuditEntry>,
     /// Frame indexes of nested runs in progress (innermost last): errors
@@ -257,11 +252,13 @@ pub struct Vm {
     pub(crate) caller: embed::CallerSlot,
     /// Object kinds registered through the seam (see [`crate::kind`]).
     pub(crate) kinds: Vec<&'static dyn crate::kind::ObjectKind>,
+    /// Declaration kinds run by `Declare`.
+    pub(crate) declarations: Vec<&'static dyn crate::kind::Declaration>,
     /// Natives registered by a higher crate (found again by name when a
     /// snapshot is restored).
     pub(crate) ext_natives: Vec<NativeDef>,
     /// State of higher crates (see [`Vm::set_ext_state`]).
-    pub(crate) ext_states: Vec<Box<dyn crate::kind::ExtState>>,
+    pub(crate) ext_states: Vec<Box<dyn std::any::Any + Send>>,
 }
 
 impl Default for Vm {
@@ -321,9 +318,6 @@ impl Vm {
             host_fns: Vec::new(),
             host_names: Vec::new(),
             pinned: Vec::new(),
-            providers: Vec::new(),
-            tool_connector: None,
-            tool_servers: Vec::new(),
             audit_log: Vec::new(),
             nested: Vec::new(),
             units: Vec::new(),
@@ -337,6 +331,7 @@ impl Vm {
             held: Vec::new(),
             caller: Default::default(),
             kinds: Vec::new(),
+            declarations: vec![&memories::MEMORY_DECL],
             ext_natives: Vec::new(),
             ext_states: Vec::new(),
         };

@@ -211,7 +211,7 @@ impl State<'_> {
 
     fn check_obj(&self, o: &Obj) -> EvalResult<()> {
         match o {
-            Obj::Free(_) | Obj::Str(_) | Obj::Model(_) => {}
+            Obj::Free(_) | Obj::Str(_) => {}
             Obj::Array(items) => {
                 for v in items {
                     self.value(*v)?;
@@ -269,7 +269,6 @@ impl State<'_> {
                     self.check_scope(e)?;
                 }
             }
-            Obj::Answer(a) => self.value(a.value)?,
             Obj::Future(f) => {
                 if let FutureState::Ready(v) = f.state {
                     self.value(v)?;
@@ -278,24 +277,11 @@ impl State<'_> {
                     self.fiber(fb)?;
                 }
             }
-            Obj::Skill(k) => {
-                if !matches!(k.tools, Value::Array(_)) {
-                    return Err(corrupt("a skill's tools are not an array"));
-                }
-                self.value(k.tools)?;
-            }
             Obj::Memory(m) => {
                 for (_, v) in &m.entries {
                     self.value(*v)?;
                 }
             }
-            Obj::McpServer(x) => {
-                if !matches!(x.tools, Value::Array(_)) {
-                    return Err(corrupt("an MCP server's tools are not an array"));
-                }
-                self.value(x.tools)?;
-            }
-            Obj::McpTool(t) => self.value(Value::Obj(t.server))?,
             Obj::Ext(x) => {
                 // Every handle it keeps must exist before its kind looks.
                 let mut tracer = crate::heap::Tracer::new();
