@@ -300,3 +300,29 @@ fn the_checked_in_v1_snapshot_is_refused_by_version() {
         "{err}"
     );
 }
+
+/// A snapshot written by the `sense` command of a format-2 build must keep
+/// loading. If a change to the compiler or the format breaks this, bump
+/// `FORMAT_VERSION` deliberately and write a new fixture with
+/// `sense start examples/interview.sns interviewer --state tests/fixtures/snapshot_vN.bin`.
+#[test]
+fn the_checked_in_v2_snapshot_still_restores() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/snapshot_v2.bin"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    let (mut rt, out) = restored(&bytes);
+    let id = rt.subject().expect("the fixture records its agent");
+    for answer in ["Ada", "3"] {
+        assert!(matches!(
+            rt.resume(id, answer).unwrap(),
+            State::Paused { .. }
+        ));
+    }
+    assert_eq!(rt.resume(id, "yes").unwrap(), State::Completed);
+    assert_eq!(
+        *out.lock().unwrap(),
+        "summary: [name=Ada, years of experience=3, ready to start=yes]\n"
+    );
+}
