@@ -282,8 +282,26 @@ impl Vm {
         self.declarations.push(decl);
     }
 
-    /// Runs a `Declare` instruction through its registered declaration kind.
-    pub(crate) fn declare(
+    /// Runs `Declare(i)` of `proto` through its registered declaration
+    /// kind. Kept out of line: the run loop's code stays as small as it
+    /// was before declarations went through the seam (instruction counts).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn exec_declare(&mut self, proto: &crate::proto::Proto, i: u32) -> EvalResult<()> {
+        let Some(info) = proto.decls.get(i as usize) else {
+            return Err(EvalError::runtime(
+                "internal error: malformed code (damaged state)",
+            ));
+        };
+        let value = if info.takes_value {
+            self.pop()
+        } else {
+            Value::Nil
+        };
+        self.declare(info, value, proto.file)
+    }
+
+    fn declare(
         &mut self,
         info: &crate::proto::DeclInfo,
         value: Value,

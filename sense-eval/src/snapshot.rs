@@ -429,8 +429,14 @@ impl Vm {
         wanted: &[NativeImage],
         used: &dyn Fn(&str) -> bool,
     ) -> EvalResult<Vec<NativeDef>> {
-        let mut builtins = builtins::core_natives();
-        builtins.extend(self.ext_natives.iter().cloned());
+        // Builtins of the core and natives registered by higher crates:
+        // this VM is fresh, so its table holds exactly those.
+        let builtins: Vec<NativeDef> = self
+            .natives
+            .iter()
+            .filter(|d| matches!(d.imp, NativeImpl::Builtin(_)))
+            .cloned()
+            .collect();
         let mut out = Vec::with_capacity(wanted.len());
         for n in wanted {
             if n.host {

@@ -254,9 +254,6 @@ pub struct Vm {
     pub(crate) kinds: Vec<&'static dyn crate::kind::ObjectKind>,
     /// Declaration kinds run by `Declare`.
     pub(crate) declarations: Vec<&'static dyn crate::kind::Declaration>,
-    /// Natives registered by a higher crate (found again by name when a
-    /// snapshot is restored).
-    pub(crate) ext_natives: Vec<NativeDef>,
     /// State of higher crates (see [`Vm::set_ext_state`]).
     pub(crate) ext_states: Vec<Box<dyn std::any::Any + Send>>,
 }
@@ -332,7 +329,6 @@ impl Vm {
             caller: Default::default(),
             kinds: Vec::new(),
             declarations: vec![&memories::MEMORY_DECL],
-            ext_natives: Vec::new(),
             ext_states: Vec::new(),
         };
         for def in builtins::core_natives() {
@@ -359,8 +355,6 @@ impl Vm {
     /// Installs a native function of a higher crate and binds it in the
     /// global scope; a snapshot that refers to it finds it again by name.
     pub fn register_native(&mut self, def: NativeDef) {
-        self.ext_natives.retain(|d| d.name != def.name);
-        self.ext_natives.push(def.clone());
         self.add_native(def);
     }
 

@@ -416,17 +416,7 @@ impl Vm {
                         Some(info) => self.declare_action(info),
                         None => fail!(bad_code()),
                     },
-                    Op::Declare(i) => {
-                        let Some(info) = proto.decls.get(i as usize).cloned() else {
-                            fail!(bad_code())
-                        };
-                        let v = if info.takes_value {
-                            self.pop()
-                        } else {
-                            Value::Nil
-                        };
-                        tri!(self.declare(&info, v, proto.file));
-                    }
+                    Op::Declare(i) => tri!(self.exec_declare(&proto, i)),
                     Op::DrainTasks => {
                         if self.has_runnable() {
                             // Run again when control comes back, until no task is ready.
