@@ -27,13 +27,25 @@ pub(crate) fn install(vm: &mut Vm) {
     vm.register_kind(&tool_server::MCP_SERVER);
     vm.register_kind(&tool_server::MCP_TOOL);
     vm.register_declaration(&model::MODEL_DECL);
-    for def in model::natives()
-        .into_iter()
-        .chain(skill::natives())
-        .chain(tool_server::natives())
-    {
+    for def in natives() {
         vm.register_native(def);
     }
+}
+
+/// Every native this crate adds to the core's builtins, in the order they
+/// are installed.
+pub fn natives() -> Vec<NativeDef> {
+    let mut v = model::natives();
+    v.extend(skill::natives());
+    v.extend(tool_server::natives());
+    v
+}
+
+/// Every builtin a [`Runtime`] has: the core's and this crate's.
+pub fn builtins() -> Vec<NativeDef> {
+    let mut v = sense_eval::builtins::core_natives();
+    v.extend(natives());
+    v
 }
 
 impl Runtime {

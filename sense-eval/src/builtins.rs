@@ -83,7 +83,8 @@ impl NativeDef {
     }
 }
 
-/// Every builtin of the core language and the agent layer.
+/// Every builtin of the core language (the agent layer's natives, such as
+/// `inference`, are registered by `sense-agents`).
 pub fn core_natives() -> Vec<NativeDef> {
     let mut v = core::natives();
     v.extend(agents::natives());
