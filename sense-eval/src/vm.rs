@@ -10,6 +10,7 @@ mod agents;
 mod call;
 mod code_store;
 mod embed;
+mod ext;
 mod fiber;
 pub(crate) mod graph;
 mod import;
