@@ -210,3 +210,76 @@ fn damaged_object_bytes_are_an_error() {
     assert!(COUNTER.decode(&[]).is_err());
     assert!(COUNTER.decode(&[0xff; 3]).is_err());
 }
+
+// --- The agent layer's own kinds under damaged snapshot bytes ------------
+
+/// FNV-1a, as the format's checksum, so damage can be resealed.
+fn fnv(bytes: &[u8]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+const MODEL_PROGRAM: &str = r#"
+model oracle = inference("mock", "x", response_template: "about {prompt}", confidence: 0.75)
+set delegation = oracle
+a = ask("sunny")
+tool double(x: Int) "Doubles x":
+    return x * 2
+s = skill("math", "Arithmetic", [double])
+c = counter("hits")
+agent w:
+    got = pause("p")
+    print(a, a.value, s, s.tools, oracle, c, got)
+start(w)
+"#;
+
+#[test]
+fn extension_objects_under_resealed_damage_never_panic() {
+    let (mut rt, _) = runtime(true);
+    rt.run_source("main.sns", MODEL_PROGRAM).unwrap();
+    let bytes = rt.snapshot().unwrap();
+
+    // Undamaged, everything comes back.
+    let (mut back, out) = runtime(true);
+    back.restore_snapshot(&bytes).unwrap();
+    let w = back.agent("w").unwrap();
+    assert_eq!(back.resume(w, 1_i64).unwrap(), State::Completed);
+    assert_eq!(
+        *out.lock().unwrap(),
+        "answer<0.75>(about sunny) about sunny <skill math (1 tools)> [<tool double>] \
+         <model oracle> <counter hits = 0> 1\n"
+    );
+
+    // Damaged and resealed: refused, or restored and run without harm.
+    let mut rng: u64 = 0x00c0_ffee;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let mut accepted = 0;
+    for _ in 0..1500 {
+        let mut damaged = bytes.clone();
+        for _ in 0..1 + next() % 3 {
+            let at = 20 + (next() as usize) % (damaged.len() - 20);
+            damaged[at] ^= 1 << (next() % 8);
+        }
+        let sum = fnv(&damaged[20..]);
+        damaged[12..20].copy_from_slice(&sum.to_le_bytes());
+        let (mut rt, _) = runtime(true);
+        if rt.restore_snapshot(&damaged).is_ok() {
+            accepted += 1;
+            rt.config_mut().max_steps = Some(10_000);
+            if let Ok(w) = rt.agent("w") {
+                let _ = rt.resume(w, 1_i64);
+            }
+            let _ = rt.run_source("after.sns", "print(a, s, oracle, c)\n");
+        }
+    }
+    eprintln!("{accepted} of 1500 resealed corruptions restored and ran without harm");
+}
