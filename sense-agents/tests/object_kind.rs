@@ -283,3 +283,17 @@ fn extension_objects_under_resealed_damage_never_panic() {
     }
     eprintln!("{accepted} of 1500 resealed corruptions restored and ran without harm");
 }
+
+/// A bare language core has no agent layer registered: a `model`
+/// declaration is a clear runtime error, not a crash or a silent no-op.
+#[test]
+fn a_bare_core_names_the_missing_declaration_kind() {
+    let mut vm = Vm::new(Config::default());
+    vm.set_output(Box::new(|_| {}));
+    let src = sense_syntax::SourceFile::new("bare.sns", "model m = 1\n");
+    let err = vm.run_main(src, None, None).unwrap_err();
+    assert_eq!(
+        err.display(),
+        "[line 1] 'model' declarations are not available in this runtime"
+    );
+}
