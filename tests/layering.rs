@@ -90,7 +90,19 @@ const NAMES_KEPT_OUT_OF_SENSE_EVAL: &[&str] = &[
     "sense_providers",
     "sense_store",
     "sense_ffi",
-    // Agent-layer types moved to sense-agents (the lead adds them at merge).
+    // Agent-layer types moved to sense-agents through the object-kind seam
+    // (sense-agents/src/kinds/): models, answers, skills, providers and MCP
+    // tool servers.
+    "ModelObj",
+    "AnswerObj",
+    "SkillObj",
+    "McpServerObj",
+    "McpToolObj",
+    "ModelProvider",
+    "ProviderEntry",
+    "ToolServerConnector",
+    "ToolServer",
+    "ModelDecl",
 ];
 
 /// Package names in `cargo tree --prefix none --format {p}` output.

@@ -433,7 +433,7 @@ fn grammar_knows_every_keyword_and_builtin() {
         .unwrap();
     let mut builtins: Vec<&str> = list.split('|').collect();
     builtins.sort();
-    let mut natives: Vec<String> = sense::eval::builtins::core_natives()
+    let mut natives: Vec<String> = sense::agents::kinds::builtins()
         .into_iter()
         .map(|n| n.name)
         .collect();

@@ -12,9 +12,11 @@ mod error;
 mod ffi_support;
 mod handle;
 pub mod inspect_support;
+pub mod kinds;
 pub mod literal;
 mod maintenance;
 pub mod memory;
+pub mod provider;
 mod runtime;
 mod snapshot;
 
@@ -23,11 +25,14 @@ pub use runtime::read_source;
 pub use embed::ValueRef;
 pub use error::Error;
 pub use handle::{AgentId, PauseHandle};
+pub use provider::{ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec};
 pub use runtime::Runtime;
 pub use runtime::{Progress, State};
 pub use sense_eval::agent::{AgentStatus, PauseKind};
-pub use sense_eval::provider::{
-    ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec,
-};
+/// The seam through which object kinds and natives are added.
+pub use sense_eval::builtins::{Arity, NativeDef};
+pub use sense_eval::heap::{Heap, ObjRef, ScopeRef, Tracer};
+pub use sense_eval::kind;
 pub use sense_eval::vm::{AgentReport, FrameReport};
 pub use sense_eval::{Config, ErrorClass, EvalError, HostAgent, HostReturn, HostValue};
+pub use sense_eval::{EvalResult, Value, Vm};

@@ -11,8 +11,8 @@
 //! ```
 
 use crate::Runtime;
+use crate::provider::ToolServerConnector;
 use sense_eval::proto::FileId;
-use sense_eval::provider::ToolServerConnector;
 
 impl Runtime {
     /// Runs the collector now (it also runs by itself as the heap grows).
@@ -36,6 +36,6 @@ impl Runtime {
     /// builtin) uses to reach tool servers; the runtime itself starts no
     /// process and opens no connection.
     pub fn register_tool_connector(&mut self, connector: Box<dyn ToolServerConnector>) {
-        self.vm().register_tool_connector(connector);
+        crate::kinds::tool_server::register_connector(self.vm(), connector);
     }
 }

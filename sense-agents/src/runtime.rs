@@ -121,8 +121,10 @@ impl Runtime {
         config
             .memory_store
             .get_or_insert(crate::memory::open_sqlite);
+        let mut vm = Vm::new(config);
+        crate::kinds::install(&mut vm);
         Runtime {
-            vm: Vm::new(config),
+            vm,
             main_env: None,
             subject: None,
             runs_since_release: 0,
@@ -570,9 +572,10 @@ impl Runtime {
         name: &str,
         capability: Option<&str>,
         default_model: &str,
-        provider: impl sense_eval::provider::ModelProvider + 'static,
+        provider: impl crate::provider::ModelProvider + 'static,
     ) {
-        self.vm.register_provider(
+        crate::kinds::model::register_provider(
+            &mut self.vm,
             name,
             capability.map(str::to_string),
             default_model,

@@ -115,11 +115,9 @@ impl Runtime {
                 "cannot restore snapshot: the runtime record is damaged",
             ));
         }
-        let missing: Vec<String> = self
-            .vm_ref()
-            .providers_needed()
+        let missing: Vec<String> = crate::kinds::model::providers_needed(self.vm_ref())
             .into_iter()
-            .filter(|p| !self.vm_ref().has_provider(p))
+            .filter(|p| !crate::kinds::model::has_provider(self.vm_ref(), p))
             .collect();
         if let Some(p) = missing.first() {
             return Err(Error::host(format!(

@@ -283,15 +283,33 @@ fn random_corruption_never_panics() {
     eprintln!("{accepted} of 3000 resealed corruptions restored and ran without harm");
 }
 
-/// A snapshot written by an earlier build (format version 1) must keep
-/// loading. If a change to the compiler or the format breaks this, bump
-/// `FORMAT_VERSION` deliberately and regenerate the fixture with
-/// `sense start examples/interview.sns interviewer --state tests/fixtures/snapshot_v1.bin`.
+/// A snapshot written by an earlier build (format version 1, before the
+/// model layer became extension objects) is refused with a message that
+/// names both versions, never misread.
 #[test]
-fn the_checked_in_v1_snapshot_still_restores() {
+fn the_checked_in_v1_snapshot_is_refused_by_version() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../tests/fixtures/snapshot_v1.bin"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    let (mut rt, _) = runtime();
+    let err = rt.restore_snapshot(&bytes).unwrap_err().to_string();
+    assert!(
+        err.contains("it has format version 1; this build reads version 2"),
+        "{err}"
+    );
+}
+
+/// A snapshot written by the `sense` command of a format-2 build must keep
+/// loading. If a change to the compiler or the format breaks this, bump
+/// `FORMAT_VERSION` deliberately and write a new fixture with
+/// `sense start examples/interview.sns interviewer --state tests/fixtures/snapshot_vN.bin`.
+#[test]
+fn the_checked_in_v2_snapshot_still_restores() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/snapshot_v2.bin"
     );
     let bytes = std::fs::read(path).unwrap();
     let (mut rt, out) = restored(&bytes);

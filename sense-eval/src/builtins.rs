@@ -9,7 +9,6 @@
 mod agents;
 mod convert;
 mod core;
-mod models;
 
 use crate::error::EvalResult;
 use crate::value::Value;
@@ -84,10 +83,10 @@ impl NativeDef {
     }
 }
 
-/// Every builtin of the core language and the agent layer.
+/// Every builtin of the core language (the agent layer's natives, such as
+/// `inference`, are registered by `sense-agents`).
 pub fn core_natives() -> Vec<NativeDef> {
     let mut v = core::natives();
     v.extend(agents::natives());
-    v.extend(models::natives());
     v
 }

@@ -88,7 +88,6 @@ fn render_op(op: Op, p: &Proto, names: &Interner, heap: &Heap) -> String {
         Op::Define(s) => format!("Define {}", sym(s)),
         Op::Member(s) => format!("Member {}", sym(s)),
         Op::SetConfig(s) => format!("SetConfig {}", sym(s)),
-        Op::ModelDecl(s) => format!("ModelDecl {}", sym(s)),
         Op::Jump(t) => format!("Jump -> {t}"),
         Op::Loop(t) => format!("Loop -> {t}"),
         Op::JumpIfFalse(t) => format!("JumpIfFalse -> {t}"),
@@ -119,10 +118,14 @@ fn render_op(op: Op, p: &Proto, names: &Interner, heap: &Heap) -> String {
             "ActionDecl {}",
             name(p.actions.get(i as usize).map(|a| a.name))
         ),
-        Op::MemoryDecl(i) => format!(
-            "MemoryDecl {}",
-            name(p.memories.get(i as usize).map(|m| m.name))
-        ),
+        Op::Declare(i) => {
+            let d = p.decls.get(i as usize);
+            format!(
+                "Declare {} {}",
+                d.map_or("?", |d| d.kind.as_str()),
+                name(d.map(|d| d.name))
+            )
+        }
         Op::Import(i) | Op::FromImport(i) => {
             let what = if matches!(op, Op::Import(_)) {
                 "Import"

@@ -39,6 +39,7 @@ fn obj_bytes(obj: &Obj) -> usize {
             .iter()
             .map(|(k, _)| k.len() + VALUE_BYTES)
             .sum::<usize>(),
+        Obj::Ext(x) => x.0.heap_bytes(),
         _ => 64,
     }
 }
@@ -120,6 +121,19 @@ impl Tracer {
     #[inline]
     pub fn scope(&mut self, s: ScopeRef) {
         self.scopes.push(s);
+    }
+
+    /// An empty tracer (for listing what one object refers to).
+    pub(crate) fn new() -> Self {
+        Tracer {
+            objs: Vec::new(),
+            scopes: Vec::new(),
+        }
+    }
+
+    /// What was traced: objects and scopes.
+    pub(crate) fn into_parts(self) -> (Vec<ObjRef>, Vec<ScopeRef>) {
+        (self.objs, self.scopes)
     }
 }
 
@@ -390,6 +404,11 @@ impl Heap {
 
     /// The arena's contents, for snapshots: objects, the head of their free
     /// list, scopes, the head of theirs.
+    /// Every object slot (free ones included, as `Obj::Free`).
+    pub fn objects(&self) -> impl Iterator<Item = &Obj> {
+        self.objs.iter()
+    }
+
     pub(crate) fn parts(&self) -> (&[Obj], u32, &[Scope], u32) {
         (&self.objs, self.obj_free, &self.scopes, self.scope_free)
     }

@@ -61,7 +61,8 @@ pub struct ModuleObj {
     pub env: ScopeRef,
 }
 
-/// Methods reachable through member access on objects (`a.verify`, `m.recall`).
+/// Methods reachable through member access on objects (`a.verify`,
+/// `m.recall`, and any method of an extension object).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Method {
     /// `action.verify()`
@@ -84,10 +85,8 @@ pub enum Method {
     History,
     /// `memory.as_of(key, version)` (persistent)
     AsOf,
-    /// `model.ask(prompt)`
-    Ask,
-    /// `mcp_server.close()`
-    Close,
+    /// A method of an extension object (see [`crate::kind`]), by name.
+    Ext(Symbol),
 }
 
 impl Method {
@@ -104,8 +103,8 @@ impl Method {
             Method::Keys => "keys",
             Method::History => "history",
             Method::AsOf => "as_of",
-            Method::Ask => "ask",
-            Method::Close => "close",
+            // Named through the interner: see `Vm::method_name`.
+            Method::Ext(_) => "",
         }
     }
 
@@ -117,8 +116,8 @@ impl Method {
             | Method::Commit
             | Method::Rollback
             | Method::Keys
-            | Method::Close => 0,
-            Method::Recall | Method::Forget | Method::History | Method::Ask => 1,
+            | Method::Ext(_) => 0,
+            Method::Recall | Method::Forget | Method::History => 1,
             Method::Remember | Method::AsOf => 2,
         }
     }
@@ -221,71 +220,6 @@ pub struct ActionObj {
     pub commit_env: Option<ScopeRef>,
 }
 
-/// A model: the built-in mock, or a provider supplied by the host.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct ModelObj {
-    /// Its name (renamed by `model NAME = …`).
-    pub name: String,
-    /// Provider name (`mock`, or a host provider's name).
-    pub provider: String,
-    /// Mock: the response template.
-    pub template: String,
-    /// Mock: the confidence; host providers: none.
-    pub confidence: Option<f64>,
-    /// Host providers: the model id.
-    pub model_id: String,
-    /// Host providers: the capability that gates calls (`model.<provider>`).
-    pub capability: Option<String>,
-    /// Host providers: `inference(…)`'s options (no secrets).
-    pub options: crate::provider::ModelOptions,
-}
-
-/// A connection made by `connect_mcp` (the live connection itself is kept
-/// by the VM and is not part of a snapshot: after a restore it is made
-/// again on first use).
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct McpServerObj {
-    /// The server's name (prefix of its tools' names).
-    pub name: String,
-    /// The command that was started, and its arguments.
-    pub command: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// The capability gating every call to its tools.
-    pub capability: Option<String>,
-    /// Its tools (an Array of MCP tools).
-    pub tools: Value,
-    /// `.close()` was called.
-    pub closed: bool,
-    /// Index of the live connection in the VM's table.
-    #[serde(skip)]
-    pub conn: Option<usize>,
-}
-
-/// One tool of an MCP server.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct McpToolObj {
-    /// Its server.
-    pub server: ObjRef,
-    /// Its name on that server.
-    pub name: String,
-    /// Its description.
-    pub description: String,
-    /// Its input JSON schema, as text.
-    pub input_schema: String,
-}
-
-/// An answer from a model.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct AnswerObj {
-    /// The text (or value).
-    pub value: Value,
-    /// Confidence, if the provider gives one.
-    pub confidence: Option<f64>,
-    /// The model's name.
-    pub source: String,
-}
-
 /// What an async tool call has produced so far.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum FutureState {
@@ -306,17 +240,6 @@ pub struct FutureObj {
     pub state: FutureState,
     /// The body's fiber while pending.
     pub fiber: Option<Box<crate::vm::Fiber>>,
-}
-
-/// A `skill(...)` bundle of tools.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct SkillObj {
-    /// Its name.
-    pub name: String,
-    /// Its description.
-    pub description: String,
-    /// The tools (an Array value).
-    pub tools: Value,
 }
 
 /// A `memory` (in-process map) or `persistent memory` (a log behind the
@@ -359,20 +282,12 @@ pub enum Obj {
     ActionDecl(Box<ActionDeclObj>),
     /// A prepared action.
     Action(Box<ActionObj>),
-    /// A model.
-    Model(Box<ModelObj>),
-    /// An answer.
-    Answer(Box<AnswerObj>),
     /// An async tool's future.
     Future(Box<FutureObj>),
-    /// A skill.
-    Skill(Box<SkillObj>),
     /// A memory.
     Memory(Box<MemoryObj>),
-    /// An MCP server connection.
-    McpServer(Box<McpServerObj>),
-    /// A tool of an MCP server.
-    McpTool(Box<McpToolObj>),
+    /// An object of a kind registered through the seam of [`crate::kind`].
+    Ext(crate::kind::ExtObj),
 }
 
 impl Obj {
@@ -398,8 +313,6 @@ impl Obj {
                     t.scope(e);
                 }
             }
-            Obj::Model(_) => {}
-            Obj::Answer(x) => t.value(x.value),
             Obj::Future(x) => {
                 if let FutureState::Ready(v) = x.state {
                     t.value(v);
@@ -408,14 +321,12 @@ impl Obj {
                     f.trace(t);
                 }
             }
-            Obj::Skill(x) => t.value(x.tools),
-            Obj::McpServer(x) => t.value(x.tools),
-            Obj::McpTool(x) => t.obj(x.server),
             Obj::Memory(x) => {
                 for (_, v) in &x.entries {
                     t.value(*v);
                 }
             }
+            Obj::Ext(x) => x.0.trace(t),
         }
     }
 }

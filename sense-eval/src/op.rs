@@ -113,16 +113,16 @@ pub enum Op {
     AgentDecl(u32),
     /// `set NAME = value`: `[v] -> []`.
     SetConfig(Symbol),
-    /// `model NAME = value`: `[v] -> []`.
-    ModelDecl(Symbol),
     /// Writes `policies[i]` into the current scope.
     Policy(u32),
     /// Declares the tool `tools[i]`.
     ToolDecl(u32),
     /// Declares the action `actions[i]`.
     ActionDecl(u32),
-    /// Declares the memory `memories[i]`.
-    MemoryDecl(u32),
+    /// Runs declaration `decls[i]` through the declaration kind it names
+    /// (registered by a higher crate, see [`crate::kind::Declaration`]):
+    /// `[v] -> []` when the declaration takes a value, else `[] -> []`.
+    Declare(u32),
     /// The end of a top level: lets ready async tasks run first.
     DrainTasks,
     /// Raises the string on the stack as a runtime error (statements whose

@@ -119,15 +119,20 @@ pub struct ActionInfo {
     pub approval: bool,
 }
 
-/// A memory declaration.
+/// A declaration run by `Declare` through the declaration kind it names
+/// (`model NAME = value`, `memory NAME`, `persistent memory NAME: "path"`).
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct MemoryInfo {
-    /// Memory name.
+pub struct DeclInfo {
+    /// The declaration kind, as registered (`model`, `memory`).
+    pub kind: String,
+    /// The declared name.
     pub name: Symbol,
-    /// The string after `:` (kind, or path for persistent memories).
-    pub kind: Option<String>,
-    /// `persistent memory`.
-    pub persistent: bool,
+    /// The string after `:` (a memory's kind, or its path when persistent).
+    pub text: Option<String>,
+    /// The modifier keyword was given (`persistent`).
+    pub flag: bool,
+    /// A value is computed first and popped (`model NAME = value`).
+    pub takes_value: bool,
 }
 
 /// Labeled-call layout.
@@ -180,8 +185,9 @@ pub struct Proto {
     pub tools: Vec<ToolInfo>,
     /// Action declarations, indexed by `ActionDecl`.
     pub actions: Vec<ActionInfo>,
-    /// Memory declarations, indexed by `MemoryDecl`.
-    pub memories: Vec<MemoryInfo>,
+    /// Declarations run through a registered declaration kind, indexed
+    /// by `Declare`.
+    pub decls: Vec<DeclInfo>,
     /// Policy statements' rules `(capability, allow)`, indexed by `Policy`.
     pub policies: Vec<Vec<(String, bool)>>,
 }
@@ -220,7 +226,7 @@ impl Proto {
             labels: Vec::new(),
             tools: Vec::new(),
             actions: Vec::new(),
-            memories: Vec::new(),
+            decls: Vec::new(),
             policies: Vec::new(),
         }
     }

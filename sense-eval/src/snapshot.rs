@@ -32,9 +32,9 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"SENSESNP";
 /// The snapshot format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Bumped whenever the meaning of compiled code changes.
-const CODE_VERSION: &[u8] = b"sense-code-1";
+const CODE_VERSION: &[u8] = b"sense-code-2";
 
 #[derive(Serialize, Deserialize)]
 struct FileImage {
@@ -338,7 +338,8 @@ impl Vm {
         };
         let natives = self.restore_natives(&image.natives, &used)?;
 
-        let heap = Heap::from_parts(image.objs, image.obj_free, image.scopes, image.scope_free);
+        let mut heap = Heap::from_parts(image.objs, image.obj_free, image.scopes, image.scope_free);
+        self.decode_ext_objects(&mut heap)?;
         // Constants: keep the snapshot's objects (they are what the heap
         // refers to), after checking they hold what the code says.
         let mut protos = fresh.protos;
@@ -428,7 +429,14 @@ impl Vm {
         wanted: &[NativeImage],
         used: &dyn Fn(&str) -> bool,
     ) -> EvalResult<Vec<NativeDef>> {
-        let builtins = builtins::core_natives();
+        // Builtins of the core and natives registered by higher crates:
+        // this VM is fresh, so its table holds exactly those.
+        let builtins: Vec<NativeDef> = self
+            .natives
+            .iter()
+            .filter(|d| matches!(d.imp, NativeImpl::Builtin(_)))
+            .cloned()
+            .collect();
         let mut out = Vec::with_capacity(wanted.len());
         for n in wanted {
             if n.host {
@@ -491,26 +499,6 @@ impl Vm {
     /// True if `scope` is one the host pinned (a main program's scope).
     pub fn is_pinned(&self, scope: ScopeRef) -> bool {
         self.pinned.contains(&scope)
-    }
-
-    /// True if a model provider of that name is registered.
-    pub fn has_provider(&self, name: &str) -> bool {
-        self.providers.iter().any(|p| p.name == name)
-    }
-
-    /// Names of the model providers the heap's models need.
-    pub fn providers_needed(&self) -> Vec<String> {
-        let (objs, ..) = self.heap.parts();
-        let mut names: Vec<String> = objs
-            .iter()
-            .filter_map(|o| match o {
-                Obj::Model(m) if m.provider != "mock" => Some(m.provider.clone()),
-                _ => None,
-            })
-            .collect();
-        names.sort();
-        names.dedup();
-        names
     }
 }
 

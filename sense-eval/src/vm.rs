@@ -10,18 +10,19 @@ mod agents;
 mod call;
 mod code_store;
 mod embed;
+mod ext;
 mod fiber;
 pub(crate) mod graph;
 mod import;
 mod inspect;
-mod models;
+mod memories;
 mod names;
 mod ops;
 mod run;
 mod safety;
 mod show;
 mod tasks;
-mod tool_servers;
+mod tool_view;
 mod unwind;
 
 pub use embed::CallerSlot;
@@ -29,6 +30,7 @@ pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
 pub use inspect::{AgentReport, FrameReport};
 pub use safety::AuditEntry;
 pub(crate) use tasks::Blocked;
+pub use tool_view::ToolSignature;
 
 use crate::builtins::{self, NativeDef};
 use crate::compile::{CodeSink, TopLevelCompiler, compile_echo_program};
@@ -231,12 +233,6 @@ pub struct Vm {
     pub(crate) host_names: Vec<String>,
     /// Scopes the host keeps (the main program's scope): collection roots.
     pub(crate) pinned: Vec<ScopeRef>,
-    /// Model providers registered by the host.
-    pub(crate) providers: Vec<crate::provider::ProviderEntry>,
-    /// Connects `connect_mcp` to tool servers (registered by the host).
-    pub(crate) tool_connector: Option<Box<dyn crate::provider::ToolServerConnector>>,
-    /// Live tool-server connections, by the index an `McpServerObj` holds.
-    pub(crate) tool_servers: Vec<Option<Box<dyn crate::provider::ToolServer>>>,
     /// The audit log (AGENTS.md §4.9).
     pub(crate) audit_log: Vec<safety::AuditEntry>,
     /// Frame indexes of nested runs in progress (innermost last): errors
@@ -255,6 +251,12 @@ pub struct Vm {
     pub(crate) held: Vec<ObjRef>,
     /// The agent that called the running host function.
     pub(crate) caller: embed::CallerSlot,
+    /// Object kinds registered through the seam (see [`crate::kind`]).
+    pub(crate) kinds: Vec<&'static dyn crate::kind::ObjectKind>,
+    /// Declaration kinds run by `Declare`.
+    pub(crate) declarations: Vec<&'static dyn crate::kind::Declaration>,
+    /// State of higher crates (see [`Vm::set_ext_state`]).
+    pub(crate) ext_states: Vec<Box<dyn std::any::Any + Send>>,
 }
 
 impl Default for Vm {
@@ -314,9 +316,6 @@ impl Vm {
             host_fns: Vec::new(),
             host_names: Vec::new(),
             pinned: Vec::new(),
-            providers: Vec::new(),
-            tool_connector: None,
-            tool_servers: Vec::new(),
             audit_log: Vec::new(),
             nested: Vec::new(),
             units: Vec::new(),
@@ -329,6 +328,9 @@ impl Vm {
             )),
             held: Vec::new(),
             caller: Default::default(),
+            kinds: Vec::new(),
+            declarations: vec![&memories::MEMORY_DECL],
+            ext_states: Vec::new(),
         };
         for def in builtins::core_natives() {
             vm.add_native(def);
@@ -349,6 +351,12 @@ impl Vm {
             .vars
             .define(name, Value::Native(id));
         id
+    }
+
+    /// Installs a native function of a higher crate and binds it in the
+    /// global scope; a snapshot that refers to it finds it again by name.
+    pub fn register_native(&mut self, def: NativeDef) {
+        self.add_native(def);
     }
 
     /// Sends `print` output to `f` instead of stdout.

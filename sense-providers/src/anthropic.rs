@@ -2,7 +2,7 @@
 
 use crate::http::{Http, HttpSettings};
 use crate::wire::{self, ToolNames};
-use sense_eval::provider::{
+use sense_agents::provider::{
     ChatMessage, ModelOptions, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec,
 };
 use serde_json::{Value as Json, json};

@@ -7,7 +7,7 @@
 //! a channel give every read a timeout, so a server that hangs, exits or
 //! writes garbage becomes an error, never a hang.
 
-use sense_eval::provider::{RemoteTool, ToolServer, ToolServerConnector};
+use sense_agents::provider::{RemoteTool, ToolServer, ToolServerConnector};
 use serde_json::{Value as Json, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};

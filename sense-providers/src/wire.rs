@@ -1,8 +1,8 @@
 //! What both HTTP providers share: the API key and base URL of a call,
 //! tool names as the APIs accept them, and JSON ↔ host values.
 
+use sense_agents::provider::{ModelOptions, ToolSpec};
 use sense_eval::HostValue;
-use sense_eval::provider::{ModelOptions, ToolSpec};
 use serde_json::Value as Json;
 
 /// The API key for a call: the variable `api_key_env:` names, else

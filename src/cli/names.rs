@@ -8,7 +8,7 @@ pub fn keywords() -> Vec<&'static str> {
 
 /// The names of every builtin function, sorted.
 pub fn builtins() -> Vec<String> {
-    let mut v: Vec<String> = sense::eval::builtins::core_natives()
+    let mut v: Vec<String> = sense::agents::kinds::builtins()
         .into_iter()
         .map(|n| n.name)
         .collect();

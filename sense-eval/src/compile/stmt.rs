@@ -3,7 +3,7 @@
 use super::{Compiler, clean_doc};
 use crate::op::Op;
 use crate::proto::{
-    ActionInfo, AgentInfo, DeclType, ImportInfo, LoopTargets, MemoryInfo, ParamSpec, ProtoKind,
+    ActionInfo, AgentInfo, DeclInfo, DeclType, ImportInfo, LoopTargets, ParamSpec, ProtoKind,
     TestInfo, ToolInfo,
 };
 use crate::types::Annotation;
@@ -228,8 +228,16 @@ impl Compiler<'_> {
             }
             StmtKind::Model { name, value } => {
                 self.expr(value);
-                let s = self.sym(&name.name);
-                self.emit(Op::ModelDecl(s), span);
+                let name = self.sym(&name.name);
+                self.cur.decls.push(DeclInfo {
+                    kind: "model".into(),
+                    name,
+                    text: None,
+                    flag: false,
+                    takes_value: true,
+                });
+                let idx = self.cur.decls.len() as u32 - 1;
+                self.emit(Op::Declare(idx), span);
             }
             StmtKind::Policy(rules) => {
                 let rules = rules
@@ -246,13 +254,15 @@ impl Compiler<'_> {
                 persistent,
             } => {
                 let name = self.sym(&name.name);
-                self.cur.memories.push(MemoryInfo {
+                self.cur.decls.push(DeclInfo {
+                    kind: "memory".into(),
                     name,
-                    kind: kind.clone(),
-                    persistent: *persistent,
+                    text: kind.clone(),
+                    flag: *persistent,
+                    takes_value: false,
                 });
-                let idx = self.cur.memories.len() as u32 - 1;
-                self.emit(Op::MemoryDecl(idx), span);
+                let idx = self.cur.decls.len() as u32 - 1;
+                self.emit(Op::Declare(idx), span);
             }
             StmtKind::Tool(t) => {
                 let params = self.params(&t.params);

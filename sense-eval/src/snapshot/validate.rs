@@ -211,7 +211,7 @@ impl State<'_> {
 
     fn check_obj(&self, o: &Obj) -> EvalResult<()> {
         match o {
-            Obj::Free(_) | Obj::Str(_) | Obj::Model(_) => {}
+            Obj::Free(_) | Obj::Str(_) => {}
             Obj::Array(items) => {
                 for v in items {
                     self.value(*v)?;
@@ -225,6 +225,11 @@ impl State<'_> {
             Obj::Bound(b) => {
                 self.obj(b.receiver)?;
                 self.check_scope(b.env)?;
+                if let crate::object::Method::Ext(sym) = b.method
+                    && sym.0 as usize >= self.names
+                {
+                    return Err(corrupt("a method name is out of range"));
+                }
             }
             Obj::Agent(a) => {
                 self.check_scope(a.scope)?;
@@ -264,7 +269,6 @@ impl State<'_> {
                     self.check_scope(e)?;
                 }
             }
-            Obj::Answer(a) => self.value(a.value)?,
             Obj::Future(f) => {
                 if let FutureState::Ready(v) = f.state {
                     self.value(v)?;
@@ -273,24 +277,29 @@ impl State<'_> {
                     self.fiber(fb)?;
                 }
             }
-            Obj::Skill(k) => {
-                if !matches!(k.tools, Value::Array(_)) {
-                    return Err(corrupt("a skill's tools are not an array"));
-                }
-                self.value(k.tools)?;
-            }
             Obj::Memory(m) => {
                 for (_, v) in &m.entries {
                     self.value(*v)?;
                 }
             }
-            Obj::McpServer(x) => {
-                if !matches!(x.tools, Value::Array(_)) {
-                    return Err(corrupt("an MCP server's tools are not an array"));
+            Obj::Ext(x) => {
+                // Every handle it keeps must exist before its kind looks.
+                let mut tracer = crate::heap::Tracer::new();
+                x.0.trace(&mut tracer);
+                let (objs, scopes) = tracer.into_parts();
+                for r in objs {
+                    self.obj(r)?;
                 }
-                self.value(x.tools)?;
+                for s in scopes {
+                    self.check_scope(s)?;
+                }
+                x.kind().validate(&*x.0, self.heap).map_err(|m| {
+                    corrupt(format!(
+                        "an object of kind '{}' is damaged: {m}",
+                        x.kind().name()
+                    ))
+                })?;
             }
-            Obj::McpTool(t) => self.value(Value::Obj(t.server))?,
         }
         Ok(())
     }

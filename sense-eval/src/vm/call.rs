@@ -54,14 +54,18 @@ impl Vm {
         match self.heap.get(r) {
             Obj::Bound(b) => {
                 let b = *b;
-                let name = format!("{}.{}", self.object_name(b.receiver), b.method.name());
+                let method = self.method_name(b.method);
+                let arity = match (b.method, self.heap.get(b.receiver)) {
+                    (crate::object::Method::Ext(_), Obj::Ext(x)) => x.kind().method_arity(method),
+                    (m, _) => m.arity(),
+                };
+                let name = format!("{}.{method}", self.object_name(b.receiver));
                 if labeled {
                     return Err(self.labels_refused(&name));
                 }
-                if argc != b.method.arity() {
+                if argc != arity {
                     return Err(EvalError::runtime(format!(
-                        "'{name}' expects {} argument(s), got {argc}",
-                        b.method.arity()
+                        "'{name}' expects {arity} argument(s), got {argc}"
                     )));
                 }
                 self.call_method(b, callee_at)
@@ -95,16 +99,16 @@ impl Vm {
             Method::Verify | Method::Approve | Method::Commit | Method::Rollback => {
                 self.call_action_method(b, callee_at)
             }
-            Method::Close => {
-                self.close_mcp_server(b.receiver);
-                self.finish_native_call(callee_at, Value::Nil);
-                Ok(false)
-            }
-            Method::Ask => {
-                let prompt = self.stack_at(callee_at + 1);
+            Method::Ext(sym) => {
+                let Obj::Ext(x) = self.heap.get(b.receiver) else {
+                    return Err(EvalError::runtime("not a method of this object"));
+                };
+                let kind = x.kind();
+                let method = self.interner.name(sym).to_string();
+                let args: Vec<Value> = self.stack_from(callee_at + 1).to_vec();
                 let (span, file) = self.current_span();
-                let v = self
-                    .ask_model(Value::Obj(b.receiver), prompt, b.env, b.line)
+                let v = kind
+                    .call_method(self, b.receiver, &method, &args, b.env, b.line)
                     .map_err(|e| e.at(span.with_line(b.line), file))?;
                 self.finish_native_call(callee_at, v);
                 Ok(false)
@@ -124,7 +128,7 @@ impl Vm {
     /// Calls `callee` with `args` to completion from inside a builtin (a
     /// nested run of the loop on the current fiber). Used by
     /// `ask_with_tools`; the call may not pause or switch agents.
-    pub(crate) fn call_nested(
+    pub fn call_nested(
         &mut self,
         callee: Value,
         args: &[Value],
@@ -397,13 +401,13 @@ impl Vm {
     }
 
     /// The line (and file) of the call being executed.
-    pub(crate) fn call_line(&self) -> (u32, crate::proto::FileId) {
+    pub fn call_line(&self) -> (u32, crate::proto::FileId) {
         let (span, file) = self.current_span();
         (span.line, file)
     }
 
     /// Span of the instruction the current frame is executing.
-    pub(crate) fn current_span(&self) -> (sense_syntax::Span, crate::proto::FileId) {
+    pub fn current_span(&self) -> (sense_syntax::Span, crate::proto::FileId) {
         match self.cur.frames.last() {
             Some(f) => {
                 let p = self.proto(f.proto);

@@ -66,7 +66,7 @@ impl Vm {
 
     /// The text of a string value.
     #[inline]
-    pub(crate) fn str_of(&self, v: Value) -> Option<&str> {
+    pub fn str_of(&self, v: Value) -> Option<&str> {
         match v {
             Value::Str(r) => match self.heap.get(r) {
                 Obj::Str(s) => Some(&s.text),
@@ -78,7 +78,7 @@ impl Vm {
 
     /// The items of an array value.
     #[inline]
-    pub(crate) fn array_of(&self, v: Value) -> Option<&Vec<Value>> {
+    pub fn array_of(&self, v: Value) -> Option<&Vec<Value>> {
         match v {
             Value::Array(r) => match self.heap.get(r) {
                 Obj::Array(a) => Some(a),
@@ -305,7 +305,9 @@ impl Vm {
 
     /// Python's `==` on the underlying values (used inside arrays, where
     /// `true == 1`).
-    pub(crate) fn host_equal(&self, a: Value, b: Value, depth: usize) -> EvalResult<bool> {
+    /// `==` as the reference's host compares two values nested `depth`
+    /// levels deep (for extension kinds' [`equal`](crate::kind::ObjectKind::equal)).
+    pub fn host_equal(&self, a: Value, b: Value, depth: usize) -> EvalResult<bool> {
         // Arrays that share sub-arrays would be compared once per path,
         // which is exponential in their depth: a pair of arrays found equal
         // is not compared again (issue 18), and the work stays bounded
@@ -381,23 +383,22 @@ impl Vm {
         })
     }
 
-    /// Structural equality for the object kinds that have it (answers).
-    /// Answers are dataclasses in the reference: equal when their value,
-    /// confidence and source are (Python tuple equality, identity first).
+    /// Structural equality for the object kinds that have it (extension
+    /// kinds that define [`ObjectKind::equal`](crate::kind::ObjectKind::equal)).
     fn objects_equal(
         &self,
         x: crate::heap::ObjRef,
         y: crate::heap::ObjRef,
         depth: usize,
     ) -> EvalResult<bool> {
-        let (Obj::Answer(p), Obj::Answer(q)) = (self.heap.get(x), self.heap.get(y)) else {
-            return Ok(false);
-        };
-        let same_value = match (p.value.obj_ref(), q.value.obj_ref()) {
-            (Some(r1), Some(r2)) if r1 == r2 => true,
-            _ => self.host_equal(p.value, q.value, depth + 1)?,
-        };
-        Ok(same_value && p.confidence == q.confidence && p.source == q.source)
+        if let (Obj::Ext(p), Obj::Ext(q)) = (self.heap.get(x), self.heap.get(y)) {
+            let kind = p.kind();
+            if kind.name() != q.kind().name() {
+                return Ok(false);
+            }
+            return kind.equal(self, x, y, depth);
+        }
+        Ok(false)
     }
 
     pub(crate) fn index(&mut self, t: Value, i: Value) -> EvalResult<Value> {
@@ -503,25 +504,6 @@ impl Vm {
                     }
                 })
             }
-            Obj::Model(m) => {
-                let model_name = m.name.clone();
-                match name.as_str() {
-                    "name" => self.new_str(model_name),
-                    "ask" => Ok(bind(self, Method::Ask)),
-                    _ => Err(EvalError::runtime(format!(
-                        "model '{model_name}' has no member '{name}'"
-                    ))),
-                }
-            }
-            Obj::Answer(a) => {
-                let (value, confidence, source) = (a.value, a.confidence, a.source.clone());
-                match name.as_str() {
-                    "value" => Ok(value),
-                    "confidence" => Ok(confidence.map_or(Value::Nil, Value::Float)),
-                    "source" => self.new_str(source),
-                    _ => Err(EvalError::runtime(format!("answer has no member '{name}'"))),
-                }
-            }
             Obj::Future(f) => {
                 if name == "done" {
                     Ok(Value::Bool(!matches!(f.state, FutureState::Pending)))
@@ -530,28 +512,6 @@ impl Vm {
                         "future '{}' has no member '{name}'",
                         f.label
                     )))
-                }
-            }
-            Obj::Skill(k) => {
-                let (sk_name, desc, tools) = (k.name.clone(), k.description.clone(), k.tools);
-                match name.as_str() {
-                    "name" => self.new_str(sk_name),
-                    "description" => self.new_str(desc),
-                    "tools" => Ok(tools),
-                    _ => Err(EvalError::runtime(format!(
-                        "skill '{sk_name}' has no member '{name}'"
-                    ))),
-                }
-            }
-            Obj::McpServer(x) => {
-                let (server, tools) = (x.name.clone(), x.tools);
-                match name.as_str() {
-                    "name" => self.new_str(server),
-                    "tools" => Ok(tools),
-                    "close" => Ok(bind(self, Method::Close)),
-                    _ => Err(EvalError::runtime(format!(
-                        "mcp server '{server}' has no member '{name}'"
-                    ))),
                 }
             }
             Obj::Memory(m) => {
@@ -580,6 +540,10 @@ impl Vm {
                         "memory '{mem_name}' has no member '{name}'"
                     ))),
                 }
+            }
+            Obj::Ext(x) => {
+                let kind = x.kind();
+                kind.member(self, r, &name, line)
             }
             _ => Err(self.no_member(t, sym)),
         }
@@ -637,7 +601,12 @@ impl Vm {
             TypeSpec::Function => self.type_name(v) == "Function",
             TypeSpec::Answer(inner) => match v {
                 Value::Obj(r) => match self.heap.get(r) {
-                    Obj::Answer(a) => inner.as_ref().is_none_or(|t| self.matches(a.value, t)),
+                    Obj::Ext(x) if x.kind().type_name() == "Answer" => {
+                        match x.kind().annotated_value(self, r) {
+                            Some(v) => inner.as_ref().is_none_or(|t| self.matches(v, t)),
+                            None => false,
+                        }
+                    }
                     _ => false,
                 },
                 _ => false,

@@ -404,10 +404,6 @@ impl Vm {
                         let v = self.pop();
                         tri!(self.exec_set(sym, v));
                     }
-                    Op::ModelDecl(sym) => {
-                        let v = self.pop();
-                        tri!(self.exec_model_decl(sym, v));
-                    }
                     Op::Policy(i) => match proto.policies.get(i as usize) {
                         Some(rules) => self.exec_policy(rules),
                         None => fail!(bad_code()),
@@ -420,12 +416,7 @@ impl Vm {
                         Some(info) => self.declare_action(info),
                         None => fail!(bad_code()),
                     },
-                    Op::MemoryDecl(i) => {
-                        let Some(info) = proto.memories.get(i as usize).cloned() else {
-                            fail!(bad_code())
-                        };
-                        tri!(self.declare_memory(&info, proto.file));
-                    }
+                    Op::Declare(i) => tri!(self.exec_declare(&proto, i)),
                     Op::DrainTasks => {
                         if self.has_runnable() {
                             // Run again when control comes back, until no task is ready.
@@ -507,7 +498,7 @@ impl Vm {
 
     /// The current frame's innermost materialised scope.
     #[inline]
-    pub(crate) fn env(&self) -> crate::heap::ScopeRef {
+    pub fn env(&self) -> crate::heap::ScopeRef {
         self.cur.frames.last().map_or(self.globals, |f| f.env)
     }
 

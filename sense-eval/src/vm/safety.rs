@@ -107,7 +107,7 @@ impl Vm {
     }
 
     /// Appends an audit entry recorded in `env`.
-    pub(crate) fn audit(
+    pub fn audit(
         &mut self,
         kind: impl Into<crate::statics::Name>,
         name: &str,
@@ -653,31 +653,9 @@ impl Vm {
         Ok(())
     }
 
-    /// `model NAME = value`.
-    pub(crate) fn exec_model_decl(
-        &mut self,
-        name: crate::symbol::Symbol,
-        v: Value,
-    ) -> EvalResult<()> {
-        let model_name = self.interner.name(name).to_string();
-        match v {
-            Value::Obj(r) if matches!(self.heap.get(r), Obj::Model(_)) => {
-                if let Obj::Model(m) = self.heap.get_mut(r) {
-                    m.name = model_name;
-                }
-                let scope = self.define_scope();
-                self.heap.scope_mut(scope).vars.define(name, v);
-                Ok(())
-            }
-            _ => Err(EvalError::type_error(format!(
-                "'model {model_name}' expects a Model, got {}",
-                self.type_name(v)
-            ))),
-        }
-    }
-
-    /// The model selected by `set delegation` for `env`.
-    pub(crate) fn current_model(&self, env: ScopeRef) -> Option<Value> {
+    /// The value selected by `set delegation` for `env` (the model that
+    /// `ask` and its kin use).
+    pub fn delegation(&self, env: ScopeRef) -> Option<Value> {
         let mut s = Some(env);
         while let Some(cur) = s {
             let scope = self.heap.scope(cur);

@@ -93,6 +93,20 @@ impl Vm {
         Ok(out)
     }
 
+    /// Renders a value an extension object holds (see
+    /// [`Render::value`](crate::kind::Render::value)).
+    pub(crate) fn show_nested(
+        &self,
+        v: Value,
+        out: &mut String,
+        depth: usize,
+        python: bool,
+        cap: usize,
+        path: &mut Vec<crate::heap::ObjRef>,
+    ) -> EvalResult<()> {
+        self.show_into(v, out, depth, python, cap, path)
+    }
+
     /// Renders `v` into `out`; an error once `out` holds more than `cap`
     /// bytes (print's cap is the string limit) or nests deeper than
     /// [`MAX_SHOW_DEPTH`] — the one bound on rendering, whatever the
@@ -168,21 +182,7 @@ impl Vm {
                 out.push_str(self.natives.get(id.0 as usize).map_or("?", |n| &n.name));
                 out.push('>');
             }
-            Value::Obj(r) => {
-                // The reference's host repr of an answer differs from show().
-                if python && let Obj::Answer(a) = self.heap.get(r) {
-                    out.push_str("<answer ");
-                    self.show_into(a.value, out, depth + 1, true, cap, path)?;
-                    out.push_str(" confidence=");
-                    match a.confidence {
-                        Some(c) => out.push_str(&crate::numfmt::python_repr_float(c)),
-                        None => out.push_str("None"),
-                    }
-                    out.push('>');
-                    return Ok(());
-                }
-                self.show_object(r, out, depth, python, cap, path)?
-            }
+            Value::Obj(r) => self.show_object(r, out, depth, python, cap, path)?,
         }
         Ok(())
     }
@@ -230,7 +230,7 @@ impl Vm {
                 out.push_str("<builtin ");
                 out.push_str(&self.object_name(b.receiver));
                 out.push('.');
-                out.push_str(b.method.name());
+                out.push_str(self.method_name(b.method));
                 out.push('>');
             }
             Obj::Tool(t) => {
@@ -252,19 +252,6 @@ impl Vm {
                     a.state.as_str()
                 ));
             }
-            Obj::Model(m) => {
-                out.push_str("<model ");
-                out.push_str(&m.name);
-                out.push('>');
-            }
-            Obj::Answer(a) => {
-                match a.confidence {
-                    Some(c) => out.push_str(&format!("answer<{c:.2}>(")),
-                    None => out.push_str("answer<?>("),
-                }
-                self.show_into(a.value, out, depth + 1, false, cap, path)?;
-                out.push(')');
-            }
             Obj::Future(f) => {
                 let state = if matches!(f.state, crate::object::FutureState::Pending) {
                     "pending"
@@ -272,21 +259,6 @@ impl Vm {
                     "ready"
                 };
                 out.push_str(&format!("<future {} ({state})>", f.label));
-            }
-            Obj::Skill(k) => {
-                let n = self.array_of(k.tools).map_or(0, Vec::len);
-                out.push_str(&format!("<skill {} ({n} tools)>", k.name));
-            }
-            Obj::McpServer(x) => {
-                let n = self.array_of(x.tools).map_or(0, Vec::len);
-                out.push_str(&format!("<mcp server {} ({n} tools)>", x.name));
-            }
-            Obj::McpTool(t) => {
-                let server = match self.heap.get(t.server) {
-                    Obj::McpServer(x) => x.name.as_str(),
-                    _ => "",
-                };
-                out.push_str(&format!("<mcp tool {server}.{}>", t.name));
             }
             Obj::Memory(m) => match &m.path {
                 Some(path) => out.push_str(&format!("<memory {} (persistent, {path})>", m.name)),
@@ -296,9 +268,27 @@ impl Vm {
                     m.entries.len()
                 )),
             },
+            Obj::Ext(x) => {
+                let mut render = crate::kind::Render {
+                    out,
+                    depth,
+                    python,
+                    cap,
+                    path,
+                };
+                x.kind().render(self, r, &mut render)?;
+            }
             Obj::Str(_) | Obj::Array(_) | Obj::Closure(_) | Obj::Free(_) => {}
         }
         Ok(())
+    }
+
+    /// The name of a bound method.
+    pub(crate) fn method_name(&self, m: crate::object::Method) -> &str {
+        match m {
+            crate::object::Method::Ext(sym) => self.interner.name(sym),
+            m => m.name(),
+        }
     }
 
     /// The name of a named object (action instance, memory, model, …).
@@ -307,10 +297,9 @@ impl Vm {
             Obj::Action(a) => self.action_decl_info(a.decl).0,
             Obj::ActionDecl(d) => d.name.clone(),
             Obj::Memory(m) => m.name.clone(),
-            Obj::Model(m) => m.name.clone(),
-            Obj::McpServer(x) => x.name.clone(),
             Obj::Tool(t) => t.name.clone(),
             Obj::Agent(a) => self.interner.name(a.name).to_string(),
+            Obj::Ext(x) => x.kind().object_name(self, r),
             _ => String::new(),
         }
     }
@@ -345,17 +334,13 @@ impl Vm {
                 Obj::Bound(_) => "Function",
                 Obj::Tool(_) => "Tool",
                 Obj::ActionDecl(_) | Obj::Action(_) => "Action",
-                Obj::Model(_) => "Model",
-                Obj::Answer(_) => "Answer",
                 Obj::Future(_) => "Future",
-                Obj::Skill(_) => "Skill",
                 Obj::Memory(_) => "Memory",
-                Obj::McpServer(_) => "McpServer",
-                Obj::McpTool(_) => "Tool",
                 Obj::Str(_) => "String",
                 Obj::Array(_) => "Array",
                 Obj::Closure(_) => "Function",
                 Obj::Free(_) => "Nil",
+                Obj::Ext(x) => x.kind().type_name(),
             },
         }
     }

@@ -2,7 +2,7 @@
 //! completion details.
 //!
 //! The list of builtins itself comes from the runtime
-//! (`sense_eval::builtins::core_natives`); this table only adds the words.
+//! (`sense_agents::kinds::builtins`); this table only adds the words.
 //! A test checks that the two name the same functions, so a new builtin
 //! cannot ship without its line here.
 

@@ -580,10 +580,10 @@ static int test_restored_runtime_keeps_its_config(void) {
 }
 
 /* The snapshot the `sense start` CLI command wrote for
- * examples/interview.sns (tests/fixtures/snapshot_v1.bin) restores from C,
+ * examples/interview.sns (tests/fixtures/snapshot_v2.bin) restores from C,
  * and its subject is the interviewer. */
 static int test_cli_snapshot_restores(void) {
-    FILE *f = fopen("../../fixtures/snapshot_v1.bin", "rb");
+    FILE *f = fopen("../../fixtures/snapshot_v2.bin", "rb");
     CHECK(f != NULL);
     uint8_t buf[65536];
     size_t len = fread(buf, 1, sizeof buf, f);

@@ -2,20 +2,20 @@
 //!
 //! The runtime itself never opens a network connection: `inference("mock")`
 //! is built in, and every other provider is an object the host registers
-//! (Rust: [`Vm::register_provider`](crate::Vm::register_provider); C: a
+//! (Rust: [`Runtime::register_provider`](crate::Runtime::register_provider); C: a
 //! callback). A provider answers prompts and, optionally, drives
 //! `ask_with_tools` by asking for tool calls. Tool servers
 //! (`connect_mcp`) are reached the same way: through a
 //! [`ToolServerConnector`] the host registers.
 
-use crate::host::HostValue;
+use sense_eval::HostValue;
 
 /// A provider's answer to one prompt.
 ///
 /// # Examples
 ///
 /// ```
-/// use sense_eval::provider::ModelResponse;
+/// use sense_agents::provider::ModelResponse;
 ///
 /// // What a provider returns from `complete`: `confidence` is what Sense
 /// // reads as the answer's confidence (`None` when it reports none).
@@ -40,7 +40,7 @@ pub struct ModelResponse {
 /// schema is JSON text.
 ///
 /// ```
-/// use sense_eval::provider::ToolSpec;
+/// use sense_agents::provider::ToolSpec;
 ///
 /// let spec = ToolSpec {
 ///     name: "weather".into(),
@@ -72,7 +72,7 @@ pub struct ToolSpec {
 ///
 /// ```
 /// use sense_eval::HostValue;
-/// use sense_eval::provider::ToolCall;
+/// use sense_agents::provider::ToolCall;
 ///
 /// let call = ToolCall {
 ///     id: "call_1".into(),
@@ -101,7 +101,7 @@ pub struct ToolCall {
 /// calls it asked for, and their results (matched by id).
 ///
 /// ```
-/// use sense_eval::provider::{ChatMessage, ToolCall};
+/// use sense_agents::provider::{ChatMessage, ToolCall};
 ///
 /// let call = ToolCall { id: "c1".into(), name: "weather".into(), arguments: vec![] };
 /// let messages = vec![
@@ -134,7 +134,7 @@ pub enum ChatMessage {
 ///
 /// ```
 /// use sense_eval::HostValue;
-/// use sense_eval::provider::{ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec};
+/// use sense_agents::provider::{ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec};
 ///
 /// struct Scripted;
 ///
@@ -191,7 +191,7 @@ pub enum ModelTurn {
 /// A model provider registered by the host.
 ///
 /// ```
-/// use sense_eval::provider::{ModelProvider, ModelResponse};
+/// use sense_agents::provider::{ModelProvider, ModelResponse};
 ///
 /// /// Answers every prompt with its length.
 /// struct Counter;
@@ -305,12 +305,4 @@ pub trait ToolServerConnector: Send {
     /// Starts `command args…` and connects to it. Errors read
     /// `<Kind>: <message>`.
     fn connect(&mut self, command: &str, args: &[String]) -> Result<Box<dyn ToolServer>, String>;
-}
-
-/// A registered provider and how calls to it are gated.
-pub(crate) struct ProviderEntry {
-    pub name: String,
-    pub capability: Option<String>,
-    pub default_model: String,
-    pub provider: Option<Box<dyn ModelProvider>>,
 }

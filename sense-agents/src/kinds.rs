@@ -1,0 +1,64 @@
+//! Object kinds and natives of the agent layer, added to the core through
+//! its seam ([`sense_eval::kind`]): one module per object kind, each owning
+//! everything about it (its data, type name, rendering, members and
+//! methods, GC tracing, snapshot codec and the natives that create it).
+//!
+//! [`install`] registers them all on a new VM; a host adds its own kinds
+//! the same way with [`Runtime::register_kind`] and
+//! [`Runtime::register_native`].
+
+pub mod answer;
+pub mod model;
+pub mod model_tools;
+pub mod skill;
+pub mod tool_server;
+
+use crate::Runtime;
+use sense_eval::Vm;
+use sense_eval::builtins::NativeDef;
+use sense_eval::kind::ObjectKind;
+
+/// Registers every kind and native of this crate on `vm` (before anything
+/// runs, so the natives keep their place among the builtins).
+pub(crate) fn install(vm: &mut Vm) {
+    vm.register_kind(&model::MODEL);
+    vm.register_kind(&answer::ANSWER);
+    vm.register_kind(&skill::SKILL);
+    vm.register_kind(&tool_server::MCP_SERVER);
+    vm.register_kind(&tool_server::MCP_TOOL);
+    vm.register_declaration(&model::MODEL_DECL);
+    for def in natives() {
+        vm.register_native(def);
+    }
+}
+
+/// Every native this crate adds to the core's builtins, in the order they
+/// are installed.
+pub fn natives() -> Vec<NativeDef> {
+    let mut v = model::natives();
+    v.extend(skill::natives());
+    v.extend(tool_server::natives());
+    v
+}
+
+/// Every builtin a [`Runtime`] has: the core's and this crate's.
+pub fn builtins() -> Vec<NativeDef> {
+    let mut v = sense_eval::builtins::core_natives();
+    v.extend(natives());
+    v
+}
+
+impl Runtime {
+    /// Registers an object kind, so that its objects can be restored from
+    /// a snapshot (register it before [`Runtime::restore_snapshot`]).
+    pub fn register_kind(&mut self, kind: &'static dyn ObjectKind) {
+        self.vm().register_kind(kind);
+    }
+
+    /// Installs a native function (a builtin written against the VM, such
+    /// as the one that creates an object of a registered kind) and binds
+    /// it in the global scope.
+    pub fn register_native(&mut self, def: NativeDef) {
+        self.vm().register_native(def);
+    }
+}

@@ -1,0 +1,686 @@
+//! The `Model` kind: `inference(...)` makes one (the built-in mock, or a
+//! provider the host registered), `model NAME = …` names it, `set
+//! delegation` selects it, and `ask`, `ask_with_memory`, `ask_with_tools`
+//! and `model.ask(prompt)` query it (AGENTS.md §6).
+
+use super::answer::new_answer;
+use super::model_tools::{call_tool_for_model, tool_spec};
+use super::skill::SkillObj;
+use super::tool_server;
+use crate::provider::{ChatMessage, ModelOptions, ModelProvider, ModelTurn};
+use sense_eval::builtins::{Arity, NativeDef};
+use sense_eval::heap::{ObjRef, ScopeRef, Tracer};
+use sense_eval::kind::{self, Declaration, ExtObject, ObjectKind, Render};
+use sense_eval::proto::{DeclInfo, FileId};
+use sense_eval::{ErrorClass, EvalError, EvalResult, Value, Vm};
+use std::any::Any;
+
+const MAX_TOOL_TURNS: usize = 10;
+
+/// A model: the built-in mock, or a provider supplied by the host.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct ModelObj {
+    /// Its name (renamed by `model NAME = …`).
+    pub name: String,
+    /// Provider name (`mock`, or a host provider's name).
+    pub provider: String,
+    /// Mock: the response template.
+    pub template: String,
+    /// Mock: the confidence; host providers: none.
+    pub confidence: Option<f64>,
+    /// Host providers: the model id.
+    pub model_id: String,
+    /// Host providers: the capability that gates calls (`model.<provider>`).
+    pub capability: Option<String>,
+    /// Host providers: `inference(…)`'s options (no secrets).
+    pub options: ModelOptions,
+}
+
+/// A model provider registered by the host.
+pub(crate) struct ProviderEntry {
+    name: String,
+    capability: Option<String>,
+    default_model: String,
+    /// Taken out while a call runs.
+    provider: Option<Box<dyn ModelProvider>>,
+}
+
+/// The providers registered on a VM (kept as its extension state).
+#[derive(Default)]
+pub(crate) struct Providers(Vec<ProviderEntry>);
+
+fn providers(vm: &mut Vm) -> Result<&mut Vec<ProviderEntry>, String> {
+    if vm.ext_state_mut::<Providers>().is_none() {
+        vm.set_ext_state(Providers::default());
+    }
+    vm.ext_state_mut::<Providers>()
+        .map(|p| &mut p.0)
+        .ok_or_else(|| "model providers are not available in this runtime".to_string())
+}
+
+/// Registers a model provider for `inference(name, …)`. `capability`
+/// gates every call (e.g. `model.anthropic`); calls are audited when it
+/// is set. `default_model` is used when `inference` gets no model id.
+pub fn register_provider(
+    vm: &mut Vm,
+    name: &str,
+    capability: Option<String>,
+    default_model: &str,
+    provider: Box<dyn ModelProvider>,
+) {
+    if let Ok(list) = providers(vm) {
+        list.retain(|p| p.name != name);
+        list.push(ProviderEntry {
+            name: name.to_string(),
+            capability,
+            default_model: default_model.to_string(),
+            provider: Some(provider),
+        });
+    }
+}
+
+/// True if a model provider of that name is registered.
+pub fn has_provider(vm: &Vm, name: &str) -> bool {
+    vm.ext_state_ref::<Providers>()
+        .is_some_and(|p| p.0.iter().any(|e| e.name == name))
+}
+
+/// Names of the model providers the heap's models need (after a restore).
+pub fn providers_needed(vm: &Vm) -> Vec<String> {
+    let mut names: Vec<String> = vm
+        .ext_objects::<ModelObj>()
+        .filter(|m| m.provider != "mock")
+        .map(|m| m.provider.clone())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The kind's behaviour.
+pub struct ModelKind;
+
+/// The registered instance.
+pub static MODEL: ModelKind = ModelKind;
+
+/// `model NAME = value`, registered as the `model` declaration.
+pub struct ModelDecl;
+
+/// The registered instance.
+pub static MODEL_DECL: ModelDecl = ModelDecl;
+
+/// The natives of this kind.
+pub fn natives() -> Vec<NativeDef> {
+    use Arity::*;
+    vec![
+        NativeDef::new("inference", Variadic, inference).with_labels(),
+        NativeDef::new("ask", Exact(1), ask).with_line(),
+        NativeDef::new("ask_with_memory", Exact(2), ask_with_memory).with_line(),
+        NativeDef::new("ask_with_tools", Exact(2), ask_with_tools).with_line(),
+    ]
+}
+
+impl ExtObject for ModelObj {
+    fn kind(&self) -> &'static dyn ObjectKind {
+        &MODEL
+    }
+    fn trace(&self, _: &mut Tracer) {}
+    fn encode(&self) -> Result<Vec<u8>, String> {
+        kind::to_bytes(self)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+impl ObjectKind for ModelKind {
+    fn name(&self) -> &'static str {
+        "model"
+    }
+
+    fn type_name(&self) -> &'static str {
+        "Model"
+    }
+
+    fn host_class(&self, _: &Vm, _: ObjRef) -> &'static str {
+        "SenseModel"
+    }
+
+    fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
+        out.push_str("<model ");
+        out.push_str(&self.object_name(vm, obj));
+        out.push_str(">");
+        Ok(())
+    }
+
+    fn object_name(&self, vm: &Vm, obj: ObjRef) -> String {
+        vm.ext_ref::<ModelObj>(obj)
+            .map(|m| m.name.clone())
+            .unwrap_or_default()
+    }
+
+    fn member(&self, vm: &mut Vm, obj: ObjRef, name: &str, line: u32) -> EvalResult<Value> {
+        let model_name = self.object_name(vm, obj);
+        match name {
+            "name" => vm.new_str(model_name),
+            "ask" => Ok(vm.bind_method(obj, "ask", line)),
+            _ => Err(EvalError::runtime(format!(
+                "model '{model_name}' has no member '{name}'"
+            ))),
+        }
+    }
+
+    fn method_arity(&self, _method: &str) -> usize {
+        1
+    }
+
+    fn call_method(
+        &self,
+        vm: &mut Vm,
+        obj: ObjRef,
+        _method: &str,
+        args: &[Value],
+        env: ScopeRef,
+        line: u32,
+    ) -> EvalResult<Value> {
+        let prompt = args.first().copied().unwrap_or(Value::Nil);
+        ask_model(vm, Value::Obj(obj), prompt, env, line)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
+        Ok(Box::new(kind::from_bytes::<ModelObj>(bytes)?))
+    }
+}
+
+impl Declaration for ModelDecl {
+    fn name(&self) -> &'static str {
+        "model"
+    }
+
+    fn declare(&self, vm: &mut Vm, decl: &DeclInfo, value: Value, _file: FileId) -> EvalResult<()> {
+        let model_name = vm.interner().name(decl.name).to_string();
+        match value {
+            Value::Obj(r) if vm.ext_ref::<ModelObj>(r).is_some() => {
+                if let Some(m) = vm.ext_mut::<ModelObj>(r) {
+                    m.name = model_name;
+                }
+                vm.define_here(decl.name, value);
+                Ok(())
+            }
+            _ => Err(EvalError::type_error(format!(
+                "'model {model_name}' expects a Model, got {}",
+                vm.type_name(value)
+            ))),
+        }
+    }
+}
+
+/// `inference(provider, model_id?, label: value…)`.
+fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    if args.is_empty() || args.len() > 2 {
+        return Err(EvalError::runtime(
+            "inference() expects (provider: String, model_id: String = default), plus optional \
+             temperature:/max_tokens:/api_key_env: (real providers) or response_template:/confidence: (\"mock\")",
+        ));
+    }
+    let Some(provider) = vm
+        .str_of(args.first().copied().unwrap_or(Value::Nil))
+        .map(str::to_string)
+    else {
+        return Err(EvalError::runtime(
+            "inference()'s provider argument must be a String",
+        ));
+    };
+    let labels: Vec<(String, Value)> = vm.labeled_args();
+    let option = |name: &str| labels.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+    let unknown = |allowed: &[&str]| {
+        let mut bad: Vec<&str> = labels
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .filter(|n| !allowed.contains(n))
+            .collect();
+        bad.sort_unstable();
+        bad.dedup();
+        bad.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    if provider == "mock" {
+        let bad = unknown(&["confidence", "response_template"]);
+        if !bad.is_empty() {
+            return Err(EvalError::runtime(format!(
+                "inference(\"mock\"): unknown option(s) {} -- supported: confidence, response_template",
+                bad.join(", ")
+            )));
+        }
+        let name = match args.get(1) {
+            None => "mock".to_string(),
+            Some(v) => vm.str_of(*v).map(str::to_string).ok_or_else(|| {
+                EvalError::runtime("inference(\"mock\")'s name argument must be a String")
+            })?,
+        };
+        let template = match option("response_template") {
+            None => "(mock reasoning about: {prompt})".to_string(),
+            Some(v) => vm.str_of(v).map(str::to_string).ok_or_else(|| {
+                EvalError::runtime(
+                    "inference(\"mock\")'s response_template option must be a String",
+                )
+            })?,
+        };
+        let confidence = match option("confidence") {
+            None => 0.5,
+            Some(Value::Int(i)) => i as f64,
+            Some(Value::Float(f)) => f,
+            Some(Value::Bool(b)) => b as i64 as f64,
+            Some(_) => {
+                return Err(EvalError::runtime(
+                    "inference(\"mock\")'s confidence option must be a number",
+                ));
+            }
+        };
+        return Ok(vm.alloc_ext(ModelObj {
+            name,
+            provider,
+            template,
+            confidence: Some(confidence),
+            model_id: String::new(),
+            capability: None,
+            options: ModelOptions::default(),
+        }));
+    }
+    let registered = providers(vm).map_err(EvalError::runtime)?;
+    let Some(entry) = registered.iter().find(|p| p.name == provider) else {
+        let mut names: Vec<String> = registered.iter().map(|p| p.name.clone()).collect();
+        names.push("mock".into());
+        names.sort();
+        // The reference's text when the network providers are
+        // registered; otherwise say where the others come from.
+        let note = if registered.is_empty() {
+            " (this runtime opens no network connections; other providers are registered by the host)"
+        } else {
+            ""
+        };
+        return Err(EvalError::runtime(format!(
+            "inference(): unknown provider '{provider}' -- supported: {}{note}",
+            names.join(", ")
+        )));
+    };
+    let (capability, default_model) = (entry.capability.clone(), entry.default_model.clone());
+    let model_id = match args.get(1) {
+        None => default_model,
+        Some(v) => vm.str_of(*v).map(str::to_string).ok_or_else(|| {
+            EvalError::runtime("inference()'s model_id argument must be a String")
+        })?,
+    };
+    let bad = unknown(&["api_key_env", "base_url", "max_tokens", "temperature"]);
+    if !bad.is_empty() {
+        return Err(EvalError::runtime(format!(
+            "inference(): unknown option(s) {} -- supported: api_key_env, base_url, max_tokens, temperature",
+            bad.join(", ")
+        )));
+    }
+    let string_option = |name: &str| -> EvalResult<Option<String>> {
+        match option(name) {
+            None => Ok(None),
+            Some(v) => vm.str_of(v).map(|s| Some(s.to_string())).ok_or_else(|| {
+                EvalError::runtime(format!("inference()'s {name} option must be a String"))
+            }),
+        }
+    };
+    let mut options = ModelOptions {
+        api_key_env: string_option("api_key_env")?,
+        base_url: string_option("base_url")?,
+        ..ModelOptions::default()
+    };
+    // The provider checks its credentials before the other options'
+    // types, as the reference does.
+    if let Some(p) = providers(vm)
+        .map_err(EvalError::runtime)?
+        .iter()
+        .find(|p| p.name == provider)
+        .and_then(|p| p.provider.as_ref())
+    {
+        p.check(&model_id, &options).map_err(EvalError::runtime)?;
+    }
+    options.temperature = match option("temperature") {
+        None | Some(Value::Nil) => None,
+        Some(Value::Int(i)) => Some(i as f64),
+        Some(Value::Float(f)) => Some(f),
+        Some(Value::Bool(b)) => Some(b as i64 as f64),
+        Some(_) => {
+            return Err(EvalError::runtime(
+                "inference()'s temperature option must be a number",
+            ));
+        }
+    };
+    options.max_tokens = match option("max_tokens") {
+        None | Some(Value::Nil) => None,
+        Some(Value::Int(i)) => Some(i),
+        Some(Value::Bool(b)) => Some(b as i64),
+        Some(_) => {
+            return Err(EvalError::runtime(
+                "inference()'s max_tokens option must be an Int",
+            ));
+        }
+    };
+    Ok(vm.alloc_ext(ModelObj {
+        name: model_id.clone(),
+        provider,
+        template: String::new(),
+        confidence: None,
+        model_id,
+        capability,
+        options,
+    }))
+}
+
+fn model(vm: &Vm, v: Value) -> Option<ModelObj> {
+    vm.ext_value::<ModelObj>(v).cloned()
+}
+
+/// The delegated model for `ask*`, or the "no model configured" error.
+fn delegated_model(vm: &Vm, env: ScopeRef, builtin: &str, example: &str) -> EvalResult<Value> {
+    vm.delegation(env).ok_or_else(|| {
+        EvalError::runtime(format!(
+            "{builtin}() has no model configured \u{2014} declare one ({example}) and activate it with \
+             'set delegation = <model>' first"
+        ))
+    })
+}
+
+fn ask(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    let env = vm.env();
+    let (line, _) = vm.call_line();
+    let model = delegated_model(vm, env, "ask", "e.g. inference(\"mock\")")?;
+    ask_model(vm, model, arg(args, 0), env, line)
+}
+
+fn ask_with_memory(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    let env = vm.env();
+    let (line, _) = vm.call_line();
+    let model = delegated_model(vm, env, "ask_with_memory", "e.g. inference(\"mock\")")?;
+    let (prompt, mem) = (arg(args, 0), arg(args, 1));
+    let Some(text) = vm.str_of(prompt).map(str::to_string) else {
+        return Err(EvalError::runtime(format!(
+            "ask_with_memory() expects a String prompt, got {}",
+            vm.type_name(prompt)
+        )));
+    };
+    let Some(items) = vm.memory_items(mem)? else {
+        return Err(EvalError::runtime(format!(
+            "ask_with_memory() expects a Memory, got {}",
+            vm.type_name(mem)
+        )));
+    };
+    let mut known = Vec::new();
+    for (key, v) in items {
+        known.push(format!("- {key}: {}", vm.show(v)?));
+    }
+    let combined = if known.is_empty() {
+        text
+    } else {
+        format!(
+            "Known information from memory:\n{}\n\n{text}",
+            known.join("\n")
+        )
+    };
+    let p = vm.new_str(combined)?;
+    ask_model(vm, model, p, env, line)
+}
+
+fn arg(args: &[Value], i: usize) -> Value {
+    args.get(i).copied().unwrap_or(Value::Nil)
+}
+
+/// Asks `model` a prompt from `env` (capability check, audit, answer).
+fn ask_model(
+    vm: &mut Vm,
+    model_v: Value,
+    prompt: Value,
+    env: ScopeRef,
+    line: u32,
+) -> EvalResult<Value> {
+    let Some(m) = model(vm, model_v) else {
+        return Err(EvalError::runtime("ask() needs a Model"));
+    };
+    let Some(text) = vm.str_of(prompt).map(str::to_string) else {
+        return Err(EvalError::runtime(format!(
+            "ask() expects a String prompt, got {}",
+            vm.type_name(prompt)
+        )));
+    };
+    check_capability(vm, &m, env)?;
+    let (answer, confidence) = if m.provider == "mock" {
+        let answer = mock_format(&m.template, &text)
+            .map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))?;
+        (answer, m.confidence)
+    } else {
+        let r = with_provider(vm, &m, |p, id, o| p.complete_with_options(id, o, &text))?;
+        (r.text, r.confidence)
+    };
+    if m.capability.is_some() {
+        vm.audit("model", &m.name, "called", None, Some(line), env);
+    }
+    new_answer(vm, answer, confidence, m.name)
+}
+
+fn check_capability(vm: &Vm, m: &ModelObj, env: ScopeRef) -> EvalResult<()> {
+    if let Some(cap) = &m.capability
+        && !vm.capability_allowed(env, cap)
+    {
+        return Err(EvalError::new(
+            ErrorClass::Policy,
+            format!(
+                "model '{}' requires capability '{cap}', which is denied by policy",
+                m.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn with_provider<T>(
+    vm: &mut Vm,
+    m: &ModelObj,
+    f: impl FnOnce(&mut dyn ModelProvider, &str, &ModelOptions) -> Result<T, String>,
+) -> EvalResult<T> {
+    let list = providers(vm).map_err(EvalError::runtime)?;
+    let Some(idx) = list.iter().position(|p| p.name == m.provider) else {
+        return Err(EvalError::runtime(format!(
+            "model '{}' failed: provider '{}' is not registered in this runtime",
+            m.name, m.provider
+        )));
+    };
+    let Some(mut provider) = list.get_mut(idx).and_then(|p| p.provider.take()) else {
+        return Err(EvalError::runtime(format!(
+            "model '{}' failed: provider is busy",
+            m.name
+        )));
+    };
+    let r = f(provider.as_mut(), &m.model_id, &m.options);
+    if let Some(p) = providers(vm).ok().and_then(|l| l.get_mut(idx)) {
+        p.provider = Some(provider);
+    }
+    r.map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))
+}
+
+/// `ask_with_tools(prompt, tools)`: the model proposes tool calls; each
+/// goes through the ordinary tool path (arity, the caller's policy,
+/// types, audit) — a denial or error is reported back to the model.
+fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    let env = vm.env();
+    let (line, _) = vm.call_line();
+    let model_v = delegated_model(
+        vm,
+        env,
+        "ask_with_tools",
+        "e.g. model claude = inference(\"anthropic\")",
+    )?;
+    let (prompt, tools) = (arg(args, 0), arg(args, 1));
+    if vm.array_of(tools).is_none() {
+        return Err(EvalError::runtime(format!(
+            "ask_with_tools() expects an Array of tools, got {}",
+            vm.type_name(tools)
+        )));
+    }
+    let Some(m) = model(vm, model_v) else {
+        return Err(EvalError::runtime("ask_with_tools() needs a Model"));
+    };
+    let Some(mut text) = vm.str_of(prompt).map(str::to_string) else {
+        return Err(EvalError::runtime(format!(
+            "ask_with_tools() expects a String prompt, got {}",
+            vm.type_name(prompt)
+        )));
+    };
+    check_capability(vm, &m, env)?;
+    let items = vm.array_of(tools).cloned().unwrap_or_default();
+    let mut specs = Vec::new();
+    let mut by_name: Vec<(String, ObjRef)> = Vec::new();
+    let mut skills = Vec::new();
+    for item in items {
+        let members = match vm.ext_value::<SkillObj>(item) {
+            Some(s) => {
+                skills.push(format!("{}: {}", s.name, s.description));
+                let tools = s.tools;
+                vm.array_of(tools).cloned().unwrap_or_default()
+            }
+            None => vec![item],
+        };
+        for t in members {
+            let (spec, r) = tool_spec(vm, t)?;
+            if by_name.iter().any(|(n, _)| *n == spec.name) {
+                return Err(EvalError::runtime(format!(
+                    "duplicate tool name '{}' across the given tools/skills",
+                    spec.name
+                )));
+            }
+            by_name.push((spec.name.clone(), r));
+            specs.push(spec);
+        }
+    }
+    if !skills.is_empty() {
+        let list: Vec<String> = skills.iter().map(|d| format!("- {d}")).collect();
+        text = format!("Available skills:\n{}\n\n{text}", list.join("\n"));
+    }
+    if m.provider == "mock" {
+        return Err(EvalError::runtime(format!(
+            "model '{}' does not support ask_with_tools(): MockModelProvider does not support tool-calling",
+            m.name
+        )));
+    }
+    let mut messages = vec![ChatMessage::User(text)];
+    for _ in 0..MAX_TOOL_TURNS {
+        let turn = with_provider(vm, &m, |p, id, o| p.tool_turn(id, o, &messages, &specs))
+            .map_err(|e| unsupported_tools(e, &m.name))?;
+        let calls = match turn {
+            ModelTurn::Answer(answer) => {
+                if m.capability.is_some() {
+                    vm.audit("model", &m.name, "called", None, Some(line), env);
+                }
+                return new_answer(vm, answer, None, m.name.clone());
+            }
+            ModelTurn::ToolCalls(calls) => calls,
+        };
+        let mut results = Vec::with_capacity(calls.len());
+        for call in &calls {
+            let text = match by_name.iter().find(|(n, _)| *n == call.name) {
+                None => format!("error: no such tool '{}'", call.name),
+                Some((_, tool)) if tool_server::tool_info(vm, *tool).is_some() => {
+                    let (span, file) = vm.current_span();
+                    match tool_server::call_tool(vm, *tool, call, env, line)
+                        .map_err(|e| e.at(span.with_line(line), file))
+                    {
+                        Ok(text) => text,
+                        Err(e) => format!("error: {}", e.display()),
+                    }
+                }
+                Some((_, tool)) => match call_tool_for_model(vm, *tool, call, env, line) {
+                    Ok(v) => vm.show(v)?,
+                    Err(e) => format!("error: {}", e.display()),
+                },
+            };
+            results.push((call.id.clone(), text));
+        }
+        messages.push(ChatMessage::ToolCalls(calls));
+        messages.push(ChatMessage::ToolResults(results));
+    }
+    Err(EvalError::runtime(format!(
+        "model '{}' did not produce a final answer within {MAX_TOOL_TURNS} tool-call iterations",
+        m.name
+    )))
+}
+
+/// A provider's "no tool-calling" answer becomes the reference's
+/// "does not support ask_with_tools()" error.
+fn unsupported_tools(e: EvalError, model: &str) -> EvalError {
+    const UNSUPPORTED: &str = "this provider does not support tool-calling";
+    if e.message().ends_with(UNSUPPORTED) {
+        EvalError::runtime(format!(
+            "model '{model}' does not support ask_with_tools(): {UNSUPPORTED}"
+        ))
+    } else {
+        e
+    }
+}
+
+/// Python's `str.format(prompt=…)` for the mock template: `{prompt}` is
+/// substituted, `{{`/`}}` are literal braces, anything else fails with
+/// Python's exception text (`KeyError: 'x'`, …), left to right.
+fn mock_format(template: &str, prompt: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(template.len() + prompt.len());
+    let mut rest = template;
+    while let Some(i) = rest.find(['{', '}']) {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if let Some(after) = tail.strip_prefix("{{") {
+            out.push('{');
+            rest = after;
+        } else if let Some(after) = tail.strip_prefix("}}") {
+            out.push('}');
+            rest = after;
+        } else if let Some(after) = tail.strip_prefix("{prompt}") {
+            out.push_str(prompt);
+            rest = after;
+        } else if let Some(after) = tail.strip_prefix('{') {
+            if after.is_empty() {
+                return Err("ValueError: Single '{' encountered in format string".into());
+            }
+            let Some(close) = after.find('}') else {
+                return Err("ValueError: expected '}' before end of string".into());
+            };
+            let field = after.get(..close).unwrap_or("");
+            let name_end = field.find(['!', ':', '.', '[']).unwrap_or(field.len());
+            let name = field.get(..name_end).unwrap_or("");
+            if name == "prompt" {
+                // Conversions; other format specs are not reproduced.
+                match field.get(name_end..) {
+                    Some("!r") => out.push_str(&sense_eval::numfmt::python_repr_str(prompt)),
+                    _ => out.push_str(prompt),
+                }
+                rest = after.get(close + 1..).unwrap_or("");
+                continue;
+            }
+            if name.is_empty() {
+                return Err(
+                    "IndexError: Replacement index 0 out of range for positional args tuple".into(),
+                );
+            }
+            if name.chars().all(|c| c.is_ascii_digit()) {
+                let index = name.trim_start_matches('0');
+                let index = if index.is_empty() { "0" } else { index };
+                return Err(format!(
+                    "IndexError: Replacement index {index} out of range for positional args tuple"
+                ));
+            }
+            return Err(format!(
+                "KeyError: {}",
+                sense_eval::numfmt::python_repr_str(name)
+            ));
+        } else {
+            return Err("ValueError: Single '}' encountered in format string".into());
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}

@@ -1,0 +1,138 @@
+//! The `Skill` kind: `skill(name, description, tools)`, a named bundle of
+//! tools handed to `ask_with_tools` (AGENTS.md §6).
+
+use super::model_tools::tool_spec;
+use sense_eval::builtins::{Arity, NativeDef};
+use sense_eval::heap::{Heap, ObjRef, Tracer};
+use sense_eval::kind::{self, ExtObject, ObjectKind, Render};
+use sense_eval::object::Obj;
+use sense_eval::{EvalError, EvalResult, Value, Vm};
+use std::any::Any;
+
+/// A `skill(...)` bundle of tools.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct SkillObj {
+    /// Its name.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+    /// The tools (an Array value).
+    pub tools: Value,
+}
+
+/// The kind's behaviour.
+pub struct SkillKind;
+
+/// The registered instance.
+pub static SKILL: SkillKind = SkillKind;
+
+/// The natives of this kind.
+pub fn natives() -> Vec<NativeDef> {
+    vec![NativeDef::new("skill", Arity::Exact(3), make_skill)]
+}
+
+impl ExtObject for SkillObj {
+    fn kind(&self) -> &'static dyn ObjectKind {
+        &SKILL
+    }
+    fn trace(&self, t: &mut Tracer) {
+        t.value(self.tools);
+    }
+    fn encode(&self) -> Result<Vec<u8>, String> {
+        kind::to_bytes(self)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+fn get(vm: &Vm, obj: ObjRef) -> EvalResult<&SkillObj> {
+    vm.ext_ref::<SkillObj>(obj)
+        .ok_or_else(|| EvalError::runtime("not a skill"))
+}
+
+impl ObjectKind for SkillKind {
+    fn name(&self) -> &'static str {
+        "skill"
+    }
+
+    fn type_name(&self) -> &'static str {
+        "Skill"
+    }
+
+    fn host_class(&self, _: &Vm, _: ObjRef) -> &'static str {
+        "SenseSkill"
+    }
+
+    fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
+        let k = get(vm, obj)?;
+        let n = vm.array_of(k.tools).map_or(0, Vec::len);
+        out.push_str(&format!("<skill {} ({n} tools)>", k.name));
+        Ok(())
+    }
+
+    fn member(&self, vm: &mut Vm, obj: ObjRef, name: &str, _line: u32) -> EvalResult<Value> {
+        let k = get(vm, obj)?;
+        let (sk_name, desc, tools) = (k.name.clone(), k.description.clone(), k.tools);
+        match name {
+            "name" => vm.new_str(sk_name),
+            "description" => vm.new_str(desc),
+            "tools" => Ok(tools),
+            _ => Err(EvalError::runtime(format!(
+                "skill '{sk_name}' has no member '{name}'"
+            ))),
+        }
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
+        Ok(Box::new(kind::from_bytes::<SkillObj>(bytes)?))
+    }
+
+    fn validate(&self, obj: &dyn ExtObject, heap: &Heap) -> Result<(), String> {
+        match obj.as_any().downcast_ref::<SkillObj>() {
+            Some(SkillObj {
+                tools: Value::Array(r),
+                ..
+            }) if matches!(heap.try_get(*r), Some(Obj::Array(_))) => Ok(()),
+            _ => Err("a skill's tools are not an array".into()),
+        }
+    }
+}
+
+/// `skill(name, description, tools)`.
+fn make_skill(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    let arg = |i: usize| args.get(i).copied().unwrap_or(Value::Nil);
+    let Some(name) = vm.str_of(arg(0)).map(str::to_string) else {
+        return Err(EvalError::runtime(
+            "skill()'s name argument must be a String",
+        ));
+    };
+    let Some(description) = vm.str_of(arg(1)).map(str::to_string) else {
+        return Err(EvalError::runtime(
+            "skill()'s description argument must be a String",
+        ));
+    };
+    let Some(tools) = vm.array_of(arg(2)).cloned() else {
+        return Err(EvalError::runtime(format!(
+            "skill()'s tools argument must be an Array, got {}",
+            vm.type_name(arg(2))
+        )));
+    };
+    if tools.is_empty() {
+        return Err(EvalError::runtime(format!(
+            "skill '{name}' needs at least one tool"
+        )));
+    }
+    for t in &tools {
+        tool_spec(vm, *t)?;
+    }
+    let tools = vm.new_array(tools)?;
+    Ok(vm.alloc_ext(SkillObj {
+        name,
+        description,
+        tools,
+    }))
+}

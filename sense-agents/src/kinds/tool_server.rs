@@ -1,0 +1,449 @@
+//! The `McpServer` and MCP `Tool` kinds: `connect_mcp(...)`, a server's
+//! tools, `server.close()`, and one tool call a model asks for (AGENTS.md
+//! §6, §3.5, §4.9). The runtime starts no process itself: a
+//! [`ToolServerConnector`] registered by the host makes the connection,
+//! and the live connections are kept in [`ToolServers`], which is not part
+//! of a snapshot (a restored server reconnects on first use).
+
+use crate::provider::{ToolCall, ToolServer, ToolServerConnector};
+use sense_eval::builtins::{Arity, NativeDef};
+use sense_eval::heap::{Heap, ObjRef, ScopeRef, Tracer};
+use sense_eval::kind::{self, ExtObject, ObjectKind, Render};
+use sense_eval::object::Obj;
+use sense_eval::{ErrorClass, EvalError, EvalResult, HostValue, Value, Vm};
+use serde_json::Value as Json;
+use std::any::Any;
+
+/// A connection made by `connect_mcp`.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct McpServerObj {
+    /// The server's name (prefix of its tools' names).
+    pub name: String,
+    /// The command that was started.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The capability gating every call to its tools.
+    pub capability: Option<String>,
+    /// Its tools (an Array of MCP tools).
+    pub tools: Value,
+    /// `.close()` was called.
+    pub closed: bool,
+    /// Index of the live connection in [`ToolServers`].
+    #[serde(skip)]
+    pub conn: Option<usize>,
+}
+
+/// One tool of an MCP server.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct McpToolObj {
+    /// Its server.
+    pub server: ObjRef,
+    /// Its name on that server.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+    /// Its input JSON schema, as text.
+    pub input_schema: String,
+}
+
+/// What the VM keeps for tool servers: the host's connector and the live
+/// connections, by the index an [`McpServerObj`] holds.
+#[derive(Default)]
+pub struct ToolServers {
+    connector: Option<Box<dyn ToolServerConnector>>,
+    live: Vec<Option<Box<dyn ToolServer>>>,
+}
+
+/// Registers what `connect_mcp(…)` connects through.
+pub fn register_connector(vm: &mut Vm, connector: Box<dyn ToolServerConnector>) {
+    if let Ok(s) = state(vm) {
+        s.connector = Some(connector);
+    }
+}
+
+/// Closes every live tool-server connection.
+pub fn close_all(vm: &mut Vm) {
+    let Ok(s) = state(vm) else { return };
+    for slot in &mut s.live {
+        if let Some(mut conn) = slot.take() {
+            conn.close();
+        }
+    }
+}
+
+fn state(vm: &mut Vm) -> Result<&mut ToolServers, String> {
+    if vm.ext_state_mut::<ToolServers>().is_none() {
+        vm.set_ext_state(ToolServers::default());
+    }
+    vm.ext_state_mut::<ToolServers>()
+        .ok_or_else(|| "RuntimeError: tool servers are not available in this runtime".to_string())
+}
+
+/// The kind of `McpServerObj`.
+pub struct McpServerKind;
+/// The registered instance.
+pub static MCP_SERVER: McpServerKind = McpServerKind;
+/// The kind of `McpToolObj`.
+pub struct McpToolKind;
+/// The registered instance.
+pub static MCP_TOOL: McpToolKind = McpToolKind;
+
+/// The natives of these kinds.
+pub fn natives() -> Vec<NativeDef> {
+    vec![NativeDef::new("connect_mcp", Arity::Variadic, connect_mcp)]
+}
+
+impl ExtObject for McpServerObj {
+    fn kind(&self) -> &'static dyn ObjectKind {
+        &MCP_SERVER
+    }
+    fn trace(&self, t: &mut Tracer) {
+        t.value(self.tools);
+    }
+    fn encode(&self) -> Result<Vec<u8>, String> {
+        kind::to_bytes(self)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+impl ExtObject for McpToolObj {
+    fn kind(&self) -> &'static dyn ObjectKind {
+        &MCP_TOOL
+    }
+    fn trace(&self, t: &mut Tracer) {
+        t.obj(self.server);
+    }
+    fn encode(&self) -> Result<Vec<u8>, String> {
+        kind::to_bytes(self)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+fn server(vm: &Vm, obj: ObjRef) -> EvalResult<&McpServerObj> {
+    vm.ext_ref::<McpServerObj>(obj)
+        .ok_or_else(|| EvalError::runtime("not an MCP server"))
+}
+
+impl ObjectKind for McpServerKind {
+    fn name(&self) -> &'static str {
+        "mcp_server"
+    }
+
+    fn type_name(&self) -> &'static str {
+        "McpServer"
+    }
+
+    fn host_class(&self, _: &Vm, _: ObjRef) -> &'static str {
+        "SenseMcpServer"
+    }
+
+    fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
+        let x = server(vm, obj)?;
+        let n = vm.array_of(x.tools).map_or(0, Vec::len);
+        out.push_str(&format!("<mcp server {} ({n} tools)>", x.name));
+        Ok(())
+    }
+
+    fn object_name(&self, vm: &Vm, obj: ObjRef) -> String {
+        server(vm, obj).map(|x| x.name.clone()).unwrap_or_default()
+    }
+
+    fn member(&self, vm: &mut Vm, obj: ObjRef, name: &str, line: u32) -> EvalResult<Value> {
+        let x = server(vm, obj)?;
+        let (server, tools) = (x.name.clone(), x.tools);
+        match name {
+            "name" => vm.new_str(server),
+            "tools" => Ok(tools),
+            "close" => Ok(vm.bind_method(obj, "close", line)),
+            _ => Err(EvalError::runtime(format!(
+                "mcp server '{server}' has no member '{name}'"
+            ))),
+        }
+    }
+
+    fn call_method(
+        &self,
+        vm: &mut Vm,
+        obj: ObjRef,
+        method: &str,
+        _args: &[Value],
+        _env: ScopeRef,
+        _line: u32,
+    ) -> EvalResult<Value> {
+        if method != "close" {
+            return Err(EvalError::runtime(format!("unknown method '{method}'")));
+        }
+        // `server.close()`: ends the connection; later calls to its tools fail.
+        let slot = vm.ext_mut::<McpServerObj>(obj).and_then(|s| {
+            s.closed = true;
+            s.conn.take()
+        });
+        let live = state(vm).map_err(EvalError::runtime)?;
+        if let Some(mut conn) = slot.and_then(|i| live.live.get_mut(i)?.take()) {
+            conn.close();
+        }
+        Ok(Value::Nil)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
+        Ok(Box::new(kind::from_bytes::<McpServerObj>(bytes)?))
+    }
+
+    fn validate(&self, obj: &dyn ExtObject, heap: &Heap) -> Result<(), String> {
+        match obj.as_any().downcast_ref::<McpServerObj>() {
+            Some(McpServerObj {
+                tools: Value::Array(r),
+                ..
+            }) if matches!(heap.try_get(*r), Some(Obj::Array(_))) => Ok(()),
+            _ => Err("an MCP server's tools are not an array".into()),
+        }
+    }
+}
+
+impl ObjectKind for McpToolKind {
+    fn name(&self) -> &'static str {
+        "mcp_tool"
+    }
+
+    fn type_name(&self) -> &'static str {
+        "Tool"
+    }
+
+    fn host_class(&self, _: &Vm, _: ObjRef) -> &'static str {
+        "McpTool"
+    }
+
+    fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
+        let t = vm
+            .ext_ref::<McpToolObj>(obj)
+            .ok_or_else(|| EvalError::runtime("not an MCP tool"))?;
+        let server = vm
+            .ext_ref::<McpServerObj>(t.server)
+            .map_or("", |x| x.name.as_str());
+        out.push_str(&format!("<mcp tool {server}.{}>", t.name));
+        Ok(())
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
+        Ok(Box::new(kind::from_bytes::<McpToolObj>(bytes)?))
+    }
+
+    fn validate(&self, obj: &dyn ExtObject, heap: &Heap) -> Result<(), String> {
+        let server = obj.as_any().downcast_ref::<McpToolObj>().map(|t| t.server);
+        match server.and_then(|s| heap.try_get(s)) {
+            Some(Obj::Ext(x)) if x.downcast_ref::<McpServerObj>().is_some() => Ok(()),
+            _ => Err("an MCP tool's server is not an MCP server".into()),
+        }
+    }
+}
+
+/// `connect_mcp(name, command, args, capability?)`.
+fn connect_mcp(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    if !(3..=4).contains(&args.len()) {
+        return Err(EvalError::runtime(
+            "connect_mcp() expects (name: String, command: String, args: Array<String>, capability: String = nil)",
+        ));
+    }
+    let arg = |i: usize| args.get(i).copied().unwrap_or(Value::Nil);
+    let Some(name) = vm.str_of(arg(0)).map(str::to_string) else {
+        return Err(EvalError::runtime(
+            "connect_mcp()'s name argument must be a String",
+        ));
+    };
+    let Some(command) = vm.str_of(arg(1)).map(str::to_string) else {
+        return Err(EvalError::runtime(
+            "connect_mcp()'s command argument must be a String",
+        ));
+    };
+    let cmd_args = vm.array_of(arg(2)).cloned().and_then(|items| {
+        items
+            .iter()
+            .map(|v| vm.str_of(*v).map(str::to_string))
+            .collect::<Option<Vec<String>>>()
+    });
+    let Some(cmd_args) = cmd_args else {
+        return Err(EvalError::runtime(
+            "connect_mcp()'s args argument must be an Array of Strings",
+        ));
+    };
+    let capability = match args.get(3) {
+        None | Some(Value::Nil) => None,
+        Some(v) => Some(vm.str_of(*v).map(str::to_string).ok_or_else(|| {
+            EvalError::runtime("connect_mcp()'s capability argument must be a String")
+        })?),
+    };
+    let conn = open(vm, &command, &cmd_args).map_err(|e| {
+        EvalError::runtime(format!("connect_mcp() failed to connect to '{name}': {e}"))
+    })?;
+    let listed = conn.tools();
+    let live = &mut state(vm).map_err(EvalError::runtime)?.live;
+    live.push(Some(conn));
+    let slot = live.len() - 1;
+    let Value::Obj(server) = vm.alloc_ext(McpServerObj {
+        name,
+        command,
+        args: cmd_args,
+        capability,
+        tools: Value::Nil,
+        closed: false,
+        conn: Some(slot),
+    }) else {
+        return Err(EvalError::runtime("connect_mcp(): allocation failed"));
+    };
+    let mut tools = Vec::with_capacity(listed.len());
+    for t in listed {
+        tools.push(vm.alloc_ext(McpToolObj {
+            server,
+            name: t.name,
+            description: t.description,
+            input_schema: t.input_schema,
+        }));
+    }
+    let tools = vm.new_array(tools)?;
+    if let Some(s) = vm.ext_mut::<McpServerObj>(server) {
+        s.tools = tools;
+    }
+    Ok(Value::Obj(server))
+}
+
+fn open(vm: &mut Vm, command: &str, args: &[String]) -> Result<Box<dyn ToolServer>, String> {
+    match state(vm)?.connector.as_mut() {
+        Some(c) => c.connect(command, args),
+        None => Err(
+            "RuntimeError: no MCP client is registered in this runtime (the core starts \
+             no processes; the sense command and hosts that opt in register one)"
+                .to_string(),
+        ),
+    }
+}
+
+/// `server.tool` of an MCP tool, and its server's capability.
+pub fn tool_info(vm: &Vm, tool: ObjRef) -> Option<(String, Option<String>)> {
+    let t = vm.ext_ref::<McpToolObj>(tool)?;
+    let s = vm.ext_ref::<McpServerObj>(t.server)?;
+    Some((format!("{}.{}", s.name, t.name), s.capability.clone()))
+}
+
+/// Runs one MCP tool call a model asked for: the caller's policy, then
+/// the call, audited `denied` / `failed` / `called` like the reference.
+pub fn call_tool(
+    vm: &mut Vm,
+    tool: ObjRef,
+    call: &ToolCall,
+    env: ScopeRef,
+    line: u32,
+) -> EvalResult<String> {
+    let Some((qualified, capability)) = tool_info(vm, tool) else {
+        return Err(EvalError::runtime("not an MCP tool"));
+    };
+    if let Some(cap) = &capability
+        && !vm.capability_allowed(env, cap)
+    {
+        let detail = format!("capability '{cap}' denied by policy");
+        vm.audit("tool", &qualified, "denied", Some(detail), Some(line), env);
+        return Err(EvalError::new(
+            ErrorClass::Policy,
+            format!(
+                "mcp tool '{qualified}' requires capability '{cap}', which is denied by policy"
+            ),
+        ));
+    }
+    let arguments = Json::Object(
+        call.arguments
+            .iter()
+            .map(|(k, v)| (k.clone(), host_to_json(v)))
+            .collect(),
+    )
+    .to_string();
+    match run_call(vm, tool, &arguments) {
+        Ok(text) => {
+            vm.audit("tool", &qualified, "called", None, Some(line), env);
+            Ok(text)
+        }
+        Err(e) => {
+            vm.audit(
+                "tool",
+                &qualified,
+                "failed",
+                Some(e.clone()),
+                Some(line),
+                env,
+            );
+            Err(EvalError::runtime(format!(
+                "mcp tool '{qualified}' failed: {e}"
+            )))
+        }
+    }
+}
+
+fn run_call(vm: &mut Vm, tool: ObjRef, arguments: &str) -> Result<String, String> {
+    let Some(t) = vm.ext_ref::<McpToolObj>(tool) else {
+        return Err("RuntimeError: not an MCP tool".into());
+    };
+    let (server, remote_name) = (t.server, t.name.clone());
+    let Some(s) = vm.ext_ref::<McpServerObj>(server) else {
+        return Err("RuntimeError: not an MCP server".into());
+    };
+    let (slot, closed, name, command, args) = (
+        s.conn,
+        s.closed,
+        s.name.clone(),
+        s.command.clone(),
+        s.args.clone(),
+    );
+    if closed {
+        return Err(format!(
+            "RuntimeError: the connection to MCP server '{name}' is closed"
+        ));
+    }
+    let slot = match slot.filter(|i| matches!(state(vm).map(|s| s.live.get(*i)), Ok(Some(Some(_)))))
+    {
+        Some(i) => i,
+        None => {
+            // Restored from a snapshot (or dropped): connect again.
+            let conn = open(vm, &command, &args)?;
+            let live = &mut state(vm)?.live;
+            live.push(Some(conn));
+            let i = live.len() - 1;
+            if let Some(s) = vm.ext_mut::<McpServerObj>(server) {
+                s.conn = Some(i);
+            }
+            i
+        }
+    };
+    match state(vm)?.live.get_mut(slot).and_then(Option::as_mut) {
+        Some(conn) => conn.call_tool(&remote_name, arguments),
+        None => Err(format!(
+            "RuntimeError: the connection to MCP server '{name}' is closed"
+        )),
+    }
+}
+
+/// The JSON form of an argument a model sent (objects travel as opaque
+/// `Object` values holding their JSON text).
+fn host_to_json(v: &HostValue) -> Json {
+    match v {
+        HostValue::Nil => Json::Null,
+        HostValue::Bool(b) => Json::Bool(*b),
+        HostValue::Int(i) => Json::from(*i),
+        HostValue::Float(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
+        HostValue::Str(s) => Json::String(s.clone()),
+        HostValue::List(items) => Json::Array(items.iter().map(host_to_json).collect()),
+        HostValue::Opaque { type_name, text } if type_name == "Object" => {
+            serde_json::from_str(text).unwrap_or_else(|_| Json::String(text.clone()))
+        }
+        HostValue::Agent(a) => Json::String(a.text().to_string()),
+        HostValue::Opaque { text, .. } => Json::String(text.clone()),
+    }
+}

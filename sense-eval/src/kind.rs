@@ -1,0 +1,280 @@
+//! The object-kind seam: how a higher crate adds a kind of heap object.
+//!
+//! The core's own kinds (strings, arrays, closures, agents, …) are
+//! variants of [`Obj`](crate::object::Obj) because the run loop touches
+//! them on its hot paths. Every other kind — models, answers, skills, tool
+//! servers, or a host's own — is an [`Obj::Ext`](crate::object::Obj::Ext)
+//! holding a boxed [`ExtObject`], whose behaviour is a registered
+//! [`ObjectKind`]. The core then knows such an object only through these
+//! two traits: its `type_of` name, how it prints, its members and methods,
+//! the values it keeps alive, and its snapshot bytes.
+//!
+//! A kind is registered on the VM by name ([`Vm::register_kind`]); a
+//! snapshot stores each extension object as that name and the bytes of
+//! [`ExtObject::encode`], and restoring finds the decoder by the name (an
+//! unregistered name is a restore error, never a panic).
+
+use crate::error::{EvalError, EvalResult};
+use crate::heap::{Heap, ObjRef, ScopeRef, Tracer};
+use crate::value::Value;
+use crate::vm::Vm;
+use std::any::Any;
+use std::fmt::Debug;
+
+/// The data of one extension object, stored in the heap.
+///
+/// Implement it for the struct that holds the object's fields; keep
+/// `Value`s, object and scope handles in it only if [`trace`](Self::trace)
+/// reports them (a handle the collector does not see may be reused).
+pub trait ExtObject: Any + Send + Debug {
+    /// The kind this object belongs to (a `static` of the implementing crate).
+    fn kind(&self) -> &'static dyn ObjectKind;
+
+    /// Reports every value, object and scope this object keeps alive.
+    fn trace(&self, tracer: &mut Tracer);
+
+    /// The object's snapshot bytes (decoded by [`ObjectKind::decode`]).
+    /// Handles are stored as they are: the heap keeps its indexes.
+    fn encode(&self) -> Result<Vec<u8>, String>;
+
+    /// Estimated bytes the object holds beyond its heap slot (counted
+    /// against [`Config::max_heap`](crate::Config::max_heap)).
+    fn heap_bytes(&self) -> usize {
+        64
+    }
+
+    /// For downcasting to the concrete type.
+    fn as_any(&self) -> &dyn Any;
+
+    /// For downcasting to the concrete type, mutably.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// The behaviour of one kind of extension object, registered on the VM.
+///
+/// Methods get the VM and the object's handle rather than `&self` of the
+/// data, so they can allocate, call back into the VM and change the
+/// object (read it with [`Vm::ext_ref`] / [`Vm::ext_mut`]).
+pub trait ObjectKind: Sync + 'static {
+    /// The name the kind is registered and stored in snapshots under
+    /// (`model`, `answer`, …): renaming it breaks old snapshots.
+    fn name(&self) -> &'static str;
+
+    /// What `type_of` says (and what a `: Kind` annotation matches).
+    fn type_name(&self) -> &'static str;
+
+    /// The class the reference implementation uses for the object, named
+    /// by "not JSON serializable" errors (defaults to the type name).
+    fn host_class(&self, _vm: &Vm, _obj: ObjRef) -> &'static str {
+        self.type_name()
+    }
+
+    /// Writes what `print` / `str` (and, with [`Render::python`], the
+    /// reference's `repr`) show for the object.
+    fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()>;
+
+    /// The object's name where a bound method prints as
+    /// `<builtin NAME.method>` (empty by default).
+    fn object_name(&self, _vm: &Vm, _obj: ObjRef) -> String {
+        String::new()
+    }
+
+    /// `obj.name`: a field's value, or a method bound with
+    /// [`Vm::bind_method`]. `line` is the line of the access.
+    fn member(&self, vm: &mut Vm, obj: ObjRef, name: &str, line: u32) -> EvalResult<Value> {
+        let _ = (obj, line);
+        Err(EvalError::runtime(format!(
+            "cannot access member '{name}' on type {}",
+            vm.type_name(Value::Obj(obj))
+        )))
+    }
+
+    /// How many arguments method `method` takes (checked before the call).
+    fn method_arity(&self, _method: &str) -> usize {
+        0
+    }
+
+    /// Runs a method bound by [`member`](Self::member). `env` and `line`
+    /// are the scope and line of the member access.
+    fn call_method(
+        &self,
+        vm: &mut Vm,
+        obj: ObjRef,
+        method: &str,
+        args: &[Value],
+        env: ScopeRef,
+        line: u32,
+    ) -> EvalResult<Value> {
+        let _ = (vm, obj, args, env, line);
+        Err(EvalError::runtime(format!("unknown method '{method}'")))
+    }
+
+    /// `==` between two distinct objects of this kind (identity is
+    /// checked first by the core). Objects are unequal by default.
+    fn equal(&self, vm: &Vm, a: ObjRef, b: ObjRef, depth: usize) -> EvalResult<bool> {
+        let _ = (vm, a, b, depth);
+        Ok(false)
+    }
+
+    /// The value a parameterised annotation of this kind checks (`T` in
+    /// `Answer<T>`); `None` when the kind has no such annotation.
+    fn annotated_value(&self, _vm: &Vm, _obj: ObjRef) -> Option<Value> {
+        None
+    }
+
+    /// Rebuilds an object from the bytes [`ExtObject::encode`] wrote.
+    /// Damaged bytes are an `Err` with a message, never a panic.
+    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String>;
+
+    /// Checks a decoded object against the restored heap (the handles it
+    /// traces are already known to be in range); an `Err` says what is
+    /// wrong.
+    fn validate(&self, _obj: &dyn ExtObject, _heap: &Heap) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// A kind of declaration statement (`model NAME = value`, `memory NAME`)
+/// run by the `Declare` instruction, registered by name on the VM.
+pub trait Declaration: Sync + 'static {
+    /// The declaration kind the compiler names in
+    /// [`DeclInfo::kind`](crate::proto::DeclInfo::kind).
+    fn name(&self) -> &'static str;
+
+    /// Runs the declaration in the current scope; `value` is the computed
+    /// value when [`DeclInfo::takes_value`](crate::proto::DeclInfo::takes_value),
+    /// else nil. `file` is the declaring file.
+    fn declare(
+        &self,
+        vm: &mut Vm,
+        decl: &crate::proto::DeclInfo,
+        value: Value,
+        file: crate::proto::FileId,
+    ) -> EvalResult<()>;
+}
+
+/// An extension object in its heap slot.
+#[derive(Debug)]
+pub struct ExtObj(pub Box<dyn ExtObject>);
+
+impl ExtObj {
+    /// Wraps an object's data.
+    pub fn new(data: impl ExtObject) -> Self {
+        ExtObj(Box::new(data))
+    }
+
+    /// Its kind.
+    pub fn kind(&self) -> &'static dyn ObjectKind {
+        self.0.kind()
+    }
+
+    /// The data as `T`, if it is one.
+    pub fn downcast_ref<T: ExtObject>(&self) -> Option<&T> {
+        self.0.as_any().downcast_ref()
+    }
+
+    /// The data as `T`, mutably, if it is one.
+    pub fn downcast_mut<T: ExtObject>(&mut self) -> Option<&mut T> {
+        self.0.as_any_mut().downcast_mut()
+    }
+}
+
+impl serde::Serialize for ExtObj {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        let bytes = self.0.encode().map_err(S::Error::custom)?;
+        (self.kind().name(), bytes).serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ExtObj {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (kind, bytes) = <(String, Vec<u8>)>::deserialize(d)?;
+        Ok(ExtObj(Box::new(Undecoded { kind, bytes })))
+    }
+}
+
+/// An extension object read from a snapshot whose kind has not been
+/// looked up yet; [`Vm::restore`] replaces every one through the registry
+/// before the heap is used.
+#[derive(Debug)]
+pub(crate) struct Undecoded {
+    pub(crate) kind: String,
+    pub(crate) bytes: Vec<u8>,
+}
+
+struct UndecodedKind;
+
+static UNDECODED: UndecodedKind = UndecodedKind;
+
+impl ObjectKind for UndecodedKind {
+    fn name(&self) -> &'static str {
+        "?"
+    }
+    fn type_name(&self) -> &'static str {
+        "Nil"
+    }
+    fn render(&self, _: &Vm, _: ObjRef, _: &mut Render<'_>) -> EvalResult<()> {
+        Ok(())
+    }
+    fn decode(&self, _: &[u8]) -> Result<Box<dyn ExtObject>, String> {
+        Err("not a kind".into())
+    }
+}
+
+impl ExtObject for Undecoded {
+    fn kind(&self) -> &'static dyn ObjectKind {
+        &UNDECODED
+    }
+    fn trace(&self, _: &mut Tracer) {}
+    fn encode(&self) -> Result<Vec<u8>, String> {
+        Err(format!("object of kind '{}' was never decoded", self.kind))
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Where [`ObjectKind::render`] writes, with the state of the rendering
+/// it is part of (nesting depth, size cap, Python repr or Sense print).
+pub struct Render<'a> {
+    pub(crate) out: &'a mut String,
+    pub(crate) depth: usize,
+    pub(crate) python: bool,
+    pub(crate) cap: usize,
+    pub(crate) path: &'a mut Vec<ObjRef>,
+}
+
+impl Render<'_> {
+    /// Appends text.
+    pub fn push_str(&mut self, s: &str) {
+        self.out.push_str(s);
+    }
+
+    /// True when rendering the reference's `repr` (inside a list, in an
+    /// error message) rather than what `print` shows.
+    pub fn python(&self) -> bool {
+        self.python
+    }
+
+    /// Renders a value the object holds, one level deeper; `python`
+    /// chooses `repr` (strings quoted) or `print` form.
+    pub fn value(&mut self, vm: &Vm, v: Value, python: bool) -> EvalResult<()> {
+        vm.show_nested(v, self.out, self.depth + 1, python, self.cap, self.path)
+    }
+}
+
+/// Encodes `value` in the snapshot's own binary format (postcard), for
+/// an [`ExtObject::encode`] over a `serde` struct.
+pub fn to_bytes<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, String> {
+    postcard::to_allocvec(value).map_err(|e| e.to_string())
+}
+
+/// Decodes what [`to_bytes`] wrote, for an [`ObjectKind::decode`];
+/// damaged bytes are an `Err`, never a panic.
+pub fn from_bytes<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    postcard::from_bytes(bytes).map_err(|e| e.to_string())
+}
