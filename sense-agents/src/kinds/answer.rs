@@ -24,7 +24,7 @@ pub struct AnswerKind;
 pub static ANSWER: AnswerKind = AnswerKind;
 
 /// Allocates an answer whose value is the string `text`.
-pub fn new_answer(
+pub(crate) fn new_answer(
     vm: &mut Vm,
     text: String,
     confidence: Option<f64>,

@@ -61,7 +61,7 @@ fn providers(vm: &mut Vm) -> Result<&mut Vec<ProviderEntry>, String> {
 /// Registers a model provider for `inference(name, …)`. `capability`
 /// gates every call (e.g. `model.anthropic`); calls are audited when it
 /// is set. `default_model` is used when `inference` gets no model id.
-pub fn register_provider(
+pub(crate) fn register_provider(
     vm: &mut Vm,
     name: &str,
     capability: Option<String>,
@@ -80,13 +80,13 @@ pub fn register_provider(
 }
 
 /// True if a model provider of that name is registered.
-pub fn has_provider(vm: &Vm, name: &str) -> bool {
+pub(crate) fn has_provider(vm: &Vm, name: &str) -> bool {
     vm.ext_state_ref::<Providers>()
         .is_some_and(|p| p.0.iter().any(|e| e.name == name))
 }
 
 /// Names of the model providers the heap's models need (after a restore).
-pub fn providers_needed(vm: &Vm) -> Vec<String> {
+pub(crate) fn providers_needed(vm: &Vm) -> Vec<String> {
     let mut names: Vec<String> = vm
         .ext_objects::<ModelObj>()
         .filter(|m| m.provider != "mock")

@@ -8,7 +8,7 @@ use sense_eval::{EvalError, EvalResult, Value, Vm};
 use serde_json::Value as Json;
 
 /// Validates a tool for a model (described, not async) and describes it.
-pub fn tool_spec(vm: &Vm, t: Value) -> EvalResult<(ToolSpec, ObjRef)> {
+pub(crate) fn tool_spec(vm: &Vm, t: Value) -> EvalResult<(ToolSpec, ObjRef)> {
     if let Value::Obj(r) = t
         && let Some(tool) = vm.ext_ref::<tool_server::McpToolObj>(r)
     {
@@ -65,7 +65,7 @@ pub fn tool_spec(vm: &Vm, t: Value) -> EvalResult<(ToolSpec, ObjRef)> {
 
 /// Runs one tool call a model asked for, through the ordinary tool path
 /// (arity, the caller's policy, types, audit), to completion.
-pub fn call_tool_for_model(
+pub(crate) fn call_tool_for_model(
     vm: &mut Vm,
     tool: ObjRef,
     call: &ToolCall,

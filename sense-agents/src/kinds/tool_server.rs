@@ -56,19 +56,9 @@ pub struct ToolServers {
 }
 
 /// Registers what `connect_mcp(…)` connects through.
-pub fn register_connector(vm: &mut Vm, connector: Box<dyn ToolServerConnector>) {
+pub(crate) fn register_connector(vm: &mut Vm, connector: Box<dyn ToolServerConnector>) {
     if let Ok(s) = state(vm) {
         s.connector = Some(connector);
-    }
-}
-
-/// Closes every live tool-server connection.
-pub fn close_all(vm: &mut Vm) {
-    let Ok(s) = state(vm) else { return };
-    for slot in &mut s.live {
-        if let Some(mut conn) = slot.take() {
-            conn.close();
-        }
     }
 }
 
@@ -329,7 +319,7 @@ fn open(vm: &mut Vm, command: &str, args: &[String]) -> Result<Box<dyn ToolServe
 }
 
 /// `server.tool` of an MCP tool, and its server's capability.
-pub fn tool_info(vm: &Vm, tool: ObjRef) -> Option<(String, Option<String>)> {
+pub(crate) fn tool_info(vm: &Vm, tool: ObjRef) -> Option<(String, Option<String>)> {
     let t = vm.ext_ref::<McpToolObj>(tool)?;
     let s = vm.ext_ref::<McpServerObj>(t.server)?;
     Some((format!("{}.{}", s.name, t.name), s.capability.clone()))
@@ -337,7 +327,7 @@ pub fn tool_info(vm: &Vm, tool: ObjRef) -> Option<(String, Option<String>)> {
 
 /// Runs one MCP tool call a model asked for: the caller's policy, then
 /// the call, audited `denied` / `failed` / `called` like the reference.
-pub fn call_tool(
+pub(crate) fn call_tool(
     vm: &mut Vm,
     tool: ObjRef,
     call: &ToolCall,
