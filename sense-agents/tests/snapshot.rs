@@ -283,28 +283,25 @@ fn random_corruption_never_panics() {
     eprintln!("{accepted} of 3000 resealed corruptions restored and ran without harm");
 }
 
-/// A snapshot written by an earlier build (format version 1) must keep
-/// loading. If a change to the compiler or the format breaks this, bump
-/// `FORMAT_VERSION` deliberately and regenerate the fixture with
+/// A snapshot written by an earlier build (format version 1, before the
+/// fused instructions of issue 15 changed the compiled code) is refused
+/// with a message naming both versions, never restored against code it
+/// was not taken with. The fixture was made with
 /// `sense start examples/interview.sns interviewer --state tests/fixtures/snapshot_v1.bin`.
 #[test]
-fn the_checked_in_v1_snapshot_still_restores() {
+fn the_checked_in_v1_snapshot_is_refused_with_both_versions_named() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../tests/fixtures/snapshot_v1.bin"
     );
     let bytes = std::fs::read(path).unwrap();
-    let (mut rt, out) = restored(&bytes);
-    let id = rt.subject().expect("the fixture records its agent");
-    for answer in ["Ada", "3"] {
-        assert!(matches!(
-            rt.resume(id, answer).unwrap(),
-            State::Paused { .. }
-        ));
-    }
-    assert_eq!(rt.resume(id, "yes").unwrap(), State::Completed);
-    assert_eq!(
-        *out.lock().unwrap(),
-        "summary: [name=Ada, years of experience=3, ready to start=yes]\n"
+    let (mut rt, _out) = runtime();
+    let err = rt.restore_snapshot(&bytes).unwrap_err().to_string();
+    assert!(
+        err.contains(
+            "cannot restore snapshot: it has format version 1; this build reads version 2"
+        ),
+        "{err}"
     );
+    assert!(rt.subject().is_none(), "nothing was restored");
 }

@@ -38,7 +38,7 @@ impl VarMap {
         match self {
             VarMap::Small(v) => v.iter().find(|(s, _)| *s == sym).map(|(_, v)| *v),
             VarMap::Dense(d) => d.get(sym.0 as usize).copied().flatten(),
-            VarMap::Big(m) => m.get(&sym).copied(),
+            VarMap::Big(m) => big_get(m, sym),
         }
     }
 
@@ -62,13 +62,7 @@ impl VarMap {
                 }
                 _ => false,
             },
-            VarMap::Big(m) => match m.get_mut(&sym) {
-                Some(slot) => {
-                    *slot = val;
-                    true
-                }
-                None => false,
-            },
+            VarMap::Big(m) => big_set_existing(m, sym, val),
         }
     }
 
@@ -124,6 +118,25 @@ impl VarMap {
     /// True when nothing is bound.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+// The hash-map arms are out of line: inlined, the compiler computes the
+// symbol's hash up front on every lookup, before it knows the scope is big
+// (most are small), which cost every `Load` a dozen instructions.
+#[inline(never)]
+fn big_get(m: &FxHashMap<Symbol, Value>, sym: Symbol) -> Option<Value> {
+    m.get(&sym).copied()
+}
+
+#[inline(never)]
+fn big_set_existing(m: &mut FxHashMap<Symbol, Value>, sym: Symbol, val: Value) -> bool {
+    match m.get_mut(&sym) {
+        Some(slot) => {
+            *slot = val;
+            true
+        }
+        None => false,
     }
 }
 

@@ -60,6 +60,13 @@ impl Compiler<'_> {
                 ) {
                     return;
                 }
+                if let ExprKind::Assign { name, value } = &e.kind {
+                    // An assignment statement keeps nothing on the stack.
+                    self.expr(value);
+                    let s = self.sym(&name.name);
+                    self.emit(Op::StorePop(s), e.span);
+                    return;
+                }
                 self.expr(e);
                 self.emit(Op::Pop, span);
             }
@@ -87,8 +94,7 @@ impl Compiler<'_> {
                 self.expr(value);
                 self.check_type(&name.name, ty, span);
                 let s = self.sym(&name.name);
-                self.emit(Op::Store(s), span);
-                self.emit(Op::Pop, span);
+                self.emit(Op::StorePop(s), span);
             }
             StmtKind::Local { name, ty, value } => {
                 self.expr(value);
@@ -102,8 +108,7 @@ impl Compiler<'_> {
             StmtKind::While { cond, body } => {
                 let lp = self.loop_begin(span);
                 let head = self.here();
-                self.expr(cond);
-                let exit = self.emit(Op::JumpIfFalse(0), span);
+                let exit = self.cond_jump(cond, span);
                 self.scoped_block(body);
                 self.emit(Op::Loop(head), span);
                 self.patch(exit);
@@ -327,8 +332,7 @@ impl Compiler<'_> {
         els: Option<&Else>,
         span: Span,
     ) {
-        self.expr(cond);
-        let to_else = self.emit(Op::JumpIfFalse(0), span);
+        let to_else = self.cond_jump(cond, span);
         self.scoped_block(then);
         match els {
             None => self.patch(to_else),

@@ -10,7 +10,7 @@ use super::tasks::Leave;
 use super::{CtlKind, Exit, Pending, Vm};
 use crate::error::{EvalError, EvalResult};
 use crate::object::Obj;
-use crate::op::Op;
+use crate::op::{Cmp, Op};
 use crate::value::Value;
 
 impl Vm {
@@ -52,6 +52,8 @@ impl Vm {
                 ($argc:expr, $labeled:expr) => {
                     match self.call($argc, $labeled) {
                         Ok(false) => {}
+                        // A frame was pushed: nothing to settle first.
+                        Ok(true) if self.pending.is_none() => continue 'frames,
                         Ok(true) => match self.after_switch()? {
                             Some(exit) => return Ok(exit),
                             None => continue 'frames,
@@ -434,6 +436,40 @@ impl Vm {
                                 continue 'frames;
                             }
                             self.set_ip(ip);
+                        }
+                    }
+                    Op::StorePop(sym) => {
+                        let v = self.pop();
+                        self.assign(sym, v);
+                    }
+                    Op::AddInt(n) => {
+                        let a = self.pop();
+                        let v = match a {
+                            Value::Int(x) if let Some(r) = x.checked_add(n as i64) => Value::Int(r),
+                            _ => tri!(self.add(a, Value::Int(n as i64))),
+                        };
+                        self.cur.stack.push(v);
+                    }
+                    Op::SubInt(n) => {
+                        let a = self.pop();
+                        let v = match a {
+                            Value::Int(x) if let Some(r) = x.checked_sub(n as i64) => Value::Int(r),
+                            _ => tri!(self.arith(Op::Sub, a, Value::Int(n as i64))),
+                        };
+                        self.cur.stack.push(v);
+                    }
+                    Op::CompareJump(cmp, t) => {
+                        let (a, b) = self.pop2();
+                        let holds = match (a, b) {
+                            (Value::Int(x), Value::Int(y)) => cmp.ints(x, y),
+                            _ => match cmp {
+                                Cmp::Eq => tri!(self.equal(a, b)),
+                                Cmp::Ne => !tri!(self.equal(a, b)),
+                                _ => tri!(self.compare(cmp.op(), a, b)),
+                            },
+                        };
+                        if !holds {
+                            ip = t as usize;
                         }
                     }
                     Op::Unsupported => {
