@@ -138,6 +138,12 @@ pub enum Op {
     AddInt(i32),
     /// `SmallInt(n)` then `Sub`: `[a] -> [a - n]`.
     SubInt(i32),
+    /// `Load(sym)` of a counter update `x = x + k` / `x = x - k`: the
+    /// compiler always follows it with `AddInt(k)`/`SubInt(k)` and
+    /// `StorePop(sym)`. When the binding holds an Int and the sum does
+    /// not overflow, it is updated in place and both are skipped;
+    /// otherwise it is an ordinary `Load` and they run.
+    Bump(Symbol),
     /// A comparison then `JumpIfFalse(t)` (an `if`/`while` condition):
     /// `[a, b] -> []`, jumping to `t` unless `a cmp b`.
     CompareJump(Cmp, u32),

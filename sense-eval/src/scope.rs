@@ -42,6 +42,16 @@ impl VarMap {
         }
     }
 
+    /// The binding of `sym` here, to update in place.
+    #[inline]
+    pub fn get_mut(&mut self, sym: Symbol) -> Option<&mut Value> {
+        match self {
+            VarMap::Small(v) => v.iter_mut().find(|(s, _)| *s == sym).map(|(_, v)| v),
+            VarMap::Dense(d) => d.get_mut(sym.0 as usize).and_then(Option::as_mut),
+            VarMap::Big(m) => big_get_mut(m, sym),
+        }
+    }
+
     /// Overwrites `sym` if bound here; returns whether it was.
     #[inline]
     pub fn set_existing(&mut self, sym: Symbol, val: Value) -> bool {
@@ -127,6 +137,11 @@ impl VarMap {
 #[inline(never)]
 fn big_get(m: &FxHashMap<Symbol, Value>, sym: Symbol) -> Option<Value> {
     m.get(&sym).copied()
+}
+
+#[inline(never)]
+fn big_get_mut(m: &mut FxHashMap<Symbol, Value>, sym: Symbol) -> Option<&mut Value> {
+    m.get_mut(&sym)
 }
 
 #[inline(never)]

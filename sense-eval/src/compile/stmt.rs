@@ -8,7 +8,7 @@ use crate::proto::{
 };
 use crate::types::Annotation;
 use sense_syntax::Span;
-use sense_syntax::ast::{Block, Else, ExprKind, Param, Stmt, StmtKind};
+use sense_syntax::ast::{BinOp, Block, Else, ExprKind, Param, Stmt, StmtKind};
 
 /// The docstring of a body: its first statement when that is a bare string.
 pub(crate) fn docstring(stmts: &[Stmt]) -> Option<String> {
@@ -62,6 +62,25 @@ impl Compiler<'_> {
                 }
                 if let ExprKind::Assign { name, value } = &e.kind {
                     // An assignment statement keeps nothing on the stack.
+                    if let ExprKind::Binary { op, lhs, rhs } = &value.kind
+                        && matches!(op, BinOp::Add | BinOp::Sub)
+                        && let ExprKind::Name(read) = &lhs.kind
+                        && *read == name.name
+                        && let ExprKind::Int(k) = rhs.kind
+                        && let Ok(k) = i32::try_from(k)
+                    {
+                        // `x = x + k`: the Load becomes a Bump, which does
+                        // the whole statement when it can (see `Op::Bump`).
+                        let s = self.sym(&name.name);
+                        self.emit(Op::Bump(s), lhs.span);
+                        let step = match op {
+                            BinOp::Add => Op::AddInt(k),
+                            _ => Op::SubInt(k),
+                        };
+                        self.emit(step, value.span);
+                        self.emit(Op::StorePop(s), e.span);
+                        return;
+                    }
                     self.expr(value);
                     let s = self.sym(&name.name);
                     self.emit(Op::StorePop(s), e.span);

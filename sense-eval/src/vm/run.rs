@@ -7,6 +7,7 @@
 //! contain them or hands them up a fiber.
 
 use super::tasks::Leave;
+use super::names::Bumped;
 use super::{CtlKind, Exit, Pending, Vm};
 use crate::error::{EvalError, EvalResult};
 use crate::object::Obj;
@@ -90,10 +91,28 @@ impl Vm {
                         let env = self.env();
                         match self.lookup(env, sym) {
                             Some(v) => self.cur.stack.push(v),
-                            None => fail!(EvalError::name_error(format!(
-                                "undefined variable '{}'",
-                                self.interner.name(sym)
-                            ))),
+                            None => fail!(undefined(self, sym)),
+                        }
+                    }
+                    Op::Bump(sym) => {
+                        let env = self.env();
+                        // The compiler always emits the step and the store
+                        // after it; anything else reads as a plain `Load`.
+                        let delta = match (code.get(ip), code.get(ip + 1)) {
+                            (Some(&Op::AddInt(k)), Some(&Op::StorePop(s))) if s == sym => k as i64,
+                            (Some(&Op::SubInt(k)), Some(&Op::StorePop(s))) if s == sym => -(k as i64),
+                            _ => {
+                                match self.lookup(env, sym) {
+                                    Some(v) => self.cur.stack.push(v),
+                                    None => fail!(undefined(self, sym)),
+                                }
+                                continue;
+                            }
+                        };
+                        match self.bump(env, sym, delta) {
+                            Bumped::Done => ip += 2,
+                            Bumped::Read(v) => self.cur.stack.push(v),
+                            Bumped::Undefined => fail!(undefined(self, sym)),
                         }
                     }
                     Op::Store(sym) => {
@@ -126,9 +145,27 @@ impl Vm {
                         };
                         self.cur.stack.push(v);
                     }
-                    Op::Mul | Op::Mod => {
+                    Op::Mul => {
                         let (a, b) = self.pop2();
-                        let v = tri!(self.arith(op, a, b));
+                        let v = match (a, b) {
+                            (Value::Int(x), Value::Int(y)) if let Some(r) = x.checked_mul(y) => {
+                                Value::Int(r)
+                            }
+                            _ => tri!(self.arith(op, a, b)),
+                        };
+                        self.cur.stack.push(v);
+                    }
+                    Op::Mod => {
+                        let (a, b) = self.pop2();
+                        let v = match (a, b) {
+                            (Value::Int(x), Value::Int(y))
+                                if y != 0
+                                    && let Some(r) = super::ops::int_mod(x, y) =>
+                            {
+                                Value::Int(r)
+                            }
+                            _ => tri!(self.arith(op, a, b)),
+                        };
                         self.cur.stack.push(v);
                     }
                     Op::Div => {
@@ -216,8 +253,17 @@ impl Vm {
                     }
                     Op::Member(sym) => {
                         let t = self.pop();
-                        let line = proto.span_at(ip).line;
-                        let v = tri!(self.member(t, sym, line));
+                        let v = match t {
+                            // What `member` does for an agent, without its
+                            // general set-up (it copies the member's name).
+                            Value::Obj(r) if matches!(self.heap.get(r), Obj::Agent(_)) => {
+                                tri!(self.agent_member(r, sym))
+                            }
+                            _ => {
+                                let line = proto.span_at(ip).line;
+                                tri!(self.member(t, sym, line))
+                            }
+                        };
                         self.cur.stack.push(v);
                     }
                     Op::Call(argc) => {
@@ -330,7 +376,21 @@ impl Vm {
                                 if let Some(slot) = self.cur.stack.get_mut(n - 1) {
                                     *slot = Value::Int(i as i64 + 1);
                                 }
-                                self.cur.stack.push(item);
+                                if let (Some(Op::EnterBlock), Some(&Op::Define(var))) =
+                                    (code.get(ip), code.get(ip + 1))
+                                {
+                                    // What the compiler puts next (the body's
+                                    // block and its loop variable), done here
+                                    // in one dispatch: the same steps as the
+                                    // two instructions, which are skipped.
+                                    let env = self.env();
+                                    self.cur.blocks.push(env);
+                                    let scope = self.define_scope();
+                                    self.heap.scope_mut(scope).vars.define(var, item);
+                                    ip += 2;
+                                } else {
+                                    self.cur.stack.push(item);
+                                }
                             }
                             None => ip = t as usize,
                         }
@@ -564,6 +624,14 @@ impl Vm {
         };
         self.cur.ctl.push(ctl);
     }
+}
+
+/// Reading a name bound nowhere on the chain.
+fn undefined(vm: &Vm, sym: crate::symbol::Symbol) -> EvalError {
+    EvalError::name_error(format!(
+        "undefined variable '{}'",
+        vm.interner.name(sym)
+    ))
 }
 
 /// An instruction refers to a table entry its code does not have: only
