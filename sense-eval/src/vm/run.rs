@@ -6,24 +6,32 @@
 //! on top. Errors go to [`Vm::throw`], which finds a `test` block to
 //! contain them or hands them up a fiber.
 
-use super::tasks::Leave;
 use super::names::Bumped;
+use super::tasks::Leave;
 use super::{CtlKind, Exit, Pending, Vm};
 use crate::error::{EvalError, EvalResult};
 use crate::object::Obj;
 use crate::op::{Cmp, Op};
 use crate::value::Value;
+use std::sync::Arc;
 
 impl Vm {
     /// Runs until the fiber driven at `stop_depth` settles.
     pub(crate) fn run(&mut self) -> EvalResult<Exit> {
+        // The code being run, held by its own `Arc` so the loop can use
+        // `self` mutably. Kept across frame changes: a call or return that
+        // stays in the same function (recursion) takes no new reference.
+        let mut proto = Arc::clone(&self.empty_proto);
         'frames: loop {
             let Some(frame) = self.cur.frames.last() else {
                 return Err(EvalError::runtime("internal error: no frame to run"));
             };
-            let Some(proto) = self.protos.get(frame.proto.0 as usize).cloned() else {
+            let Some(current) = self.protos.get(frame.proto.0 as usize) else {
                 return Err(bad_code());
             };
+            if !Arc::ptr_eq(current, &proto) {
+                proto = Arc::clone(current);
+            }
             let code = &proto.code[..];
             let mut ip = frame.ip as usize;
 
@@ -100,7 +108,9 @@ impl Vm {
                         // after it; anything else reads as a plain `Load`.
                         let delta = match (code.get(ip), code.get(ip + 1)) {
                             (Some(&Op::AddInt(k)), Some(&Op::StorePop(s))) if s == sym => k as i64,
-                            (Some(&Op::SubInt(k)), Some(&Op::StorePop(s))) if s == sym => -(k as i64),
+                            (Some(&Op::SubInt(k)), Some(&Op::StorePop(s))) if s == sym => {
+                                -(k as i64)
+                            }
                             _ => {
                                 match self.lookup(env, sym) {
                                     Some(v) => self.cur.stack.push(v),
@@ -628,10 +638,7 @@ impl Vm {
 
 /// Reading a name bound nowhere on the chain.
 fn undefined(vm: &Vm, sym: crate::symbol::Symbol) -> EvalError {
-    EvalError::name_error(format!(
-        "undefined variable '{}'",
-        vm.interner.name(sym)
-    ))
+    EvalError::name_error(format!("undefined variable '{}'", vm.interner.name(sym)))
 }
 
 /// An instruction refers to a table entry its code does not have: only
