@@ -76,6 +76,31 @@ impl Vm {
                 };
             }
 
+            // `Loop(t)`: the back-edge, a safe point.
+            macro_rules! loop_back {
+                ($t:expr) => {{
+                    ip = $t as usize;
+                    if self.needs_safepoint() {
+                        self.set_ip(ip);
+                        if let Some(exit) = tri!(self.safepoint()) {
+                            return Ok(exit);
+                        }
+                        continue 'frames;
+                    }
+                }};
+            }
+            // A branch into a block: the compiler puts the block's
+            // `EnterBlock` first; it is done here, saving a dispatch.
+            macro_rules! enter_next_block {
+                () => {
+                    if let Some(Op::EnterBlock) = code.get(ip) {
+                        let env = self.env();
+                        self.cur.blocks.push(env);
+                        ip += 1;
+                    }
+                };
+            }
+
             loop {
                 let Some(&op) = code.get(ip) else {
                     return Err(EvalError::runtime(
@@ -212,19 +237,12 @@ impl Vm {
                         self.cur.stack.push(Value::Bool(!t));
                     }
                     Op::Jump(t) => ip = t as usize,
-                    Op::Loop(t) => {
-                        ip = t as usize;
-                        if self.needs_safepoint() {
-                            self.set_ip(ip);
-                            if let Some(exit) = tri!(self.safepoint()) {
-                                return Ok(exit);
-                            }
-                            continue 'frames;
-                        }
-                    }
+                    Op::Loop(t) => loop_back!(t),
                     Op::JumpIfFalse(t) => {
                         let c = self.pop();
-                        if !self.truthy(c) {
+                        if self.truthy(c) {
+                            enter_next_block!();
+                        } else {
                             ip = t as usize;
                         }
                     }
@@ -340,6 +358,10 @@ impl Vm {
                                 // The block's own scope: recycle it unless captured.
                                 self.heap.release_scope(inner);
                             }
+                        }
+                        // A loop body's end: its back-edge, in this dispatch.
+                        if let Some(&Op::Loop(t)) = code.get(ip) {
+                            loop_back!(t);
                         }
                     }
                     Op::LoopBegin(i) => {
@@ -538,7 +560,9 @@ impl Vm {
                                 _ => tri!(self.compare(cmp.op(), a, b)),
                             },
                         };
-                        if !holds {
+                        if holds {
+                            enter_next_block!();
+                        } else {
                             ip = t as usize;
                         }
                     }
