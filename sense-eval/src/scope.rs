@@ -265,7 +265,10 @@ impl Scope {
             VarMap::Big(_) | VarMap::Dense(_) => self.vars = VarMap::default(),
         }
         self.parent = Some(ScopeRef(next));
-        self.extra = None;
+        if self.extra.is_some() {
+            // Only then: an unconditional store calls the drop glue every time.
+            self.extra = None;
+        }
         self.agent = None;
         self.free = true;
         self.captured = false;
