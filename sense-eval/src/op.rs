@@ -138,6 +138,10 @@ pub enum Op {
     AddInt(i32),
     /// `SmallInt(n)` then `Sub`: `[a] -> [a - n]`.
     SubInt(i32),
+    /// `SmallInt(n)` then `Mul`: `[a] -> [a * n]`.
+    MulInt(i32),
+    /// `SmallInt(n)` then `Mod`: `[a] -> [a % n]`.
+    ModInt(i32),
     /// `Load(sym)` of a counter update `x = x + k` / `x = x - k`: the
     /// compiler always follows it with `AddInt(k)`/`SubInt(k)` and
     /// `StorePop(sym)`. When the binding holds an Int and the sum does

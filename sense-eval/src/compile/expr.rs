@@ -63,16 +63,22 @@ impl Compiler<'_> {
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 self.expr(lhs);
-                // `x + 1`, `n - 2`: one instruction for the literal and the operator.
-                if let (BinOp::Add | BinOp::Sub, ExprKind::Int(n)) = (op, &rhs.kind)
-                    && let Ok(n) = i32::try_from(*n)
+                // `x + 1`, `n - 2`, `i * 3`, `i % 7`: one instruction for the literal
+                // and the operator.
+                if let ExprKind::Int(n) = rhs.kind
+                    && let Ok(n) = i32::try_from(n)
                 {
                     let fused = match op {
-                        BinOp::Add => Op::AddInt(n),
-                        _ => Op::SubInt(n),
+                        BinOp::Add => Some(Op::AddInt(n)),
+                        BinOp::Sub => Some(Op::SubInt(n)),
+                        BinOp::Mul => Some(Op::MulInt(n)),
+                        BinOp::Mod => Some(Op::ModInt(n)),
+                        _ => None,
                     };
-                    self.emit(fused, span);
-                    return;
+                    if let Some(fused) = fused {
+                        self.emit(fused, span);
+                        return;
+                    }
                 }
                 self.expr(rhs);
                 let op = match op {

@@ -550,6 +550,27 @@ impl Vm {
                         };
                         self.cur.stack.push(v);
                     }
+                    Op::MulInt(n) => {
+                        let a = self.pop();
+                        let v = match a {
+                            Value::Int(x) if let Some(r) = x.checked_mul(n as i64) => Value::Int(r),
+                            _ => tri!(self.arith(Op::Mul, a, Value::Int(n as i64))),
+                        };
+                        self.cur.stack.push(v);
+                    }
+                    Op::ModInt(n) => {
+                        let a = self.pop();
+                        let v = match a {
+                            Value::Int(x)
+                                if n != 0
+                                    && let Some(r) = super::ops::int_mod(x, n as i64) =>
+                            {
+                                Value::Int(r)
+                            }
+                            _ => tri!(self.arith(Op::Mod, a, Value::Int(n as i64))),
+                        };
+                        self.cur.stack.push(v);
+                    }
                     Op::CompareJump(cmp, t) => {
                         let (a, b) = self.pop2();
                         let holds = match (a, b) {
