@@ -270,13 +270,38 @@ impl Vm {
                     }
                     Op::Index => {
                         let (t, i) = self.pop2();
-                        let v = tri!(self.index(t, i));
+                        // An array at an in-range, non-negative Int stays in
+                        // the loop; everything else (strings, negative
+                        // indexes, errors) goes through `index`.
+                        let v = match (t, i) {
+                            (Value::Array(r), Value::Int(idx))
+                                if let Obj::Array(items) = self.heap.get(r)
+                                    && let Ok(pos) = usize::try_from(idx)
+                                    && let Some(&v) = items.get(pos) =>
+                            {
+                                v
+                            }
+                            _ => tri!(self.index(t, i)),
+                        };
                         self.cur.stack.push(v);
                     }
                     Op::IndexStore => {
                         let v = self.pop();
                         let (t, i) = self.pop2();
-                        tri!(self.index_store(t, i, v));
+                        let stored = match (t, i) {
+                            (Value::Array(r), Value::Int(idx))
+                                if let Obj::Array(items) = self.heap.get_mut(r)
+                                    && let Ok(pos) = usize::try_from(idx)
+                                    && let Some(slot) = items.get_mut(pos) =>
+                            {
+                                *slot = v;
+                                true
+                            }
+                            _ => false,
+                        };
+                        if !stored {
+                            tri!(self.index_store(t, i, v));
+                        }
                         self.cur.stack.push(v);
                     }
                     Op::Member(sym) => {
