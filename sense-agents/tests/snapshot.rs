@@ -283,6 +283,33 @@ fn random_corruption_never_panics() {
     eprintln!("{accepted} of 3000 resealed corruptions restored and ran without harm");
 }
 
+/// A snapshot written by the `sense start` CLI command (format version 2)
+/// restores and runs to the end. If a change to the compiler or the format
+/// breaks this, bump `FORMAT_VERSION` deliberately, keep this fixture as
+/// the refused previous version, and write a new one with
+/// `sense start examples/interview.sns interviewer --state tests/fixtures/snapshot_v2.bin`.
+#[test]
+fn the_checked_in_v2_snapshot_still_restores() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/snapshot_v2.bin"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    let (mut rt, out) = restored(&bytes);
+    let id = rt.subject().expect("the fixture records its agent");
+    for answer in ["Ada", "3"] {
+        assert!(matches!(
+            rt.resume(id, answer).unwrap(),
+            State::Paused { .. }
+        ));
+    }
+    assert_eq!(rt.resume(id, "yes").unwrap(), State::Completed);
+    assert_eq!(
+        *out.lock().unwrap(),
+        "summary: [name=Ada, years of experience=3, ready to start=yes]\n"
+    );
+}
+
 /// A snapshot written by an earlier build (format version 1, before the
 /// fused instructions of issue 15 changed the compiled code) is refused
 /// with a message naming both versions, never restored against code it
