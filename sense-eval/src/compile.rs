@@ -190,7 +190,8 @@ impl Compiler<'_> {
             | Op::JumpIfFalse(t)
             | Op::JumpIfFalseOrPop(t)
             | Op::JumpIfTrueOrPop(t)
-            | Op::IterNext(t),
+            | Op::IterNext(t)
+            | Op::CompareJump(_, t),
         ) = self.cur.code.get_mut(at)
         {
             *t = target;

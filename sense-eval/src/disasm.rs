@@ -94,6 +94,9 @@ fn render_op(op: Op, p: &Proto, names: &Interner, heap: &Heap) -> String {
         Op::JumpIfFalseOrPop(t) => format!("JumpIfFalseOrPop -> {t}"),
         Op::JumpIfTrueOrPop(t) => format!("JumpIfTrueOrPop -> {t}"),
         Op::IterNext(t) => format!("IterNext -> {t}"),
+        Op::StorePop(s) => format!("StorePop {}", sym(s)),
+        Op::Bump(s) => format!("Bump {}", sym(s)),
+        Op::CompareJump(c, t) => format!("CompareJump {c:?} -> {t}"),
         Op::Closure(i) => format!("Closure proto {i}"),
         Op::CallLabeled(i) => match p.labels.get(i as usize) {
             Some(l) => {

@@ -128,4 +128,79 @@ pub enum Op {
     /// Raises the string on the stack as a runtime error (statements whose
     /// run-time support is not built yet).
     Unsupported,
+
+    // Superinstructions (issue 15): each does exactly what the sequence
+    // named in its doc does, in one dispatch. The compiler emits them
+    // where that sequence would appear; errors carry the same span.
+    /// `Store(sym)` then `Pop` (an assignment statement): `[v] -> []`.
+    StorePop(Symbol),
+    /// `SmallInt(n)` then `Add`: `[a] -> [a + n]`.
+    AddInt(i32),
+    /// `SmallInt(n)` then `Sub`: `[a] -> [a - n]`.
+    SubInt(i32),
+    /// `SmallInt(n)` then `Mul`: `[a] -> [a * n]`.
+    MulInt(i32),
+    /// `SmallInt(n)` then `Mod`: `[a] -> [a % n]`.
+    ModInt(i32),
+    /// `Load(sym)` of a counter update `x = x + k` / `x = x - k`: the
+    /// compiler always follows it with `AddInt(k)`/`SubInt(k)` and
+    /// `StorePop(sym)`. When the binding holds an Int and the sum does
+    /// not overflow, it is updated in place and both are skipped;
+    /// otherwise it is an ordinary `Load` and they run.
+    Bump(Symbol),
+    /// A comparison then `JumpIfFalse(t)` (an `if`/`while` condition):
+    /// `[a, b] -> []`, jumping to `t` unless `a cmp b`.
+    CompareJump(Cmp, u32),
+}
+
+/// The comparison of a fused [`Op::CompareJump`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Cmp {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl Cmp {
+    /// The stand-alone instruction of this comparison.
+    pub fn op(self) -> Op {
+        match self {
+            Cmp::Eq => Op::Eq,
+            Cmp::Ne => Op::Ne,
+            Cmp::Lt => Op::Lt,
+            Cmp::Le => Op::Le,
+            Cmp::Gt => Op::Gt,
+            Cmp::Ge => Op::Ge,
+        }
+    }
+
+    /// `a cmp b` on two Ints.
+    #[inline]
+    pub fn ints(self, a: i64, b: i64) -> bool {
+        match self {
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_instruction_is_eight_bytes() {
+        assert_eq!(std::mem::size_of::<super::Op>(), 8);
+    }
 }

@@ -38,7 +38,17 @@ impl VarMap {
         match self {
             VarMap::Small(v) => v.iter().find(|(s, _)| *s == sym).map(|(_, v)| *v),
             VarMap::Dense(d) => d.get(sym.0 as usize).copied().flatten(),
-            VarMap::Big(m) => m.get(&sym).copied(),
+            VarMap::Big(m) => big_get(m, sym),
+        }
+    }
+
+    /// The binding of `sym` here, to update in place.
+    #[inline]
+    pub fn get_mut(&mut self, sym: Symbol) -> Option<&mut Value> {
+        match self {
+            VarMap::Small(v) => v.iter_mut().find(|(s, _)| *s == sym).map(|(_, v)| v),
+            VarMap::Dense(d) => d.get_mut(sym.0 as usize).and_then(Option::as_mut),
+            VarMap::Big(m) => big_get_mut(m, sym),
         }
     }
 
@@ -62,13 +72,7 @@ impl VarMap {
                 }
                 _ => false,
             },
-            VarMap::Big(m) => match m.get_mut(&sym) {
-                Some(slot) => {
-                    *slot = val;
-                    true
-                }
-                None => false,
-            },
+            VarMap::Big(m) => big_set_existing(m, sym, val),
         }
     }
 
@@ -124,6 +128,30 @@ impl VarMap {
     /// True when nothing is bound.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+// The hash-map arms are out of line: inlined, the compiler computes the
+// symbol's hash up front on every lookup, before it knows the scope is big
+// (most are small), which cost every `Load` a dozen instructions.
+#[inline(never)]
+fn big_get(m: &FxHashMap<Symbol, Value>, sym: Symbol) -> Option<Value> {
+    m.get(&sym).copied()
+}
+
+#[inline(never)]
+fn big_get_mut(m: &mut FxHashMap<Symbol, Value>, sym: Symbol) -> Option<&mut Value> {
+    m.get_mut(&sym)
+}
+
+#[inline(never)]
+fn big_set_existing(m: &mut FxHashMap<Symbol, Value>, sym: Symbol, val: Value) -> bool {
+    match m.get_mut(&sym) {
+        Some(slot) => {
+            *slot = val;
+            true
+        }
+        None => false,
     }
 }
 
@@ -237,7 +265,10 @@ impl Scope {
             VarMap::Big(_) | VarMap::Dense(_) => self.vars = VarMap::default(),
         }
         self.parent = Some(ScopeRef(next));
-        self.extra = None;
+        if self.extra.is_some() {
+            // Only then: an unconditional store calls the drop glue every time.
+            self.extra = None;
+        }
         self.agent = None;
         self.free = true;
         self.captured = false;

@@ -118,11 +118,46 @@ fn range(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
 }
 
 fn str_(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    if let Value::Str(_) = arg(args, 0) {
-        return Ok(arg(args, 0));
+    match arg(args, 0) {
+        v @ Value::Str(_) => Ok(v),
+        // The text `show` gives an Int, written straight into a buffer the
+        // size of the digits (one allocation, no general printer).
+        Value::Int(n) => {
+            let mut digits = [0u8; 20];
+            let text = int_text(n, &mut digits);
+            vm.new_str(text)
+        }
+        v => {
+            let s = vm.show(v)?;
+            vm.new_str(s)
+        }
     }
-    let s = vm.show(arg(args, 0))?;
-    vm.new_str(s)
+}
+
+/// `n` in decimal, written at the end of `buf` (20 bytes hold any i64's
+/// digits; the sign is written separately).
+fn int_text(n: i64, buf: &mut [u8; 20]) -> String {
+    let mut at = buf.len();
+    let mut m = n.unsigned_abs();
+    loop {
+        at -= 1;
+        if let Some(b) = buf.get_mut(at) {
+            *b = b'0' + (m % 10) as u8;
+        }
+        m /= 10;
+        if m == 0 || at == 0 {
+            break;
+        }
+    }
+    let digits = std::str::from_utf8(buf.get(at..).unwrap_or_default()).unwrap_or_default();
+    // Exactly the length: turning it into the string object then needs no
+    // reallocation.
+    let mut text = String::with_capacity(digits.len() + usize::from(n < 0));
+    if n < 0 {
+        text.push('-');
+    }
+    text.push_str(digits);
+    text
 }
 
 fn type_of(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
@@ -157,4 +192,25 @@ fn assert(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         None => "assertion failed".to_string(),
     };
     Err(EvalError::runtime(msg))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn int_text_is_what_display_writes() {
+        for n in [
+            0,
+            7,
+            -7,
+            10,
+            -10,
+            1234567890,
+            i64::MAX,
+            i64::MIN,
+            i64::MIN + 1,
+        ] {
+            let mut buf = [0u8; 20];
+            assert_eq!(super::int_text(n, &mut buf), n.to_string());
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! Expressions.
 
 use super::Compiler;
-use crate::op::Op;
+use crate::op::{Cmp, Op};
 use crate::proto::LabelInfo;
 use crate::value::Value;
 use sense_syntax::ast::{BinOp, Expr, ExprKind, LogicOp, UnaryOp};
@@ -63,6 +63,23 @@ impl Compiler<'_> {
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 self.expr(lhs);
+                // `x + 1`, `n - 2`, `i * 3`, `i % 7`: one instruction for the literal
+                // and the operator.
+                if let ExprKind::Int(n) = rhs.kind
+                    && let Ok(n) = i32::try_from(n)
+                {
+                    let fused = match op {
+                        BinOp::Add => Some(Op::AddInt(n)),
+                        BinOp::Sub => Some(Op::SubInt(n)),
+                        BinOp::Mul => Some(Op::MulInt(n)),
+                        BinOp::Mod => Some(Op::ModInt(n)),
+                        _ => None,
+                    };
+                    if let Some(fused) = fused {
+                        self.emit(fused, span);
+                        return;
+                    }
+                }
                 self.expr(rhs);
                 let op = match op {
                     BinOp::Add => Op::Add,
@@ -130,5 +147,30 @@ impl Compiler<'_> {
                 self.emit(Op::Member(s), span);
             }
         }
+    }
+
+    /// Compiles a condition and the jump taken when it is falsy; returns
+    /// the jump's index for [`Compiler::patch`]. A comparison becomes one
+    /// `CompareJump` instead of the comparison and a `JumpIfFalse`.
+    pub(super) fn cond_jump(&mut self, cond: &Expr, span: sense_syntax::Span) -> usize {
+        if let ExprKind::Binary { op, lhs, rhs } = &cond.kind {
+            let cmp = match op {
+                BinOp::Eq => Some(Cmp::Eq),
+                BinOp::Ne => Some(Cmp::Ne),
+                BinOp::Lt => Some(Cmp::Lt),
+                BinOp::Le => Some(Cmp::Le),
+                BinOp::Gt => Some(Cmp::Gt),
+                BinOp::Ge => Some(Cmp::Ge),
+                _ => None,
+            };
+            if let Some(cmp) = cmp {
+                self.expr(lhs);
+                self.expr(rhs);
+                // The comparison's span: its errors point where they did.
+                return self.emit(Op::CompareJump(cmp, 0), cond.span);
+            }
+        }
+        self.expr(cond);
+        self.emit(Op::JumpIfFalse(0), span)
     }
 }

@@ -8,7 +8,7 @@ use crate::proto::{
 };
 use crate::types::Annotation;
 use sense_syntax::Span;
-use sense_syntax::ast::{Block, Else, ExprKind, Param, Stmt, StmtKind};
+use sense_syntax::ast::{BinOp, Block, Else, ExprKind, Param, Stmt, StmtKind};
 
 /// The docstring of a body: its first statement when that is a bare string.
 pub(crate) fn docstring(stmts: &[Stmt]) -> Option<String> {
@@ -60,6 +60,32 @@ impl Compiler<'_> {
                 ) {
                     return;
                 }
+                if let ExprKind::Assign { name, value } = &e.kind {
+                    // An assignment statement keeps nothing on the stack.
+                    if let ExprKind::Binary { op, lhs, rhs } = &value.kind
+                        && matches!(op, BinOp::Add | BinOp::Sub)
+                        && let ExprKind::Name(read) = &lhs.kind
+                        && *read == name.name
+                        && let ExprKind::Int(k) = rhs.kind
+                        && let Ok(k) = i32::try_from(k)
+                    {
+                        // `x = x + k`: the Load becomes a Bump, which does
+                        // the whole statement when it can (see `Op::Bump`).
+                        let s = self.sym(&name.name);
+                        self.emit(Op::Bump(s), lhs.span);
+                        let step = match op {
+                            BinOp::Add => Op::AddInt(k),
+                            _ => Op::SubInt(k),
+                        };
+                        self.emit(step, value.span);
+                        self.emit(Op::StorePop(s), e.span);
+                        return;
+                    }
+                    self.expr(value);
+                    let s = self.sym(&name.name);
+                    self.emit(Op::StorePop(s), e.span);
+                    return;
+                }
                 self.expr(e);
                 self.emit(Op::Pop, span);
             }
@@ -87,8 +113,7 @@ impl Compiler<'_> {
                 self.expr(value);
                 self.check_type(&name.name, ty, span);
                 let s = self.sym(&name.name);
-                self.emit(Op::Store(s), span);
-                self.emit(Op::Pop, span);
+                self.emit(Op::StorePop(s), span);
             }
             StmtKind::Local { name, ty, value } => {
                 self.expr(value);
@@ -102,8 +127,7 @@ impl Compiler<'_> {
             StmtKind::While { cond, body } => {
                 let lp = self.loop_begin(span);
                 let head = self.here();
-                self.expr(cond);
-                let exit = self.emit(Op::JumpIfFalse(0), span);
+                let exit = self.cond_jump(cond, span);
                 self.scoped_block(body);
                 self.emit(Op::Loop(head), span);
                 self.patch(exit);
@@ -337,8 +361,7 @@ impl Compiler<'_> {
         els: Option<&Else>,
         span: Span,
     ) {
-        self.expr(cond);
-        let to_else = self.emit(Op::JumpIfFalse(0), span);
+        let to_else = self.cond_jump(cond, span);
         self.scoped_block(then);
         match els {
             None => self.patch(to_else),

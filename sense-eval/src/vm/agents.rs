@@ -69,19 +69,22 @@ impl Vm {
         let Some(a) = self.agent_ref(r) else {
             return Err(EvalError::runtime("not an agent"));
         };
-        let (status, reason, scope, body) = (a.status, a.pause_reason, a.scope, a.body);
-        let name = self.interner.name(a.name).to_string();
-        let doc = self.protos.get(body.0 as usize).and_then(|p| p.doc.clone());
+        let (status, reason, scope, body, agent_name) =
+            (a.status, a.pause_reason, a.scope, a.body, a.name);
+        // Names and docs are copied only for the members that return them:
+        // reading an agent's variable allocates nothing.
         if sym == self.syms.status {
             return self.new_str(status.as_str());
         }
         if sym == self.syms.name {
+            let name = self.interner.name(agent_name).to_string();
             return self.new_str(name);
         }
         if sym == self.syms.pause_reason {
             return Ok(reason);
         }
         if sym == self.syms.doc {
+            let doc = self.protos.get(body.0 as usize).and_then(|p| p.doc.clone());
             return match doc {
                 Some(d) => self.new_str(d),
                 None => Ok(Value::Nil),
@@ -89,7 +92,8 @@ impl Vm {
         }
         self.lookup(scope, sym).ok_or_else(|| {
             EvalError::runtime(format!(
-                "agent '{name}' has no member '{}'",
+                "agent '{}' has no member '{}'",
+                self.interner.name(agent_name),
                 self.interner.name(sym)
             ))
         })

@@ -20,6 +20,29 @@ impl Vm {
         None
     }
 
+    /// `Op::Bump`: finds `sym` as [`lookup`](Self::lookup) does and, when
+    /// it holds an Int that `delta` can be added to without overflow,
+    /// updates it in place. The binding found is the one `x = x + k`
+    /// would overwrite (assignment writes the nearest binding, the one
+    /// the read found), so this is the statement's whole effect.
+    pub(crate) fn bump(&mut self, env: ScopeRef, sym: Symbol, delta: i64) -> Bumped {
+        let mut s = Some(env);
+        while let Some(cur) = s {
+            let scope = self.heap.scope_mut(cur);
+            if let Some(slot) = scope.vars.get_mut(sym) {
+                if let Value::Int(x) = *slot
+                    && let Some(r) = x.checked_add(delta)
+                {
+                    *slot = Value::Int(r);
+                    return Bumped::Done;
+                }
+                return Bumped::Read(*slot);
+            }
+            s = scope.parent;
+        }
+        Bumped::Undefined
+    }
+
     /// The single assignment rule: overwrite the nearest existing binding,
     /// else create one in the innermost scope.
     pub(crate) fn assign(&mut self, sym: Symbol, v: Value) {
@@ -65,4 +88,15 @@ impl Vm {
         self.heap.capture_scope(env);
         env
     }
+}
+
+/// What [`Vm::bump`] did.
+pub(crate) enum Bumped {
+    /// Updated in place: the `AddInt`/`SubInt` and `StorePop` are skipped.
+    Done,
+    /// Not an Int (or it would overflow): the value read, for the
+    /// ordinary path.
+    Read(Value),
+    /// Not bound anywhere.
+    Undefined,
 }

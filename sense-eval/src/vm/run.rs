@@ -6,23 +6,32 @@
 //! on top. Errors go to [`Vm::throw`], which finds a `test` block to
 //! contain them or hands them up a fiber.
 
+use super::names::Bumped;
 use super::tasks::Leave;
 use super::{CtlKind, Exit, Pending, Vm};
 use crate::error::{EvalError, EvalResult};
 use crate::object::Obj;
-use crate::op::Op;
+use crate::op::{Cmp, Op};
 use crate::value::Value;
+use std::sync::Arc;
 
 impl Vm {
     /// Runs until the fiber driven at `stop_depth` settles.
     pub(crate) fn run(&mut self) -> EvalResult<Exit> {
+        // The code being run, held by its own `Arc` so the loop can use
+        // `self` mutably. Kept across frame changes: a call or return that
+        // stays in the same function (recursion) takes no new reference.
+        let mut proto = Arc::clone(&self.empty_proto);
         'frames: loop {
             let Some(frame) = self.cur.frames.last() else {
                 return Err(EvalError::runtime("internal error: no frame to run"));
             };
-            let Some(proto) = self.protos.get(frame.proto.0 as usize).cloned() else {
+            let Some(current) = self.protos.get(frame.proto.0 as usize) else {
                 return Err(bad_code());
             };
+            if !Arc::ptr_eq(current, &proto) {
+                proto = Arc::clone(current);
+            }
             let code = &proto.code[..];
             let mut ip = frame.ip as usize;
 
@@ -52,6 +61,8 @@ impl Vm {
                 ($argc:expr, $labeled:expr) => {
                     match self.call($argc, $labeled) {
                         Ok(false) => {}
+                        // A frame was pushed: nothing to settle first.
+                        Ok(true) if self.pending.is_none() => continue 'frames,
                         Ok(true) => match self.after_switch()? {
                             Some(exit) => return Ok(exit),
                             None => continue 'frames,
@@ -61,6 +72,31 @@ impl Vm {
                             self.throw(err)?;
                             continue 'frames;
                         }
+                    }
+                };
+            }
+
+            // `Loop(t)`: the back-edge, a safe point.
+            macro_rules! loop_back {
+                ($t:expr) => {{
+                    ip = $t as usize;
+                    if self.needs_safepoint() {
+                        self.set_ip(ip);
+                        if let Some(exit) = tri!(self.safepoint()) {
+                            return Ok(exit);
+                        }
+                        continue 'frames;
+                    }
+                }};
+            }
+            // A branch into a block: the compiler puts the block's
+            // `EnterBlock` first; it is done here, saving a dispatch.
+            macro_rules! enter_next_block {
+                () => {
+                    if let Some(Op::EnterBlock) = code.get(ip) {
+                        let env = self.env();
+                        self.cur.blocks.push(env);
+                        ip += 1;
                     }
                 };
             }
@@ -88,10 +124,30 @@ impl Vm {
                         let env = self.env();
                         match self.lookup(env, sym) {
                             Some(v) => self.cur.stack.push(v),
-                            None => fail!(EvalError::name_error(format!(
-                                "undefined variable '{}'",
-                                self.interner.name(sym)
-                            ))),
+                            None => fail!(undefined(self, sym)),
+                        }
+                    }
+                    Op::Bump(sym) => {
+                        let env = self.env();
+                        // The compiler always emits the step and the store
+                        // after it; anything else reads as a plain `Load`.
+                        let delta = match (code.get(ip), code.get(ip + 1)) {
+                            (Some(&Op::AddInt(k)), Some(&Op::StorePop(s))) if s == sym => k as i64,
+                            (Some(&Op::SubInt(k)), Some(&Op::StorePop(s))) if s == sym => {
+                                -(k as i64)
+                            }
+                            _ => {
+                                match self.lookup(env, sym) {
+                                    Some(v) => self.cur.stack.push(v),
+                                    None => fail!(undefined(self, sym)),
+                                }
+                                continue;
+                            }
+                        };
+                        match self.bump(env, sym, delta) {
+                            Bumped::Done => ip += 2,
+                            Bumped::Read(v) => self.cur.stack.push(v),
+                            Bumped::Undefined => fail!(undefined(self, sym)),
                         }
                     }
                     Op::Store(sym) => {
@@ -124,9 +180,27 @@ impl Vm {
                         };
                         self.cur.stack.push(v);
                     }
-                    Op::Mul | Op::Mod => {
+                    Op::Mul => {
                         let (a, b) = self.pop2();
-                        let v = tri!(self.arith(op, a, b));
+                        let v = match (a, b) {
+                            (Value::Int(x), Value::Int(y)) if let Some(r) = x.checked_mul(y) => {
+                                Value::Int(r)
+                            }
+                            _ => tri!(self.arith(op, a, b)),
+                        };
+                        self.cur.stack.push(v);
+                    }
+                    Op::Mod => {
+                        let (a, b) = self.pop2();
+                        let v = match (a, b) {
+                            (Value::Int(x), Value::Int(y))
+                                if y != 0
+                                    && let Some(r) = super::ops::int_mod(x, y) =>
+                            {
+                                Value::Int(r)
+                            }
+                            _ => tri!(self.arith(op, a, b)),
+                        };
                         self.cur.stack.push(v);
                     }
                     Op::Div => {
@@ -163,19 +237,12 @@ impl Vm {
                         self.cur.stack.push(Value::Bool(!t));
                     }
                     Op::Jump(t) => ip = t as usize,
-                    Op::Loop(t) => {
-                        ip = t as usize;
-                        if self.needs_safepoint() {
-                            self.set_ip(ip);
-                            if let Some(exit) = tri!(self.safepoint()) {
-                                return Ok(exit);
-                            }
-                            continue 'frames;
-                        }
-                    }
+                    Op::Loop(t) => loop_back!(t),
                     Op::JumpIfFalse(t) => {
                         let c = self.pop();
-                        if !self.truthy(c) {
+                        if self.truthy(c) {
+                            enter_next_block!();
+                        } else {
                             ip = t as usize;
                         }
                     }
@@ -203,19 +270,53 @@ impl Vm {
                     }
                     Op::Index => {
                         let (t, i) = self.pop2();
-                        let v = tri!(self.index(t, i));
+                        // An array at an in-range, non-negative Int stays in
+                        // the loop; everything else (strings, negative
+                        // indexes, errors) goes through `index`.
+                        let v = match (t, i) {
+                            (Value::Array(r), Value::Int(idx))
+                                if let Obj::Array(items) = self.heap.get(r)
+                                    && let Ok(pos) = usize::try_from(idx)
+                                    && let Some(&v) = items.get(pos) =>
+                            {
+                                v
+                            }
+                            _ => tri!(self.index(t, i)),
+                        };
                         self.cur.stack.push(v);
                     }
                     Op::IndexStore => {
                         let v = self.pop();
                         let (t, i) = self.pop2();
-                        tri!(self.index_store(t, i, v));
+                        let stored = match (t, i) {
+                            (Value::Array(r), Value::Int(idx))
+                                if let Obj::Array(items) = self.heap.get_mut(r)
+                                    && let Ok(pos) = usize::try_from(idx)
+                                    && let Some(slot) = items.get_mut(pos) =>
+                            {
+                                *slot = v;
+                                true
+                            }
+                            _ => false,
+                        };
+                        if !stored {
+                            tri!(self.index_store(t, i, v));
+                        }
                         self.cur.stack.push(v);
                     }
                     Op::Member(sym) => {
                         let t = self.pop();
-                        let line = proto.span_at(ip).line;
-                        let v = tri!(self.member(t, sym, line));
+                        let v = match t {
+                            // What `member` does for an agent, without its
+                            // general set-up (it copies the member's name).
+                            Value::Obj(r) if matches!(self.heap.get(r), Obj::Agent(_)) => {
+                                tri!(self.agent_member(r, sym))
+                            }
+                            _ => {
+                                let line = proto.span_at(ip).line;
+                                tri!(self.member(t, sym, line))
+                            }
+                        };
                         self.cur.stack.push(v);
                     }
                     Op::Call(argc) => {
@@ -283,6 +384,10 @@ impl Vm {
                                 self.heap.release_scope(inner);
                             }
                         }
+                        // A loop body's end: its back-edge, in this dispatch.
+                        if let Some(&Op::Loop(t)) = code.get(ip) {
+                            loop_back!(t);
+                        }
                     }
                     Op::LoopBegin(i) => {
                         let Some(&t) = proto.loops.get(i as usize) else {
@@ -328,7 +433,21 @@ impl Vm {
                                 if let Some(slot) = self.cur.stack.get_mut(n - 1) {
                                     *slot = Value::Int(i as i64 + 1);
                                 }
-                                self.cur.stack.push(item);
+                                if let (Some(Op::EnterBlock), Some(&Op::Define(var))) =
+                                    (code.get(ip), code.get(ip + 1))
+                                {
+                                    // What the compiler puts next (the body's
+                                    // block and its loop variable), done here
+                                    // in one dispatch: the same steps as the
+                                    // two instructions, which are skipped.
+                                    let env = self.env();
+                                    self.cur.blocks.push(env);
+                                    let scope = self.define_scope();
+                                    self.heap.scope_mut(scope).vars.define(var, item);
+                                    ip += 2;
+                                } else {
+                                    self.cur.stack.push(item);
+                                }
                             }
                             None => ip = t as usize,
                         }
@@ -427,6 +546,63 @@ impl Vm {
                             self.set_ip(ip);
                         }
                     }
+                    Op::StorePop(sym) => {
+                        let v = self.pop();
+                        self.assign(sym, v);
+                    }
+                    Op::AddInt(n) => {
+                        let a = self.pop();
+                        let v = match a {
+                            Value::Int(x) if let Some(r) = x.checked_add(n as i64) => Value::Int(r),
+                            _ => tri!(self.add(a, Value::Int(n as i64))),
+                        };
+                        self.cur.stack.push(v);
+                    }
+                    Op::SubInt(n) => {
+                        let a = self.pop();
+                        let v = match a {
+                            Value::Int(x) if let Some(r) = x.checked_sub(n as i64) => Value::Int(r),
+                            _ => tri!(self.arith(Op::Sub, a, Value::Int(n as i64))),
+                        };
+                        self.cur.stack.push(v);
+                    }
+                    Op::MulInt(n) => {
+                        let a = self.pop();
+                        let v = match a {
+                            Value::Int(x) if let Some(r) = x.checked_mul(n as i64) => Value::Int(r),
+                            _ => tri!(self.arith(Op::Mul, a, Value::Int(n as i64))),
+                        };
+                        self.cur.stack.push(v);
+                    }
+                    Op::ModInt(n) => {
+                        let a = self.pop();
+                        let v = match a {
+                            Value::Int(x)
+                                if n != 0
+                                    && let Some(r) = super::ops::int_mod(x, n as i64) =>
+                            {
+                                Value::Int(r)
+                            }
+                            _ => tri!(self.arith(Op::Mod, a, Value::Int(n as i64))),
+                        };
+                        self.cur.stack.push(v);
+                    }
+                    Op::CompareJump(cmp, t) => {
+                        let (a, b) = self.pop2();
+                        let holds = match (a, b) {
+                            (Value::Int(x), Value::Int(y)) => cmp.ints(x, y),
+                            _ => match cmp {
+                                Cmp::Eq => tri!(self.equal(a, b)),
+                                Cmp::Ne => !tri!(self.equal(a, b)),
+                                _ => tri!(self.compare(cmp.op(), a, b)),
+                            },
+                        };
+                        if holds {
+                            enter_next_block!();
+                        } else {
+                            ip = t as usize;
+                        }
+                    }
                     Op::Unsupported => {
                         let v = self.pop();
                         let msg = self.show(v).unwrap_or_default();
@@ -519,6 +695,11 @@ impl Vm {
         };
         self.cur.ctl.push(ctl);
     }
+}
+
+/// Reading a name bound nowhere on the chain.
+fn undefined(vm: &Vm, sym: crate::symbol::Symbol) -> EvalError {
+    EvalError::name_error(format!("undefined variable '{}'", vm.interner.name(sym)))
 }
 
 /// An instruction refers to a table entry its code does not have: only

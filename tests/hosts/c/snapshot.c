@@ -579,6 +579,28 @@ static int test_restored_runtime_keeps_its_config(void) {
     return 0;
 }
 
+/* A snapshot of the previous format (tests/fixtures/snapshot_v1.bin, from
+ * before issue 15 changed the compiled code) is refused with a message
+ * naming both versions. */
+static int test_old_format_snapshot_is_refused(void) {
+    FILE *f = fopen("../../fixtures/snapshot_v1.bin", "rb");
+    CHECK(f != NULL);
+    uint8_t buf[65536];
+    size_t len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    CHECK(len > 20 && len < sizeof buf);
+
+    text_buf out;
+    sense_runtime *rt = harness_runtime(&out);
+    CHECK(rt != NULL);
+    sense_error *err = NULL;
+    CHECK_STATUS_ERR(sense_runtime_restore(rt, buf, len, &err), SENSE_STATUS_RUNTIME_ERROR, err);
+    CHECK_CONTAINS(sense_error_message(err), "format version 1; this build reads version 2");
+    sense_error_free(err);
+    sense_runtime_free(rt);
+    return 0;
+}
+
 /* The snapshot the `sense start` CLI command wrote for
  * examples/interview.sns (tests/fixtures/snapshot_v2.bin) restores from C,
  * and its subject is the interviewer. */
@@ -698,6 +720,7 @@ int main(void) {
     RUN(test_corruption_is_refused_or_harmless);
     RUN(test_snapshots_are_deterministic);
     RUN(test_restored_runtime_keeps_its_config);
+    RUN(test_old_format_snapshot_is_refused);
     RUN(test_cli_snapshot_restores);
     RUN(test_subject);
     RUN(test_null_arguments);
