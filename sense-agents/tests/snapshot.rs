@@ -297,7 +297,9 @@ fn the_checked_in_v1_snapshot_is_refused_by_version() {
     let (mut rt, _) = runtime();
     let err = rt.restore_snapshot(&bytes).unwrap_err().to_string();
     assert!(
-        err.contains("cannot restore snapshot: it has format version 1; this build reads version 2"),
+        err.contains(
+            "cannot restore snapshot: it has format version 1; this build reads version 2"
+        ),
         "{err}"
     );
     assert!(rt.subject().is_none(), "nothing was restored");
