@@ -91,8 +91,8 @@ const NAMES_KEPT_OUT_OF_SENSE_EVAL: &[&str] = &[
     "sense_store",
     "sense_ffi",
     // Agent-layer types moved to sense-agents through the object-kind seam
-    // (sense-agents/src/kinds/): models, answers, skills, providers and MCP
-    // tool servers.
+    // (sense-agents/src/kinds/): models, answers, skills, providers, MCP
+    // tool servers, and memories.
     "ModelObj",
     "AnswerObj",
     "SkillObj",
@@ -103,6 +103,16 @@ const NAMES_KEPT_OUT_OF_SENSE_EVAL: &[&str] = &[
     "ToolServerConnector",
     "ToolServer",
     "ModelDecl",
+    "MemoryObj",
+    "MemoryKind",
+    "MemoryDecl",
+    "MemoryLog",
+    "MemoryOpener",
+    "MemoryStore",
+    "memory_log",
+    "memory_store",
+    "memory_items",
+    "memory_entries",
 ];
 
 /// Package names in `cargo tree --prefix none --format {p}` output.

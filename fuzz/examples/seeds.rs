@@ -83,6 +83,7 @@ fn runtime(stdin: &str, memory: &Path) -> Runtime {
     cfg.memory_dir = Some(memory.to_path_buf());
     cfg.checkpoint_on_pause = true;
     let mut rt = Runtime::with_config(cfg);
+    sense_fuzz::in_memory_store(&mut rt);
     rt.set_output(|_| {});
     let input = Arc::new(Mutex::new(
         stdin

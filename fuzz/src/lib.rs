@@ -22,11 +22,6 @@ pub fn config() -> Config {
         max_string_len: 16 * 1024,
         max_array_len: 4 * 1024,
         memory_dir: Some(std::env::temp_dir().join("sense-fuzz-memory")),
-        // Every persistent memory, declared by a program or restored from
-        // (possibly mutated) snapshot bytes, is a fresh SQLite database in
-        // memory: no input can make the fuzzer create files at a path it
-        // names.
-        memory_store: Some(sense_agents::memory::open_sqlite_in_memory),
         ..Config::default()
     }
 }
@@ -62,13 +57,22 @@ pub fn register_ext(rt: &mut Runtime, mode: &ExtMode) {
     });
 }
 
-/// A runtime with [`config`], output discarded and no input.
+/// A runtime with `config`, persistent memories in memory (see
+/// [`in_memory_store`]), output discarded and no input.
 pub fn runtime(mode: &ExtMode) -> Runtime {
     let mut rt = Runtime::with_config(config());
+    in_memory_store(&mut rt);
     rt.set_output(|_| {});
     rt.set_input(|| None);
     register_ext(&mut rt, mode);
     rt
+}
+
+/// Every persistent memory, declared by a program or restored from
+/// (possibly mutated) snapshot bytes, is a fresh SQLite database in
+/// memory: no input can make the fuzzer create files at a path it names.
+pub fn in_memory_store(rt: &mut Runtime) {
+    rt.set_memory_store(sense_agents::memory::open_sqlite_in_memory);
 }
 
 /// True when source text would touch the file system beyond reading

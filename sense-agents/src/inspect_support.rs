@@ -13,6 +13,7 @@
 
 use crate::error::Error;
 use crate::handle::AgentId;
+use crate::kinds::memory::MemoryObj;
 use crate::runtime::Runtime;
 use sense_eval::heap::{ObjRef, ScopeRef};
 use sense_eval::object::{ActionState, Method, Obj};
@@ -281,15 +282,18 @@ impl Runtime {
     /// Every live memory with its current entries.
     pub fn memories(&mut self) -> Vec<MemoryReport> {
         let mems = self.objects(|o| match o {
-            Obj::Memory(m) => Some((m.name.clone(), m.kind.clone(), m.path.clone())),
+            Obj::Ext(x) => x
+                .downcast_ref::<MemoryObj>()
+                .map(|m| (m.name.clone(), m.kind.clone(), m.path.clone())),
             _ => None,
         });
         mems.into_iter()
             .map(|(slot, (name, kind, path))| {
-                let (entries, error) = match self.vm().memory_entries(ObjRef(slot)) {
-                    Ok(e) => (e, None),
-                    Err(e) => (Vec::new(), Some(e.display())),
-                };
+                let (entries, error) =
+                    match crate::kinds::memory::host_entries(self.vm(), ObjRef(slot)) {
+                        Ok(e) => (e, None),
+                        Err(e) => (Vec::new(), Some(e.display())),
+                    };
                 MemoryReport {
                     name,
                     kind,

@@ -8,6 +8,7 @@
 //! [`Runtime::register_native`].
 
 pub mod answer;
+pub mod memory;
 pub mod model;
 pub mod model_tools;
 pub mod skill;
@@ -26,7 +27,12 @@ pub(crate) fn install(vm: &mut Vm) {
     vm.register_kind(&skill::SKILL);
     vm.register_kind(&tool_server::MCP_SERVER);
     vm.register_kind(&tool_server::MCP_TOOL);
+    vm.register_kind(&memory::MEMORY);
     vm.register_declaration(&model::MODEL_DECL);
+    vm.register_declaration(&memory::MEMORY_DECL);
+    // Persistent memories are SQLite logs unless the host chooses a store
+    // (`Runtime::set_memory_store`).
+    vm.set_ext_state(memory::MemoryStore(crate::memory::open_sqlite));
     for def in natives() {
         vm.register_native(def);
     }
@@ -53,6 +59,14 @@ impl Runtime {
     /// a snapshot (register it before [`Runtime::restore_snapshot`]).
     pub fn register_kind(&mut self, kind: &'static dyn ObjectKind) {
         self.vm().register_kind(kind);
+    }
+
+    /// Chooses where `persistent memory` logs are kept: `open` opens
+    /// (creating if needed) the log at a path. The default is the SQLite
+    /// log of [`crate::memory::open_sqlite`]. Set it before running code or
+    /// restoring a snapshot that declares persistent memories.
+    pub fn set_memory_store(&mut self, open: memory::MemoryOpener) {
+        self.vm().set_ext_state(memory::MemoryStore(open));
     }
 
     /// Installs a native function (a builtin written against the VM, such

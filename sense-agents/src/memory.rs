@@ -2,15 +2,17 @@
 //! (AGENTS.md §6). Never UPDATE or DELETE — that one rule is what makes
 //! `history()` and `as_of()` possible.
 //!
-//! The language core knows a persistent memory only through the
-//! [`MemoryLog`] trait; this SQLite log is registered by [`Runtime`]
-//! (`Config::memory_store`, see [`open_sqlite`]), so `sense-eval` builds
-//! without rusqlite.
+//! The `Memory` kind ([`crate::kinds::memory`]) reaches a persistent
+//! memory's storage only through the [`MemoryLog`] trait; this SQLite log
+//! is its default store ([`open_sqlite`]; a host may choose another with
+//! [`Runtime::set_memory_store`]). The seam's types are re-exported here.
 //!
-//! [`Runtime`]: crate::Runtime
+//! [`Runtime::set_memory_store`]: crate::Runtime::set_memory_store
 
+pub use crate::kinds::memory::{
+    HistoryRow, Json, MemoryLog, MemoryObj, MemoryOpener, default_path,
+};
 use rusqlite::{Connection, OptionalExtension, params};
-use sense_eval::memory_log::{HistoryRow, Json, MemoryLog};
 use std::path::Path;
 
 /// An open persistent-memory database.
@@ -153,13 +155,13 @@ impl Db {
     }
 }
 
-/// Opens the SQLite log at `path` for the language core: the
-/// `Config::memory_store` that [`Runtime`](crate::Runtime) registers.
+/// Opens the SQLite log at `path`: the [`MemoryOpener`] a
+/// [`Runtime`](crate::Runtime) uses unless the host sets another.
 pub fn open_sqlite(path: &Path) -> Result<Box<dyn MemoryLog>, String> {
     Ok(Box::new(Db::open(path)?))
 }
 
-/// A [`MemoryOpener`](sense_eval::memory_log::MemoryOpener) that ignores
+/// A [`MemoryOpener`] that ignores
 /// the path and opens a fresh, empty SQLite database in memory: nothing is
 /// written to disk, and nothing outlives the memory object. For hosts that
 /// run untrusted programs or snapshots (the fuzzers) and for tests.

@@ -116,11 +116,7 @@ impl Runtime {
     }
 
     /// A runtime with the given limits and switches.
-    pub fn with_config(mut config: Config) -> Self {
-        // Persistent memories are SQLite logs unless the host chose a store.
-        config
-            .memory_store
-            .get_or_insert(crate::memory::open_sqlite);
+    pub fn with_config(config: Config) -> Self {
         let mut vm = Vm::new(config);
         crate::kinds::install(&mut vm);
         Runtime {

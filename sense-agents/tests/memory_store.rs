@@ -1,4 +1,4 @@
-//! The persistent-memory seam (`sense_eval::memory_log`): a host may keep
+//! The persistent-memory seam (`sense_agents::memory::MemoryLog`): a host may keep
 //! `persistent memory` logs in a store of its own instead of SQLite, and
 //! the language core talks only to that store. ARCHITECTURE.md shows this
 //! file as the worked example of a seam.
@@ -10,8 +10,8 @@
     clippy::indexing_slicing
 )]
 
+use sense_agents::memory::{HistoryRow, Json, MemoryLog};
 use sense_agents::{Config, Runtime};
-use sense_eval::memory_log::{HistoryRow, Json, MemoryLog};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -101,10 +101,8 @@ fn open_in_memory(path: &Path) -> Result<Box<dyn MemoryLog>, String> {
 fn a_host_store_replaces_sqlite() {
     let dir = std::env::temp_dir().join(format!("sense-memory-store-{}", std::process::id()));
     let path = dir.join("notes.db");
-    let mut rt = Runtime::with_config(Config {
-        memory_store: Some(open_in_memory),
-        ..Config::default()
-    });
+    let mut rt = Runtime::with_config(Config::default());
+    rt.set_memory_store(open_in_memory);
     let out = Arc::new(Mutex::new(String::new()));
     let sink = out.clone();
     rt.set_output(move |s| sink.lock().unwrap().push_str(s));
@@ -131,16 +129,21 @@ fn a_host_store_replaces_sqlite() {
     assert!(!path.exists(), "the SQLite log must not be used");
 }
 
+/// Memories are a kind of this crate: the language core alone refuses a
+/// `memory` declaration with a message that says so.
 #[test]
-fn a_vm_without_a_store_refuses_persistent_memory() {
-    let mut vm = sense_eval::Vm::new(sense_eval::Config::default());
-    let src = sense_syntax::SourceFile::new("p.sns", "persistent memory notes: \"n.db\"\n");
-    let err = vm.run_main(src, None, None).unwrap_err();
-    assert!(
-        err.display().contains("no memory store"),
-        "{}",
-        err.display()
-    );
+fn a_bare_core_vm_refuses_memory_declarations() {
+    for text in ["memory notes\n", "persistent memory notes: \"n.db\"\n"] {
+        let mut vm = sense_eval::Vm::new(sense_eval::Config::default());
+        let src = sense_syntax::SourceFile::new("p.sns", text);
+        let err = vm.run_main(src, None, None).unwrap_err();
+        assert!(
+            err.display()
+                .contains("'memory' declarations are not available in this runtime"),
+            "{}",
+            err.display()
+        );
+    }
 }
 
 /// What the fuzzers rely on (`fuzz/src/lib.rs`): with
@@ -151,12 +154,13 @@ fn a_vm_without_a_store_refuses_persistent_memory() {
 fn the_in_memory_sqlite_store_writes_no_file_even_after_a_restore() {
     let dir = std::env::temp_dir().join(format!("sense-memory-none-{}", std::process::id()));
     let path = dir.join("deep").join("notes.db");
-    let config = || Config {
-        memory_store: Some(sense_agents::memory::open_sqlite_in_memory),
-        ..Config::default()
+    let runtime = || {
+        let mut rt = Runtime::with_config(Config::default());
+        rt.set_memory_store(sense_agents::memory::open_sqlite_in_memory);
+        rt
     };
     let out = Arc::new(Mutex::new(String::new()));
-    let mut rt = Runtime::with_config(config());
+    let mut rt = runtime();
     let sink = out.clone();
     rt.set_output(move |s| sink.lock().unwrap().push_str(s));
     let program = format!(
@@ -171,7 +175,7 @@ fn the_in_memory_sqlite_store_writes_no_file_even_after_a_restore() {
     rt.start(a).unwrap();
     let bytes = rt.snapshot().unwrap();
 
-    let mut back = Runtime::with_config(config());
+    let mut back = runtime();
     let sink = out.clone();
     back.set_output(move |s| sink.lock().unwrap().push_str(s));
     back.restore_snapshot(&bytes).unwrap();

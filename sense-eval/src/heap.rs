@@ -34,11 +34,6 @@ fn obj_bytes(obj: &Obj) -> usize {
             });
             std::mem::size_of::<crate::agent::Agent>() + a.mailbox.len() * VALUE_BYTES + stack
         }
-        Obj::Memory(m) => m
-            .entries
-            .iter()
-            .map(|(k, _)| k.len() + VALUE_BYTES)
-            .sum::<usize>(),
         Obj::Ext(x) => x.0.heap_bytes(),
         _ => 64,
     }

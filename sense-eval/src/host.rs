@@ -253,6 +253,13 @@ impl Vm {
         }
     }
 
+    /// Copies several values out with one walk budget for all of them
+    /// (many values holding the same big array are bounded together).
+    pub fn to_host_all(&self, values: &[Value]) -> Vec<HostValue> {
+        let walk = &mut self.walk_for_all(values.iter().copied());
+        values.iter().map(|v| self.to_host_with(*v, walk)).collect()
+    }
+
     /// Copies `v` within `walk`, shared by the caller across several values.
     pub(crate) fn to_host_with(&self, v: Value, walk: &mut Walk) -> HostValue {
         self.to_host_in(v, 0, walk)

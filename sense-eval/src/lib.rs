@@ -17,7 +17,6 @@ pub mod error;
 pub mod heap;
 pub mod host;
 pub mod kind;
-pub mod memory_log;
 pub mod numfmt;
 pub mod object;
 pub mod op;

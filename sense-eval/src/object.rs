@@ -73,18 +73,6 @@ pub enum Method {
     Commit,
     /// `action.rollback()`
     Rollback,
-    /// `memory.remember(key, value)`
-    Remember,
-    /// `memory.recall(key)`
-    Recall,
-    /// `memory.forget(key)`
-    Forget,
-    /// `memory.keys()`
-    Keys,
-    /// `memory.history(key)` (persistent)
-    History,
-    /// `memory.as_of(key, version)` (persistent)
-    AsOf,
     /// A method of an extension object (see [`crate::kind`]), by name.
     Ext(Symbol),
 }
@@ -97,12 +85,6 @@ impl Method {
             Method::Approve => "approve",
             Method::Commit => "commit",
             Method::Rollback => "rollback",
-            Method::Remember => "remember",
-            Method::Recall => "recall",
-            Method::Forget => "forget",
-            Method::Keys => "keys",
-            Method::History => "history",
-            Method::AsOf => "as_of",
             // Named through the interner: see `Vm::method_name`.
             Method::Ext(_) => "",
         }
@@ -115,10 +97,7 @@ impl Method {
             | Method::Approve
             | Method::Commit
             | Method::Rollback
-            | Method::Keys
             | Method::Ext(_) => 0,
-            Method::Recall | Method::Forget | Method::History => 1,
-            Method::Remember | Method::AsOf => 2,
         }
     }
 }
@@ -242,23 +221,6 @@ pub struct FutureObj {
     pub fiber: Option<Box<crate::vm::Fiber>>,
 }
 
-/// A `memory` (in-process map) or `persistent memory` (a log behind the
-/// [`MemoryLog`](crate::memory_log::MemoryLog) seam).
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct MemoryObj {
-    /// Its name.
-    pub name: String,
-    /// The optional kind string of an in-process memory.
-    pub kind: Option<String>,
-    /// In-process entries, in insertion order.
-    pub entries: Vec<(String, Value)>,
-    /// Persistent memories: the database path.
-    pub path: Option<String>,
-    /// Persistent memories: the open database.
-    #[serde(skip)]
-    pub db: Option<Box<dyn crate::memory_log::MemoryLog>>,
-}
-
 /// A heap object.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum Obj {
@@ -284,8 +246,6 @@ pub enum Obj {
     Action(Box<ActionObj>),
     /// An async tool's future.
     Future(Box<FutureObj>),
-    /// A memory.
-    Memory(Box<MemoryObj>),
     /// An object of a kind registered through the seam of [`crate::kind`].
     Ext(crate::kind::ExtObj),
 }
@@ -319,11 +279,6 @@ impl Obj {
                 }
                 if let Some(f) = &x.fiber {
                     f.trace(t);
-                }
-            }
-            Obj::Memory(x) => {
-                for (_, v) in &x.entries {
-                    t.value(*v);
                 }
             }
             Obj::Ext(x) => x.0.trace(t),

@@ -483,8 +483,8 @@ impl Vm {
         Ok(out)
     }
 
-    /// After a restore: new pause-request flags, and memories reopen their
-    /// databases lazily (see `MemoryObj::db`).
+    /// After a restore: new pause-request flags (extension objects that
+    /// hold open resources reopen them on first use).
     fn reopen_resources(&mut self) {
         self.heap.capture_all();
         for obj in self.heap.objs_mut() {

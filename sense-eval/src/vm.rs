@@ -15,7 +15,6 @@ mod fiber;
 pub(crate) mod graph;
 mod import;
 mod inspect;
-mod memories;
 mod names;
 mod ops;
 mod run;
@@ -100,10 +99,6 @@ pub struct Config {
     /// compiling take about 15 to 20 times the source size at their peak
     /// (BENCHMARKS.md), so the default (64 MiB) keeps it near 1 GB.
     pub max_source_len: usize,
-    /// Opens the log of a `persistent memory` (the seam of
-    /// [`memory_log`](crate::memory_log)); `None`: declaring one is a
-    /// runtime error. `sense-agents`' `Runtime` registers its SQLite log.
-    pub memory_store: Option<crate::memory_log::MemoryOpener>,
 }
 
 impl Default for Config {
@@ -119,7 +114,6 @@ impl Default for Config {
             checkpoint_on_pause: false,
             gc_stress: false,
             max_source_len: 64 * 1024 * 1024,
-            memory_store: None,
         }
     }
 }
@@ -329,7 +323,7 @@ impl Vm {
             held: Vec::new(),
             caller: Default::default(),
             kinds: Vec::new(),
-            declarations: vec![&memories::MEMORY_DECL],
+            declarations: Vec::new(),
             ext_states: Vec::new(),
         };
         for def in builtins::core_natives() {
@@ -397,6 +391,12 @@ impl Vm {
     /// The source of a loaded file.
     pub fn file(&self, id: FileId) -> Option<&SourceFile> {
         self.files.get(id.0 as usize).map(|f| &*f.source)
+    }
+
+    /// The directory a loaded file's imports resolve against (`None`: the
+    /// working directory, or no such file).
+    pub fn file_dir(&self, id: FileId) -> Option<&std::path::Path> {
+        self.files.get(id.0 as usize).and_then(|f| f.dir.as_deref())
     }
 
     /// Parses and compiles a registered file's top level.

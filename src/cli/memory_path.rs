@@ -77,7 +77,7 @@ pub fn memory_path(path: Option<&Path>, memory_dir: Option<&Path>) -> i32 {
             Some(p) => println!("{name}: {p}  (explicit path)"),
             None => {
                 let resolved =
-                    sense::eval::memory_log::default_path(&name, memory_dir, file_dir.as_deref());
+                    sense::agents::memory::default_path(&name, memory_dir, file_dir.as_deref());
                 let note = if dir.is_some() {
                     "default -- via the memory directory"
                 } else {

@@ -407,7 +407,7 @@ fn ask_with_memory(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             vm.type_name(prompt)
         )));
     };
-    let Some(items) = vm.memory_items(mem)? else {
+    let Some(items) = super::memory::items(vm, mem)? else {
         return Err(EvalError::runtime(format!(
             "ask_with_memory() expects a Memory, got {}",
             vm.type_name(mem)

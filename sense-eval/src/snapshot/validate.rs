@@ -277,11 +277,6 @@ impl State<'_> {
                     self.fiber(fb)?;
                 }
             }
-            Obj::Memory(m) => {
-                for (_, v) in &m.entries {
-                    self.value(*v)?;
-                }
-            }
             Obj::Ext(x) => {
                 // Every handle it keeps must exist before its kind looks.
                 let mut tracer = crate::heap::Tracer::new();

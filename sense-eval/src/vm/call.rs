@@ -113,15 +113,6 @@ impl Vm {
                 self.finish_native_call(callee_at, v);
                 Ok(false)
             }
-            _ => {
-                let args: Vec<Value> = self.stack_from(callee_at + 1).to_vec();
-                let (span, file) = self.current_span();
-                let v = self
-                    .call_memory_method(b.receiver, b.method, &args, b.line)
-                    .map_err(|e| e.at(span.with_line(b.line), file))?;
-                self.finish_native_call(callee_at, v);
-                Ok(false)
-            }
         }
     }
 

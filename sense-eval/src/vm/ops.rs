@@ -514,33 +514,6 @@ impl Vm {
                     )))
                 }
             }
-            Obj::Memory(m) => {
-                let (mem_name, kind, path) = (m.name.clone(), m.kind.clone(), m.path.clone());
-                let persistent = path.is_some();
-                let method = match name.as_str() {
-                    "remember" => Some(Method::Remember),
-                    "recall" => Some(Method::Recall),
-                    "forget" => Some(Method::Forget),
-                    "keys" => Some(Method::Keys),
-                    "history" if persistent => Some(Method::History),
-                    "as_of" if persistent => Some(Method::AsOf),
-                    _ => None,
-                };
-                if let Some(m) = method {
-                    return Ok(bind(self, m));
-                }
-                match (name.as_str(), persistent) {
-                    ("name", _) => self.new_str(mem_name),
-                    ("kind", false) => match kind {
-                        Some(k) => self.new_str(k),
-                        None => Ok(Value::Nil),
-                    },
-                    ("path", true) => self.new_str(path.unwrap_or_default()),
-                    _ => Err(EvalError::runtime(format!(
-                        "memory '{mem_name}' has no member '{name}'"
-                    ))),
-                }
-            }
             Obj::Ext(x) => {
                 let kind = x.kind();
                 kind.member(self, r, &name, line)

@@ -260,14 +260,6 @@ impl Vm {
                 };
                 out.push_str(&format!("<future {} ({state})>", f.label));
             }
-            Obj::Memory(m) => match &m.path {
-                Some(path) => out.push_str(&format!("<memory {} (persistent, {path})>", m.name)),
-                None => out.push_str(&format!(
-                    "<memory {} ({} entries)>",
-                    m.name,
-                    m.entries.len()
-                )),
-            },
             Obj::Ext(x) => {
                 let mut render = crate::kind::Render {
                     out,
@@ -291,12 +283,12 @@ impl Vm {
         }
     }
 
-    /// The name of a named object (action instance, memory, model, …).
+    /// The name of a named object (action instance, tool, agent, or an
+    /// extension object's [`ObjectKind::object_name`](crate::kind::ObjectKind::object_name)).
     pub(crate) fn object_name(&self, r: crate::heap::ObjRef) -> String {
         match self.heap.get(r) {
             Obj::Action(a) => self.action_decl_info(a.decl).0,
             Obj::ActionDecl(d) => d.name.clone(),
-            Obj::Memory(m) => m.name.clone(),
             Obj::Tool(t) => t.name.clone(),
             Obj::Agent(a) => self.interner.name(a.name).to_string(),
             Obj::Ext(x) => x.kind().object_name(self, r),
@@ -309,6 +301,29 @@ impl Vm {
         match self.heap.get(decl) {
             Obj::ActionDecl(d) => (d.name.clone(), d.kind.0),
             _ => (String::new(), "irreversible"),
+        }
+    }
+
+    /// The reference's host class of `v` (what its "not JSON
+    /// serializable" TypeError names): an extension object's
+    /// [`ObjectKind::host_class`](crate::kind::ObjectKind::host_class),
+    /// else the core's class for the value.
+    pub fn host_class(&self, v: Value) -> &'static str {
+        match v {
+            Value::Func(_) => "SenseFunction",
+            Value::Native(_) => "BuiltinFunction",
+            Value::Obj(r) => match self.heap.get(r) {
+                Obj::Module(_) => "SenseModule",
+                Obj::Bound(_) => "BuiltinFunction",
+                Obj::Agent(_) => "SenseAgent",
+                Obj::Tool(_) => "SenseToolDef",
+                Obj::ActionDecl(_) => "SenseActionDef",
+                Obj::Action(_) => "SenseAction",
+                Obj::Future(_) => "SenseFuture",
+                Obj::Ext(x) => x.kind().host_class(self, r),
+                _ => self.type_name(v),
+            },
+            _ => self.type_name(v),
         }
     }
 
@@ -335,7 +350,6 @@ impl Vm {
                 Obj::Tool(_) => "Tool",
                 Obj::ActionDecl(_) | Obj::Action(_) => "Action",
                 Obj::Future(_) => "Future",
-                Obj::Memory(_) => "Memory",
                 Obj::Str(_) => "String",
                 Obj::Array(_) => "Array",
                 Obj::Closure(_) => "Function",
