@@ -3,7 +3,7 @@
 //! everything about it (its data, type name, rendering, members and
 //! methods, GC tracing, snapshot codec and the natives that create it).
 //!
-//! [`install`] registers them all on a new VM; a host adds its own kinds
+//! Every `Runtime` registers them all on its new VM (`install`, private); a host adds its own kinds
 //! the same way with [`Runtime::register_kind`] and
 //! [`Runtime::register_native`].
 
