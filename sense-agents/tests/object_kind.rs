@@ -16,7 +16,6 @@ use sense_agents::{
     Arity, Config, EvalError, EvalResult, NativeDef, ObjRef, Runtime, ScopeRef, State, Tracer,
     Value, Vm,
 };
-use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 // --- The kind: one file in a real crate -------------------------------
@@ -43,12 +42,6 @@ impl ExtObject for Counter {
     }
     fn encode(&self) -> Result<Vec<u8>, String> {
         kind::to_bytes(self)
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }
 
@@ -98,7 +91,7 @@ impl ObjectKind for CounterKind {
         Ok(Box::new(kind::from_bytes::<Counter>(bytes)?))
     }
     fn validate(&self, obj: &dyn ExtObject, _heap: &sense_agents::Heap) -> Result<(), String> {
-        match obj.as_any().downcast_ref::<Counter>() {
+        match obj.downcast_ref::<Counter>() {
             Some(Counter {
                 label: Value::Str(_),
                 ..

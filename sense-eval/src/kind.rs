@@ -42,12 +42,13 @@ pub trait ExtObject: Any + Send + Debug {
     fn heap_bytes(&self) -> usize {
         64
     }
+}
 
-    /// For downcasting to the concrete type.
-    fn as_any(&self) -> &dyn Any;
-
-    /// For downcasting to the concrete type, mutably.
-    fn as_any_mut(&mut self) -> &mut dyn Any;
+impl dyn ExtObject {
+    /// The data as `T`, if it is one (for a kind's `validate`).
+    pub fn downcast_ref<T: ExtObject>(&self) -> Option<&T> {
+        (self as &dyn Any).downcast_ref()
+    }
 }
 
 /// The behaviour of one kind of extension object, registered on the VM.
@@ -170,12 +171,12 @@ impl ExtObj {
 
     /// The data as `T`, if it is one.
     pub fn downcast_ref<T: ExtObject>(&self) -> Option<&T> {
-        self.0.as_any().downcast_ref()
+        (&*self.0 as &dyn Any).downcast_ref()
     }
 
     /// The data as `T`, mutably, if it is one.
     pub fn downcast_mut<T: ExtObject>(&mut self) -> Option<&mut T> {
-        self.0.as_any_mut().downcast_mut()
+        (&mut *self.0 as &mut dyn Any).downcast_mut()
     }
 }
 
@@ -229,12 +230,6 @@ impl ExtObject for Undecoded {
     fn trace(&self, _: &mut Tracer) {}
     fn encode(&self) -> Result<Vec<u8>, String> {
         Err(format!("object of kind '{}' was never decoded", self.kind))
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }
 

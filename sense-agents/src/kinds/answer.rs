@@ -4,7 +4,6 @@
 use sense_eval::heap::{ObjRef, Tracer};
 use sense_eval::kind::{self, ExtObject, ObjectKind, Render};
 use sense_eval::{EvalError, EvalResult, Value, Vm};
-use std::any::Any;
 
 /// An answer from a model.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -47,12 +46,6 @@ impl ExtObject for AnswerObj {
     }
     fn encode(&self) -> Result<Vec<u8>, String> {
         kind::to_bytes(self)
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }
 

@@ -10,7 +10,6 @@ use sense_eval::heap::{ObjRef, ScopeRef, Tracer};
 use sense_eval::kind::{self, Declaration, ExtObject, ObjectKind, Render};
 use sense_eval::proto::{DeclInfo, FileId};
 use sense_eval::{EvalError, EvalResult, HostValue, Value, Vm};
-use std::any::Any;
 use std::path::{Path, PathBuf};
 
 /// A stored value, as JSON.
@@ -116,12 +115,6 @@ impl ExtObject for MemoryObj {
             .iter()
             .map(|(k, _)| k.len() + std::mem::size_of::<Value>())
             .sum()
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }
 

@@ -13,7 +13,6 @@ use sense_eval::heap::{ObjRef, ScopeRef, Tracer};
 use sense_eval::kind::{self, Declaration, ExtObject, ObjectKind, Render};
 use sense_eval::proto::{DeclInfo, FileId};
 use sense_eval::{ErrorClass, EvalError, EvalResult, Value, Vm};
-use std::any::Any;
 
 const MAX_TOOL_TURNS: usize = 10;
 
@@ -127,12 +126,6 @@ impl ExtObject for ModelObj {
     fn trace(&self, _: &mut Tracer) {}
     fn encode(&self) -> Result<Vec<u8>, String> {
         kind::to_bytes(self)
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }
 

@@ -7,7 +7,6 @@ use sense_eval::heap::{Heap, ObjRef, Tracer};
 use sense_eval::kind::{self, ExtObject, ObjectKind, Render};
 use sense_eval::object::Obj;
 use sense_eval::{EvalError, EvalResult, Value, Vm};
-use std::any::Any;
 
 /// A `skill(...)` bundle of tools.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -40,12 +39,6 @@ impl ExtObject for SkillObj {
     }
     fn encode(&self) -> Result<Vec<u8>, String> {
         kind::to_bytes(self)
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }
 
@@ -92,7 +85,7 @@ impl ObjectKind for SkillKind {
     }
 
     fn validate(&self, obj: &dyn ExtObject, heap: &Heap) -> Result<(), String> {
-        match obj.as_any().downcast_ref::<SkillObj>() {
+        match obj.downcast_ref::<SkillObj>() {
             Some(SkillObj {
                 tools: Value::Array(r),
                 ..

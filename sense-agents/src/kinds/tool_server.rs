@@ -12,7 +12,6 @@ use sense_eval::kind::{self, ExtObject, ObjectKind, Render};
 use sense_eval::object::Obj;
 use sense_eval::{ErrorClass, EvalError, EvalResult, HostValue, Value, Vm};
 use serde_json::Value as Json;
-use std::any::Any;
 
 /// A connection made by `connect_mcp`.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -94,12 +93,6 @@ impl ExtObject for McpServerObj {
     fn encode(&self) -> Result<Vec<u8>, String> {
         kind::to_bytes(self)
     }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
 }
 
 impl ExtObject for McpToolObj {
@@ -111,12 +104,6 @@ impl ExtObject for McpToolObj {
     }
     fn encode(&self) -> Result<Vec<u8>, String> {
         kind::to_bytes(self)
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }
 
@@ -191,7 +178,7 @@ impl ObjectKind for McpServerKind {
     }
 
     fn validate(&self, obj: &dyn ExtObject, heap: &Heap) -> Result<(), String> {
-        match obj.as_any().downcast_ref::<McpServerObj>() {
+        match obj.downcast_ref::<McpServerObj>() {
             Some(McpServerObj {
                 tools: Value::Array(r),
                 ..
@@ -230,7 +217,7 @@ impl ObjectKind for McpToolKind {
     }
 
     fn validate(&self, obj: &dyn ExtObject, heap: &Heap) -> Result<(), String> {
-        let server = obj.as_any().downcast_ref::<McpToolObj>().map(|t| t.server);
+        let server = obj.downcast_ref::<McpToolObj>().map(|t| t.server);
         match server.and_then(|s| heap.try_get(s)) {
             Some(Obj::Ext(x)) if x.downcast_ref::<McpServerObj>().is_some() => Ok(()),
             _ => Err("an MCP tool's server is not an MCP server".into()),
