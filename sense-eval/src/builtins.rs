@@ -10,6 +10,8 @@ mod agents;
 mod convert;
 mod core;
 
+pub(crate) use core::range_plan;
+
 use crate::error::EvalResult;
 use crate::value::Value;
 use crate::vm::Vm;

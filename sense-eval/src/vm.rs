@@ -15,6 +15,7 @@ mod fiber;
 pub(crate) mod graph;
 mod import;
 mod inspect;
+mod lazy_range;
 mod names;
 mod ops;
 mod run;

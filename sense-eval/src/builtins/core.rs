@@ -68,6 +68,32 @@ fn len(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
 }
 
 fn range(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    let plan = range_plan(vm, args)?;
+    let mut items = Vec::with_capacity(plan.count);
+    let mut x = plan.start as i128;
+    for _ in 0..plan.count {
+        items.push(Value::Int(x as i64));
+        x += plan.step as i128;
+    }
+    vm.new_array(items)
+}
+
+/// The Ints `range(args)` produces, as a start, a step and a count.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RangePlan {
+    /// The first Int.
+    pub start: i64,
+    /// The distance between two Ints (never zero).
+    pub step: i64,
+    /// How many Ints there are.
+    pub count: usize,
+}
+
+/// Every check `range(args)` makes, with its error texts, including the
+/// size check of the array it would build: a `for` over `range(...)` that
+/// iterates the Ints without building the array (`Vm::lazy_range`) runs
+/// exactly these checks, so both fail alike.
+pub(crate) fn range_plan(vm: &Vm, args: &[Value]) -> EvalResult<RangePlan> {
     if args.is_empty() || args.len() > 3 {
         return Err(EvalError::runtime("range() expects 1 to 3 arguments"));
     }
@@ -108,13 +134,7 @@ fn range(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     }
     let count = usize::try_from(count).unwrap_or(usize::MAX);
     vm.check_new_array(count)?;
-    let mut items = Vec::with_capacity(count);
-    let mut x = start as i128;
-    for _ in 0..count {
-        items.push(Value::Int(x as i64));
-        x += step as i128;
-    }
-    vm.new_array(items)
+    Ok(RangePlan { start, step, count })
 }
 
 fn str_(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {

@@ -6,6 +6,7 @@
 //! on top. Errors go to [`Vm::throw`], which finds a `test` block to
 //! contain them or hands them up a fiber.
 
+use super::lazy_range::lazy_range_next;
 use super::names::Bumped;
 use super::tasks::Leave;
 use super::{CtlKind, Exit, Pending, Vm};
@@ -335,6 +336,15 @@ impl Vm {
                             }
                         }
                         self.set_ip(ip);
+                        // `for x in range(…)`: the Ints without the array
+                        // (`vm/lazy_range.rs`); the loop's `IterPrep` is
+                        // then skipped.
+                        if let Some(Op::IterPrep) = code.get(ip)
+                            && self.lazy_range(argc as usize)
+                        {
+                            ip += 1;
+                            continue;
+                        }
                         call!(argc as usize, false);
                     }
                     Op::CallLabeled(idx) => {
@@ -424,14 +434,18 @@ impl Vm {
                         else {
                             fail!(super::call::underflow())
                         };
-                        let i = match idx {
-                            Value::Int(i) => i as usize,
-                            _ => usize::MAX,
+                        let step = match (items, idx) {
+                            // A lazy `range` loop: the end and the next Int.
+                            (Value::Int(end), Value::Int(next)) => lazy_range_next(end, next),
+                            (_, Value::Int(i)) => {
+                                self.array_get(items, i as usize).map(|item| (item, i + 1))
+                            }
+                            _ => None,
                         };
-                        match self.array_get(items, i) {
-                            Some(item) => {
+                        match step {
+                            Some((item, after)) => {
                                 if let Some(slot) = self.cur.stack.get_mut(n - 1) {
-                                    *slot = Value::Int(i as i64 + 1);
+                                    *slot = Value::Int(after);
                                 }
                                 if let (Some(Op::EnterBlock), Some(&Op::Define(var))) =
                                     (code.get(ip), code.get(ip + 1))
