@@ -77,7 +77,26 @@ impl VarMap {
     }
 
     /// Binds `sym` here, overwriting any binding.
+    #[inline]
     pub fn define(&mut self, sym: Symbol, val: Value) {
+        // The common case (a parameter, a loop variable, a block's first
+        // names) inline: a small scope with room. Exactly what the general
+        // path does for it: overwrite the binding if there is one, else add.
+        if let VarMap::Small(v) = self
+            && v.len() < SMALL_LIMIT
+        {
+            match v.iter_mut().find(|(s, _)| *s == sym) {
+                Some((_, slot)) => *slot = val,
+                None => v.push((sym, val)),
+            }
+            return;
+        }
+        self.define_general(sym, val);
+    }
+
+    /// [`VarMap::define`] for every other case (out of line).
+    #[inline(never)]
+    fn define_general(&mut self, sym: Symbol, val: Value) {
         if self.set_existing(sym, val) {
             return;
         }
