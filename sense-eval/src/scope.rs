@@ -278,6 +278,7 @@ impl Scope {
 
     /// Turns a live scope into a free slot, keeping its variable storage
     /// for the next scope made there.
+    #[inline]
     pub(crate) fn recycle(&mut self, next: u32) {
         match &mut self.vars {
             VarMap::Small(v) => v.clear(),

@@ -297,6 +297,8 @@ impl Vm {
     /// `==` at the top level: a Bool only equals a Bool.
     pub(crate) fn equal(&self, a: Value, b: Value) -> EvalResult<bool> {
         match (a, b) {
+            // Two Ints: what `host_equal` finds, without its set-up.
+            (Value::Int(x), Value::Int(y)) => Ok(x == y),
             (Value::Bool(x), Value::Bool(y)) => Ok(x == y),
             (Value::Bool(_), _) | (_, Value::Bool(_)) => Ok(false),
             _ => self.host_equal(a, b, 0),

@@ -211,7 +211,10 @@ impl Vm {
                     }
                     Op::Eq | Op::Ne => {
                         let (a, b) = self.pop2();
-                        let eq = tri!(self.equal(a, b));
+                        let eq = match (a, b) {
+                            (Value::Int(x), Value::Int(y)) => x == y,
+                            _ => tri!(self.equal(a, b)),
+                        };
                         self.cur.stack.push(Value::Bool(eq == (op == Op::Eq)));
                     }
                     Op::Lt | Op::Le | Op::Gt | Op::Ge => {
