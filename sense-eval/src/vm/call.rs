@@ -20,30 +20,17 @@ impl Vm {
             return Err(underflow());
         };
         let callee = self.stack_at(callee_at);
-        // A user function inline; everything else out of line, which keeps
-        // this function small (few registers to save on every call).
-        if let Value::Func(r) = callee
-            && !labeled
-            && let Obj::Closure(c) = *self.heap.get(r)
-        {
-            self.call_closure(c, callee_at, argc)?;
-            return Ok(true);
-        }
-        self.call_other(callee, callee_at, argc, labeled)
-    }
-
-    /// [`Vm::call`] of anything but an unlabeled call of a closure.
-    #[inline(never)]
-    fn call_other(
-        &mut self,
-        callee: Value,
-        callee_at: usize,
-        argc: usize,
-        labeled: bool,
-    ) -> EvalResult<bool> {
         match callee {
-            Value::Func(_) if labeled => Err(self.labeled_error(callee)),
-            Value::Func(_) => Err(EvalError::runtime("value of type Function is not callable")),
+            Value::Func(r) => {
+                if labeled {
+                    return Err(self.labeled_error(callee));
+                }
+                let Obj::Closure(c) = *self.heap.get(r) else {
+                    return Err(EvalError::runtime("value of type Function is not callable"));
+                };
+                self.call_closure(c, callee_at, argc)?;
+                Ok(true)
+            }
             Value::Native(id) => self.call_native(id, callee_at, argc, labeled),
             Value::Obj(r) => self.call_object(r, callee, callee_at, argc, labeled),
             _ if labeled => Err(self.labeled_error(callee)),
