@@ -7,9 +7,9 @@
 #                                  tests and minimise it into corpus/<target>/
 #
 # Targets: source (program text), snapshot (snapshot bytes), host_api
-# (sequences of host API calls), value_graphs (cyclic and shared arrays
+# (sequences of host API calls), value_graphs (cyclic arrays and arrays held twice
 # through every renderer and serialiser). Each runs as one job on one core; new
-# inputs go to fuzz/work/<target>/ (not committed), the committed seeds in
+# inputs go to fuzz/found/<target>/ (not committed), the committed seeds in
 # fuzz/corpus/<target>/ are read only. Exits non-zero if any target found a
 # crash, a timeout or an out-of-memory; the reproducer is in
 # fuzz/artifacts/<target>/ and `cargo fuzz run TARGET FILE` replays it.
@@ -40,7 +40,7 @@ ensure_tools() {
     fi
 }
 
-# libFuzzer options shared by every run: one job, no input may take more
+# libFuzzer options common to every run: one job, no input may take more
 # than 10 s or grow the process beyond 2 GiB (a single allocation beyond
 # 1 GiB is reported too).
 libfuzzer_opts=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1)
@@ -106,11 +106,11 @@ cargo fuzz build
 mkdir -p logs
 failed=()
 for t in "${targets[@]}"; do
-    mkdir -p "work/$t" "corpus/$t"
+    mkdir -p "found/$t" "corpus/$t"
     log="logs/$t-$(date -u +%Y%m%dT%H%M%SZ).log"
     echo "== $t: ${seconds}s (log: fuzz/$log)"
     start=$(date +%s)
-    if cargo fuzz run "$t" "work/$t" "corpus/$t" -- \
+    if cargo fuzz run "$t" "found/$t" "corpus/$t" -- \
         -max_total_time="$seconds" -max_len="$(max_len "$t")" "${libfuzzer_opts[@]}" $(target_opts "$t") \
         >"$log" 2>&1; then
         status=ok

@@ -28,7 +28,7 @@ fn repo_files(dir: &Path, out: &mut Vec<PathBuf>) {
                 .to_string_lossy()
                 .replace('\\', "/");
             let skip = matches!(name.as_str(), "target" | "node_modules" | ".sense_memory")
-                || ["fuzz/corpus", "fuzz/artifacts", "fuzz/work", "fuzz/target"]
+                || ["fuzz/corpus", "fuzz/artifacts", "fuzz/found", "fuzz/target"]
                     .iter()
                     .any(|d| rel.starts_with(d));
             if !skip {
@@ -41,7 +41,7 @@ fn repo_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// Whether `pattern` occurs in `line` where a path starts, not as the tail
-/// of a longer one (`fuzz/work/` is no absolute path).
+/// of a longer one (a relative path whose tail matches is no machine path).
 fn starts_a_path(line: &str, pattern: &str) -> bool {
     line.match_indices(pattern).any(|(at, _)| {
         !line[..at]
