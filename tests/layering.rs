@@ -169,17 +169,6 @@ fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn the_core_crates_depend_on_no_storage_network_or_higher_crate() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
@@ -213,8 +202,7 @@ fn the_core_crates_depend_on_no_storage_network_or_higher_crate() {
 #[test]
 fn sense_eval_names_nothing_kept_out_of_it() {
     let src = workspace_root().join("sense-eval").join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    let files = sense_testkit::rust_sources(&src);
     assert!(
         files.iter().any(|f| f.ends_with("vm.rs")),
         "the scan must see sense-eval/src/vm.rs (looked in {})",

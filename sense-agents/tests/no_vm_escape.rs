@@ -78,22 +78,10 @@ fn names_vm(text: &str) -> bool {
         .any(|word| word == "Vm")
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn no_public_item_of_sense_agents_names_vm() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    let files = sense_testkit::rust_sources(&src);
     assert!(
         files.iter().any(|f| f.ends_with("runtime.rs")),
         "the scan must see src/runtime.rs (looked in {})",

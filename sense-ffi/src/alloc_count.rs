@@ -2,6 +2,11 @@
 //! a per-thread count of allocations, so a test can prove that an
 //! exported function allocates nothing (other test threads do not disturb
 //! the count).
+//!
+//! `tests/no_alloc.rs` has its own copy: this crate builds only a
+//! `cdylib` and a `staticlib` (no rlib), so its integration tests cannot
+//! reach a module of it, and a global allocator needs `unsafe`, which
+//! sense-testkit forbids.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -54,6 +54,30 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every `*.rs` file under `dir`, recursively and in name order (the
+/// source scans: the layering check, the check that no public item hands
+/// out the VM).
+pub fn rust_sources(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    collect_rust(dir, &mut out);
+    out
+}
+
+fn collect_rust(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            collect_rust(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
 /// `p` relative to `root`, with `/` separators (how cases are named).
 pub fn relative(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)
