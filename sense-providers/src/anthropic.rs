@@ -58,7 +58,7 @@ fn request(model_id: &str, options: &ModelOptions, messages: Vec<Json>) -> Json 
         "messages": messages,
     });
     if let Some(t) = options.temperature {
-        body["temperature"] = json!(t);
+        wire::set(&mut body, "temperature", json!(t));
     }
     body
 }
@@ -157,7 +157,7 @@ impl ModelProvider for Anthropic {
     ) -> Result<ModelTurn, String> {
         let names = ToolNames::new(tools);
         let mut body = request(model_id, options, messages_json(messages, &names));
-        body["tools"] = tools
+        let tools = tools
             .iter()
             .map(|t| {
                 json!({
@@ -166,7 +166,8 @@ impl ModelProvider for Anthropic {
                     "input_schema": wire::schema(t),
                 })
             })
-            .collect();
+            .collect::<Vec<_>>();
+        wire::set(&mut body, "tools", Json::Array(tools));
         let answer = self.call(options, body)?;
         let content = blocks(&answer)?;
         let mut calls = Vec::new();

@@ -50,11 +50,11 @@ impl OpenAi {
 fn request(model_id: &str, options: &ModelOptions, messages: Vec<Json>) -> Json {
     let mut body = json!({ "model": model_id, "messages": messages });
     if let Some(t) = options.temperature {
-        body["temperature"] = json!(t);
+        wire::set(&mut body, "temperature", json!(t));
     }
     if let Some(n) = options.max_tokens {
         // Newer models refuse `max_tokens`; the API's current name.
-        body["max_completion_tokens"] = json!(n);
+        wire::set(&mut body, "max_completion_tokens", json!(n));
     }
     body
 }
@@ -153,7 +153,7 @@ impl ModelProvider for OpenAi {
     ) -> Result<ModelTurn, String> {
         let names = ToolNames::new(tools);
         let mut body = request(model_id, options, messages_json(messages, &names));
-        body["tools"] = tools
+        let tools = tools
             .iter()
             .map(|t| {
                 json!({
@@ -165,7 +165,8 @@ impl ModelProvider for OpenAi {
                     }
                 })
             })
-            .collect();
+            .collect::<Vec<_>>();
+        wire::set(&mut body, "tools", Json::Array(tools));
         let answer = self.call(options, body)?;
         let message = first_message(&answer)?;
         let calls = match message.get("tool_calls") {

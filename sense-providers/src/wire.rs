@@ -150,6 +150,14 @@ pub(crate) fn args_to_json(args: &[(String, HostValue)]) -> Json {
     )
 }
 
+/// Sets `key` on a request body built as a JSON object (a no-op on
+/// anything else, which the builders never make).
+pub(crate) fn set(body: &mut Json, key: &str, value: Json) {
+    if let Some(fields) = body.as_object_mut() {
+        fields.insert(key.to_string(), value);
+    }
+}
+
 /// "the answer has no X" as a response-validation error.
 pub(crate) fn malformed(provider: &str, what: &str, body: &Json) -> String {
     format!(

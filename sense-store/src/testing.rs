@@ -12,6 +12,8 @@ pub const POSTGRES_URL_VAR: &str = "SENSE_TEST_POSTGRES_URL";
 /// The server URL from [`POSTGRES_URL_VAR`], or `None` after printing one
 /// loud line saying what is skipped. With `SENSE_TEST_ALL=1` set, a
 /// missing server is a failure (panics) instead.
+// A test helper: failing the calling test is its job.
+#[allow(clippy::panic)]
 pub fn postgres_url_or_skip(what: &str) -> Option<String> {
     match std::env::var(POSTGRES_URL_VAR) {
         Ok(url) if !url.is_empty() => Some(url),

@@ -1,6 +1,8 @@
 //! Every store test runs against SQLite (a temporary file) and against a
 //! real PostgreSQL server (a database created for the test and dropped
 //! after it; see `sense_store::testing`).
+// The helpers below are test code too: a failed setup fails the test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use sense_store::testing::{TempDatabase, postgres_url_or_skip};
 use sense_store::{Commit, Event, ListQuery, NewInstance, Record, Status, Store, StoreError};
