@@ -137,9 +137,15 @@ pub trait ObjectKind: Sync + 'static {
 
 /// A kind of declaration statement (`model NAME = value`, `memory NAME`)
 /// run by the `Declare` instruction, registered by name on the VM.
+///
+/// The compiler does not know which declarations exist: it takes any
+/// statement the parser offers as a declaration
+/// ([`StmtKind::as_declaration`](sense_syntax::ast::StmtKind::as_declaration))
+/// and records its keyword; at run time `Declare` finds the registered
+/// declaration of that name. A VM without it refuses the statement.
 pub trait Declaration: Sync + 'static {
-    /// The declaration kind the compiler names in
-    /// [`DeclInfo::kind`](crate::proto::DeclInfo::kind).
+    /// The keyword of the statement it runs (`model`, `memory`), as the
+    /// compiler records it in [`DeclInfo::kind`](crate::proto::DeclInfo::kind).
     fn name(&self) -> &'static str;
 
     /// Runs the declaration in the current scope; `value` is the computed
