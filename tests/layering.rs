@@ -210,8 +210,8 @@ fn string_literals(text: &str) -> Vec<(usize, &str)> {
             i += end;
         } else if c == b'\'' {
             // A char literal ('x', '\n', '"') or a lifetime ('a).
-            if rest.starts_with("'\\") {
-                i += 2 + rest[2..].find('\'').map_or(rest.len() - 2, |e| e + 1);
+            if let Some(escaped) = rest.strip_prefix("'\\") {
+                i += 2 + escaped.find('\'').map_or(escaped.len(), |e| e + 1);
             } else if rest.chars().nth(2) == Some('\'') {
                 i += 2 + rest[1..].chars().next().map_or(0, char::len_utf8);
             } else {
