@@ -588,7 +588,7 @@ impl Vm {
     /// [`ObjectKind::annotated_value`]: crate::kind::ObjectKind::annotated_value
     #[cold]
     fn matches_named(&self, v: Value, name: &str, param: Option<&TypeSpec>) -> bool {
-        let Some(kind) = self.kinds.iter().find(|k| k.matches_annotation(name)) else {
+        let Some(kind) = self.registries.kind_annotated(name) else {
             return true;
         };
         let Value::Obj(r) = v else {
