@@ -169,6 +169,34 @@ fn a_host_kind_has_members_methods_rendering_and_tracing() {
     );
 }
 
+/// `: Counter` annotations resolve through the registered kind: its
+/// objects pass, anything else is refused; without the kind the name is
+/// unknown and matches everything.
+#[test]
+fn a_host_kind_is_checked_by_its_annotation() {
+    let (mut rt, out) = runtime(true);
+    let src = "c: Counter = counter(\"a\")\ndef f(x: Counter):\n    return x.value\nprint(f(c))\n";
+    rt.run_source("main.sns", src).unwrap();
+    assert_eq!(*out.lock().unwrap(), "0\n");
+    let err = rt.run_source("bad.sns", "d: Counter = 5\n").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("cannot assign value of type Int to 'd: Counter'"),
+        "{err}"
+    );
+    let err = rt.run_source("bad.sns", "f([c])\n").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("argument 'x' of 'f' expects Counter, got Array"),
+        "{err}"
+    );
+
+    let (mut bare, out) = runtime(false);
+    bare.run_source("main.sns", "d: Counter = 5\nprint(d)\n")
+        .unwrap();
+    assert_eq!(*out.lock().unwrap(), "5\n");
+}
+
 #[test]
 fn a_host_kind_survives_a_snapshot_round_trip() {
     let (mut rt, _) = runtime(true);

@@ -125,7 +125,7 @@ fn render_op(op: Op, p: &Proto, names: &Interner, heap: &Heap) -> String {
             let d = p.decls.get(i as usize);
             format!(
                 "Declare {} {}",
-                d.map_or("?", |d| d.kind.as_str()),
+                d.map_or("?", |d| d.kind),
                 name(d.map(|d| d.name))
             )
         }

@@ -64,6 +64,14 @@ pub trait ObjectKind: Sync + 'static {
     /// What `type_of` says (and what a `: Kind` annotation matches).
     fn type_name(&self) -> &'static str;
 
+    /// Whether the annotation `: name` (or `: name<T>`) means this kind
+    /// (by default, `name` is the [`type_name`](Self::type_name); a kind
+    /// may accept other spellings). Asked only for names that are not
+    /// core types.
+    fn matches_annotation(&self, name: &str) -> bool {
+        name == self.type_name()
+    }
+
     /// The class the reference implementation uses for the object, named
     /// by "not JSON serializable" errors (defaults to the type name).
     fn host_class(&self, _vm: &Vm, _obj: ObjRef) -> &'static str {
@@ -118,7 +126,8 @@ pub trait ObjectKind: Sync + 'static {
     }
 
     /// The value a parameterised annotation of this kind checks (`T` in
-    /// `Answer<T>`); `None` when the kind has no such annotation.
+    /// `Answer<T>`); `None` when the kind has no such annotation (its
+    /// parameters, if written, are then ignored).
     fn annotated_value(&self, _vm: &Vm, _obj: ObjRef) -> Option<Value> {
         None
     }
@@ -137,9 +146,15 @@ pub trait ObjectKind: Sync + 'static {
 
 /// A kind of declaration statement (`model NAME = value`, `memory NAME`)
 /// run by the `Declare` instruction, registered by name on the VM.
+///
+/// The compiler does not know which declarations exist: it takes any
+/// statement the parser offers as a declaration
+/// ([`StmtKind::as_declaration`](sense_syntax::ast::StmtKind::as_declaration))
+/// and records its keyword; at run time `Declare` finds the registered
+/// declaration of that name. A VM without it refuses the statement.
 pub trait Declaration: Sync + 'static {
-    /// The declaration kind the compiler names in
-    /// [`DeclInfo::kind`](crate::proto::DeclInfo::kind).
+    /// The keyword of the statement it runs (`model`, `memory`), as the
+    /// compiler records it in [`DeclInfo::kind`](crate::proto::DeclInfo::kind).
     fn name(&self) -> &'static str;
 
     /// Runs the declaration in the current scope; `value` is the computed

@@ -123,8 +123,9 @@ pub struct ActionInfo {
 /// (`model NAME = value`, `memory NAME`, `persistent memory NAME: "path"`).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct DeclInfo {
-    /// The declaration kind, as registered (`model`, `memory`).
-    pub kind: String,
+    /// The keyword of the statement, which names the declaration kind
+    /// registered to run it ([`Declaration::name`](crate::kind::Declaration::name)).
+    pub kind: &'static str,
     /// The declared name.
     pub name: Symbol,
     /// The string after `:` (a memory's kind, or its path when persistent).

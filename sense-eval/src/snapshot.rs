@@ -24,7 +24,7 @@ use crate::proto::{FileId, Proto};
 use crate::scope::Scope;
 use crate::symbol::Interner;
 use crate::value::Value;
-use crate::vm::{AuditEntry, Fiber, ModuleEntry, TestResult, Vm};
+use crate::vm::{AuditEntry, CodeStore, Fiber, HostHooks, ModuleEntry, Registries, TestResult, Vm};
 use sense_syntax::SourceFile;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -184,7 +184,7 @@ fn code_fingerprint(protos: &[Arc<Proto>], heap: &Heap) -> u64 {
 impl Vm {
     /// The fingerprint of everything compiled so far.
     pub fn code_fingerprint(&self) -> u64 {
-        code_fingerprint(&self.protos, &self.heap)
+        code_fingerprint(&self.code.protos, &self.heap)
     }
 
     /// True when the VM is between two instructions of no nested run and
@@ -201,20 +201,93 @@ impl Vm {
                 "cannot snapshot while a builtin is running Sense code",
             ));
         }
-        let natives = self
-            .natives
+        // Every field of the VM and of each of its owners is named here,
+        // without `..`: a field added to any of them is a compile error
+        // until it is written into the image below or named as left out,
+        // with the reason (ARCHITECTURE.md, "Vm state and its owners").
+        let Vm {
+            heap,
+            interner,
+            code,
+            hooks,
+            registries,
+            globals,
+            cur,
+            callers,
+            // Derived: the frames of `callers`, recounted on restore.
+            caller_frames: _,
+            tests,
+            // Empty: `quiescent` checked it.
+            pending: _,
+            // The restoring host's limits apply, not the saved ones.
+            config: _,
+            steps,
+            // Scratch of the native call in progress; none is.
+            arg_buf: _,
+            labeled: _,
+            // Derived: `Vm::new` interns the same names again.
+            syms: _,
+            agent_serial,
+            stop_depth,
+            // Empty: `quiescent` checked them.
+            parked: _,
+            nested: _,
+            ready,
+            blocked,
+            audit_log,
+            // What a finished main program returned, for the host to take
+            // right after that run; no paused program holds it.
+            result: _,
+            drives,
+        } = self;
+        let CodeStore {
+            // Code is recompiled from the saved sources on restore; only
+            // its constants (heap handles) and its fingerprint are saved.
+            protos,
+            files,
+            units,
+            modules,
+            // Constant.
+            empty_proto: _,
+        } = code;
+        let HostHooks {
+            // The restoring host brings its own output, input, host
+            // functions (saved by name with the natives), holds (handles
+            // it gives out anew), caller slot (set only while a host
+            // function runs) and pause-request counter (requests are not
+            // program state).
+            out: _,
+            input: _,
+            host_fns: _,
+            host_names: _,
+            held: _,
+            caller: _,
+            interrupt: _,
+            pinned,
+        } = hooks;
+        let Registries {
+            natives,
+            // Found again by name in the restoring VM's registries: each
+            // extension object is saved with its kind's name, each
+            // declaration is run by the keyword compiled into the code.
+            kinds: _,
+            declarations: _,
+            // Host-layer resources (providers, connections), never saved.
+            ext_states: _,
+        } = registries;
+
+        let natives = natives
             .iter()
             .map(|n| NativeImage {
                 name: n.name.clone(),
                 host: matches!(n.imp, NativeImpl::Host(_)),
             })
             .collect();
-        let (objs, obj_free, scopes, scope_free) = self.heap.parts();
+        let (objs, obj_free, scopes, scope_free) = heap.parts();
         let image = ImageOut {
-            fingerprint: self.code_fingerprint(),
-            names: self.interner.names().collect(),
-            files: self
-                .files
+            fingerprint: code_fingerprint(protos, heap),
+            names: interner.names().collect(),
+            files: files
                 .iter()
                 .map(|f| FileImage {
                     name: f.source.name().to_string(),
@@ -222,8 +295,7 @@ impl Vm {
                     dir: f.dir.as_ref().map(|d| d.display().to_string()),
                 })
                 .collect(),
-            units: self
-                .units
+            units: units
                 .iter()
                 .map(|(file, name, first, count)| UnitImage {
                     file: file.0,
@@ -232,15 +304,14 @@ impl Vm {
                     count: *count,
                 })
                 .collect(),
-            consts: self.protos.iter().map(|p| &p.consts[..]).collect(),
+            consts: protos.iter().map(|p| &p.consts[..]).collect(),
             natives,
             objs,
             obj_free,
             scopes,
             scope_free,
-            globals: self.globals,
-            modules: self
-                .modules
+            globals: *globals,
+            modules: modules
                 .iter()
                 .map(|m| ModuleImage {
                     path: m.path.display().to_string(),
@@ -248,17 +319,17 @@ impl Vm {
                     loaded: m.loaded,
                 })
                 .collect(),
-            tests: &self.tests,
-            audit: &self.audit_log,
-            cur: &self.cur,
-            callers: &self.callers,
-            stop_depth: self.stop_depth as u64,
-            drives: self.drives.iter().map(|d| *d as u64).collect(),
-            ready: self.ready.iter().copied().collect(),
-            blocked: &self.blocked,
-            pinned: &self.pinned,
-            agent_serial: self.agent_serial,
-            steps: self.steps,
+            tests,
+            audit: audit_log,
+            cur,
+            callers,
+            stop_depth: *stop_depth as u64,
+            drives: drives.iter().map(|d| *d as u64).collect(),
+            ready: ready.iter().copied().collect(),
+            blocked,
+            pinned,
+            agent_serial: *agent_serial,
+            steps: *steps,
             host,
         };
         let payload = postcard::to_allocvec(&image)
@@ -275,7 +346,7 @@ impl Vm {
     /// yet) and must already have every host function and model provider
     /// the snapshot refers to. Returns the embedding layer's blob.
     pub fn restore(&mut self, bytes: &[u8]) -> EvalResult<Vec<u8>> {
-        if !self.units.is_empty() || !self.files.is_empty() {
+        if !self.code.is_fresh() {
             return Err(corrupt(
                 "restore into a fresh runtime (this one has already run code)",
             ));
@@ -303,33 +374,35 @@ impl Vm {
             );
         }
         for u in &image.units {
-            if u.file as usize >= fresh.files.len() || u.first as usize != fresh.protos.len() {
+            if u.file as usize >= fresh.code.files.len()
+                || u.first as usize != fresh.code.protos.len()
+            {
                 return Err(corrupt("the compilation record is inconsistent"));
             }
             fresh
                 .recompile_unit(FileId(u.file), &u.name)
                 .map_err(|e| corrupt(format!("its source no longer compiles: {}", e.display())))?;
-            if fresh.protos.len() as u32 != u.first.saturating_add(u.count) {
+            if fresh.code.protos.len() as u32 != u.first.saturating_add(u.count) {
                 return Err(corrupt("the source compiles to different code"));
             }
         }
         if fresh.interner.len() != image.names.len() {
             return Err(corrupt("the source compiles to different names"));
         }
-        if code_fingerprint(&fresh.protos, &fresh.heap) != image.fingerprint {
+        if code_fingerprint(&fresh.code.protos, &fresh.heap) != image.fingerprint {
             return Err(EvalError::runtime(
                 "cannot restore snapshot: it was taken against different code (the source or the Sense \
                  version changed)",
             ));
         }
-        if image.consts.len() != fresh.protos.len() {
+        if image.consts.len() != fresh.code.protos.len() {
             return Err(corrupt("constant tables do not match the code"));
         }
         // Host functions: only those the saved code names must be
         // registered (see `restore_natives`).
         let used = |name: &str| {
             fresh.interner.get(name).is_some_and(|sym| {
-                fresh.protos.iter().any(|p| {
+                fresh.code.protos.iter().any(|p| {
                     p.code
                         .iter()
                         .any(|op| matches!(op, crate::op::Op::Load(s) if *s == sym))
@@ -342,7 +415,7 @@ impl Vm {
         self.decode_ext_objects(&mut heap)?;
         // Constants: keep the snapshot's objects (they are what the heap
         // refers to), after checking they hold what the code says.
-        let mut protos = fresh.protos;
+        let mut protos = std::mem::take(&mut fresh.code.protos);
         for (p, consts) in protos.iter_mut().zip(image.consts) {
             if !consts_match(&p.consts, &fresh.heap, &consts, &heap) {
                 return Err(corrupt("constants do not match the code"));
@@ -364,7 +437,7 @@ impl Vm {
             protos: &protos,
             names: image.names.len(),
             natives: natives.len(),
-            files: fresh.files.len(),
+            files: fresh.code.files.len(),
         };
         state.check_scope(image.globals)?;
         state.check_all(
@@ -386,34 +459,92 @@ impl Vm {
             }
         }
 
-        self.interner = fresh.interner;
-        self.files = fresh.files;
-        self.units = fresh.units;
-        self.protos = protos;
-        self.natives = natives;
-        self.heap = heap;
-        self.globals = image.globals;
-        self.modules = modules;
-        self.tests = image.tests;
-        self.audit_log = image.audit;
-        self.caller_frames = image.callers.iter().map(|f| f.frames.len()).sum();
-        self.cur = image.cur;
-        self.callers = image.callers;
-        self.stop_depth = stop_depth;
-        self.drives = drives;
-        self.ready = image.ready.into_iter().collect();
-        self.blocked = image.blocked;
-        self.pinned = image.pinned;
-        self.agent_serial = image.agent_serial;
-        // Holds name objects of the heap being replaced.
-        self.held.clear();
+        let caller_frames = image.callers.iter().map(|f| f.frames.len()).sum();
         crate::agent::reserve_serials(image.agent_serial);
-        for obj in self.heap.parts().0 {
+        for obj in heap.parts().0 {
             if let Obj::Agent(a) = obj {
                 crate::agent::reserve_serials(a.serial);
             }
         }
-        self.steps = image.steps;
+
+        // Every field named, as in `snapshot`: each is restored or keeps
+        // what this fresh VM has, for the reason given.
+        let Vm {
+            heap: vm_heap,
+            interner: vm_interner,
+            code,
+            hooks,
+            registries,
+            globals,
+            cur,
+            callers,
+            caller_frames: vm_caller_frames,
+            tests,
+            audit_log,
+            stop_depth: vm_stop_depth,
+            drives: vm_drives,
+            ready,
+            blocked,
+            agent_serial,
+            steps,
+            // Fresh: nothing runs, no host call is in progress, and the
+            // host's config, symbols and result stay.
+            pending: _,
+            config: _,
+            arg_buf: _,
+            labeled: _,
+            syms: _,
+            parked: _,
+            nested: _,
+            result: _,
+        } = self;
+        let CodeStore {
+            protos: vm_protos,
+            files,
+            units,
+            modules: vm_modules,
+            empty_proto: _,
+        } = code;
+        let HostHooks {
+            pinned,
+            held,
+            // The restoring host's own (host functions were matched by
+            // `restore_natives`).
+            out: _,
+            input: _,
+            host_fns: _,
+            host_names: _,
+            caller: _,
+            interrupt: _,
+        } = hooks;
+        let Registries {
+            natives: vm_natives,
+            kinds: _,
+            declarations: _,
+            ext_states: _,
+        } = registries;
+        *vm_interner = fresh.interner;
+        *files = std::mem::take(&mut fresh.code.files);
+        *units = std::mem::take(&mut fresh.code.units);
+        *vm_protos = protos;
+        *vm_natives = natives;
+        *vm_heap = heap;
+        *globals = image.globals;
+        *vm_modules = modules;
+        *tests = image.tests;
+        *audit_log = image.audit;
+        *vm_caller_frames = caller_frames;
+        *cur = image.cur;
+        *callers = image.callers;
+        *vm_stop_depth = stop_depth;
+        *vm_drives = drives;
+        *ready = image.ready.into_iter().collect();
+        *blocked = image.blocked;
+        *pinned = image.pinned;
+        *agent_serial = image.agent_serial;
+        *steps = image.steps;
+        // Holds name objects of the heap being replaced.
+        held.clear();
         self.reopen_resources();
         Ok(image.host)
     }
@@ -432,6 +563,7 @@ impl Vm {
         // Builtins of the core and natives registered by higher crates:
         // this VM is fresh, so its table holds exactly those.
         let builtins: Vec<NativeDef> = self
+            .registries
             .natives
             .iter()
             .filter(|d| matches!(d.imp, NativeImpl::Builtin(_)))
@@ -441,6 +573,7 @@ impl Vm {
         for n in wanted {
             if n.host {
                 let found = self
+                    .registries
                     .natives
                     .iter()
                     .find(|d| d.name == n.name && matches!(d.imp, NativeImpl::Host(_)));
@@ -449,12 +582,13 @@ impl Vm {
                     continue;
                 }
                 if !used(&n.name) {
-                    let index = match self.host_names.iter().position(|h| *h == n.name) {
+                    let hooks = &mut self.hooks;
+                    let index = match hooks.host_names.iter().position(|h| *h == n.name) {
                         Some(i) => i,
                         None => {
-                            self.host_fns.push(None);
-                            self.host_names.push(n.name.clone());
-                            self.host_fns.len() - 1
+                            hooks.host_fns.push(None);
+                            hooks.host_names.push(n.name.clone());
+                            hooks.host_fns.len() - 1
                         }
                     };
                     out.push(NativeDef {
@@ -498,7 +632,7 @@ impl Vm {
 
     /// True if `scope` is one the host pinned (a main program's scope).
     pub fn is_pinned(&self, scope: ScopeRef) -> bool {
-        self.pinned.contains(&scope)
+        self.hooks.pinned.contains(&scope)
     }
 }
 

@@ -1,7 +1,11 @@
 //! Runtime type annotations (LANGUAGE.md §3.9).
 //!
-//! Annotations are compiled once into a [`TypeSpec`]; unknown names match
-//! everything, as in the reference.
+//! Annotations are compiled once into a [`TypeSpec`]. The core knows only
+//! its own types; any other name is kept as written and resolved when a
+//! value is checked, through the object kinds registered on the VM
+//! ([`ObjectKind::matches_annotation`](crate::kind::ObjectKind::matches_annotation)):
+//! `Model`, `Answer<T>`, … are the agent layer's. A name no kind claims
+//! matches everything, as in the reference.
 
 use sense_syntax::ast::TypeAnn;
 
@@ -24,10 +28,17 @@ pub enum TypeSpec {
     Array(Option<Box<TypeSpec>>),
     /// `Function`: user or builtin functions.
     Function,
-    /// `Answer` / `Answer<T>` (case-insensitive name; T checks `.value`).
-    Answer(Option<Box<TypeSpec>>),
-    /// A runtime kind checked by `type_of` name (`Agent`, `Tool`, …).
+    /// A core kind checked by `type_of` name (`Agent`, `Tool`, …).
     Kind(&'static str),
+    /// Any other name: the annotation of the registered object kind that
+    /// claims it (with its first parameter, `T` in `Answer<T>`), or of
+    /// none, and then it matches everything.
+    Named {
+        /// The name as written.
+        name: String,
+        /// The first parameter, if any.
+        param: Option<Box<TypeSpec>>,
+    },
 }
 
 impl TypeSpec {
@@ -43,17 +54,15 @@ impl TypeSpec {
             "Nil" => TypeSpec::Nil,
             "Array" => TypeSpec::Array(first()),
             "Function" => TypeSpec::Function,
-            n if n.eq_ignore_ascii_case("answer") => TypeSpec::Answer(first()),
-            "Model" => TypeSpec::Kind("Model"),
             "Agent" => TypeSpec::Kind("Agent"),
             "Action" => TypeSpec::Kind("Action"),
             "Tool" => TypeSpec::Kind("Tool"),
-            "Memory" => TypeSpec::Kind("Memory"),
-            "Skill" => TypeSpec::Kind("Skill"),
-            "McpServer" => TypeSpec::Kind("McpServer"),
             "Future" => TypeSpec::Kind("Future"),
             "Python" => TypeSpec::Kind("Python"),
-            _ => TypeSpec::Any,
+            name => TypeSpec::Named {
+                name: name.to_string(),
+                param: first(),
+            },
         }
     }
 }

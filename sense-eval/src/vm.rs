@@ -13,11 +13,13 @@ mod embed;
 mod ext;
 mod fiber;
 pub(crate) mod graph;
+mod host_hooks;
 mod import;
 mod inspect;
 mod lazy_range;
 mod names;
 mod ops;
+mod registries;
 mod run;
 mod safety;
 mod show;
@@ -25,6 +27,8 @@ mod tasks;
 mod tool_view;
 mod unwind;
 
+pub use code_store::FileEntry;
+pub(crate) use code_store::ModuleEntry;
 pub use embed::CallerSlot;
 pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
 pub use inspect::{AgentReport, FrameReport};
@@ -40,10 +44,13 @@ use crate::proto::{FileId, Proto, ProtoId};
 use crate::scope::Scope;
 use crate::symbol::{Interner, Symbol};
 use crate::value::{NativeId, Value};
+pub(crate) use code_store::CodeStore;
+pub(crate) use host_hooks::HostHooks;
+pub(crate) use registries::Registries;
 use sense_syntax::SourceFile;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 
 /// Where `print` output goes.
 pub type OutputFn = Box<dyn FnMut(&str) + Send>;
@@ -119,23 +126,6 @@ impl Default for Config {
     }
 }
 
-/// One loaded source file.
-#[derive(Debug)]
-pub struct FileEntry {
-    /// The text and its line table.
-    pub source: Arc<SourceFile>,
-    /// Directory imports in it resolve against (`None`: the working directory).
-    pub dir: Option<PathBuf>,
-}
-
-/// An imported module.
-#[derive(Debug)]
-pub(crate) struct ModuleEntry {
-    pub path: PathBuf,
-    pub obj: ObjRef,
-    pub loaded: bool,
-}
-
 /// The outcome of one `test` block.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TestResult {
@@ -189,13 +179,23 @@ pub(crate) struct Syms {
 const ECHO_UNIT: &str = "\u{0}echo";
 
 /// The virtual machine.
+///
+/// Its state is grouped by owner: the code store ([`CodeStore`]), the
+/// host's hooks ([`HostHooks`]), the registries of natives and kinds
+/// ([`Registries`]), the heap and names, and the scheduler's fibers. A
+/// snapshot (`snapshot.rs`) destructures every one of them whole, so a
+/// field added here or to an owner is a compile error there until it is
+/// saved or named as deliberately left out.
 pub struct Vm {
     pub(crate) heap: Heap,
     pub(crate) interner: Interner,
-    pub(crate) protos: Vec<Arc<Proto>>,
-    pub(crate) files: Vec<FileEntry>,
+    /// Sources, compiled code and modules.
+    pub(crate) code: CodeStore,
+    /// Output, input, host functions and what the host keeps alive.
+    pub(crate) hooks: HostHooks,
+    /// Natives, object kinds, declaration kinds, extension state.
+    pub(crate) registries: Registries,
     pub(crate) globals: ScopeRef,
-    pub(crate) natives: Vec<NativeDef>,
     /// The running fiber. Boxed so a hand-off swaps two pointers.
     pub(crate) cur: Box<Fiber>,
     /// Fibers waiting for the current one (innermost last). Boxed on
@@ -203,13 +203,9 @@ pub struct Vm {
     #[allow(clippy::vec_box)]
     pub(crate) callers: Vec<Box<Fiber>>,
     pub(crate) caller_frames: usize,
-    pub(crate) modules: Vec<ModuleEntry>,
     pub(crate) tests: Vec<TestResult>,
     pub(crate) pending: Option<Pending>,
     pub(crate) config: Config,
-    pub(crate) out: OutputFn,
-    pub(crate) input: InputFn,
-    pub(crate) interrupt: Arc<AtomicUsize>,
     pub(crate) steps: u64,
     pub(crate) arg_buf: Vec<Value>,
     pub(crate) labeled: Vec<(Symbol, Value)>,
@@ -222,36 +218,15 @@ pub struct Vm {
     pub(crate) ready: std::collections::VecDeque<ObjRef>,
     /// Tasks blocked in `receive()` on an empty mailbox, oldest first.
     pub(crate) blocked: Vec<tasks::Blocked>,
-    /// Host functions (taken out while one runs).
-    pub(crate) host_fns: Vec<Option<crate::host::HostFn>>,
-    /// Their names, by the same index.
-    pub(crate) host_names: Vec<String>,
-    /// Scopes the host keeps (the main program's scope): collection roots.
-    pub(crate) pinned: Vec<ScopeRef>,
     /// The audit log (AGENTS.md §4.9).
     pub(crate) audit_log: Vec<safety::AuditEntry>,
     /// Frame indexes of nested runs in progress (innermost last): errors
     /// and `break` never unwind below them.
     pub(crate) nested: Vec<usize>,
-    /// Every compilation, in order: `(file, name, first proto, proto count)`.
-    /// A snapshot replays them to rebuild identical code.
-    pub(crate) units: Vec<(FileId, String, u32, u32)>,
     /// What the last main-program frame returned (see [`Vm::take_result`]).
     pub(crate) result: Value,
     /// `stop_depth` of each `drive` in progress (outermost first).
     pub(crate) drives: Vec<usize>,
-    /// What [`Vm::proto`] returns for an id that does not exist.
-    empty_proto: Arc<Proto>,
-    /// Objects the host holds (collection roots, not saved in snapshots).
-    pub(crate) held: Vec<ObjRef>,
-    /// The agent that called the running host function.
-    pub(crate) caller: embed::CallerSlot,
-    /// Object kinds registered through the seam (see [`crate::kind`]).
-    pub(crate) kinds: Vec<&'static dyn crate::kind::ObjectKind>,
-    /// Declaration kinds run by `Declare`.
-    pub(crate) declarations: Vec<&'static dyn crate::kind::Declaration>,
-    /// State of higher crates (see [`Vm::set_ext_state`]).
-    pub(crate) ext_states: Vec<Box<dyn std::any::Any + Send>>,
 }
 
 impl Default for Vm {
@@ -276,29 +251,16 @@ impl Vm {
         let mut vm = Vm {
             heap,
             interner,
-            protos: Vec::new(),
-            files: Vec::new(),
+            code: CodeStore::new(),
+            hooks: HostHooks::stdio(),
+            registries: Registries::default(),
             globals,
-            natives: Vec::new(),
             cur: Box::default(),
             callers: Vec::new(),
             caller_frames: 0,
-            modules: Vec::new(),
             tests: Vec::new(),
             pending: None,
             config,
-            out: Box::new(|s| {
-                use std::io::Write;
-                let _ = std::io::stdout().write_all(s.as_bytes());
-            }),
-            input: Box::new(|| {
-                let mut line = String::new();
-                match std::io::stdin().read_line(&mut line) {
-                    Ok(0) | Err(_) => None,
-                    Ok(_) => Some(line),
-                }
-            }),
-            interrupt: Arc::new(AtomicUsize::new(0)),
             steps: 0,
             arg_buf: Vec::new(),
             labeled: Vec::new(),
@@ -308,24 +270,10 @@ impl Vm {
             parked: None,
             ready: Default::default(),
             blocked: Vec::new(),
-            host_fns: Vec::new(),
-            host_names: Vec::new(),
-            pinned: Vec::new(),
             audit_log: Vec::new(),
             nested: Vec::new(),
-            units: Vec::new(),
             result: Value::Nil,
             drives: Vec::new(),
-            empty_proto: Arc::new(Proto::new(
-                "<missing>",
-                crate::proto::ProtoKind::Function,
-                FileId(0),
-            )),
-            held: Vec::new(),
-            caller: Default::default(),
-            kinds: Vec::new(),
-            declarations: Vec::new(),
-            ext_states: Vec::new(),
         };
         for def in builtins::core_natives() {
             vm.add_native(def);
@@ -339,8 +287,8 @@ impl Vm {
     /// Installs a native function and binds it in the global scope.
     pub(crate) fn add_native(&mut self, def: NativeDef) -> NativeId {
         let name = self.interner.intern(&def.name);
-        self.natives.push(def);
-        let id = NativeId(self.natives.len() as u32 - 1);
+        self.registries.natives.push(def);
+        let id = NativeId(self.registries.natives.len() as u32 - 1);
         self.heap
             .scope_mut(self.globals)
             .vars
@@ -356,12 +304,12 @@ impl Vm {
 
     /// Sends `print` output to `f` instead of stdout.
     pub fn set_output(&mut self, f: OutputFn) {
-        self.out = f;
+        self.hooks.out = f;
     }
 
     /// Reads `ask_human` answers (outside agents) from `f` instead of stdin.
     pub fn set_input(&mut self, f: InputFn) {
-        self.input = f;
+        self.hooks.input = f;
     }
 
     /// The VM's limits and switches.
@@ -377,27 +325,23 @@ impl Vm {
     /// The count of outstanding pause requests; a host raises it (from any
     /// thread) together with an agent's own flag so safe points look.
     pub fn interrupt_counter(&self) -> Arc<AtomicUsize> {
-        self.interrupt.clone()
+        self.hooks.interrupt.clone()
     }
 
     /// Registers a source file; `dir` is where its imports resolve.
     pub fn add_file(&mut self, source: SourceFile, dir: Option<PathBuf>) -> FileId {
-        self.files.push(FileEntry {
-            source: Arc::new(source),
-            dir,
-        });
-        FileId(self.files.len() as u32 - 1)
+        self.code.add_file(source, dir)
     }
 
     /// The source of a loaded file.
     pub fn file(&self, id: FileId) -> Option<&SourceFile> {
-        self.files.get(id.0 as usize).map(|f| &*f.source)
+        self.code.file(id)
     }
 
     /// The directory a loaded file's imports resolve against (`None`: the
     /// working directory, or no such file).
     pub fn file_dir(&self, id: FileId) -> Option<&std::path::Path> {
-        self.files.get(id.0 as usize).and_then(|f| f.dir.as_deref())
+        self.code.file_dir(id)
     }
 
     /// Parses and compiles a registered file's top level.
@@ -423,6 +367,7 @@ impl Vm {
 
     fn compile_unit(&mut self, file: FileId, name: &str, echo: bool) -> EvalResult<ProtoId> {
         let source = self
+            .code
             .files
             .get(file.0 as usize)
             .map(|f| f.source.clone())
@@ -440,14 +385,14 @@ impl Vm {
             };
             return Err(EvalError::syntax(&e, file));
         }
-        let first = self.protos.len() as u32;
+        let first = self.code.protos.len() as u32;
         let id = if echo {
             let program =
                 sense_syntax::parse_file(&source).map_err(|e| EvalError::syntax(&e, file))?;
             let sink = CodeSink {
                 interner: &mut self.interner,
                 heap: &mut self.heap,
-                protos: &mut self.protos,
+                protos: &mut self.code.protos,
             };
             compile_echo_program(sink, &program, file, name)
         } else {
@@ -457,20 +402,20 @@ impl Vm {
             let sink = CodeSink {
                 interner: &mut self.interner,
                 heap: &mut self.heap,
-                protos: &mut self.protos,
+                protos: &mut self.code.protos,
             };
             let mut top = TopLevelCompiler::new(sink, file, name);
             sense_syntax::parse_file_each(&source, |s| top.stmt(&s))
                 .map_err(|e| EvalError::syntax(&e, file))?;
             top.finish()
         };
-        let count = self.protos.len() as u32 - first;
+        let count = self.code.protos.len() as u32 - first;
         let recorded = if echo {
             format!("{name}{ECHO_UNIT}")
         } else {
             name.to_string()
         };
-        self.units.push((file, recorded, first, count));
+        self.code.units.push((file, recorded, first, count));
         Ok(id)
     }
 
@@ -490,9 +435,7 @@ impl Vm {
 
     /// Keeps `scope` (and all it reaches) alive across collections.
     pub fn pin_scope(&mut self, scope: ScopeRef) {
-        if !self.pinned.contains(&scope) {
-            self.pinned.push(scope);
-        }
+        self.hooks.pin(scope);
     }
 
     /// Runs compiled top-level code in `env` until it ends (or stops at a
@@ -602,37 +545,25 @@ impl Vm {
     pub fn collect_garbage(&mut self) {
         let Vm {
             heap,
-            protos,
+            code,
+            hooks,
             globals,
             cur,
             callers,
-            modules,
             ready,
             parked,
             blocked,
-            pinned,
             result,
-            held,
             ..
         } = self;
         heap.collect(|t| {
             t.scope(*globals);
             t.values(std::slice::from_ref(result));
-            for &r in held.iter() {
-                t.obj(r);
-            }
-            for s in pinned.iter() {
-                t.scope(*s);
-            }
-            for p in protos.iter() {
-                t.values(&p.consts);
-            }
+            hooks.trace(t);
+            code.trace(t);
             cur.trace(t);
             for c in callers.iter() {
                 c.trace(t);
-            }
-            for m in modules.iter() {
-                t.obj(m.obj);
             }
             for r in ready.iter() {
                 t.obj(*r);
@@ -671,7 +602,7 @@ impl Vm {
     /// exist — only damaged state could produce one).
     #[inline]
     pub(crate) fn proto(&self, id: ProtoId) -> &Arc<Proto> {
-        self.protos.get(id.0 as usize).unwrap_or(&self.empty_proto)
+        self.code.proto(id)
     }
 
     /// The global scope.
@@ -681,12 +612,12 @@ impl Vm {
 
     /// Writes program output.
     pub(crate) fn write_out(&mut self, s: &str) {
-        (self.out)(s);
+        (self.hooks.out)(s);
     }
 
     /// True if any pause request is pending.
     #[inline]
     pub(crate) fn interrupted(&self) -> bool {
-        self.interrupt.load(Ordering::Relaxed) > 0
+        self.hooks.interrupted()
     }
 }

@@ -192,6 +192,52 @@ pub enum StmtKind {
     Policy(Vec<PolicyRule>),
 }
 
+/// A declaration statement as a compiler sees every one alike: the
+/// keyword that introduces it and its parts. A runtime registers the
+/// declaration kind that runs it under the same keyword, so the language
+/// core never spells which declarations exist (`model`, `memory`, …).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DeclStmt<'a> {
+    /// The keyword that introduces the statement (`model`, `memory`).
+    pub keyword: &'static str,
+    /// The declared name.
+    pub name: &'a Ident,
+    /// The value computed before the declaration runs (`model NAME = value`).
+    pub value: Option<&'a Expr>,
+    /// The string after `:` (a memory's kind, or its path when persistent).
+    pub text: Option<&'a str>,
+    /// The modifier keyword was given (`persistent`).
+    pub flag: bool,
+}
+
+impl StmtKind {
+    /// The statement as a [`DeclStmt`], when it is a declaration run by a
+    /// registered declaration kind (`model NAME = value`, `memory NAME`).
+    pub fn as_declaration(&self) -> Option<DeclStmt<'_>> {
+        match self {
+            StmtKind::Model { name, value } => Some(DeclStmt {
+                keyword: "model",
+                name,
+                value: Some(value),
+                text: None,
+                flag: false,
+            }),
+            StmtKind::Memory {
+                name,
+                kind,
+                persistent,
+            } => Some(DeclStmt {
+                keyword: "memory",
+                name,
+                value: None,
+                text: kind.as_deref(),
+                flag: *persistent,
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// The `else` part of an `if`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Else {
@@ -457,4 +503,63 @@ pub enum ExprKind {
         /// Member name.
         name: Ident,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{SourceFile, parse_file};
+
+    /// `(keyword, name, has value, text, flag)` of each top-level statement
+    /// that is a declaration.
+    fn declarations(text: &str) -> Vec<(&'static str, String, bool, Option<String>, bool)> {
+        let program = parse_file(&SourceFile::new("t.sns", text)).unwrap();
+        program
+            .stmts
+            .iter()
+            .filter_map(|s| s.kind.as_declaration())
+            .map(|d| {
+                (
+                    d.keyword,
+                    d.name.name.clone(),
+                    d.value.is_some(),
+                    d.text.map(str::to_string),
+                    d.flag,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn model_and_memory_statements_are_declarations_with_their_parts() {
+        let text = "\
+model m = 1
+x = 2
+memory a
+persistent memory b: \"b.db\"
+memory c: \"notes\"
+def f():
+    return 1
+";
+        assert_eq!(
+            declarations(text),
+            vec![
+                ("model", "m".to_string(), true, None, false),
+                ("memory", "a".to_string(), false, None, false),
+                (
+                    "memory",
+                    "b".to_string(),
+                    false,
+                    Some("b.db".to_string()),
+                    true
+                ),
+                (
+                    "memory",
+                    "c".to_string(),
+                    false,
+                    Some("notes".to_string()),
+                    false
+                ),
+            ]
+        );
+    }
 }

@@ -63,6 +63,11 @@ impl ObjectKind for AnswerKind {
         "Answer"
     }
 
+    /// `answer`, `ANSWER`, … annotate answers too (as in the reference).
+    fn matches_annotation(&self, name: &str) -> bool {
+        name.eq_ignore_ascii_case("answer")
+    }
+
     fn host_class(&self, _: &Vm, _: ObjRef) -> &'static str {
         "Answer"
     }

@@ -8,7 +8,7 @@ use crate::proto::{
 };
 use crate::types::Annotation;
 use sense_syntax::Span;
-use sense_syntax::ast::{BinOp, Block, Else, ExprKind, Param, Stmt, StmtKind};
+use sense_syntax::ast::{BinOp, Block, DeclStmt, Else, ExprKind, Param, Stmt, StmtKind};
 
 /// The docstring of a body: its first statement when that is a bare string.
 pub(crate) fn docstring(stmts: &[Stmt]) -> Option<String> {
@@ -33,6 +33,25 @@ impl Compiler<'_> {
         self.emit(Op::EnterBlock, b.span);
         self.stmts(&b.stmts);
         self.emit(Op::ExitBlock, b.span);
+    }
+
+    /// A declaration statement, run at its place by the declaration kind
+    /// registered under its keyword (`Declare`); the value, if it has one,
+    /// is computed first.
+    fn declaration(&mut self, d: DeclStmt<'_>, span: Span) {
+        if let Some(value) = d.value {
+            self.expr(value);
+        }
+        let name = self.sym(&d.name.name);
+        self.cur.decls.push(DeclInfo {
+            kind: d.keyword,
+            name,
+            text: d.text.map(str::to_string),
+            flag: d.flag,
+            takes_value: d.value.is_some(),
+        });
+        let idx = self.cur.decls.len() as u32 - 1;
+        self.emit(Op::Declare(idx), span);
     }
 
     fn params(&mut self, params: &[Param]) -> Vec<ParamSpec> {
@@ -250,18 +269,10 @@ impl Compiler<'_> {
                 let s = self.sym(&name.name);
                 self.emit(Op::SetConfig(s), span);
             }
-            StmtKind::Model { name, value } => {
-                self.expr(value);
-                let name = self.sym(&name.name);
-                self.cur.decls.push(DeclInfo {
-                    kind: "model".into(),
-                    name,
-                    text: None,
-                    flag: false,
-                    takes_value: true,
-                });
-                let idx = self.cur.decls.len() as u32 - 1;
-                self.emit(Op::Declare(idx), span);
+            StmtKind::Model { .. } | StmtKind::Memory { .. } => {
+                if let Some(d) = s.kind.as_declaration() {
+                    self.declaration(d, span);
+                }
             }
             StmtKind::Policy(rules) => {
                 let rules = rules
@@ -271,22 +282,6 @@ impl Compiler<'_> {
                 self.cur.policies.push(rules);
                 let idx = self.cur.policies.len() as u32 - 1;
                 self.emit(Op::Policy(idx), span);
-            }
-            StmtKind::Memory {
-                name,
-                kind,
-                persistent,
-            } => {
-                let name = self.sym(&name.name);
-                self.cur.decls.push(DeclInfo {
-                    kind: "memory".into(),
-                    name,
-                    text: kind.clone(),
-                    flag: *persistent,
-                    takes_value: false,
-                });
-                let idx = self.cur.decls.len() as u32 - 1;
-                self.emit(Op::Declare(idx), span);
             }
             StmtKind::Tool(t) => {
                 let params = self.params(&t.params);

@@ -84,7 +84,11 @@ impl Vm {
             return Ok(reason);
         }
         if sym == self.syms.doc {
-            let doc = self.protos.get(body.0 as usize).and_then(|p| p.doc.clone());
+            let doc = self
+                .code
+                .protos
+                .get(body.0 as usize)
+                .and_then(|p| p.doc.clone());
             return match doc {
                 Some(d) => self.new_str(d),
                 None => Ok(Value::Nil),
@@ -364,6 +368,6 @@ impl Vm {
 
     /// Reads one line for `ask_human` outside an agent.
     pub(crate) fn read_input(&mut self) -> Option<String> {
-        (self.input)()
+        (self.hooks.input)()
     }
 }

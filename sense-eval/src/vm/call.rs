@@ -181,7 +181,7 @@ impl Vm {
     fn call_closure(&mut self, c: Closure, callee_at: usize, argc: usize) -> EvalResult<()> {
         // Borrowed from its own field, not cloned: every call used to pay
         // an atomic increment and decrement of the proto's `Arc`.
-        let Some(proto) = self.protos.get(c.proto.0 as usize) else {
+        let Some(proto) = self.code.protos.get(c.proto.0 as usize) else {
             return Err(EvalError::runtime("internal error: missing code"));
         };
         if argc != proto.params.len() {
@@ -247,7 +247,7 @@ impl Vm {
         argc: usize,
         labeled: bool,
     ) -> EvalResult<bool> {
-        let Some(def) = self.natives.get(id.0 as usize) else {
+        let Some(def) = self.registries.natives.get(id.0 as usize) else {
             return Err(EvalError::runtime("unknown builtin"));
         };
         let (imp, arity, with_line, accepts_labels) = (def.imp, def.arity, def.line, def.labeled);
@@ -334,7 +334,7 @@ impl Vm {
     /// Runs host function `index` on `args`.
     fn call_host(&mut self, index: usize, args: &[Value]) -> EvalResult<Value> {
         let host_args: Vec<HostValue> = args.iter().map(|a| self.to_host(*a)).collect();
-        let Some(mut f) = self.host_fns.get_mut(index).and_then(Option::take) else {
+        let Some(mut f) = self.hooks.host_fns.get_mut(index).and_then(Option::take) else {
             return Err(EvalError::runtime(
                 "host function is not available (it is running, or was not registered again after a restore)",
             ));
@@ -342,14 +342,19 @@ impl Vm {
         let previous = self.set_caller();
         let result = f(&host_args);
         self.restore_caller(previous);
-        if let Some(slot) = self.host_fns.get_mut(index) {
+        if let Some(slot) = self.hooks.host_fns.get_mut(index) {
             *slot = Some(f);
         }
         match result {
             Ok(HostReturn::Value(v)) => self.value_from_host(&v),
             Ok(HostReturn::Suspend(reason)) => {
                 let reason = self.value_from_host(&reason)?;
-                let name = self.host_names.get(index).cloned().unwrap_or_default();
+                let name = self
+                    .hooks
+                    .host_names
+                    .get(index)
+                    .cloned()
+                    .unwrap_or_default();
                 // The calling agent is whichever agent's fiber is running.
                 let agent = self.cur.agent.ok_or_else(|| {
                     EvalError::runtime(format!(
@@ -370,11 +375,12 @@ impl Vm {
             Some(n) => Arity::Exact(n),
             None => Arity::Variadic,
         };
-        if let Some(existing) = self.host_names.iter().position(|n| n == name) {
-            if let Some(slot) = self.host_fns.get_mut(existing) {
+        if let Some(existing) = self.hooks.host_names.iter().position(|n| n == name) {
+            if let Some(slot) = self.hooks.host_fns.get_mut(existing) {
                 *slot = Some(f);
             }
             if let Some(def) = self
+                .registries
                 .natives
                 .iter_mut()
                 .find(|d| matches!(d.imp, NativeImpl::Host(i) if i == existing))
@@ -383,9 +389,9 @@ impl Vm {
             }
             return;
         }
-        self.host_fns.push(Some(f));
-        self.host_names.push(name.to_string());
-        let index = self.host_fns.len() - 1;
+        self.hooks.host_fns.push(Some(f));
+        self.hooks.host_names.push(name.to_string());
+        let index = self.hooks.host_fns.len() - 1;
         self.add_native(crate::builtins::NativeDef {
             name: name.to_string(),
             arity,

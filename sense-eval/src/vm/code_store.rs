@@ -1,312 +1,119 @@
-//! Releasing compiled code nothing refers to any more.
+//! The code store: the source files a VM loaded, the code compiled from
+//! them, the record of compilations a snapshot replays, and the module
+//! cache of `import`.
 //!
-//! Every program a host runs (`run_main`, a REPL input, a generated host
-//! call) adds a source file and a compilation unit: a contiguous range of
-//! protos. A long-lived host that runs many small snippets would keep all
-//! of them — and save all of them in every snapshot — for ever. Once no
-//! run is in progress, the units that no live value, fiber or stored error
-//! refers to can go: the survivors are moved down (compacted) and every
-//! proto and file index that names them is rewritten, so the store is as
-//! if only the surviving programs had ever been compiled. A snapshot keeps
-//! its contiguous compilation record (no format change): restoring
-//! recompiles the surviving units, in order, into the same indexes.
+//! It owns the indexes the rest of the VM names code by ([`ProtoId`],
+//! [`FileId`]): they stay valid until [`Vm::release_unused_code`]
+//! (`release.rs`) compacts the store and rewrites every index that names
+//! a survivor.
 //!
-//! Where indexes live: `Op::Closure` and the agent/tool/action tables of
-//! protos (only ever naming protos of their own unit), closures, tools,
-//! action declarations, agents (body, fiber frames, stored error) and
-//! futures (fiber frames, stored error) on the heap.
+//! [`Vm::release_unused_code`]: crate::Vm::release_unused_code
 
-use super::{Fiber, FrameKind, Vm};
-use crate::error::EvalError;
-use crate::object::{FutureState, Obj};
-use crate::op::Op;
+mod release;
+
+use crate::heap::{ObjRef, Tracer};
 use crate::proto::{FileId, Proto, ProtoId};
+use sense_syntax::SourceFile;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Old index → new index (`None`: released).
-struct Remap {
-    protos: Vec<Option<u32>>,
-    files: Vec<Option<u32>>,
+/// One loaded source file.
+#[derive(Debug)]
+pub struct FileEntry {
+    /// The text and its line table.
+    pub source: Arc<SourceFile>,
+    /// Directory imports in it resolve against (`None`: the working directory).
+    pub dir: Option<PathBuf>,
 }
 
-impl Remap {
-    fn proto(&self, p: ProtoId) -> ProtoId {
-        // A live index always has a new one; anything else (which marking
-        // never lets through) keeps reading as a missing proto.
-        ProtoId(
-            self.protos
-                .get(p.0 as usize)
-                .copied()
-                .flatten()
-                .unwrap_or(u32::MAX),
-        )
-    }
-
-    fn file(&self, f: FileId) -> FileId {
-        FileId(
-            self.files
-                .get(f.0 as usize)
-                .copied()
-                .flatten()
-                .unwrap_or(u32::MAX),
-        )
-    }
-
-    fn error(&self, e: &mut EvalError) {
-        if let Some(f) = e.file() {
-            e.set_file(self.file(f));
-        }
-    }
-
-    fn fiber(&self, fiber: &mut Fiber) {
-        for frame in &mut fiber.frames {
-            frame.proto = self.proto(frame.proto);
-            if let FrameKind::FutureBody { file, .. } = &mut frame.kind {
-                *file = self.file(*file);
-            }
-        }
-    }
-
-    fn obj(&self, obj: &mut Obj) {
-        match obj {
-            Obj::Closure(c) => c.proto = self.proto(c.proto),
-            Obj::Tool(t) => t.proto = self.proto(t.proto),
-            Obj::ActionDecl(d) => {
-                d.body = self.proto(d.body);
-                d.rollback = d.rollback.map(|r| self.proto(r));
-            }
-            Obj::Agent(a) => {
-                a.body = self.proto(a.body);
-                if let Some(f) = &mut a.fiber {
-                    self.fiber(f);
-                }
-                if let Some(e) = &mut a.error {
-                    self.error(e);
-                }
-            }
-            Obj::Future(f) => {
-                if let Some(fiber) = &mut f.fiber {
-                    self.fiber(fiber);
-                }
-                if let FutureState::Failed(e) = &mut f.state {
-                    self.error(e);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// Rewrites the indexes inside a moved proto.
-    fn proto_body(&self, p: &mut Proto) {
-        p.file = self.file(p.file);
-        for op in &mut p.code {
-            if let Op::Closure(id) = op {
-                *id = self.proto(ProtoId(*id)).0;
-            }
-        }
-        for a in &mut p.agents {
-            a.body = self.proto(a.body);
-        }
-        for t in &mut p.tools {
-            t.body = self.proto(t.body);
-        }
-        for a in &mut p.actions {
-            a.body = self.proto(a.body);
-            a.rollback = a.rollback.map(|r| self.proto(r));
-        }
-    }
+/// An imported module.
+#[derive(Debug)]
+pub(crate) struct ModuleEntry {
+    pub path: PathBuf,
+    pub obj: ObjRef,
+    pub loaded: bool,
 }
 
-/// Marks of what live state refers to.
-struct Marks {
-    protos: Vec<bool>,
-    files: Vec<bool>,
+/// Code, sources and modules of one VM.
+pub(crate) struct CodeStore {
+    /// Compiled bodies, indexed by [`ProtoId`].
+    pub(crate) protos: Vec<Arc<Proto>>,
+    /// Loaded source files, indexed by [`FileId`].
+    pub(crate) files: Vec<FileEntry>,
+    /// Every compilation, in order: `(file, name, first proto, proto count)`.
+    /// A snapshot replays them to rebuild identical code.
+    pub(crate) units: Vec<(FileId, String, u32, u32)>,
+    /// Imported modules, by the index their module objects record.
+    pub(crate) modules: Vec<ModuleEntry>,
+    /// What [`proto`](Self::proto) returns for an id that does not exist.
+    pub(crate) empty_proto: Arc<Proto>,
 }
 
-impl Marks {
-    fn proto(&mut self, p: ProtoId) {
-        if let Some(m) = self.protos.get_mut(p.0 as usize) {
-            *m = true;
+impl CodeStore {
+    /// An empty store.
+    pub(crate) fn new() -> Self {
+        CodeStore {
+            protos: Vec::new(),
+            files: Vec::new(),
+            units: Vec::new(),
+            modules: Vec::new(),
+            empty_proto: Arc::new(Proto::new(
+                "<missing>",
+                crate::proto::ProtoKind::Function,
+                FileId(0),
+            )),
         }
     }
 
-    fn file(&mut self, f: FileId) {
-        if let Some(m) = self.files.get_mut(f.0 as usize) {
-            *m = true;
-        }
+    /// The compiled code `id` (an empty body for an id that does not
+    /// exist — only damaged state could produce one).
+    #[inline]
+    pub(crate) fn proto(&self, id: ProtoId) -> &Arc<Proto> {
+        self.protos.get(id.0 as usize).unwrap_or(&self.empty_proto)
     }
 
-    fn error(&mut self, e: &EvalError) {
-        if let Some(f) = e.file() {
-            self.file(f);
-        }
+    /// The empty body [`proto`](Self::proto) stands in with.
+    pub(crate) fn empty_proto(&self) -> &Arc<Proto> {
+        &self.empty_proto
     }
 
-    fn fiber(&mut self, fiber: &Fiber) {
-        for frame in &fiber.frames {
-            self.proto(frame.proto);
-            if let FrameKind::FutureBody { file, .. } = frame.kind {
-                self.file(file);
-            }
-        }
+    /// Registers a source file; `dir` is where its imports resolve.
+    /// Inline: an `import` inside the run loop reaches it, and an
+    /// out-of-line call there cost the loop ~2% of its instructions
+    /// (register pressure; benches/icount).
+    #[inline]
+    pub(crate) fn add_file(&mut self, source: SourceFile, dir: Option<PathBuf>) -> FileId {
+        self.files.push(FileEntry {
+            source: Arc::new(source),
+            dir,
+        });
+        FileId(self.files.len() as u32 - 1)
     }
 
-    fn obj(&mut self, obj: &Obj) {
-        match obj {
-            Obj::Closure(c) => self.proto(c.proto),
-            Obj::Tool(t) => self.proto(t.proto),
-            Obj::ActionDecl(d) => {
-                self.proto(d.body);
-                if let Some(r) = d.rollback {
-                    self.proto(r);
-                }
-            }
-            Obj::Agent(a) => {
-                self.proto(a.body);
-                if let Some(f) = &a.fiber {
-                    self.fiber(f);
-                }
-                if let Some(e) = &a.error {
-                    self.error(e);
-                }
-            }
-            Obj::Future(f) => {
-                if let Some(fiber) = &f.fiber {
-                    self.fiber(fiber);
-                }
-                if let FutureState::Failed(e) = &f.state {
-                    self.error(e);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-impl Vm {
-    /// Frees the code and sources of programs that nothing refers to any
-    /// more (no function, tool, action, agent, paused frame or stored
-    /// error), after collecting garbage. Does nothing while a run is in
-    /// progress (inside a call, or stopped at a checkpoint). Returns how
-    /// many compilation units were released.
-    ///
-    /// Hosts call it once a program's run has ended and its error, if any,
-    /// has been rendered (rendering needs the source).
-    pub fn release_unused_code(&mut self) -> usize {
-        if !self.drives.is_empty()
-            || self.pending.is_some()
-            || self.parked.is_some()
-            || !self.cur.frames.is_empty()
-            || !self.callers.is_empty()
-        {
-            return 0;
-        }
-        self.collect_garbage();
-        let mut marks = Marks {
-            protos: vec![false; self.protos.len()],
-            files: vec![false; self.files.len()],
-        };
-        for obj in self.heap.parts().0 {
-            marks.obj(obj);
-        }
-        // A unit lives if any of its protos does; its file lives with it.
-        let live_units: Vec<bool> = self
-            .units
-            .iter()
-            .map(|&(_, _, first, count)| {
-                marks
-                    .protos
-                    .get(first as usize..(first + count) as usize)
-                    .is_some_and(|r| r.iter().any(|&m| m))
-            })
-            .collect();
-        for (&(file, ..), &live) in self.units.iter().zip(&live_units) {
-            if live {
-                marks.file(file);
-            }
-        }
-        let released = live_units.iter().filter(|&&l| !l).count();
-        if released == 0 && marks.files.iter().all(|&m| m) {
-            return 0;
-        }
-        let remap = self.remap(&live_units, &marks.files);
-        self.compact(&live_units, &marks.files, &remap);
-        released
+    /// The source of a loaded file.
+    pub(crate) fn file(&self, id: FileId) -> Option<&SourceFile> {
+        self.files.get(id.0 as usize).map(|f| &*f.source)
     }
 
-    /// New indexes: survivors in order, packed from 0.
-    fn remap(&self, live_units: &[bool], live_files: &[bool]) -> Remap {
-        let mut protos = vec![None; self.protos.len()];
-        let mut next = 0u32;
-        for (&(_, _, first, count), &live) in self.units.iter().zip(live_units) {
-            if !live {
-                continue;
-            }
-            for old in first..first + count {
-                if let Some(slot) = protos.get_mut(old as usize) {
-                    *slot = Some(next);
-                    next += 1;
-                }
-            }
-        }
-        let mut files = vec![None; self.files.len()];
-        let mut next = 0u32;
-        for (slot, &live) in files.iter_mut().zip(live_files) {
-            if live {
-                *slot = Some(next);
-                next += 1;
-            }
-        }
-        Remap { protos, files }
+    /// The directory a loaded file's imports resolve against.
+    pub(crate) fn file_dir(&self, id: FileId) -> Option<&Path> {
+        self.files.get(id.0 as usize).and_then(|f| f.dir.as_deref())
     }
 
-    fn compact(&mut self, live_units: &[bool], live_files: &[bool], remap: &Remap) {
-        let old_protos = std::mem::take(&mut self.protos);
-        let mut protos: Vec<Arc<Proto>> = Vec::new();
-        for (old, mut proto) in old_protos.into_iter().enumerate() {
-            let new = remap.protos.get(old).copied().flatten();
-            if new.is_none() {
-                continue;
-            }
-            let moved = new != Some(old as u32)
-                || remap.file(proto.file) != proto.file
-                || proto
-                    .code
-                    .iter()
-                    .any(|op| matches!(op, Op::Closure(id) if remap.proto(ProtoId(*id)).0 != *id));
-            if moved {
-                remap.proto_body(Arc::make_mut(&mut proto));
-            }
-            protos.push(proto);
+    /// True until anything is loaded or compiled (a snapshot is restored
+    /// only into such a store).
+    pub(crate) fn is_fresh(&self) -> bool {
+        self.units.is_empty() && self.files.is_empty()
+    }
+
+    /// Reports what the code keeps alive: its constants and the module
+    /// objects.
+    pub(crate) fn trace(&self, t: &mut Tracer) {
+        for p in &self.protos {
+            t.values(&p.consts);
         }
-        self.protos = protos;
-
-        let old_units = std::mem::take(&mut self.units);
-        let mut first = 0u32;
-        self.units = old_units
-            .into_iter()
-            .zip(live_units)
-            .filter(|(_, live)| **live)
-            .map(|((file, name, _, count), _)| {
-                let unit = (remap.file(file), name, first, count);
-                first += count;
-                unit
-            })
-            .collect();
-
-        let old_files = std::mem::take(&mut self.files);
-        self.files = old_files
-            .into_iter()
-            .zip(live_files)
-            .filter(|(_, live)| **live)
-            .map(|(f, _)| f)
-            .collect();
-
-        for obj in self.heap.objs_mut() {
-            remap.obj(obj);
+        for m in &self.modules {
+            t.obj(m.obj);
         }
-        self.protos.shrink_to_fit();
-        self.units.shrink_to_fit();
-        self.files.shrink_to_fit();
     }
 }

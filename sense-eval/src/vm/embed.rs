@@ -36,14 +36,14 @@ impl Vm {
     /// Keeps `obj` (and all it reaches) alive until [`Vm::unhold`]; holds
     /// are counted.
     pub fn hold(&mut self, obj: ObjRef) {
-        self.held.push(obj);
+        self.hooks.held.push(obj);
     }
 
     /// Drops one hold of `obj`. False if it was not held.
     pub fn unhold(&mut self, obj: ObjRef) -> bool {
-        match self.held.iter().rposition(|&h| h == obj) {
+        match self.hooks.held.iter().rposition(|&h| h == obj) {
             Some(i) => {
-                self.held.swap_remove(i);
+                self.hooks.held.swap_remove(i);
                 true
             }
             None => false,
@@ -52,13 +52,13 @@ impl Vm {
 
     /// How many holds `obj` has.
     pub fn hold_count(&self, obj: ObjRef) -> usize {
-        self.held.iter().filter(|&&h| h == obj).count()
+        self.hooks.held.iter().filter(|&&h| h == obj).count()
     }
 
     /// The slot naming the agent that called the running host function
     /// (see [`CallerSlot`]).
     pub fn caller_slot(&self) -> CallerSlot {
-        self.caller.clone()
+        self.hooks.caller.clone()
     }
 
     /// Records the caller of a host function about to run (the agent
@@ -68,13 +68,13 @@ impl Vm {
             Some(Obj::Agent(a)) => Some((r, a.serial)),
             _ => None,
         });
-        let mut slot = self.caller.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = self.hooks.caller.lock().unwrap_or_else(|p| p.into_inner());
         std::mem::replace(&mut *slot, caller)
     }
 
     /// Puts back the caller a nested host call replaced.
     pub(crate) fn restore_caller(&self, previous: Option<(ObjRef, u64)>) {
-        *self.caller.lock().unwrap_or_else(|p| p.into_inner()) = previous;
+        *self.hooks.caller.lock().unwrap_or_else(|p| p.into_inner()) = previous;
     }
 
     /// Binds `name` to `value` in `scope` (the assign-or-create rule of a

@@ -14,14 +14,12 @@ impl Vm {
     /// Registers an object kind, so that snapshots holding its objects can
     /// be restored here (registering the same name again replaces it).
     pub fn register_kind(&mut self, kind: &'static dyn ObjectKind) {
-        self.kinds.retain(|k| k.name() != kind.name());
-        self.kinds.push(kind);
+        self.registries.add_kind(kind);
     }
 
     /// Registers a declaration kind (replacing one of the same name).
     pub fn register_declaration(&mut self, decl: &'static dyn Declaration) {
-        self.declarations.retain(|d| d.name() != decl.name());
-        self.declarations.push(decl);
+        self.registries.add_declaration(decl);
     }
 
     /// Runs `Declare(i)` of `proto` through its registered declaration
@@ -49,12 +47,7 @@ impl Vm {
         value: Value,
         file: crate::proto::FileId,
     ) -> EvalResult<()> {
-        let Some(decl) = self
-            .declarations
-            .iter()
-            .copied()
-            .find(|d| d.name() == info.kind)
-        else {
+        let Some(decl) = self.registries.declaration(info.kind) else {
             return Err(EvalError::runtime(format!(
                 "'{}' declarations are not available in this runtime",
                 info.kind
@@ -88,7 +81,7 @@ impl Vm {
 
     /// The registered kind called `name`.
     pub fn kind_named(&self, name: &str) -> Option<&'static dyn ObjectKind> {
-        self.kinds.iter().copied().find(|k| k.name() == name)
+        self.registries.kind_named(name)
     }
 
     /// Allocates an extension object and returns it as a value.
@@ -139,35 +132,29 @@ impl Vm {
     /// `T`): where a higher crate keeps what its kinds and natives share
     /// (model providers, connections). Not part of a snapshot.
     pub fn set_ext_state<T: Send + 'static>(&mut self, state: T) {
-        self.ext_states.retain(|s| !(**s).is::<T>());
-        self.ext_states.push(Box::new(state));
+        self.registries.set_state(state);
     }
 
     /// The host-layer state of type `T`, mutably, if it was set.
     pub fn ext_state_mut<T: Send + 'static>(&mut self) -> Option<&mut T> {
-        self.ext_states
-            .iter_mut()
-            .find_map(|s| (**s).downcast_mut::<T>())
+        self.registries.state_mut()
     }
 
     /// The host-layer state of type `T`, if it was set.
     pub fn ext_state_ref<T: Send + 'static>(&self) -> Option<&T> {
-        self.ext_states
-            .iter()
-            .find_map(|s| (**s).downcast_ref::<T>())
+        self.registries.state_ref()
     }
 
     /// Replaces every extension object a snapshot held by the one its
     /// registered kind decodes, then checks it.
     pub(crate) fn decode_ext_objects(&self, heap: &mut Heap) -> EvalResult<()> {
         let corrupt = |what: String| EvalError::runtime(format!("cannot restore snapshot: {what}"));
-        let kinds = &self.kinds;
         for obj in heap.objs_mut() {
             let Obj::Ext(e) = obj else { continue };
             let Some(raw) = e.downcast_ref::<Undecoded>() else {
                 continue;
             };
-            let Some(kind) = kinds.iter().find(|k| k.name() == raw.kind) else {
+            let Some(kind) = self.registries.kind_named(&raw.kind) else {
                 return Err(corrupt(format!(
                     "it holds an object of kind '{}', which is not registered in this runtime",
                     raw.kind

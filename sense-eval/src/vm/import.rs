@@ -49,15 +49,18 @@ impl Vm {
         let base = if no_file_context {
             None
         } else {
-            self.files.get(file.0 as usize).and_then(|f| f.dir.clone())
+            self.code
+                .files
+                .get(file.0 as usize)
+                .and_then(|f| f.dir.clone())
         };
         let joined = match base {
             Some(dir) => dir.join(&info.path),
             None => PathBuf::from(&info.path),
         };
         let path = absolute(&joined);
-        if let Some(idx) = self.modules.iter().position(|m| m.path == path) {
-            let Some(entry) = self.modules.get(idx) else {
+        if let Some(idx) = self.code.modules.iter().position(|m| m.path == path) {
+            let Some(entry) = self.code.modules.get(idx) else {
                 return Err(EvalError::runtime("internal error: module registry"));
             };
             if !entry.loaded {
@@ -102,13 +105,13 @@ impl Vm {
         let proto = self.compile_file(id, &stem)?;
         let env = self.new_module_scope();
         let obj = self.heap.alloc(Obj::Module(ModuleObj { name: stem, env }));
-        self.modules.push(ModuleEntry {
+        self.code.modules.push(ModuleEntry {
             path,
             obj,
             loaded: false,
         });
         self.check_depth()?;
-        let index = self.modules.len() as u32 - 1;
+        let index = self.code.modules.len() as u32 - 1;
         self.cur.frames.push(Frame {
             proto,
             ip: 0,
@@ -133,7 +136,7 @@ impl Vm {
         index: u32,
         names: &[(Option<Symbol>, Symbol)],
     ) -> EvalResult<()> {
-        if let Some(m) = self.modules.get_mut(index as usize) {
+        if let Some(m) = self.code.modules.get_mut(index as usize) {
             m.loaded = true;
         }
         self.bind_import(module, names).map_err(|e| {

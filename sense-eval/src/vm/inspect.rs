@@ -174,6 +174,7 @@ impl Vm {
                     .copied()
                     .unwrap_or_default();
                 let file = self
+                    .code
                     .files
                     .get(proto.file.0 as usize)
                     .map(|e| e.source.name().to_string())
@@ -221,7 +222,8 @@ impl Vm {
     /// The parameters of a compiled body: each name and the text of its
     /// type annotation, if any.
     pub fn proto_params(&self, id: crate::proto::ProtoId) -> Vec<(String, Option<String>)> {
-        self.protos
+        self.code
+            .protos
             .get(id.0 as usize)
             .map(|p| {
                 p.params
@@ -239,7 +241,7 @@ impl Vm {
 
     /// The declared return type of a compiled body, as written.
     pub fn proto_return(&self, id: crate::proto::ProtoId) -> Option<String> {
-        let p = self.protos.get(id.0 as usize)?;
+        let p = self.code.protos.get(id.0 as usize)?;
         p.ret.as_ref().map(|a| a.text.to_string())
     }
 
@@ -249,6 +251,7 @@ impl Vm {
     /// collections and is saved in snapshots. Found again after a restore.
     pub fn host_scope(&mut self, main: ScopeRef) -> ScopeRef {
         let found = self
+            .hooks
             .pinned
             .iter()
             .copied()
@@ -399,13 +402,13 @@ impl Vm {
         &mut self,
         code: &str,
     ) -> EvalResult<(crate::proto::ProtoId, crate::proto::FileId)> {
-        let found = self.units.iter().find(|(file, _, _, count)| {
-            *count > 0
-                && self
-                    .files
-                    .get(file.0 as usize)
-                    .is_some_and(|f| f.source.name() == HOST_CALL_FILE && f.source.text() == code)
-        });
+        let found =
+            self.code.units.iter().find(|(file, _, _, count)| {
+                *count > 0
+                    && self.code.files.get(file.0 as usize).is_some_and(|f| {
+                        f.source.name() == HOST_CALL_FILE && f.source.text() == code
+                    })
+            });
         if let Some(&(file, _, first, count)) = found {
             return Ok((crate::proto::ProtoId(first + count - 1), file));
         }

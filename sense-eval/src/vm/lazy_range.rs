@@ -33,6 +33,7 @@ impl Vm {
             return false;
         };
         let is_range = self
+            .registries
             .natives
             .get(id.0 as usize)
             .is_some_and(|def| def.name == "range" && matches!(def.imp, NativeImpl::Builtin(_)));

@@ -574,19 +574,34 @@ impl Vm {
                 },
             },
             TypeSpec::Function => self.type_name(v) == "Function",
-            TypeSpec::Answer(inner) => match v {
-                Value::Obj(r) => match self.heap.get(r) {
-                    Obj::Ext(x) if x.kind().type_name() == "Answer" => {
-                        match x.kind().annotated_value(self, r) {
-                            Some(v) => inner.as_ref().is_none_or(|t| self.matches(v, t)),
-                            None => false,
-                        }
-                    }
-                    _ => false,
-                },
-                _ => false,
-            },
             TypeSpec::Kind(k) => self.type_name(v) == *k,
+            TypeSpec::Named { name, param } => self.matches_named(v, name, param.as_deref()),
+        }
+    }
+
+    /// Does `v` satisfy the annotation `name` / `name<param>` of an
+    /// extension kind? The registered kind that claims the name decides:
+    /// `v` must be one of its objects, and `param`, if given, checks the
+    /// value the kind annotates ([`ObjectKind::annotated_value`]; a kind
+    /// without one ignores it). A name no kind claims matches everything.
+    ///
+    /// [`ObjectKind::annotated_value`]: crate::kind::ObjectKind::annotated_value
+    #[cold]
+    fn matches_named(&self, v: Value, name: &str, param: Option<&TypeSpec>) -> bool {
+        let Some(kind) = self.registries.kind_annotated(name) else {
+            return true;
+        };
+        let Value::Obj(r) = v else {
+            return false;
+        };
+        match self.heap.try_get(r) {
+            Some(Obj::Ext(x)) if x.kind().name() == kind.name() => {
+                match (param, kind.annotated_value(self, r)) {
+                    (Some(t), Some(inner)) => self.matches(inner, t),
+                    _ => true,
+                }
+            }
+            _ => false,
         }
     }
 }

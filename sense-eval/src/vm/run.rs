@@ -22,12 +22,12 @@ impl Vm {
         // The code being run, held by its own `Arc` so the loop can use
         // `self` mutably. Kept across frame changes: a call or return that
         // stays in the same function (recursion) takes no new reference.
-        let mut proto = Arc::clone(&self.empty_proto);
+        let mut proto = Arc::clone(self.code.empty_proto());
         'frames: loop {
             let Some(frame) = self.cur.frames.last() else {
                 return Err(EvalError::runtime("internal error: no frame to run"));
             };
-            let Some(current) = self.protos.get(frame.proto.0 as usize) else {
+            let Some(current) = self.code.protos.get(frame.proto.0 as usize) else {
                 return Err(bad_code());
             };
             if !Arc::ptr_eq(current, &proto) {

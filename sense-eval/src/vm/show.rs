@@ -179,7 +179,12 @@ impl Vm {
             }
             Value::Native(id) => {
                 out.push_str("<builtin ");
-                out.push_str(self.natives.get(id.0 as usize).map_or("?", |n| &n.name));
+                out.push_str(
+                    self.registries
+                        .natives
+                        .get(id.0 as usize)
+                        .map_or("?", |n| &n.name),
+                );
                 out.push('>');
             }
             Value::Obj(r) => self.show_object(r, out, depth, python, cap, path)?,

@@ -116,7 +116,8 @@ impl Vm {
     pub(crate) fn clear_interrupt(&mut self, agent: ObjRef) {
         let was_set = self.agent_ref(agent).is_some_and(|a| a.finish_interrupt());
         if was_set {
-            self.interrupt
+            self.hooks
+                .interrupt
                 .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
         }
     }

@@ -212,7 +212,7 @@ impl Vm {
                 _ => false,
             };
             if requested {
-                self.interrupt.fetch_sub(1, Ordering::AcqRel);
+                self.hooks.interrupt.fetch_sub(1, Ordering::AcqRel);
                 return self.pause_at_safepoint(agent, PauseKind::HostRequest);
             }
         }
