@@ -24,7 +24,7 @@ use crate::proto::{FileId, Proto};
 use crate::scope::Scope;
 use crate::symbol::Interner;
 use crate::value::Value;
-use crate::vm::{AuditEntry, Fiber, ModuleEntry, TestResult, Vm};
+use crate::vm::{Fiber, ModuleEntry, TestResult, Vm};
 use sense_syntax::SourceFile;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -32,9 +32,9 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"SENSESNP";
 /// The snapshot format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Bumped whenever the meaning of compiled code changes.
-const CODE_VERSION: &[u8] = b"sense-code-2";
+const CODE_VERSION: &[u8] = b"sense-code-3";
 
 #[derive(Serialize, Deserialize)]
 struct FileImage {
@@ -80,7 +80,7 @@ struct ImageOut<'a> {
     globals: ScopeRef,
     modules: Vec<ModuleImage>,
     tests: &'a [TestResult],
-    audit: &'a [AuditEntry],
+    ext_states: Vec<(String, Vec<u8>)>,
     cur: &'a Fiber,
     callers: &'a [Box<Fiber>],
     stop_depth: u64,
@@ -109,7 +109,7 @@ struct ImageIn {
     globals: ScopeRef,
     modules: Vec<ModuleImage>,
     tests: Vec<TestResult>,
-    audit: Vec<AuditEntry>,
+    ext_states: Vec<(String, Vec<u8>)>,
     cur: Box<Fiber>,
     #[allow(clippy::vec_box)]
     callers: Vec<Box<Fiber>>,
@@ -249,7 +249,7 @@ impl Vm {
                 })
                 .collect(),
             tests: &self.tests,
-            audit: &self.audit_log,
+            ext_states: self.encode_saved_states()?,
             cur: &self.cur,
             callers: &self.callers,
             stop_depth: self.stop_depth as u64,
@@ -380,11 +380,6 @@ impl Vm {
         if stop_depth > image.callers.len() || drives.iter().any(|d| *d > image.callers.len()) {
             return Err(corrupt("the fiber stack is inconsistent"));
         }
-        for d in &image.audit {
-            if d.lineage.len() > 1 << 20 {
-                return Err(corrupt("the audit log is damaged"));
-            }
-        }
 
         self.interner = fresh.interner;
         self.files = fresh.files;
@@ -395,7 +390,6 @@ impl Vm {
         self.globals = image.globals;
         self.modules = modules;
         self.tests = image.tests;
-        self.audit_log = image.audit;
         self.caller_frames = image.callers.iter().map(|f| f.frames.len()).sum();
         self.cur = image.cur;
         self.callers = image.callers;
@@ -414,6 +408,7 @@ impl Vm {
             }
         }
         self.steps = image.steps;
+        self.decode_saved_states(&image.ext_states)?;
         self.reopen_resources();
         Ok(image.host)
     }

@@ -11,6 +11,8 @@ mod call;
 mod code_store;
 mod embed;
 mod ext;
+mod ext_call;
+mod ext_state;
 mod fiber;
 pub(crate) mod graph;
 mod import;
@@ -19,18 +21,16 @@ mod lazy_range;
 mod names;
 mod ops;
 mod run;
-mod safety;
+mod scope_slots;
 mod show;
 mod tasks;
-mod tool_view;
 mod unwind;
 
 pub use embed::CallerSlot;
+pub use ext_state::{SavedState, SettingHook};
 pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
 pub use inspect::{AgentReport, FrameReport};
-pub use safety::AuditEntry;
 pub(crate) use tasks::Blocked;
-pub use tool_view::ToolSignature;
 
 use crate::builtins::{self, NativeDef};
 use crate::compile::{CodeSink, TopLevelCompiler, compile_echo_program};
@@ -228,8 +228,10 @@ pub struct Vm {
     pub(crate) host_names: Vec<String>,
     /// Scopes the host keeps (the main program's scope): collection roots.
     pub(crate) pinned: Vec<ScopeRef>,
-    /// The audit log (AGENTS.md §4.9).
-    pub(crate) audit_log: Vec<safety::AuditEntry>,
+    /// Host-layer states that snapshots carry ([`Vm::register_saved_state`]).
+    pub(crate) saved_states: Vec<ext_state::SavedStateEntry>,
+    /// `set NAME = value` targets ([`Vm::register_setting`]).
+    pub(crate) settings: Vec<(&'static str, SettingHook)>,
     /// Frame indexes of nested runs in progress (innermost last): errors
     /// and `break` never unwind below them.
     pub(crate) nested: Vec<usize>,
@@ -311,7 +313,8 @@ impl Vm {
             host_fns: Vec::new(),
             host_names: Vec::new(),
             pinned: Vec::new(),
-            audit_log: Vec::new(),
+            saved_states: Vec::new(),
+            settings: Vec::new(),
             nested: Vec::new(),
             units: Vec::new(),
             result: Value::Nil,
