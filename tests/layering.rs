@@ -113,6 +113,28 @@ const NAMES_KEPT_OUT_OF_SENSE_EVAL: &[&str] = &[
     "memory_store",
     "memory_items",
     "memory_entries",
+    // Policy, tools, actions and audit (sense-agents/src/kinds/tool.rs,
+    // kinds/action.rs, policy.rs, audit.rs).
+    "ToolObj",
+    "ToolInfo",
+    "ToolDecl",
+    "ToolSignature",
+    "tool_signature",
+    "call_tool",
+    "ActionObj",
+    "ActionDeclObj",
+    "ActionState",
+    "ActionInfo",
+    "ActionDecl",
+    "ActionCommit",
+    "prepare_action",
+    "AuditEntry",
+    "audit_log",
+    "audit_entries",
+    "capability_allowed",
+    "exec_policy",
+    "PolicyRules",
+    "FrameTag",
 ];
 
 /// Package names in `cargo tree --prefix none --format {p}` output.

@@ -73,6 +73,20 @@ impl Runtime {
         self.vm().register_kind(kind);
     }
 
+    /// Dry run (`sense run --dry-run`): action commits and rollbacks are
+    /// checked against policy and audited but run no bodies. Off by
+    /// default; not part of a snapshot.
+    pub fn set_dry_run(&mut self, on: bool) {
+        self.vm().set_ext_state(action::DryRun(on));
+    }
+
+    /// Whether dry run is on ([`Runtime::set_dry_run`]).
+    pub fn dry_run(&self) -> bool {
+        self.vm_ref()
+            .ext_state_ref::<action::DryRun>()
+            .is_some_and(|d| d.0)
+    }
+
     /// Chooses where `persistent memory` logs are kept: `open` opens
     /// (creating if needed) the log at a path. The default is the SQLite
     /// log of [`crate::memory::open_sqlite`]. Set it before running code or

@@ -84,8 +84,6 @@ pub struct Config {
     /// (strings, arrays, objects, scopes). Crossing it is a
     /// `SenseRuntimeError` ("out of memory"), never an abort.
     pub max_heap: usize,
-    /// `--dry-run`: actions check everything but run no bodies.
-    pub dry_run: bool,
     /// Where `persistent memory` databases without an explicit path go
     /// (overrides `SENSE_MEMORY_DIR`).
     pub memory_dir: Option<PathBuf>,
@@ -110,7 +108,6 @@ impl Default for Config {
             max_string_len: 256 * 1024 * 1024,
             max_array_len: 64 * 1024 * 1024,
             max_heap: DEFAULT_MAX_HEAP,
-            dry_run: false,
             memory_dir: None,
             checkpoint_on_pause: false,
             gc_stress: false,

@@ -419,7 +419,7 @@ fn commit(
         )
         .lineless());
     }
-    if vm.config().dry_run {
+    if dry_run(vm) {
         set_state(vm, obj, ActionState::Committed);
         let detail = Some("dry run \u{2014} body not executed".to_string());
         audit::record(vm, &decl.kind, name, "committed", detail, None, env);
@@ -478,7 +478,7 @@ fn rollback(
         audit::record(vm, &decl.kind, name, "denied", detail, Some(line), env);
         return Err(policy_error(name, cap).lineless());
     }
-    if vm.config().dry_run {
+    if dry_run(vm) {
         set_state(vm, obj, ActionState::RolledBack);
         let detail = Some("dry run \u{2014} rollback not executed".to_string());
         audit::record(vm, &decl.kind, name, "rolled_back", detail, Some(line), env);
@@ -501,6 +501,16 @@ fn rollback(
             line,
         }),
     }))
+}
+
+/// Dry run (`sense run --dry-run`): commits and rollbacks check
+/// everything and are audited, but run no bodies. Runtime state, not
+/// part of a snapshot (set it again on a restored runtime).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DryRun(pub bool);
+
+fn dry_run(vm: &Vm) -> bool {
+    vm.ext_state_ref::<DryRun>().is_some_and(|d| d.0)
 }
 
 /// The action statements (`reversible action …`, `irreversible action …`).
