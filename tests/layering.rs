@@ -135,6 +135,12 @@ const NAMES_KEPT_OUT_OF_SENSE_EVAL: &[&str] = &[
     "exec_policy",
     "PolicyRules",
     "FrameTag",
+    "lineage",
+    "AuditLog",
+    "DryRun",
+    "dry_run",
+    "delegation",
+    "set_delegation",
 ];
 
 /// Package names in `cargo tree --prefix none --format {p}` output.

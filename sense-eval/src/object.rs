@@ -87,7 +87,7 @@ impl Method {
 }
 
 /// A method bound to its receiver (`<builtin recv.method>`), remembering
-/// where the member access happened: policy checks and error lines use
+/// where the member access happened: the kind's checks and error lines use
 /// that place, as the reference's bound builtins do.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct BoundMethod {

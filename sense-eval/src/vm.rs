@@ -1,7 +1,7 @@
 //! The virtual machine: code store, heap, globals, fibers and the run loop.
 //!
 //! A `Vm` is one Sense "interpreter run": one global scope, one module
-//! cache, one audit log, any number of agents. It runs on whichever thread
+//! cache, any number of agents. It runs on whichever thread
 //! calls it; nothing in it spawns threads. All execution state is data in
 //! fibers (see [`Fiber`]), so the run loop can stop at any instruction —
 //! a pause — and continue later.

@@ -41,7 +41,7 @@ impl Vm {
         }
     }
 
-    /// Calls a tool, prepares an action, or runs a bound method.
+    /// Calls an extension object (its kind decides) or runs a bound method.
     fn call_object(
         &mut self,
         r: crate::heap::ObjRef,

@@ -27,7 +27,12 @@ impl Vm {
             return Err(EvalError::runtime("not an extension object"));
         };
         let kind = x.kind();
-        let args: Vec<Value> = self.stack_from(callee_at + 1)[..argc].to_vec();
+        let args: Vec<Value> = self.stack_from(callee_at + 1).to_vec();
+        if args.len() != argc {
+            return Err(EvalError::runtime(
+                "internal error: malformed call (damaged state)",
+            ));
+        }
         let outcome = kind.call(self, r, &args, caller, line)?;
         self.finish_ext_call(callee_at, outcome)
     }

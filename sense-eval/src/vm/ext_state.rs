@@ -20,11 +20,14 @@ pub trait SavedState: Send + Sized + 'static {
     fn decode(bytes: &[u8]) -> Result<Self, String>;
 }
 
+/// Encodes a state, if the VM holds it.
+type SaveFn = fn(&Vm) -> Option<Result<Vec<u8>, String>>;
+
 /// A registered [`SavedState`], with its type erased.
 #[derive(Clone, Copy)]
 pub(crate) struct SavedStateEntry {
     pub(crate) name: &'static str,
-    pub(crate) save: fn(&Vm) -> Option<Result<Vec<u8>, String>>,
+    pub(crate) save: SaveFn,
     pub(crate) load: fn(&mut Vm, &[u8]) -> Result<(), String>,
 }
 

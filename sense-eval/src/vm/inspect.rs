@@ -243,9 +243,9 @@ impl Vm {
         p.ret.as_ref().map(|a| a.text.to_string())
     }
 
-    /// The scope the host's own calls run in: a child of `main` (so every
-    /// capability check sees the main program's policy) that is pinned, so
-    /// what it holds — action instances the host prepared — survives
+    /// The scope the host's own calls run in: a child of `main` (so what
+    /// the callee looks up along the scope chain is the main program's)
+    /// that is pinned, so what it holds — objects the host keeps — survives
     /// collections and is saved in snapshots. Found again after a restore.
     pub fn host_scope(&mut self, main: ScopeRef) -> ScopeRef {
         let found = self
@@ -282,10 +282,9 @@ impl Vm {
     }
 
     /// Calls `callee` with `args` from the host scope exactly as the Sense
-    /// statement `callee(a0, a1, …)` written there would: a tool call is
-    /// checked against the host scope's (that is, the main program's)
-    /// policy and audited, calling an action declaration prepares an
-    /// instance, and the call runs on the VM's own loop. The code run is
+    /// statement `callee(a0, a1, …)` written there would (whatever the
+    /// callee's kind checks, it checks against the host scope, a child of
+    /// the main program's), and the call runs on the VM's own loop. The code run is
     /// generated from fixed names only — `callee` and the arguments are
     /// bound to variables first — so nothing the host passes is ever
     /// parsed as code. With `awaited`, the call's result is awaited (an
