@@ -12,9 +12,14 @@ use crate::proto::ProtoId;
 use crate::symbol::Symbol;
 use crate::value::Value;
 
+// The entry points the run loop reaches are kept out of line (`cold`,
+// `inline(never)`): inlined, they make the loop's own code larger and its
+// common instructions slower (benches/icount).
 impl Vm {
     /// Calls extension object `r` with the `argc` arguments above
     /// `callee_at`; true when a body frame was pushed.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn call_ext(
         &mut self,
         r: ObjRef,
@@ -39,6 +44,8 @@ impl Vm {
 
     /// Puts the outcome of an extension call in place of the callee and
     /// its arguments: the value, or a body frame (true).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn finish_ext_call(
         &mut self,
         callee_at: usize,
@@ -74,6 +81,8 @@ impl Vm {
     }
 
     /// A body run for `x.obj` returned `v`: its kind decides the result.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn ext_body_returned(&mut self, x: ExtFrame, v: Value) -> EvalResult<Value> {
         match self.heap.try_get(x.obj) {
             Some(Obj::Ext(e)) => {
@@ -85,6 +94,8 @@ impl Vm {
     }
 
     /// An error unwinds through a body run for `x.obj`.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn ext_body_failed(&mut self, x: ExtFrame, err: &EvalError) {
         if let Some(Obj::Ext(e)) = self.heap.try_get(x.obj) {
             let kind = e.kind();

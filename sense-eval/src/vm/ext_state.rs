@@ -92,7 +92,10 @@ impl Vm {
         self.settings.push((name, hook));
     }
 
-    /// `set NAME = value`, through the registered hook.
+    /// `set NAME = value`, through the registered hook (out of line: see
+    /// `Vm::exec_declare`).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn exec_set(&mut self, name: crate::symbol::Symbol, v: Value) -> EvalResult<()> {
         let target = self.interner.name(name);
         if let Some(&(_, hook)) = self.settings.iter().find(|(n, _)| *n == target) {
