@@ -146,3 +146,28 @@ fn tool_and_action_bodies_survive_compaction_and_restore() {
         later.audit_log()
     );
 }
+
+/// A snapshot that holds no audit log (taken by a VM that never had one)
+/// restores with an empty one, which records what runs next.
+#[test]
+fn a_snapshot_without_an_audit_log_restores_an_empty_one() {
+    let mut vm = sense_eval::Vm::new(sense_eval::Config::default());
+    for def in sense_agents::kinds::natives() {
+        vm.register_native(def);
+    }
+    let src = sense_syntax::SourceFile::new("p.sns", "x = 1\n");
+    vm.run_main(src, None, None).unwrap();
+    // The runtime's own host blob: no main scope, no subject.
+    let bytes = vm.snapshot(&[0, 0]).unwrap();
+
+    let (mut rt, out) = runtime();
+    rt.restore_snapshot(&bytes).unwrap();
+    assert_eq!(rt.audit_log(), Vec::<String>::new());
+    rt.run_source("t.sns", "tool t():\n    return 1\nprint(t())\n")
+        .unwrap();
+    assert_eq!(
+        rt.audit_log(),
+        vec!["[line 3] tool 't' -> called".to_string()]
+    );
+    assert_eq!(*out.lock().unwrap(), "1\n");
+}

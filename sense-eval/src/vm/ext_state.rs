@@ -8,8 +8,9 @@ use crate::value::Value;
 
 /// State a higher crate keeps in the VM ([`Vm::set_ext_state`]) that a
 /// snapshot carries (e.g. a log of what the program did). Register it
-/// with [`Vm::register_saved_state`].
-pub trait SavedState: Send + Sized + 'static {
+/// with [`Vm::register_saved_state`]. A snapshot that does not hold it
+/// restores it as its `Default`.
+pub trait SavedState: Default + Send + Sized + 'static {
     /// The name its bytes are stored under: renaming it breaks old
     /// snapshots.
     const NAME: &'static str;
@@ -29,10 +30,15 @@ pub(crate) struct SavedStateEntry {
     pub(crate) name: &'static str,
     pub(crate) save: SaveFn,
     pub(crate) load: fn(&mut Vm, &[u8]) -> Result<(), String>,
+    pub(crate) reset: fn(&mut Vm),
 }
 
 fn save<T: SavedState>(vm: &Vm) -> Option<Result<Vec<u8>, String>> {
     vm.ext_state_ref::<T>().map(T::encode)
+}
+
+fn reset<T: SavedState>(vm: &mut Vm) {
+    vm.set_ext_state(T::default());
 }
 
 fn load<T: SavedState>(vm: &mut Vm, bytes: &[u8]) -> Result<(), String> {
@@ -53,6 +59,7 @@ impl Vm {
             name: T::NAME,
             save: save::<T>,
             load: load::<T>,
+            reset: reset::<T>,
         });
     }
 
@@ -70,9 +77,15 @@ impl Vm {
         Ok(out)
     }
 
-    /// Restores the saved states of a snapshot through the registry.
+    /// Restores the saved states of a snapshot through the registry (a
+    /// registered state the snapshot does not hold starts afresh).
     pub(crate) fn decode_saved_states(&mut self, states: &[(String, Vec<u8>)]) -> EvalResult<()> {
         let corrupt = |what: String| EvalError::runtime(format!("cannot restore snapshot: {what}"));
+        for entry in self.saved_states.clone() {
+            if !states.iter().any(|(name, _)| name == entry.name) {
+                (entry.reset)(self);
+            }
+        }
         for (name, bytes) in states {
             let Some(entry) = self.saved_states.iter().find(|s| s.name == name).copied() else {
                 return Err(corrupt(format!(
