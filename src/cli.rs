@@ -200,11 +200,7 @@ pub fn main() -> i32 {
     match cli.command {
         None => repl::repl(None),
         Some(Command::Repl { path }) => repl::repl(path.as_deref()),
-        Some(Command::Run(args)) => {
-            let mut config = args.limits.config();
-            config.dry_run = args.dry_run;
-            run::run(&args.path, config)
-        }
+        Some(Command::Run(args)) => run::run(&args.path, args.limits.config(), args.dry_run),
         Some(Command::Test { path }) => test::test(&path),
         Some(Command::Fmt { path, write, check }) => fmt::fmt(&path, write, check),
         Some(Command::Start {

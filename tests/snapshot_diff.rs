@@ -40,8 +40,9 @@ impl Io {
         }
     }
 
-    fn runtime(&self, config: &sense::Config) -> Runtime {
-        let mut rt = Runtime::with_config(config.clone());
+    fn runtime(&self, setup: &Setup) -> Runtime {
+        let mut rt = Runtime::with_config(setup.config.clone());
+        rt.set_dry_run(setup.dry_run);
         let out = self.out.clone();
         rt.set_output(move |s| out.lock().unwrap().push_str(s));
         let input = self.input.clone();
@@ -68,14 +69,9 @@ fn paused_agents(rt: &Runtime) -> Vec<String> {
         .collect()
 }
 
-fn run(
-    path: &Path,
-    config: &sense::Config,
-    stdin: &str,
-    checkpoints: bool,
-) -> Result<Outcome, String> {
+fn run(path: &Path, setup: &Setup, stdin: &str, checkpoints: bool) -> Result<Outcome, String> {
     let io = Io::new(stdin);
-    let mut rt = io.runtime(config);
+    let mut rt = io.runtime(setup);
     if !checkpoints {
         let error = rt.run_file(path).err().map(|e| e.rendered().to_string());
         let output = io.out.lock().unwrap().clone();
@@ -97,8 +93,8 @@ fn run(
                 let bytes = rt
                     .snapshot()
                     .map_err(|e| format!("snapshot at checkpoint {count}: {e}"))?;
-                let mut stepped = config.clone();
-                stepped.checkpoint_on_pause = true;
+                let mut stepped = setup.clone();
+                stepped.config.checkpoint_on_pause = true;
                 let mut fresh = io.runtime(&stepped);
                 fresh
                     .restore_snapshot(&bytes)
@@ -117,12 +113,20 @@ fn run(
     })
 }
 
+/// What a case runs with: the limits and whether it is a dry run.
+#[derive(Clone, Default)]
+struct Setup {
+    config: sense::Config,
+    dry_run: bool,
+}
+
 /// The configuration a case runs with (`Ok(Err(why))`: it is no plain run).
-fn plain_run_config(script: &Path) -> Result<Result<sense::Config, String>, Failed> {
+fn plain_run_config(script: &Path) -> Result<Result<Setup, String>, Failed> {
     let text = std::fs::read_to_string(script).map_err(|e| format!("{}: {e}", script.display()))?;
     let mut config = sense::Config::default();
+    let mut dry_run = false;
     let Some(args) = text.lines().next().and_then(|l| l.strip_prefix("# args:")) else {
-        return Ok(Ok(config));
+        return Ok(Ok(Setup::default()));
     };
     let args: Vec<&str> = args.split_whitespace().collect();
     let not_plain = || Ok(Err(format!("not a plain run: `sense {}`", args.join(" "))));
@@ -133,7 +137,7 @@ fn plain_run_config(script: &Path) -> Result<Result<sense::Config, String>, Fail
     let mut flags = flags.iter();
     while let Some(flag) = flags.next() {
         if *flag == "--dry-run" {
-            config.dry_run = true;
+            dry_run = true;
             continue;
         }
         let Some(n) = flags.next().and_then(|v| v.parse::<usize>().ok()) else {
@@ -147,18 +151,18 @@ fn plain_run_config(script: &Path) -> Result<Result<sense::Config, String>, Fail
             _ => return not_plain(),
         }
     }
-    Ok(Ok(config))
+    Ok(Ok(Setup { config, dry_run }))
 }
 
-fn case(script: &Path, mut config: sense::Config) -> Result<(), Failed> {
+fn case(script: &Path, mut setup: Setup) -> Result<(), Failed> {
     let stdin = std::fs::read_to_string(script.with_extension("in")).unwrap_or_default();
     let tag = script.to_string_lossy().replace(['/', '\\', '.'], "_");
     let memory = std::env::temp_dir().join(format!("sense-snapdiff-{}-{tag}", std::process::id()));
-    config.memory_dir = Some(memory.clone());
+    setup.config.memory_dir = Some(memory.clone());
     let _ = std::fs::remove_dir_all(&memory);
-    let plain = run(script, &config, &stdin, false)?;
+    let plain = run(script, &setup, &stdin, false)?;
     let _ = std::fs::remove_dir_all(&memory);
-    let stepped = run(script, &config, &stdin, true)?;
+    let stepped = run(script, &setup, &stdin, true)?;
     let _ = std::fs::remove_dir_all(&memory);
     if let Ok(log) = std::env::var("SENSE_SNAPDIFF_LOG") {
         use std::io::Write;

@@ -11,14 +11,17 @@
 //! also keeps the action instances the host prepared alive — across
 //! collections and across a snapshot and restore.
 
+pub use crate::audit::AuditEntry;
 use crate::error::Error;
 use crate::handle::AgentId;
+pub use crate::kinds::action::ActionState;
+use crate::kinds::action::{ActionDeclObj, ActionObj};
 use crate::kinds::memory::MemoryObj;
+use crate::kinds::tool::ToolObj;
 use crate::runtime::Runtime;
 use sense_eval::heap::{ObjRef, ScopeRef};
-use sense_eval::object::{ActionState, Method, Obj};
-use sense_eval::vm::AuditEntry;
-use sense_eval::{EvalError, HostValue, Value};
+use sense_eval::object::Obj;
+use sense_eval::{EvalError, HostValue, Value, Vm};
 
 /// A parameter of a tool or action.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -139,12 +142,12 @@ impl ActionStep {
         })
     }
 
-    fn method(self) -> Method {
+    fn method(self) -> &'static str {
         match self {
-            ActionStep::Verify => Method::Verify,
-            ActionStep::Approve => Method::Approve,
-            ActionStep::Commit => Method::Commit,
-            ActionStep::Rollback => Method::Rollback,
+            ActionStep::Verify => "verify",
+            ActionStep::Approve => "approve",
+            ActionStep::Commit => "commit",
+            ActionStep::Rollback => "rollback",
         }
     }
 }
@@ -175,7 +178,25 @@ impl Runtime {
     fn allowed_at_top(&self, cap: Option<&str>) -> bool {
         let vm = self.vm_ref();
         let env = self.main_env.unwrap_or_else(|| vm.globals());
-        cap.is_none_or(|c| vm.capability_allowed(env, c))
+        cap.is_none_or(|c| crate::policy::capability_allowed(vm, env, c))
+    }
+
+    /// Runs a generated host call in `scope` and then drops the line of
+    /// the audit entries the generated line itself recorded there (its
+    /// line 1 means nothing in the program).
+    fn host_audited<T>(&mut self, scope: ScopeRef, f: impl FnOnce(&mut Vm) -> T) -> T {
+        let vm = self.vm();
+        let lineage = crate::audit::lineage(vm, scope);
+        let from = crate::audit::entries(vm).len();
+        let out = f(vm);
+        if let Some(log) = crate::audit::entries_mut(vm) {
+            for e in log.iter_mut().skip(from) {
+                if e.line == Some(1) && e.lineage == lineage {
+                    e.line = None;
+                }
+            }
+        }
+        out
     }
 
     /// Every live object that `pick` accepts, with its heap slot, in slot order.
@@ -197,7 +218,7 @@ impl Runtime {
     /// Every declared tool that is still alive, in declaration order.
     pub fn tools(&self) -> Vec<ToolReport> {
         let tools = self.objects(|o| match o {
-            Obj::Tool(t) => Some((**t).clone()),
+            Obj::Ext(x) => x.downcast_ref::<ToolObj>().cloned(),
             _ => None,
         });
         let names: Vec<(u32, String)> = tools.iter().map(|(i, t)| (*i, t.name.clone())).collect();
@@ -219,7 +240,7 @@ impl Runtime {
     /// Every declared action that is still alive, in declaration order.
     pub fn action_declarations(&self) -> Vec<ActionDeclReport> {
         let decls = self.objects(|o| match o {
-            Obj::ActionDecl(d) => Some((**d).clone()),
+            Obj::Ext(x) => x.downcast_ref::<ActionDeclObj>().cloned(),
             _ => None,
         });
         let names: Vec<(u32, String)> = decls.iter().map(|(i, d)| (*i, d.name.clone())).collect();
@@ -242,15 +263,13 @@ impl Runtime {
     /// and the host's — oldest slot first.
     pub fn action_instances(&self) -> Vec<ActionReport> {
         self.objects(|o| match o {
-            Obj::Action(a) => Some((**a).clone()),
+            Obj::Ext(x) => x.downcast_ref::<ActionObj>().cloned(),
             _ => None,
         })
         .into_iter()
         .filter_map(|(id, a)| {
             let vm = self.vm_ref();
-            let Some(Obj::ActionDecl(d)) = vm.heap().try_get(a.decl) else {
-                return None;
-            };
+            let d = vm.ext_ref::<ActionDeclObj>(a.decl)?;
             Some(ActionReport {
                 id,
                 name: d.name.clone(),
@@ -273,10 +292,8 @@ impl Runtime {
 
     /// One action instance by id, if that slot still holds one.
     pub fn action_instance(&self, id: u32) -> Option<ActionReport> {
-        match self.vm_ref().heap().try_get(ObjRef(id)) {
-            Some(Obj::Action(_)) => self.action_instances().into_iter().find(|a| a.id == id),
-            _ => None,
-        }
+        self.vm_ref().ext_ref::<ActionObj>(ObjRef(id))?;
+        self.action_instances().into_iter().find(|a| a.id == id)
     }
 
     /// Every live memory with its current entries.
@@ -307,7 +324,7 @@ impl Runtime {
 
     /// The audit log, oldest first, with every field.
     pub fn audit_entries(&self) -> Vec<AuditEntry> {
-        self.vm_ref().audit_entries().to_vec()
+        crate::audit::entries(self.vm_ref()).to_vec()
     }
 
     /// The agent with this serial number, if it is alive.
@@ -337,15 +354,15 @@ impl Runtime {
         let Some(slot) = self.tool_slot(key) else {
             return Err(Self::not_found(format!("no tool named '{key}'")));
         };
-        let is_async = matches!(
-            self.vm_ref().heap().try_get(ObjRef(slot)),
-            Some(Obj::Tool(t)) if t.is_async
-        );
+        let is_async = self
+            .vm_ref()
+            .ext_ref::<ToolObj>(ObjRef(slot))
+            .is_some_and(|t| t.is_async);
         let main = self.inspect_main();
         let scope = self.vm().host_scope(main);
-        let r = self
-            .vm()
-            .host_call(scope, Value::Obj(ObjRef(slot)), args, is_async);
+        let r = self.host_audited(scope, |vm| {
+            vm.host_call(scope, Value::Obj(ObjRef(slot)), args, is_async)
+        });
         match r {
             Ok(v) => Ok(self.vm_ref().to_host(v)),
             Err(e) => Err(self.host_error(&e)),
@@ -356,7 +373,7 @@ impl Runtime {
     pub fn tool_slot(&self, key: &str) -> Option<u32> {
         let tools = self.tools();
         let slots = self.objects(|o| match o {
-            Obj::Tool(_) => Some(()),
+            Obj::Ext(x) => x.downcast_ref::<ToolObj>().map(|_| ()),
             _ => None,
         });
         tools
@@ -369,7 +386,7 @@ impl Runtime {
     fn action_slot(&self, key: &str) -> Option<u32> {
         let decls = self.action_declarations();
         let slots = self.objects(|o| match o {
-            Obj::ActionDecl(_) => Some(()),
+            Obj::Ext(x) => x.downcast_ref::<ActionDeclObj>().map(|_| ()),
             _ => None,
         });
         decls
@@ -389,10 +406,10 @@ impl Runtime {
         };
         let main = self.inspect_main();
         let scope = self.vm().host_scope(main);
-        match self
-            .vm()
-            .host_call(scope, Value::Obj(ObjRef(slot)), args, false)
-        {
+        let r = self.host_audited(scope, |vm| {
+            vm.host_call(scope, Value::Obj(ObjRef(slot)), args, false)
+        });
+        match r {
             Ok(v @ Value::Obj(r)) => {
                 self.vm().host_keep(scope, v);
                 Ok(r.0)
@@ -406,15 +423,13 @@ impl Runtime {
     /// top level, with the same checks and audit entries as in a program
     /// (a commit or rollback body runs). Returns the step's value.
     pub fn run_action_step(&mut self, id: u32, step: ActionStep) -> Result<HostValue, Error> {
-        if !matches!(
-            self.vm_ref().heap().try_get(ObjRef(id)),
-            Some(Obj::Action(_))
-        ) {
+        if self.vm_ref().ext_ref::<ActionObj>(ObjRef(id)).is_none() {
             return Err(Self::not_found(format!("no action instance {id}")));
         }
         let main = self.inspect_main();
         let scope = self.vm().host_scope(main);
-        match self.vm().host_method(scope, ObjRef(id), step.method()) {
+        let r = self.host_audited(scope, |vm| vm.host_method(scope, ObjRef(id), step.method()));
+        match r {
             Ok(v) => Ok(self.vm_ref().to_host(v)),
             Err(e) => Err(self.host_error(&e)),
         }
@@ -422,10 +437,9 @@ impl Runtime {
 
     /// The state of an action instance, if `id` still holds one.
     pub fn action_state(&self, id: u32) -> Option<ActionState> {
-        match self.vm_ref().heap().try_get(ObjRef(id)) {
-            Some(Obj::Action(a)) => Some(a.state),
-            _ => None,
-        }
+        self.vm_ref()
+            .ext_ref::<ActionObj>(ObjRef(id))
+            .map(|a| a.state)
     }
 }
 

@@ -7,11 +7,13 @@
 //! the same way with [`Runtime::register_kind`] and
 //! [`Runtime::register_native`].
 
+pub mod action;
 pub mod answer;
 pub mod memory;
 pub mod model;
 pub mod model_tools;
 pub mod skill;
+pub mod tool;
 pub mod tool_server;
 
 use crate::Runtime;
@@ -28,8 +30,17 @@ pub(crate) fn install(vm: &mut Vm) {
     vm.register_kind(&tool_server::MCP_SERVER);
     vm.register_kind(&tool_server::MCP_TOOL);
     vm.register_kind(&memory::MEMORY);
+    vm.register_kind(&tool::TOOL);
+    vm.register_kind(&action::ACTION_DECL);
+    vm.register_kind(&action::ACTION);
+    vm.register_kind(&crate::policy::POLICY);
     vm.register_declaration(&model::MODEL_DECL);
     vm.register_declaration(&memory::MEMORY_DECL);
+    vm.register_declaration(&tool::TOOL_DECL);
+    vm.register_declaration(&action::ACTION_DECLARATION);
+    vm.register_declaration(&crate::policy::POLICY_DECL);
+    vm.register_setting("delegation", model::set_delegation);
+    crate::audit::install(vm);
     // Persistent memories are SQLite logs unless the host chooses a store
     // (`Runtime::set_memory_store`).
     vm.set_ext_state(memory::MemoryStore(crate::memory::open_sqlite));
@@ -41,7 +52,8 @@ pub(crate) fn install(vm: &mut Vm) {
 /// Every native this crate adds to the core's builtins, in the order they
 /// are installed.
 pub fn natives() -> Vec<NativeDef> {
-    let mut v = model::natives();
+    let mut v = crate::audit::natives();
+    v.extend(model::natives());
     v.extend(skill::natives());
     v.extend(tool_server::natives());
     v
@@ -59,6 +71,20 @@ impl Runtime {
     /// a snapshot (register it before [`Runtime::restore_snapshot`]).
     pub fn register_kind(&mut self, kind: &'static dyn ObjectKind) {
         self.vm().register_kind(kind);
+    }
+
+    /// Dry run (`sense run --dry-run`): action commits and rollbacks are
+    /// checked against policy and audited but run no bodies. Off by
+    /// default; not part of a snapshot.
+    pub fn set_dry_run(&mut self, on: bool) {
+        self.vm().set_ext_state(action::DryRun(on));
+    }
+
+    /// Whether dry run is on ([`Runtime::set_dry_run`]).
+    pub fn dry_run(&self) -> bool {
+        self.vm_ref()
+            .ext_state_ref::<action::DryRun>()
+            .is_some_and(|d| d.0)
     }
 
     /// Chooses where `persistent memory` logs are kept: `open` opens

@@ -7,6 +7,7 @@
 // indexing/panic in library code) come from the workspace `[lints]` table.
 
 mod agent_value;
+pub mod audit;
 mod embed;
 mod error;
 mod ffi_support;
@@ -16,6 +17,7 @@ pub mod kinds;
 pub mod literal;
 mod maintenance;
 pub mod memory;
+pub mod policy;
 pub mod provider;
 mod runtime;
 mod snapshot;

@@ -590,8 +590,7 @@ impl Runtime {
 
     /// The audit log as `audit_log()` shows it, oldest first.
     pub fn audit_log(&self) -> Vec<String> {
-        self.vm
-            .audit_entries()
+        crate::audit::entries(&self.vm)
             .iter()
             .map(|e| e.describe())
             .collect()

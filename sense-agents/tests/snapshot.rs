@@ -298,22 +298,43 @@ fn the_checked_in_v1_snapshot_is_refused_by_version() {
     let err = rt.restore_snapshot(&bytes).unwrap_err().to_string();
     assert!(
         err.contains(
-            "cannot restore snapshot: it has format version 1; this build reads version 2"
+            "cannot restore snapshot: it has format version 1; this build reads version 3"
         ),
         "{err}"
     );
     assert!(rt.subject().is_none(), "nothing was restored");
 }
 
-/// A snapshot written by the `sense` command of a format-2 build must keep
+/// A snapshot of a format-2 build (before tools, actions, policy and the
+/// audit log moved to sense-agents and their instructions became
+/// `Declare`) is refused with both versions named.
+#[test]
+fn the_checked_in_v2_snapshot_is_refused_by_version() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/snapshot_v2.bin"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    let (mut rt, _) = runtime();
+    let err = rt.restore_snapshot(&bytes).unwrap_err().to_string();
+    assert!(
+        err.contains(
+            "cannot restore snapshot: it has format version 2; this build reads version 3"
+        ),
+        "{err}"
+    );
+    assert!(rt.subject().is_none(), "nothing was restored");
+}
+
+/// A snapshot written by the `sense` command of a format-3 build must keep
 /// loading. If a change to the compiler or the format breaks this, bump
 /// `FORMAT_VERSION` deliberately and write a new fixture with
 /// `sense start examples/interview.sns interviewer --state tests/fixtures/snapshot_vN.bin`.
 #[test]
-fn the_checked_in_v2_snapshot_still_restores() {
+fn the_checked_in_v3_snapshot_still_restores() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/snapshot_v2.bin"
+        "/../tests/fixtures/snapshot_v3.bin"
     );
     let bytes = std::fs::read(path).unwrap();
     let (mut rt, out) = restored(&bytes);

@@ -116,11 +116,6 @@ fn render_op(op: Op, p: &Proto, names: &Interner, heap: &Heap) -> String {
             "AgentDecl {}",
             name(p.agents.get(i as usize).map(|a| a.name))
         ),
-        Op::ToolDecl(i) => format!("ToolDecl {}", name(p.tools.get(i as usize).map(|t| t.name))),
-        Op::ActionDecl(i) => format!(
-            "ActionDecl {}",
-            name(p.actions.get(i as usize).map(|a| a.name))
-        ),
         Op::Declare(i) => {
             let d = p.decls.get(i as usize);
             format!(

@@ -16,6 +16,7 @@
 
 use crate::error::{EvalError, EvalResult};
 use crate::heap::{Heap, ObjRef, ScopeRef, Tracer};
+use crate::proto::ProtoId;
 use crate::value::Value;
 use crate::vm::Vm;
 use std::any::Any;
@@ -41,6 +42,19 @@ pub trait ExtObject: Any + Send + Debug {
     /// against [`Config::max_heap`](crate::Config::max_heap)).
     fn heap_bytes(&self) -> usize {
         64
+    }
+
+    /// The compiled bodies this object refers to (a declared tool's body).
+    /// Restore checks they exist, and the code store keeps their unit.
+    fn protos(&self) -> Vec<ProtoId> {
+        Vec::new()
+    }
+
+    /// Rewrites every body index [`protos`](Self::protos) reports, when
+    /// the code store compacts the compiled code (`map` gives the new
+    /// index of an old one).
+    fn remap_protos(&mut self, map: &mut dyn FnMut(ProtoId) -> ProtoId) {
+        let _ = map;
     }
 }
 
@@ -132,6 +146,52 @@ pub trait ObjectKind: Sync + 'static {
         None
     }
 
+    /// Calling the object itself (`obj(args)`): the arguments are checked
+    /// by the kind. `env` and `line` are the caller's scope and line. Not
+    /// callable by default.
+    fn call(
+        &self,
+        vm: &mut Vm,
+        obj: ObjRef,
+        args: &[Value],
+        env: ScopeRef,
+        line: u32,
+    ) -> EvalResult<ExtCall> {
+        let _ = (args, env, line);
+        Err(EvalError::runtime(format!(
+            "value of type {} is not callable",
+            vm.type_name(Value::Obj(obj))
+        )))
+    }
+
+    /// Runs a method bound by [`member`](Self::member), which may instead
+    /// run a Sense body ([`ExtCall::Body`]). By default it is
+    /// [`call_method`](Self::call_method)'s value.
+    fn invoke_method(
+        &self,
+        vm: &mut Vm,
+        obj: ObjRef,
+        method: &str,
+        args: &[Value],
+        env: ScopeRef,
+        line: u32,
+    ) -> EvalResult<ExtCall> {
+        self.call_method(vm, obj, method, args, env, line)
+            .map(ExtCall::Value)
+    }
+
+    /// A body run with [`BodyCall::then`] naming an object of this kind
+    /// returned `value`; what this returns is the call's result.
+    fn body_returned(&self, vm: &mut Vm, frame: ExtFrame, value: Value) -> EvalResult<Value> {
+        let _ = (vm, frame);
+        Ok(value)
+    }
+
+    /// An error is unwinding through such a body (it will not return).
+    fn body_failed(&self, vm: &mut Vm, frame: ExtFrame, err: &EvalError) {
+        let _ = (vm, frame, err);
+    }
+
     /// Rebuilds an object from the bytes [`ExtObject::encode`] wrote.
     /// Damaged bytes are an `Err` with a message, never a panic.
     fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String>;
@@ -142,6 +202,44 @@ pub trait ObjectKind: Sync + 'static {
     fn validate(&self, _obj: &dyn ExtObject, _heap: &Heap) -> Result<(), String> {
         Ok(())
     }
+}
+
+/// What calling an extension object or one of its methods does.
+#[derive(Clone, Copy, Debug)]
+pub enum ExtCall {
+    /// It finished with this value.
+    Value(Value),
+    /// It goes on in a Sense body, whose result is the call's result.
+    Body(BodyCall),
+}
+
+/// A Sense body an extension object's call runs, as an ordinary frame of
+/// the calling fiber (so it can pause, and a snapshot holds it).
+#[derive(Clone, Copy, Debug)]
+pub struct BodyCall {
+    /// The body.
+    pub proto: ProtoId,
+    /// The scope it runs in (its parameters already defined there); its
+    /// parent is the body's enclosing scope.
+    pub env: ScopeRef,
+    /// Whom to tell when the body returns or fails
+    /// ([`ObjectKind::body_returned`], [`ObjectKind::body_failed`]);
+    /// `None` is a plain function call (its return annotation checked).
+    pub then: Option<ExtFrame>,
+}
+
+/// What a body frame run for an extension object remembers until it
+/// returns (saved in snapshots).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ExtFrame {
+    /// The object told of the outcome.
+    pub obj: ObjRef,
+    /// A scope the kind wants back (e.g. where the call was made).
+    pub env: ScopeRef,
+    /// Which of the kind's bodies this is (the kind's own numbering).
+    pub tag: u32,
+    /// The line of the call.
+    pub line: u32,
 }
 
 /// A kind of declaration statement (`model NAME = value`, `memory NAME`)

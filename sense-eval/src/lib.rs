@@ -23,7 +23,6 @@ pub mod op;
 pub mod proto;
 pub mod scope;
 pub mod snapshot;
-pub mod statics;
 pub mod symbol;
 pub mod types;
 pub mod value;

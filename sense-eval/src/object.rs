@@ -65,14 +65,6 @@ pub struct ModuleObj {
 /// `m.recall`, and any method of an extension object).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Method {
-    /// `action.verify()`
-    Verify,
-    /// `action.approve()`
-    Approve,
-    /// `action.commit()`
-    Commit,
-    /// `action.rollback()`
-    Rollback,
     /// A method of an extension object (see [`crate::kind`]), by name.
     Ext(Symbol),
 }
@@ -81,10 +73,6 @@ impl Method {
     /// The member name.
     pub fn name(self) -> &'static str {
         match self {
-            Method::Verify => "verify",
-            Method::Approve => "approve",
-            Method::Commit => "commit",
-            Method::Rollback => "rollback",
             // Named through the interner: see `Vm::method_name`.
             Method::Ext(_) => "",
         }
@@ -93,17 +81,13 @@ impl Method {
     /// How many arguments it takes.
     pub fn arity(self) -> usize {
         match self {
-            Method::Verify
-            | Method::Approve
-            | Method::Commit
-            | Method::Rollback
-            | Method::Ext(_) => 0,
+            Method::Ext(_) => 0,
         }
     }
 }
 
 /// A method bound to its receiver (`<builtin recv.method>`), remembering
-/// where the member access happened: policy checks and error lines use
+/// where the member access happened: the kind's checks and error lines use
 /// that place, as the reference's bound builtins do.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct BoundMethod {
@@ -115,88 +99,6 @@ pub struct BoundMethod {
     pub env: ScopeRef,
     /// Line of the member access.
     pub line: u32,
-}
-
-/// A `tool` declaration.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct ToolObj {
-    /// Its name.
-    pub name: String,
-    /// Its body (parameters and return type live in the proto).
-    pub proto: ProtoId,
-    /// The declaring scope.
-    pub env: ScopeRef,
-    /// `requires cap`.
-    pub capability: Option<String>,
-    /// The description string.
-    pub description: Option<String>,
-    /// `async tool`.
-    pub is_async: bool,
-}
-
-/// A `reversible`/`irreversible action` declaration.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct ActionDeclObj {
-    /// Its name.
-    pub name: String,
-    /// `reversible` or `irreversible`.
-    pub kind: crate::statics::Name,
-    /// The commit body (its parameters are the action's).
-    pub body: ProtoId,
-    /// The rollback block.
-    pub rollback: Option<ProtoId>,
-    /// The declaring scope.
-    pub env: ScopeRef,
-    /// `requires cap`.
-    pub capability: Option<String>,
-    /// `requires approval`.
-    pub approval: bool,
-}
-
-/// The states of an action instance (AGENTS.md §4.4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum ActionState {
-    /// Prepared by calling the declaration.
-    Prepared,
-    /// `.verify()` passed.
-    Verified,
-    /// `.commit()` ran (or was simulated in a dry run).
-    Committed,
-    /// A capability or approval check failed.
-    Denied,
-    /// The commit body raised.
-    Failed,
-    /// `.rollback()` ran.
-    RolledBack,
-}
-
-impl ActionState {
-    /// The state string Sense code sees.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ActionState::Prepared => "prepared",
-            ActionState::Verified => "verified",
-            ActionState::Committed => "committed",
-            ActionState::Denied => "denied",
-            ActionState::Failed => "failed",
-            ActionState::RolledBack => "rolled_back",
-        }
-    }
-}
-
-/// A prepared action.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct ActionObj {
-    /// The declaration.
-    pub decl: ObjRef,
-    /// Bound arguments.
-    pub args: Vec<(Symbol, Value)>,
-    /// Current state.
-    pub state: ActionState,
-    /// `.approve()` was called.
-    pub approved: bool,
-    /// The scope the commit body ran in (rollback runs in a child of it).
-    pub commit_env: Option<ScopeRef>,
 }
 
 /// What an async tool call has produced so far.
@@ -238,12 +140,6 @@ pub enum Obj {
     Bound(BoundMethod),
     /// An agent (with its fiber when paused).
     Agent(Box<Agent>),
-    /// A tool declaration.
-    Tool(Box<ToolObj>),
-    /// An action declaration.
-    ActionDecl(Box<ActionDeclObj>),
-    /// A prepared action.
-    Action(Box<ActionObj>),
     /// An async tool's future.
     Future(Box<FutureObj>),
     /// An object of a kind registered through the seam of [`crate::kind`].
@@ -262,17 +158,6 @@ impl Obj {
                 t.scope(b.env);
             }
             Obj::Agent(a) => a.trace(t),
-            Obj::Tool(x) => t.scope(x.env),
-            Obj::ActionDecl(x) => t.scope(x.env),
-            Obj::Action(x) => {
-                t.obj(x.decl);
-                for (_, v) in &x.args {
-                    t.value(*v);
-                }
-                if let Some(e) = x.commit_env {
-                    t.scope(e);
-                }
-            }
             Obj::Future(x) => {
                 if let FutureState::Ready(v) = x.state {
                     t.value(v);

@@ -113,12 +113,6 @@ pub enum Op {
     AgentDecl(u32),
     /// `set NAME = value`: `[v] -> []`.
     SetConfig(Symbol),
-    /// Writes `policies[i]` into the current scope.
-    Policy(u32),
-    /// Declares the tool `tools[i]`.
-    ToolDecl(u32),
-    /// Declares the action `actions[i]`.
-    ActionDecl(u32),
     /// Runs declaration `decls[i]` through the declaration kind it names
     /// (registered by a higher crate, see [`crate::kind::Declaration`]):
     /// `[v] -> []` when the declaration takes a value, else `[] -> []`.

@@ -87,38 +87,6 @@ pub struct AgentInfo {
     pub doc: Option<String>,
 }
 
-/// A `tool` declaration.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct ToolInfo {
-    /// Tool name.
-    pub name: Symbol,
-    /// Its body.
-    pub body: ProtoId,
-    /// `requires cap`.
-    pub capability: Option<String>,
-    /// Description string.
-    pub description: Option<String>,
-    /// `async tool`.
-    pub is_async: bool,
-}
-
-/// An action declaration.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct ActionInfo {
-    /// Action name.
-    pub name: Symbol,
-    /// `reversible` / `irreversible`.
-    pub kind: &'static str,
-    /// The commit body (with the action's parameters).
-    pub body: ProtoId,
-    /// The rollback block.
-    pub rollback: Option<ProtoId>,
-    /// `requires cap`.
-    pub capability: Option<String>,
-    /// `requires approval`.
-    pub approval: bool,
-}
-
 /// A declaration run by `Declare` through the declaration kind it names
 /// (`model NAME = value`, `memory NAME`, `persistent memory NAME: "path"`).
 #[derive(Clone, Debug, serde::Serialize)]
@@ -134,6 +102,14 @@ pub struct DeclInfo {
     pub flag: bool,
     /// A value is computed first and popped (`model NAME = value`).
     pub takes_value: bool,
+    /// Bodies the declaration owns (a tool's body, an action's commit and
+    /// rollback blocks), compiled like nested functions; the code store
+    /// renumbers them with the rest of the unit.
+    pub protos: Vec<ProtoId>,
+    /// Further keyword/text pairs of the statement, in source order, as
+    /// the declaration kind reads them (`requires` and a capability, a
+    /// policy's `allow`/`deny` rules, a description).
+    pub attrs: Vec<(String, String)>,
 }
 
 /// Labeled-call layout.
@@ -182,15 +158,9 @@ pub struct Proto {
     pub agents: Vec<AgentInfo>,
     /// Labeled calls, indexed by `CallLabeled`.
     pub labels: Vec<LabelInfo>,
-    /// Tool declarations, indexed by `ToolDecl`.
-    pub tools: Vec<ToolInfo>,
-    /// Action declarations, indexed by `ActionDecl`.
-    pub actions: Vec<ActionInfo>,
     /// Declarations run through a registered declaration kind, indexed
     /// by `Declare`.
     pub decls: Vec<DeclInfo>,
-    /// Policy statements' rules `(capability, allow)`, indexed by `Policy`.
-    pub policies: Vec<Vec<(String, bool)>>,
 }
 
 impl Proto {
@@ -225,10 +195,7 @@ impl Proto {
             imports: Vec::new(),
             agents: Vec::new(),
             labels: Vec::new(),
-            tools: Vec::new(),
-            actions: Vec::new(),
             decls: Vec::new(),
-            policies: Vec::new(),
         }
     }
 }

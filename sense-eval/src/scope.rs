@@ -1,5 +1,6 @@
-//! Scopes: name → value maps with a parent link and the agent-layer slots
-//! (policy, delegation model, agent, call frame) of AGENTS.md §1.1.
+//! Scopes: name → value maps with a parent link, the agent whose body
+//! scope it is, and rarely used slots a higher crate attaches (values by
+//! key, a boundary label).
 //!
 //! Small scopes (block and call scopes, nearly always a handful of names)
 //! are a vector searched linearly; a small scope that outgrows it becomes a
@@ -174,37 +175,16 @@ fn big_set_existing(m: &mut FxHashMap<Symbol, Value>, sym: Symbol, val: Value) -
     }
 }
 
-/// What kind of execution boundary a tagged scope is (for lineage, AGENTS.md §4.9).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum FrameTag {
-    /// A tool body: `tool:NAME`.
-    Tool(String),
-    /// An action commit body: `reversible:NAME` / `irreversible:NAME`.
-    Action(crate::statics::Name, String),
-    /// A rollback body: `rollback:NAME`.
-    Rollback(String),
-}
-
-impl FrameTag {
-    /// The lineage entry, e.g. `tool:fetch`.
-    pub fn lineage(&self) -> String {
-        match self {
-            FrameTag::Tool(n) => format!("tool:{n}"),
-            FrameTag::Action(k, n) => format!("{k}:{n}"),
-            FrameTag::Rollback(n) => format!("rollback:{n}"),
-        }
-    }
-}
-
 /// The rarely used slots of a scope, boxed so plain scopes stay small.
+/// What they mean is up to the higher crate that sets them (through
+/// [`Vm::set_scope_value`](crate::vm::Vm::set_scope_value) and
+/// [`Vm::set_scope_label`](crate::vm::Vm::set_scope_label)).
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ScopeExtra {
-    /// `policy:` rules written in this scope, capability → allowed.
-    pub policy: Vec<(Box<str>, bool)>,
-    /// `set delegation = model`.
-    pub model: Option<Value>,
-    /// Tool/action/rollback boundary tag.
-    pub frame: Option<FrameTag>,
+    /// Values attached to the scope, by key (one value per key).
+    pub values: Vec<(Box<str>, Value)>,
+    /// The execution boundary the scope is, as its caller names it.
+    pub label: Option<String>,
 }
 
 /// One scope.
@@ -320,10 +300,10 @@ impl Scope {
         if let Some(p) = self.parent {
             t.scope(p);
         }
-        if let Some(x) = &self.extra
-            && let Some(m) = x.model
-        {
-            t.value(m);
+        if let Some(x) = &self.extra {
+            for (_, v) in &x.values {
+                t.value(*v);
+            }
         }
         if let Some(a) = self.agent {
             t.obj(a);

@@ -24,7 +24,7 @@ use crate::proto::{FileId, Proto};
 use crate::scope::Scope;
 use crate::symbol::Interner;
 use crate::value::Value;
-use crate::vm::{AuditEntry, CodeStore, Fiber, HostHooks, ModuleEntry, Registries, TestResult, Vm};
+use crate::vm::{CodeStore, Fiber, HostHooks, ModuleEntry, Registries, TestResult, Vm};
 use sense_syntax::SourceFile;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -32,9 +32,9 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"SENSESNP";
 /// The snapshot format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Bumped whenever the meaning of compiled code changes.
-const CODE_VERSION: &[u8] = b"sense-code-2";
+const CODE_VERSION: &[u8] = b"sense-code-3";
 
 #[derive(Serialize, Deserialize)]
 struct FileImage {
@@ -80,7 +80,7 @@ struct ImageOut<'a> {
     globals: ScopeRef,
     modules: Vec<ModuleImage>,
     tests: &'a [TestResult],
-    audit: &'a [AuditEntry],
+    ext_states: Vec<(String, Vec<u8>)>,
     cur: &'a Fiber,
     callers: &'a [Box<Fiber>],
     stop_depth: u64,
@@ -109,7 +109,7 @@ struct ImageIn {
     globals: ScopeRef,
     modules: Vec<ModuleImage>,
     tests: Vec<TestResult>,
-    audit: Vec<AuditEntry>,
+    ext_states: Vec<(String, Vec<u8>)>,
     cur: Box<Fiber>,
     #[allow(clippy::vec_box)]
     callers: Vec<Box<Fiber>>,
@@ -234,7 +234,6 @@ impl Vm {
             nested: _,
             ready,
             blocked,
-            audit_log,
             // What a finished main program returned, for the host to take
             // right after that run; no paused program holds it.
             result: _,
@@ -274,6 +273,11 @@ impl Vm {
             declarations: _,
             // Host-layer resources (providers, connections), never saved.
             ext_states: _,
+            // Each written into the image as (name, bytes) by
+            // `encode_saved_states` below.
+            saved_states: _,
+            // The restoring runtime registers its own `set` targets.
+            settings: _,
         } = registries;
 
         let natives = natives
@@ -320,7 +324,7 @@ impl Vm {
                 })
                 .collect(),
             tests,
-            audit: audit_log,
+            ext_states: self.encode_saved_states()?,
             cur,
             callers,
             stop_depth: *stop_depth as u64,
@@ -453,11 +457,6 @@ impl Vm {
         if stop_depth > image.callers.len() || drives.iter().any(|d| *d > image.callers.len()) {
             return Err(corrupt("the fiber stack is inconsistent"));
         }
-        for d in &image.audit {
-            if d.lineage.len() > 1 << 20 {
-                return Err(corrupt("the audit log is damaged"));
-            }
-        }
 
         let caller_frames = image.callers.iter().map(|f| f.frames.len()).sum();
         crate::agent::reserve_serials(image.agent_serial);
@@ -480,7 +479,6 @@ impl Vm {
             callers,
             caller_frames: vm_caller_frames,
             tests,
-            audit_log,
             stop_depth: vm_stop_depth,
             drives: vm_drives,
             ready,
@@ -522,6 +520,9 @@ impl Vm {
             kinds: _,
             declarations: _,
             ext_states: _,
+            // Filled in by `decode_saved_states` below.
+            saved_states: _,
+            settings: _,
         } = registries;
         *vm_interner = fresh.interner;
         *files = std::mem::take(&mut fresh.code.files);
@@ -532,7 +533,6 @@ impl Vm {
         *globals = image.globals;
         *vm_modules = modules;
         *tests = image.tests;
-        *audit_log = image.audit;
         *vm_caller_frames = caller_frames;
         *cur = image.cur;
         *callers = image.callers;
@@ -545,6 +545,7 @@ impl Vm {
         *steps = image.steps;
         // Holds name objects of the heap being replaced.
         held.clear();
+        self.decode_saved_states(&image.ext_states)?;
         self.reopen_resources();
         Ok(image.host)
     }

@@ -1,7 +1,7 @@
 //! The virtual machine: code store, heap, globals, fibers and the run loop.
 //!
 //! A `Vm` is one Sense "interpreter run": one global scope, one module
-//! cache, one audit log, any number of agents. It runs on whichever thread
+//! cache, any number of agents. It runs on whichever thread
 //! calls it; nothing in it spawns threads. All execution state is data in
 //! fibers (see [`Fiber`]), so the run loop can stop at any instruction —
 //! a pause — and continue later.
@@ -11,6 +11,8 @@ mod call;
 mod code_store;
 mod embed;
 mod ext;
+mod ext_call;
+mod ext_state;
 mod fiber;
 pub(crate) mod graph;
 mod host_hooks;
@@ -21,20 +23,18 @@ mod names;
 mod ops;
 mod registries;
 mod run;
-mod safety;
+mod scope_slots;
 mod show;
 mod tasks;
-mod tool_view;
 mod unwind;
 
 pub use code_store::FileEntry;
 pub(crate) use code_store::ModuleEntry;
 pub use embed::CallerSlot;
+pub use ext_state::{SavedState, SettingHook};
 pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
 pub use inspect::{AgentReport, FrameReport};
-pub use safety::AuditEntry;
 pub(crate) use tasks::Blocked;
-pub use tool_view::ToolSignature;
 
 use crate::builtins::{self, NativeDef};
 use crate::compile::{CodeSink, TopLevelCompiler, compile_echo_program};
@@ -91,8 +91,6 @@ pub struct Config {
     /// (strings, arrays, objects, scopes). Crossing it is a
     /// `SenseRuntimeError` ("out of memory"), never an abort.
     pub max_heap: usize,
-    /// `--dry-run`: actions check everything but run no bodies.
-    pub dry_run: bool,
     /// Where `persistent memory` databases without an explicit path go
     /// (overrides `SENSE_MEMORY_DIR`).
     pub memory_dir: Option<PathBuf>,
@@ -117,7 +115,6 @@ impl Default for Config {
             max_string_len: 256 * 1024 * 1024,
             max_array_len: 64 * 1024 * 1024,
             max_heap: DEFAULT_MAX_HEAP,
-            dry_run: false,
             memory_dir: None,
             checkpoint_on_pause: false,
             gc_stress: false,
@@ -218,8 +215,6 @@ pub struct Vm {
     pub(crate) ready: std::collections::VecDeque<ObjRef>,
     /// Tasks blocked in `receive()` on an empty mailbox, oldest first.
     pub(crate) blocked: Vec<tasks::Blocked>,
-    /// The audit log (AGENTS.md §4.9).
-    pub(crate) audit_log: Vec<safety::AuditEntry>,
     /// Frame indexes of nested runs in progress (innermost last): errors
     /// and `break` never unwind below them.
     pub(crate) nested: Vec<usize>,
@@ -270,7 +265,6 @@ impl Vm {
             parked: None,
             ready: Default::default(),
             blocked: Vec::new(),
-            audit_log: Vec::new(),
             nested: Vec::new(),
             result: Value::Nil,
             drives: Vec::new(),

@@ -15,6 +15,8 @@ use sense_agents::Config;
 /// Threads: plain data; not synchronised (use from one thread at a time).
 pub struct sense_config {
     pub(crate) config: Config,
+    /// `sense_config_set_dry_run` (runtime state, not a core limit).
+    pub(crate) dry_run: bool,
 }
 
 /// A configuration with default limits in `*out` (free it with
@@ -28,6 +30,7 @@ pub extern "C" fn sense_config_new(
         let out = try_out!(out);
         out.set(Box::into_raw(Box::new(sense_config {
             config: Config::default(),
+            dry_run: false,
         })));
         Ok(())
     })
@@ -91,7 +94,7 @@ pub extern "C" fn sense_config_set_dry_run(
 ) -> sense_status {
     ffi_guard!(error, {
         let c = try_mut!(config);
-        c.config.dry_run = dry_run;
+        c.dry_run = dry_run;
         Ok(())
     })
 }

@@ -123,7 +123,9 @@ pub extern "C" fn sense_runtime_new_with_config(
     ffi_guard!(error, {
         let c = try_ref!(config);
         let out = try_out!(out);
-        out.set(sense_runtime::boxed(Runtime::with_config(c.config.clone())));
+        let mut rt = Runtime::with_config(c.config.clone());
+        rt.set_dry_run(c.dry_run);
+        out.set(sense_runtime::boxed(rt));
         Ok(())
     })
 }

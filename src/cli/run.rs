@@ -4,10 +4,10 @@ use super::output::Output;
 use std::path::Path;
 
 /// Runs a program file; returns the exit status.
-pub fn run(path: &Path, config: sense::Config) -> i32 {
+pub fn run(path: &Path, config: sense::Config, dry_run: bool) -> i32 {
     let out = Output::stdout();
-    let dry_run = config.dry_run;
     let mut rt = sense::Runtime::with_config(config);
+    rt.set_dry_run(dry_run);
     out.install(&mut rt);
     sense_providers::register_defaults(&mut rt);
     if dry_run {

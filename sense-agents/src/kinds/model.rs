@@ -372,9 +372,26 @@ fn model(vm: &Vm, v: Value) -> Option<ModelObj> {
     vm.ext_value::<ModelObj>(v).cloned()
 }
 
+/// The scope slot `set delegation = model` writes (looked up outwards).
+const DELEGATION: &str = "delegation";
+
+/// `set delegation = model`: the model `ask` and its kin use from the
+/// current scope inwards.
+pub(crate) fn set_delegation(vm: &mut Vm, v: Value) -> EvalResult<()> {
+    if vm.ext_value::<ModelObj>(v).is_none() {
+        return Err(EvalError::type_error(format!(
+            "'set delegation' requires a Model value, got {}",
+            vm.type_name(v)
+        )));
+    }
+    let scope = vm.current_define_scope();
+    vm.set_scope_value(scope, DELEGATION, v);
+    Ok(())
+}
+
 /// The delegated model for `ask*`, or the "no model configured" error.
 fn delegated_model(vm: &Vm, env: ScopeRef, builtin: &str, example: &str) -> EvalResult<Value> {
-    vm.delegation(env).ok_or_else(|| {
+    vm.find_scope_value(env, DELEGATION).ok_or_else(|| {
         EvalError::runtime(format!(
             "{builtin}() has no model configured \u{2014} declare one ({example}) and activate it with \
              'set delegation = <model>' first"
@@ -453,14 +470,14 @@ fn ask_model(
         (r.text, r.confidence)
     };
     if m.capability.is_some() {
-        vm.audit("model", &m.name, "called", None, Some(line), env);
+        crate::audit::record(vm, "model", &m.name, "called", None, Some(line), env);
     }
     new_answer(vm, answer, confidence, m.name)
 }
 
 fn check_capability(vm: &Vm, m: &ModelObj, env: ScopeRef) -> EvalResult<()> {
     if let Some(cap) = &m.capability
-        && !vm.capability_allowed(env, cap)
+        && !crate::policy::capability_allowed(vm, env, cap)
     {
         return Err(EvalError::new(
             ErrorClass::Policy,
@@ -569,7 +586,7 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         let calls = match turn {
             ModelTurn::Answer(answer) => {
                 if m.capability.is_some() {
-                    vm.audit("model", &m.name, "called", None, Some(line), env);
+                    crate::audit::record(vm, "model", &m.name, "called", None, Some(line), env);
                 }
                 return new_answer(vm, answer, None, m.name.clone());
             }

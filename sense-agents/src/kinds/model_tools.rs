@@ -33,7 +33,7 @@ pub(crate) fn tool_spec(vm: &Vm, t: Value) -> EvalResult<(ToolSpec, ObjRef)> {
             r,
         ));
     }
-    let (Value::Obj(r), Some(tool)) = (t, vm.tool_signature(t)) else {
+    let (Value::Obj(r), Some(tool)) = (t, super::tool::signature(vm, t)) else {
         return Err(EvalError::runtime(format!(
             "only tools declared with 'tool' (or 'async tool') are accepted here, got {}",
             vm.type_name(t)
@@ -72,7 +72,7 @@ pub(crate) fn call_tool_for_model(
     env: ScopeRef,
     line: u32,
 ) -> EvalResult<Value> {
-    let Some(sig) = vm.tool_signature(Value::Obj(tool)) else {
+    let Some(sig) = super::tool::signature(vm, Value::Obj(tool)) else {
         return Err(EvalError::runtime("not a tool"));
     };
     let mut args = Vec::with_capacity(sig.params.len());

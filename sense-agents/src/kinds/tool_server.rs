@@ -325,10 +325,18 @@ pub(crate) fn call_tool(
         return Err(EvalError::runtime("not an MCP tool"));
     };
     if let Some(cap) = &capability
-        && !vm.capability_allowed(env, cap)
+        && !crate::policy::capability_allowed(vm, env, cap)
     {
         let detail = format!("capability '{cap}' denied by policy");
-        vm.audit("tool", &qualified, "denied", Some(detail), Some(line), env);
+        crate::audit::record(
+            vm,
+            "tool",
+            &qualified,
+            "denied",
+            Some(detail),
+            Some(line),
+            env,
+        );
         return Err(EvalError::new(
             ErrorClass::Policy,
             format!(
@@ -345,11 +353,12 @@ pub(crate) fn call_tool(
     .to_string();
     match run_call(vm, tool, &arguments) {
         Ok(text) => {
-            vm.audit("tool", &qualified, "called", None, Some(line), env);
+            crate::audit::record(vm, "tool", &qualified, "called", None, Some(line), env);
             Ok(text)
         }
         Err(e) => {
-            vm.audit(
+            crate::audit::record(
+                vm,
                 "tool",
                 &qualified,
                 "failed",

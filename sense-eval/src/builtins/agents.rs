@@ -1,5 +1,5 @@
 //! start, pause, resume, ask_human, send, receive, await (AGENTS.md
-//! §2.5–§2.13), audit_log (§4.9).
+//! §2.5–§2.13).
 
 use super::{Arity, NativeDef, arg};
 use crate::agent::{AgentStatus, PauseKind};
@@ -17,17 +17,7 @@ pub(super) fn natives() -> Vec<NativeDef> {
         NativeDef::new("send", Exact(2), send),
         NativeDef::new("receive", Variadic, receive).with_line(),
         NativeDef::new("await", Exact(1), await_).with_line(),
-        NativeDef::new("audit_log", Exact(0), audit_log),
     ]
-}
-
-fn audit_log(vm: &mut Vm, _: &[Value]) -> EvalResult<Value> {
-    let lines: Vec<String> = vm.audit_entries().iter().map(|e| e.describe()).collect();
-    let mut items = Vec::with_capacity(lines.len());
-    for l in lines {
-        items.push(vm.new_str(l)?);
-    }
-    vm.new_array(items)
 }
 
 fn start(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {

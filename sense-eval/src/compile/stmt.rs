@@ -3,8 +3,7 @@
 use super::{Compiler, clean_doc};
 use crate::op::Op;
 use crate::proto::{
-    ActionInfo, AgentInfo, DeclInfo, DeclType, ImportInfo, LoopTargets, ParamSpec, ProtoKind,
-    TestInfo, ToolInfo,
+    AgentInfo, DeclInfo, DeclType, ImportInfo, LoopTargets, ParamSpec, ProtoKind, TestInfo,
 };
 use crate::types::Annotation;
 use sense_syntax::Span;
@@ -49,6 +48,8 @@ impl Compiler<'_> {
             text: d.text.map(str::to_string),
             flag: d.flag,
             takes_value: d.value.is_some(),
+            protos: Vec::new(),
+            attrs: Vec::new(),
         });
         let idx = self.cur.decls.len() as u32 - 1;
         self.emit(Op::Declare(idx), span);
@@ -275,13 +276,14 @@ impl Compiler<'_> {
                 }
             }
             StmtKind::Policy(rules) => {
-                let rules = rules
+                let attrs = rules
                     .iter()
-                    .map(|r| (r.capability.clone(), r.allow))
+                    .map(|r| {
+                        let verb = if r.allow { "allow" } else { "deny" };
+                        (verb.to_string(), r.capability.clone())
+                    })
                     .collect();
-                self.cur.policies.push(rules);
-                let idx = self.cur.policies.len() as u32 - 1;
-                self.emit(Op::Policy(idx), span);
+                self.declare("policy", None, None, false, Vec::new(), attrs, span);
             }
             StmtKind::Tool(t) => {
                 let params = self.params(&t.params);
@@ -296,16 +298,13 @@ impl Compiler<'_> {
                     &t.body.stmts,
                     t.body.span,
                 );
-                let name = self.sym(&t.name.name);
-                self.cur.tools.push(ToolInfo {
-                    name,
-                    body,
-                    capability: t.capability.clone(),
-                    description: t.description.clone(),
-                    is_async: t.is_async,
-                });
-                let idx = self.cur.tools.len() as u32 - 1;
-                self.emit(Op::ToolDecl(idx), span);
+                let mut attrs = Vec::new();
+                if let Some(cap) = &t.capability {
+                    attrs.push(("requires".to_string(), cap.clone()));
+                }
+                let name = Some(&t.name.name);
+                let text = t.description.clone();
+                self.declare("tool", name, text, t.is_async, vec![body], attrs, span);
             }
             StmtKind::Action(a) => {
                 let params = self.params(&a.params);
@@ -325,19 +324,43 @@ impl Compiler<'_> {
                         rb.span,
                     )
                 });
-                let name = self.sym(&a.name.name);
-                self.cur.actions.push(ActionInfo {
-                    name,
-                    kind: a.kind.as_str(),
-                    body,
-                    rollback,
-                    capability: a.capability.clone(),
-                    approval: a.approval,
-                });
-                let idx = self.cur.actions.len() as u32 - 1;
-                self.emit(Op::ActionDecl(idx), span);
+                let mut attrs = Vec::new();
+                if let Some(cap) = &a.capability {
+                    attrs.push(("requires".to_string(), cap.clone()));
+                }
+                let protos = std::iter::once(body).chain(rollback).collect();
+                let name = Some(&a.name.name);
+                let kind = Some(a.kind.as_str().to_string());
+                self.declare("action", name, kind, a.approval, protos, attrs, span);
             }
         }
+    }
+
+    /// Emits `Declare` for a declaration statement whose static data is
+    /// `name`, `text`, `flag`, `protos` and `attrs` (see [`DeclInfo`]).
+    #[allow(clippy::too_many_arguments)]
+    fn declare(
+        &mut self,
+        kind: &'static str,
+        name: Option<&String>,
+        text: Option<String>,
+        flag: bool,
+        protos: Vec<crate::proto::ProtoId>,
+        attrs: Vec<(String, String)>,
+        span: Span,
+    ) {
+        let name = self.sym(name.map_or("", |n| n.as_str()));
+        self.cur.decls.push(DeclInfo {
+            kind,
+            name,
+            text,
+            flag,
+            takes_value: false,
+            protos,
+            attrs,
+        });
+        let idx = self.cur.decls.len() as u32 - 1;
+        self.emit(Op::Declare(idx), span);
     }
 
     fn check_type(&mut self, name: &str, ty: &sense_syntax::ast::TypeAnn, span: Span) {

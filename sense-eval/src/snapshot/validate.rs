@@ -166,10 +166,10 @@ impl State<'_> {
         if let Some(p) = s.parent {
             self.check_scope(p)?;
         }
-        if let Some(x) = &s.extra
-            && let Some(m) = x.model
-        {
-            self.value(m)?;
+        if let Some(x) = &s.extra {
+            for (_, v) in &x.values {
+                self.value(*v)?;
+            }
         }
         if let Some(a) = s.agent {
             self.agent(a)?;
@@ -242,33 +242,6 @@ impl State<'_> {
                     self.fiber(f)?;
                 }
             }
-            Obj::Tool(t) => {
-                self.proto(t.proto)?;
-                self.check_scope(t.env)?;
-            }
-            Obj::ActionDecl(d) => {
-                self.proto(d.body)?;
-                if let Some(r) = d.rollback {
-                    self.proto(r)?;
-                }
-                self.check_scope(d.env)?;
-            }
-            Obj::Action(a) => {
-                if !matches!(self.obj(a.decl)?, Obj::ActionDecl(_)) {
-                    return Err(corrupt(
-                        "an action refers to something that is not its declaration",
-                    ));
-                }
-                for (sym, v) in &a.args {
-                    if sym.0 as usize >= self.names {
-                        return Err(corrupt("an argument name is out of range"));
-                    }
-                    self.value(*v)?;
-                }
-                if let Some(e) = a.commit_env {
-                    self.check_scope(e)?;
-                }
-            }
             Obj::Future(f) => {
                 if let FutureState::Ready(v) = f.state {
                     self.value(v)?;
@@ -287,6 +260,9 @@ impl State<'_> {
                 }
                 for s in scopes {
                     self.check_scope(s)?;
+                }
+                for p in x.0.protos() {
+                    self.proto(p)?;
                 }
                 x.kind().validate(&*x.0, self.heap).map_err(|m| {
                     corrupt(format!(
@@ -329,14 +305,13 @@ impl State<'_> {
             }
             (last_stack, last_blocks, last_ctl) = (s, b, c);
             match &fr.kind {
-                FrameKind::ActionCommit { action, env }
-                | FrameKind::Rollback { action, env, .. } => {
-                    if !matches!(self.obj(*action)?, Obj::Action(_)) {
+                FrameKind::Ext(x) => {
+                    if !matches!(self.obj(x.obj)?, Obj::Ext(_)) {
                         return Err(corrupt(
-                            "a commit frame refers to something that is not an action",
+                            "a body frame refers to something that is not an extension object",
                         ));
                     }
-                    self.check_scope(*env)?;
+                    self.check_scope(x.env)?;
                 }
                 FrameKind::FutureBody { future, file, .. } => {
                     if !matches!(self.obj(*future)?, Obj::Future(_))

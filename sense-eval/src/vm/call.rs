@@ -41,7 +41,7 @@ impl Vm {
         }
     }
 
-    /// Calls a tool, prepares an action, or runs a bound method.
+    /// Calls an extension object (its kind decides) or runs a bound method.
     fn call_object(
         &mut self,
         r: crate::heap::ObjRef,
@@ -70,16 +70,10 @@ impl Vm {
                 }
                 self.call_method(b, callee_at)
             }
-            Obj::Tool(_) if !labeled => {
+            Obj::Ext(_) if !labeled => {
                 let env = self.env();
-                self.call_tool(r, callee_at, argc, env, span.line)
+                self.call_ext(r, callee_at, argc, env, span.line)
             }
-            Obj::ActionDecl(_) if !labeled => {
-                let env = self.env();
-                self.prepare_action(r, callee_at, argc, env, span.line)?;
-                Ok(false)
-            }
-            Obj::Tool(_) | Obj::ActionDecl(_) => Err(self.labeled_error(callee)),
             _ => {
                 if labeled {
                     return Err(self.labeled_error(callee));
@@ -96,9 +90,6 @@ impl Vm {
     fn call_method(&mut self, b: crate::object::BoundMethod, callee_at: usize) -> EvalResult<bool> {
         use crate::object::Method;
         match b.method {
-            Method::Verify | Method::Approve | Method::Commit | Method::Rollback => {
-                self.call_action_method(b, callee_at)
-            }
             Method::Ext(sym) => {
                 let Obj::Ext(x) = self.heap.get(b.receiver) else {
                     return Err(EvalError::runtime("not a method of this object"));
@@ -107,11 +98,10 @@ impl Vm {
                 let method = self.interner.name(sym).to_string();
                 let args: Vec<Value> = self.stack_from(callee_at + 1).to_vec();
                 let (span, file) = self.current_span();
-                let v = kind
-                    .call_method(self, b.receiver, &method, &args, b.env, b.line)
+                let outcome = kind
+                    .invoke_method(self, b.receiver, &method, &args, b.env, b.line)
                     .map_err(|e| e.at(span.with_line(b.line), file))?;
-                self.finish_native_call(callee_at, v);
-                Ok(false)
+                self.finish_ext_call(callee_at, outcome)
             }
         }
     }
@@ -131,8 +121,8 @@ impl Vm {
         self.cur.stack.push(callee);
         self.cur.stack.extend_from_slice(args);
         let pushed = match callee {
-            Value::Obj(r) if matches!(self.heap.get(r), Obj::Tool(_)) => {
-                self.call_tool(r, callee_at, args.len(), caller, line)
+            Value::Obj(r) if matches!(self.heap.get(r), Obj::Ext(_)) => {
+                self.call_ext(r, callee_at, args.len(), caller, line)
             }
             _ => self.call(args.len(), false),
         };
@@ -448,7 +438,7 @@ impl Vm {
         self.cur.ctl.truncate(frame.ctl_base as usize);
         if matches!(
             frame.kind,
-            FrameKind::Call | FrameKind::Nested | FrameKind::Rollback { .. }
+            FrameKind::Call | FrameKind::Nested | FrameKind::Ext(_)
         ) {
             self.release_frame_scopes(frame.env, frame.outer);
         }
@@ -473,8 +463,9 @@ impl Vm {
                 }
                 Ok(None)
             }
-            FrameKind::ActionCommit { .. } | FrameKind::Rollback { .. } => {
-                self.finish_action_frame(&frame.kind, v);
+            FrameKind::Ext(x) => {
+                let v = self.ext_body_returned(x, v)?;
+                self.cur.stack.push(v);
                 Ok(None)
             }
             FrameKind::FutureBody { future, call, file } => {

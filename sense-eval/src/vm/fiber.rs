@@ -21,22 +21,9 @@ pub enum FrameKind {
     /// A tool or function called by a builtin (`ask_with_tools`): returning
     /// ends the nested run that is waiting for it.
     Nested,
-    /// An action's commit body.
-    ActionCommit {
-        /// The action instance.
-        action: ObjRef,
-        /// Scope of the `.commit` member access (audit lineage).
-        env: ScopeRef,
-    },
-    /// An action's rollback block.
-    Rollback {
-        /// The action instance.
-        action: ObjRef,
-        /// Scope of the `.rollback` member access (audit lineage).
-        env: ScopeRef,
-        /// Line of the `.rollback` member access.
-        line: u32,
-    },
+    /// A body run for an extension object ([`crate::kind::BodyCall`]):
+    /// its kind is told when it returns or fails.
+    Ext(crate::kind::ExtFrame),
     /// An async tool's body, run as a task.
     FutureBody {
         /// The future it settles.
@@ -152,10 +139,9 @@ impl Fiber {
             t.scope(f.outer);
             match f.kind {
                 FrameKind::Module { module, .. } => t.obj(module),
-                FrameKind::ActionCommit { action, env }
-                | FrameKind::Rollback { action, env, .. } => {
-                    t.obj(action);
-                    t.scope(env);
+                FrameKind::Ext(x) => {
+                    t.obj(x.obj);
+                    t.scope(x.env);
                 }
                 FrameKind::FutureBody { future, .. } => t.obj(future),
                 _ => {}

@@ -245,9 +245,9 @@ impl Vm {
         p.ret.as_ref().map(|a| a.text.to_string())
     }
 
-    /// The scope the host's own calls run in: a child of `main` (so every
-    /// capability check sees the main program's policy) that is pinned, so
-    /// what it holds — action instances the host prepared — survives
+    /// The scope the host's own calls run in: a child of `main` (so what
+    /// the callee looks up along the scope chain is the main program's)
+    /// that is pinned, so what it holds — objects the host keeps — survives
     /// collections and is saved in snapshots. Found again after a restore.
     pub fn host_scope(&mut self, main: ScopeRef) -> ScopeRef {
         let found = self
@@ -285,10 +285,9 @@ impl Vm {
     }
 
     /// Calls `callee` with `args` from the host scope exactly as the Sense
-    /// statement `callee(a0, a1, …)` written there would: a tool call is
-    /// checked against the host scope's (that is, the main program's)
-    /// policy and audited, calling an action declaration prepares an
-    /// instance, and the call runs on the VM's own loop. The code run is
+    /// statement `callee(a0, a1, …)` written there would (whatever the
+    /// callee's kind checks, it checks against the host scope, a child of
+    /// the main program's), and the call runs on the VM's own loop. The code run is
     /// generated from fixed names only — `callee` and the arguments are
     /// bound to variables first — so nothing the host passes is ever
     /// parsed as code. With `awaited`, the call's result is awaited (an
@@ -326,23 +325,27 @@ impl Vm {
         self.host_run(scope, &code, &bind)
     }
 
-    /// Runs `receiver.verify()` (or `approve`, `commit`, `rollback`) from
-    /// the host scope, as Sense code written there would.
+    /// Runs `receiver.method()` (a method without arguments, e.g. an
+    /// action's `verify`) from the host scope, as Sense code written there
+    /// would. `method` must be a plain name (letters, digits, `_`): it is
+    /// the only text of the call that is not fixed.
     pub fn host_method(
         &mut self,
         scope: ScopeRef,
         receiver: ObjRef,
-        method: crate::object::Method,
+        method: &str,
     ) -> EvalResult<Value> {
-        use crate::object::Method;
-        if !matches!(
-            method,
-            Method::Verify | Method::Approve | Method::Commit | Method::Rollback
-        ) || !matches!(self.heap.try_get(receiver), Some(Obj::Action(_)))
-        {
-            return Err(EvalError::runtime("not an action method"));
+        let plain = method
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
+            && method
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !plain || self.heap.try_get(receiver).is_none() {
+            return Err(EvalError::runtime(format!("no method '{method}' to call")));
         }
-        let code = format!("{RESULT} = {TARGET}.{}()\n", method.name());
+        let code = format!("{RESULT} = {TARGET}.{method}()\n");
         self.host_run(scope, &code, &[(TARGET.to_string(), Value::Obj(receiver))])
     }
 
@@ -369,16 +372,7 @@ impl Vm {
             syms.push(sym);
         }
         let (proto, file) = self.host_proto(code)?;
-        let lineage = self.lineage(scope);
-        let audit_from = self.audit_log.len();
         let run = self.run_top_level(proto, scope);
-        // Entries the generated line itself recorded carry its line 1,
-        // which means nothing in the program: drop it.
-        for e in self.audit_log.iter_mut().skip(audit_from) {
-            if e.line == Some(1) && e.lineage == lineage {
-                e.line = None;
-            }
-        }
         let value = self
             .heap
             .scope(scope)

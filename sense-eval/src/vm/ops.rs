@@ -463,21 +463,11 @@ impl Vm {
 
     /// `t.name` (bound methods remember the scope and `line` of the access).
     pub(crate) fn member(&mut self, t: Value, sym: Symbol, line: u32) -> EvalResult<Value> {
-        use crate::object::{BoundMethod, FutureState, Method};
+        use crate::object::FutureState;
         let Value::Obj(r) = t else {
             return Err(self.no_member(t, sym));
         };
         let name = self.interner.name(sym).to_string();
-        let bind = |vm: &mut Vm, method: Method| {
-            let env = vm.env();
-            let env = vm.capture_env(env);
-            Value::Obj(vm.heap.alloc(Obj::Bound(BoundMethod {
-                receiver: r,
-                method,
-                env,
-                line,
-            })))
-        };
         match self.heap.get(r) {
             Obj::Module(m) => {
                 let env = m.env;
@@ -487,25 +477,6 @@ impl Vm {
                 })
             }
             Obj::Agent(_) => self.agent_member(r, sym),
-            Obj::Action(a) => {
-                let (state, approved, decl) = (a.state, a.approved, a.decl);
-                let (act_name, kind) = self.action_decl_info(decl);
-                Ok(match name.as_str() {
-                    "verify" => bind(self, Method::Verify),
-                    "approve" => bind(self, Method::Approve),
-                    "commit" => bind(self, Method::Commit),
-                    "rollback" => bind(self, Method::Rollback),
-                    "state" => self.new_str(state.as_str())?,
-                    "name" => self.new_str(act_name)?,
-                    "kind" => self.new_str(kind)?,
-                    "approved" => Value::Bool(approved),
-                    _ => {
-                        return Err(EvalError::runtime(format!(
-                            "action '{act_name}' has no member '{name}'"
-                        )));
-                    }
-                })
-            }
             Obj::Future(f) => {
                 if name == "done" {
                     Ok(Value::Bool(!matches!(f.state, FutureState::Pending)))

@@ -5,7 +5,8 @@
 //!
 //! Natives, kinds and declarations are found again by name when a
 //! snapshot is restored, so the restoring VM must have registered the
-//! same ones; the extension states are never saved.
+//! same ones; the extension states are never saved, the saved states are (each by
+//! its name, through its own encoding).
 
 use crate::builtins::NativeDef;
 use crate::kind::{Declaration, ObjectKind};
@@ -22,6 +23,11 @@ pub(crate) struct Registries {
     pub(crate) declarations: Vec<&'static dyn Declaration>,
     /// State of higher crates (see [`Vm::set_ext_state`](crate::Vm::set_ext_state)).
     pub(crate) ext_states: Vec<Box<dyn Any + Send>>,
+    /// Higher crates' states that snapshots carry
+    /// ([`Vm::register_saved_state`](crate::Vm::register_saved_state)).
+    pub(crate) saved_states: Vec<super::ext_state::SavedStateEntry>,
+    /// `set NAME = value` targets ([`Vm::register_setting`](crate::Vm::register_setting)).
+    pub(crate) settings: Vec<(&'static str, super::SettingHook)>,
 }
 
 impl Registries {

@@ -540,18 +540,6 @@ impl Vm {
                         let v = self.pop();
                         tri!(self.exec_set(sym, v));
                     }
-                    Op::Policy(i) => match proto.policies.get(i as usize) {
-                        Some(rules) => self.exec_policy(rules),
-                        None => fail!(bad_code()),
-                    },
-                    Op::ToolDecl(i) => match proto.tools.get(i as usize) {
-                        Some(info) => self.declare_tool(info),
-                        None => fail!(bad_code()),
-                    },
-                    Op::ActionDecl(i) => match proto.actions.get(i as usize) {
-                        Some(info) => self.declare_action(info),
-                        None => fail!(bad_code()),
-                    },
                     Op::Declare(i) => tri!(self.exec_declare(&proto, i)),
                     Op::DrainTasks => {
                         if self.has_runnable() {

@@ -238,25 +238,6 @@ impl Vm {
                 out.push_str(self.method_name(b.method));
                 out.push('>');
             }
-            Obj::Tool(t) => {
-                out.push_str("<tool ");
-                out.push_str(&t.name);
-                out.push('>');
-            }
-            Obj::ActionDecl(d) => {
-                out.push('<');
-                out.push_str(&d.kind);
-                out.push_str(" action ");
-                out.push_str(&d.name);
-                out.push('>');
-            }
-            Obj::Action(a) => {
-                let (name, kind) = self.action_decl_info(a.decl);
-                out.push_str(&format!(
-                    "<action {name} ({kind}) state={}>",
-                    a.state.as_str()
-                ));
-            }
             Obj::Future(f) => {
                 let state = if matches!(f.state, crate::object::FutureState::Pending) {
                     "pending"
@@ -284,28 +265,16 @@ impl Vm {
     pub(crate) fn method_name(&self, m: crate::object::Method) -> &str {
         match m {
             crate::object::Method::Ext(sym) => self.interner.name(sym),
-            m => m.name(),
         }
     }
 
-    /// The name of a named object (action instance, tool, agent, or an
+    /// The name of a named object (an agent, or an
     /// extension object's [`ObjectKind::object_name`](crate::kind::ObjectKind::object_name)).
-    pub(crate) fn object_name(&self, r: crate::heap::ObjRef) -> String {
+    pub fn object_name(&self, r: crate::heap::ObjRef) -> String {
         match self.heap.get(r) {
-            Obj::Action(a) => self.action_decl_info(a.decl).0,
-            Obj::ActionDecl(d) => d.name.clone(),
-            Obj::Tool(t) => t.name.clone(),
             Obj::Agent(a) => self.interner.name(a.name).to_string(),
             Obj::Ext(x) => x.kind().object_name(self, r),
             _ => String::new(),
-        }
-    }
-
-    /// Name and kind of an action declaration.
-    pub(crate) fn action_decl_info(&self, decl: crate::heap::ObjRef) -> (String, &'static str) {
-        match self.heap.get(decl) {
-            Obj::ActionDecl(d) => (d.name.clone(), d.kind.0),
-            _ => (String::new(), "irreversible"),
         }
     }
 
@@ -321,9 +290,6 @@ impl Vm {
                 Obj::Module(_) => "SenseModule",
                 Obj::Bound(_) => "BuiltinFunction",
                 Obj::Agent(_) => "SenseAgent",
-                Obj::Tool(_) => "SenseToolDef",
-                Obj::ActionDecl(_) => "SenseActionDef",
-                Obj::Action(_) => "SenseAction",
                 Obj::Future(_) => "SenseFuture",
                 Obj::Ext(x) => x.kind().host_class(self, r),
                 _ => self.type_name(v),
@@ -352,8 +318,6 @@ impl Vm {
                 Obj::Module(_) => "Module",
                 Obj::Agent(_) => "Agent",
                 Obj::Bound(_) => "Function",
-                Obj::Tool(_) => "Tool",
-                Obj::ActionDecl(_) | Obj::Action(_) => "Action",
                 Obj::Future(_) => "Future",
                 Obj::Str(_) => "String",
                 Obj::Array(_) => "Array",

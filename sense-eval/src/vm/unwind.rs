@@ -100,25 +100,22 @@ impl Vm {
         }
     }
 
-    /// Runs the failure hooks of frames about to be discarded (commit and
-    /// rollback bodies record the error in the audit log).
+    /// Runs the failure hooks of frames about to be discarded (bodies
+    /// run for an extension object tell its kind).
     fn unwind_frames(&mut self, keep: usize, err: &EvalError) {
-        let doomed: Vec<FrameKind> = self
+        let doomed: Vec<crate::kind::ExtFrame> = self
             .cur
             .frames
             .iter()
             .skip(keep)
             .rev()
-            .filter(|f| {
-                matches!(
-                    f.kind,
-                    FrameKind::ActionCommit { .. } | FrameKind::Rollback { .. }
-                )
+            .filter_map(|f| match f.kind {
+                FrameKind::Ext(x) => Some(x),
+                _ => None,
             })
-            .map(|f| f.kind.clone())
             .collect();
-        for kind in doomed {
-            self.action_frame_failed(&kind, err);
+        for x in doomed {
+            self.ext_body_failed(x, err);
         }
     }
 

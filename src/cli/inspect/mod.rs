@@ -141,10 +141,10 @@ fn runtime(config: sense::Config, output: &Captured) -> Runtime {
 
 /// `sense inspect FILE | --state STATE [--port N] [--dry-run]`.
 pub fn inspect(args: InspectArgs) -> i32 {
-    let mut config = args.limits.config();
-    config.dry_run = args.dry_run;
+    let config = args.limits.config();
     let output = Captured::default();
     let mut rt = runtime(config, &output);
+    rt.set_dry_run(args.dry_run);
     let mut program_error = None;
     let source = match (args.file, args.state) {
         (_, Some(state)) => {

@@ -579,11 +579,12 @@ static int test_restored_runtime_keeps_its_config(void) {
     return 0;
 }
 
-/* A snapshot of the previous format (tests/fixtures/snapshot_v1.bin, from
- * before issue 15 changed the compiled code) is refused with a message
+/* A snapshot of the previous format (tests/fixtures/snapshot_v2.bin, from
+ * before tools, actions, policy and the audit log moved out of the core
+ * and their instructions became `Declare`) is refused with a message
  * naming both versions. */
 static int test_old_format_snapshot_is_refused(void) {
-    FILE *f = fopen("../../fixtures/snapshot_v1.bin", "rb");
+    FILE *f = fopen("../../fixtures/snapshot_v2.bin", "rb");
     CHECK(f != NULL);
     uint8_t buf[65536];
     size_t len = fread(buf, 1, sizeof buf, f);
@@ -595,17 +596,17 @@ static int test_old_format_snapshot_is_refused(void) {
     CHECK(rt != NULL);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(sense_runtime_restore(rt, buf, len, &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "format version 1; this build reads version 2");
+    CHECK_CONTAINS(sense_error_message(err), "format version 2; this build reads version 3");
     sense_error_free(err);
     sense_runtime_free(rt);
     return 0;
 }
 
 /* The snapshot the `sense start` CLI command wrote for
- * examples/interview.sns (tests/fixtures/snapshot_v2.bin) restores from C,
+ * examples/interview.sns (tests/fixtures/snapshot_v3.bin) restores from C,
  * and its subject is the interviewer. */
 static int test_cli_snapshot_restores(void) {
-    FILE *f = fopen("../../fixtures/snapshot_v2.bin", "rb");
+    FILE *f = fopen("../../fixtures/snapshot_v3.bin", "rb");
     CHECK(f != NULL);
     uint8_t buf[65536];
     size_t len = fread(buf, 1, sizeof buf, f);

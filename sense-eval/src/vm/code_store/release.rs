@@ -11,10 +11,12 @@
 //! its contiguous compilation record (no format change): restoring
 //! recompiles the surviving units, in order, into the same indexes.
 //!
-//! Where indexes live: `Op::Closure` and the agent/tool/action tables of
-//! protos (only ever naming protos of their own unit), closures, tools,
-//! action declarations, agents (body, fiber frames, stored error) and
-//! futures (fiber frames, stored error) on the heap.
+//! Where indexes live: `Op::Closure`, the agent table and the
+//! declarations' bodies of protos (only ever naming protos of their own
+//! unit), closures, extension objects (through
+//! [`ExtObject::protos`](crate::kind::ExtObject::protos)), agents (body,
+//! fiber frames, stored error) and futures (fiber frames, stored error) on
+//! the heap.
 
 use super::CodeStore;
 use crate::error::EvalError;
@@ -72,11 +74,7 @@ impl Remap {
     fn obj(&self, obj: &mut Obj) {
         match obj {
             Obj::Closure(c) => c.proto = self.proto(c.proto),
-            Obj::Tool(t) => t.proto = self.proto(t.proto),
-            Obj::ActionDecl(d) => {
-                d.body = self.proto(d.body);
-                d.rollback = d.rollback.map(|r| self.proto(r));
-            }
+            Obj::Ext(x) => x.0.remap_protos(&mut |id| self.proto(id)),
             Obj::Agent(a) => {
                 a.body = self.proto(a.body);
                 if let Some(f) = &mut a.fiber {
@@ -109,12 +107,10 @@ impl Remap {
         for a in &mut p.agents {
             a.body = self.proto(a.body);
         }
-        for t in &mut p.tools {
-            t.body = self.proto(t.body);
-        }
-        for a in &mut p.actions {
-            a.body = self.proto(a.body);
-            a.rollback = a.rollback.map(|r| self.proto(r));
+        for d in &mut p.decls {
+            for id in &mut d.protos {
+                *id = self.proto(*id);
+            }
         }
     }
 }
@@ -156,11 +152,9 @@ impl Marks {
     fn obj(&mut self, obj: &Obj) {
         match obj {
             Obj::Closure(c) => self.proto(c.proto),
-            Obj::Tool(t) => self.proto(t.proto),
-            Obj::ActionDecl(d) => {
-                self.proto(d.body);
-                if let Some(r) = d.rollback {
-                    self.proto(r);
+            Obj::Ext(x) => {
+                for id in x.0.protos() {
+                    self.proto(id);
                 }
             }
             Obj::Agent(a) => {

@@ -1,0 +1,152 @@
+//! The audit log (AGENTS.md §4.9): what tools, models and actions did,
+//! each entry with the execution boundaries it happened in (its lineage).
+//! The log is state of the runtime kept in the VM and saved in every
+//! snapshot ([`SavedState`]); `audit_log()` reads it.
+
+use sense_eval::builtins::{Arity, NativeDef};
+use sense_eval::heap::ScopeRef;
+use sense_eval::vm::SavedState;
+use sense_eval::{EvalResult, Value, Vm};
+
+/// One audit-log entry.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AuditEntry {
+    /// The tool, model or action name.
+    pub name: String,
+    /// `tool`, `model`, `reversible` or `irreversible`.
+    pub kind: String,
+    /// What happened (`prepared`, `verified`, `denied`, `committed`, …).
+    pub event: String,
+    /// Extra detail, shown in parentheses.
+    pub detail: Option<String>,
+    /// The line, when the event has one.
+    pub line: Option<u32>,
+    /// Enclosing execution boundaries, outermost first.
+    pub lineage: Vec<String>,
+    /// Seconds since the Unix epoch.
+    pub timestamp: f64,
+}
+
+impl AuditEntry {
+    /// The human-readable line `audit_log()` returns.
+    pub fn describe(&self) -> String {
+        let mut s = String::new();
+        if let Some(l) = self.line {
+            s.push_str(&format!("[line {l}] "));
+        }
+        if self.kind == "tool" || self.kind == "model" {
+            s.push_str(&format!("{} '{}'", self.kind, self.name));
+        } else {
+            s.push_str(&format!("{} action '{}'", self.kind, self.name));
+        }
+        s.push_str(" -> ");
+        s.push_str(&self.event);
+        if let Some(d) = &self.detail
+            && !d.is_empty()
+        {
+            s.push_str(&format!(" ({d})"));
+        }
+        if !self.lineage.is_empty() {
+            s.push_str(&format!(" (via {})", self.lineage.join(" > ")));
+        }
+        s
+    }
+}
+
+/// The log, kept in the VM as saved host-layer state.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct AuditLog(pub(crate) Vec<AuditEntry>);
+
+impl SavedState for AuditLog {
+    const NAME: &'static str = "audit";
+
+    fn encode(&self) -> Result<Vec<u8>, String> {
+        sense_eval::kind::to_bytes(self)
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Self, String> {
+        sense_eval::kind::from_bytes(bytes)
+    }
+}
+
+/// Installs an empty log on `vm` and makes it part of snapshots.
+pub(crate) fn install(vm: &mut Vm) {
+    vm.set_ext_state(AuditLog::default());
+    vm.register_saved_state::<AuditLog>();
+}
+
+/// The natives of the audit log: `audit_log()`.
+pub(crate) fn natives() -> Vec<NativeDef> {
+    vec![NativeDef::new("audit_log", Arity::Exact(0), audit_log)]
+}
+
+fn audit_log(vm: &mut Vm, _: &[Value]) -> EvalResult<Value> {
+    let lines: Vec<String> = entries(vm).iter().map(AuditEntry::describe).collect();
+    let mut items = Vec::with_capacity(lines.len());
+    for l in lines {
+        items.push(vm.new_str(l)?);
+    }
+    vm.new_array(items)
+}
+
+/// The audit log so far, oldest first.
+pub fn entries(vm: &Vm) -> &[AuditEntry] {
+    vm.ext_state_ref::<AuditLog>().map_or(&[], |l| &l.0)
+}
+
+/// The log, mutably, if the VM has one.
+pub(crate) fn entries_mut(vm: &mut Vm) -> Option<&mut Vec<AuditEntry>> {
+    vm.ext_state_mut::<AuditLog>().map(|l| &mut l.0)
+}
+
+fn push(vm: &mut Vm, entry: AuditEntry) {
+    match entries_mut(vm) {
+        Some(log) => log.push(entry),
+        None => vm.set_ext_state(AuditLog(vec![entry])),
+    }
+}
+
+/// The execution boundaries enclosing `env`, outermost first: labelled
+/// scopes (`tool:NAME`, `reversible:NAME`, `rollback:NAME`) and agent
+/// bodies (`agent:NAME`).
+pub fn lineage(vm: &Vm, env: ScopeRef) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut s = Some(env);
+    while let Some(cur) = s {
+        if let Some(label) = vm.scope_label(cur) {
+            out.push(label.to_string());
+        }
+        if let Some(a) = vm.scope_agent(cur) {
+            out.push(format!("agent:{}", vm.object_name(a)));
+        }
+        s = vm.scope_parent(cur);
+    }
+    out.reverse();
+    out
+}
+
+/// Appends an entry recorded in scope `env`.
+pub fn record(
+    vm: &mut Vm,
+    kind: &str,
+    name: &str,
+    event: &str,
+    detail: Option<String>,
+    line: Option<u32>,
+    env: ScopeRef,
+) {
+    let lineage = lineage(vm, env);
+    let timestamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    let entry = AuditEntry {
+        name: name.to_string(),
+        kind: kind.to_string(),
+        event: event.to_string(),
+        detail,
+        line,
+        lineage,
+        timestamp,
+    };
+    push(vm, entry);
+}

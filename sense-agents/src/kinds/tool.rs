@@ -1,0 +1,202 @@
+//! Tools (AGENTS.md §5): `tool NAME(params) "description" requires cap:`
+//! declares a callable whose calls are checked against the caller's
+//! policy and audited; its body runs in a child of the declaring scope,
+//! labelled `tool:NAME` for lineage. An `async tool` call runs the body
+//! as a task and returns its future.
+
+use crate::{audit, policy};
+use sense_eval::heap::{ObjRef, ScopeRef, Tracer};
+use sense_eval::kind::{BodyCall, Declaration, ExtCall, ExtObject, ObjectKind, Render};
+use sense_eval::proto::{DeclInfo, FileId, ProtoId};
+use sense_eval::{ErrorClass, EvalError, EvalResult, Value, Vm};
+
+/// A declared tool.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct ToolObj {
+    /// Its name.
+    pub name: String,
+    /// Its body (parameters and return type live in the proto).
+    pub proto: ProtoId,
+    /// The declaring scope.
+    pub env: ScopeRef,
+    /// `requires cap`.
+    pub capability: Option<String>,
+    /// The description string.
+    pub description: Option<String>,
+    /// `async tool`.
+    pub is_async: bool,
+}
+
+impl ExtObject for ToolObj {
+    fn kind(&self) -> &'static dyn ObjectKind {
+        &TOOL
+    }
+    fn trace(&self, t: &mut Tracer) {
+        t.scope(self.env);
+    }
+    fn encode(&self) -> Result<Vec<u8>, String> {
+        sense_eval::kind::to_bytes(self)
+    }
+    fn protos(&self) -> Vec<ProtoId> {
+        vec![self.proto]
+    }
+    fn remap_protos(&mut self, map: &mut dyn FnMut(ProtoId) -> ProtoId) {
+        self.proto = map(self.proto);
+    }
+}
+
+/// A declared tool as a model sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolSignature {
+    /// Its name.
+    pub name: String,
+    /// Its description string, if it has one.
+    pub description: Option<String>,
+    /// `async tool`.
+    pub is_async: bool,
+    /// Its parameters: name and annotation text.
+    pub params: Vec<(String, Option<String>)>,
+}
+
+/// The signature of `v` if it is a tool declared with `tool`.
+pub fn signature(vm: &Vm, v: Value) -> Option<ToolSignature> {
+    let tool = vm.ext_value::<ToolObj>(v)?;
+    Some(ToolSignature {
+        name: tool.name.clone(),
+        description: tool.description.clone(),
+        is_async: tool.is_async,
+        params: vm.body_params(tool.proto),
+    })
+}
+
+/// The kind of [`ToolObj`].
+pub struct ToolKind;
+
+/// The registered [`ToolKind`].
+pub static TOOL: ToolKind = ToolKind;
+
+fn data(vm: &Vm, obj: ObjRef) -> EvalResult<ToolObj> {
+    vm.ext_ref::<ToolObj>(obj)
+        .cloned()
+        .ok_or_else(|| EvalError::runtime("not a tool"))
+}
+
+impl ObjectKind for ToolKind {
+    fn name(&self) -> &'static str {
+        "tool"
+    }
+    fn type_name(&self) -> &'static str {
+        "Tool"
+    }
+    fn host_class(&self, _: &Vm, _: ObjRef) -> &'static str {
+        "SenseToolDef"
+    }
+    fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
+        out.push_str("<tool ");
+        out.push_str(&self.object_name(vm, obj));
+        out.push_str(">");
+        Ok(())
+    }
+    fn object_name(&self, vm: &Vm, obj: ObjRef) -> String {
+        vm.ext_ref::<ToolObj>(obj)
+            .map(|t| t.name.clone())
+            .unwrap_or_default()
+    }
+
+    /// Calls the tool (AGENTS.md §5.2): arity, the caller's capability,
+    /// parameter types, the `called` entry, then the body (or, for an
+    /// async tool, a future).
+    fn call(
+        &self,
+        vm: &mut Vm,
+        obj: ObjRef,
+        args: &[Value],
+        caller: ScopeRef,
+        line: u32,
+    ) -> EvalResult<ExtCall> {
+        let tool = data(vm, obj)?;
+        let n = vm.body_params(tool.proto).len();
+        if n != args.len() {
+            return Err(EvalError::runtime(format!(
+                "'{}' expects {n} argument(s), got {}",
+                tool.name,
+                args.len()
+            )));
+        }
+        if let Some(cap) = &tool.capability
+            && !policy::capability_allowed(vm, caller, cap)
+        {
+            let detail = format!("capability '{cap}' denied by policy");
+            audit::record(
+                vm,
+                "tool",
+                &tool.name,
+                "denied",
+                Some(detail),
+                Some(line),
+                caller,
+            );
+            return Err(EvalError::new(
+                ErrorClass::Policy,
+                format!(
+                    "tool '{}' requires capability '{cap}', which is denied by policy",
+                    tool.name
+                ),
+            ));
+        }
+        let scope = vm.new_scope(tool.env);
+        vm.set_scope_label(scope, format!("tool:{}", tool.name));
+        for (sym, v) in vm.bind_args(tool.proto, &tool.name, args)? {
+            vm.define_in(scope, sym, v);
+        }
+        audit::record(vm, "tool", &tool.name, "called", None, Some(line), caller);
+        if tool.is_async {
+            let label = format!("tool '{}'", tool.name);
+            return Ok(ExtCall::Value(vm.spawn_body_task(label, tool.proto, scope)));
+        }
+        Ok(ExtCall::Body(BodyCall {
+            proto: tool.proto,
+            env: scope,
+            then: None,
+        }))
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
+        Ok(Box::new(sense_eval::kind::from_bytes::<ToolObj>(bytes)?))
+    }
+}
+
+/// The `tool` statement.
+pub struct ToolDecl;
+
+/// The registered [`ToolDecl`].
+pub static TOOL_DECL: ToolDecl = ToolDecl;
+
+impl Declaration for ToolDecl {
+    fn name(&self) -> &'static str {
+        "tool"
+    }
+
+    fn declare(&self, vm: &mut Vm, decl: &DeclInfo, _: Value, _: FileId) -> EvalResult<()> {
+        let Some(&proto) = decl.protos.first() else {
+            return Err(EvalError::runtime("internal error: a tool without a body"));
+        };
+        let env = vm.declaring_scope();
+        let capability = decl
+            .attrs
+            .iter()
+            .find(|(k, _)| k == "requires")
+            .map(|(_, c)| c.clone());
+        let tool = ToolObj {
+            name: vm.interner().name(decl.name).to_string(),
+            proto,
+            env,
+            capability,
+            description: decl.text.clone(),
+            is_async: decl.flag,
+        };
+        let v = vm.alloc_ext(tool);
+        vm.define_in(env, decl.name, v);
+        Ok(())
+    }
+}

@@ -1,0 +1,105 @@
+//! Policies (AGENTS.md §3): `policy:` blocks write `allow`/`deny` rules
+//! for capabilities into the scope they run in, and a check walks the
+//! scope chain outwards — the first scope whose policy mentions the
+//! capability decides; an unmentioned capability is allowed.
+//!
+//! A scope's rules are one `Policy` object attached to it under
+//! [`SCOPE_KEY`] (never visible to Sense code), so they are traced,
+//! saved and restored with the scope.
+
+use sense_eval::heap::{ObjRef, ScopeRef, Tracer};
+use sense_eval::kind::{Declaration, ExtObject, ObjectKind, Render};
+use sense_eval::proto::{DeclInfo, FileId};
+use sense_eval::{EvalResult, Value, Vm};
+
+/// The scope slot holding a scope's rules.
+pub const SCOPE_KEY: &str = "policy";
+
+/// The rules one scope's `policy:` blocks wrote, latest last.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct PolicyRules {
+    /// Capability and whether it is allowed.
+    pub rules: Vec<(String, bool)>,
+}
+
+impl ExtObject for PolicyRules {
+    fn kind(&self) -> &'static dyn ObjectKind {
+        &POLICY
+    }
+    fn trace(&self, _: &mut Tracer) {}
+    fn encode(&self) -> Result<Vec<u8>, String> {
+        sense_eval::kind::to_bytes(self)
+    }
+}
+
+/// The kind of [`PolicyRules`].
+pub struct PolicyKind;
+
+/// The registered [`PolicyKind`].
+pub static POLICY: PolicyKind = PolicyKind;
+
+impl ObjectKind for PolicyKind {
+    fn name(&self) -> &'static str {
+        "policy"
+    }
+    fn type_name(&self) -> &'static str {
+        "Policy"
+    }
+    fn render(&self, _: &Vm, _: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
+        out.push_str("<policy>");
+        Ok(())
+    }
+    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
+        Ok(Box::new(sense_eval::kind::from_bytes::<PolicyRules>(
+            bytes,
+        )?))
+    }
+}
+
+/// The `policy:` statement.
+pub struct PolicyDecl;
+
+/// The registered [`PolicyDecl`].
+pub static POLICY_DECL: PolicyDecl = PolicyDecl;
+
+impl Declaration for PolicyDecl {
+    fn name(&self) -> &'static str {
+        "policy"
+    }
+
+    fn declare(&self, vm: &mut Vm, decl: &DeclInfo, _: Value, _: FileId) -> EvalResult<()> {
+        let scope = vm.current_define_scope();
+        let obj = match vm.scope_value(scope, SCOPE_KEY) {
+            Some(Value::Obj(r)) if vm.ext_ref::<PolicyRules>(r).is_some() => r,
+            _ => {
+                let v = vm.alloc_ext(PolicyRules::default());
+                vm.set_scope_value(scope, SCOPE_KEY, v);
+                let Value::Obj(r) = v else { return Ok(()) };
+                r
+            }
+        };
+        let Some(policy) = vm.ext_mut::<PolicyRules>(obj) else {
+            return Ok(());
+        };
+        for (verb, cap) in &decl.attrs {
+            policy.rules.retain(|(c, _)| c != cap);
+            policy.rules.push((cap.clone(), verb == "allow"));
+        }
+        Ok(())
+    }
+}
+
+/// Is capability `cap` allowed in `env`?
+pub fn capability_allowed(vm: &Vm, env: ScopeRef, cap: &str) -> bool {
+    let mut s = Some(env);
+    while let Some(cur) = s {
+        if let Some(Value::Obj(r)) = vm.scope_value(cur, SCOPE_KEY)
+            && let Some(p) = vm.ext_ref::<PolicyRules>(r)
+            && let Some((_, allow)) = p.rules.iter().rev().find(|(c, _)| c == cap)
+        {
+            return *allow;
+        }
+        s = vm.scope_parent(cur);
+    }
+    true
+}
