@@ -55,8 +55,6 @@ impl TypeSpec {
             "Array" => TypeSpec::Array(first()),
             "Function" => TypeSpec::Function,
             "Agent" => TypeSpec::Kind("Agent"),
-            "Action" => TypeSpec::Kind("Action"),
-            "Tool" => TypeSpec::Kind("Tool"),
             "Future" => TypeSpec::Kind("Future"),
             "Python" => TypeSpec::Kind("Python"),
             name => TypeSpec::Named {

@@ -211,12 +211,26 @@ pub struct DeclStmt<'a> {
 }
 
 impl StmtKind {
+    /// The keyword of a statement that a runtime runs through a
+    /// registered declaration kind (`model`, `memory`, `tool`, `action`,
+    /// `policy`), so that the compiler passes it on without spelling it.
+    pub fn declaration_keyword(&self) -> Option<&'static str> {
+        match self {
+            StmtKind::Model { .. } => Some("model"),
+            StmtKind::Memory { .. } => Some("memory"),
+            StmtKind::Tool(_) => Some("tool"),
+            StmtKind::Action(_) => Some("action"),
+            StmtKind::Policy(_) => Some("policy"),
+            _ => None,
+        }
+    }
+
     /// The statement as a [`DeclStmt`], when it is a declaration run by a
     /// registered declaration kind (`model NAME = value`, `memory NAME`).
     pub fn as_declaration(&self) -> Option<DeclStmt<'_>> {
         match self {
             StmtKind::Model { name, value } => Some(DeclStmt {
-                keyword: "model",
+                keyword: self.declaration_keyword()?,
                 name,
                 value: Some(value),
                 text: None,
@@ -227,7 +241,7 @@ impl StmtKind {
                 kind,
                 persistent,
             } => Some(DeclStmt {
-                keyword: "memory",
+                keyword: self.declaration_keyword()?,
                 name,
                 value: None,
                 text: kind.as_deref(),

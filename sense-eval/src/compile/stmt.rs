@@ -67,6 +67,8 @@ impl Compiler<'_> {
 
     pub(super) fn stmt(&mut self, s: &Stmt) {
         let span = s.span;
+        // The keyword a declaration statement is registered under.
+        let keyword = s.kind.declaration_keyword().unwrap_or_default();
         match &s.kind {
             StmtKind::Expr(e) => {
                 // Literal statements (docstrings, placeholders) do nothing.
@@ -283,7 +285,7 @@ impl Compiler<'_> {
                         (verb.to_string(), r.capability.clone())
                     })
                     .collect();
-                self.declare("policy", None, None, false, Vec::new(), attrs, span);
+                self.declare(keyword, None, None, false, Vec::new(), attrs, span);
             }
             StmtKind::Tool(t) => {
                 let params = self.params(&t.params);
@@ -304,7 +306,7 @@ impl Compiler<'_> {
                 }
                 let name = Some(&t.name.name);
                 let text = t.description.clone();
-                self.declare("tool", name, text, t.is_async, vec![body], attrs, span);
+                self.declare(keyword, name, text, t.is_async, vec![body], attrs, span);
             }
             StmtKind::Action(a) => {
                 let params = self.params(&a.params);
@@ -331,7 +333,7 @@ impl Compiler<'_> {
                 let protos = std::iter::once(body).chain(rollback).collect();
                 let name = Some(&a.name.name);
                 let kind = Some(a.kind.as_str().to_string());
-                self.declare("action", name, kind, a.approval, protos, attrs, span);
+                self.declare(keyword, name, kind, a.approval, protos, attrs, span);
             }
         }
     }

@@ -87,7 +87,13 @@ impl Vm {
             }
         }
         for (name, bytes) in states {
-            let Some(entry) = self.registries.saved_states.iter().find(|s| s.name == name).copied() else {
+            let Some(entry) = self
+                .registries
+                .saved_states
+                .iter()
+                .find(|s| s.name == name)
+                .copied()
+            else {
                 return Err(corrupt(format!(
                     "it holds state '{name}', which is not registered in this runtime"
                 )));
@@ -115,6 +121,7 @@ impl Vm {
             return hook(self, v);
         }
         let known: Vec<String> = self
+            .registries
             .settings
             .iter()
             .map(|(n, _)| format!("'{n}'"))

@@ -559,15 +559,18 @@ impl Vm {
     /// [`ObjectKind::annotated_value`]: crate::kind::ObjectKind::annotated_value
     #[cold]
     fn matches_named(&self, v: Value, name: &str, param: Option<&TypeSpec>) -> bool {
-        let Some(kind) = self.registries.kind_annotated(name) else {
+        // A name no kind claims matches everything, as in the reference;
+        // one that some kinds claim (two kinds may share a type name)
+        // matches their objects.
+        if self.registries.kind_annotated(name).is_none() {
             return true;
-        };
+        }
         let Value::Obj(r) = v else {
             return false;
         };
         match self.heap.try_get(r) {
-            Some(Obj::Ext(x)) if x.kind().name() == kind.name() => {
-                match (param, kind.annotated_value(self, r)) {
+            Some(Obj::Ext(x)) if x.kind().matches_annotation(name) => {
+                match (param, x.kind().annotated_value(self, r)) {
                     (Some(t), Some(inner)) => self.matches(inner, t),
                     _ => true,
                 }
