@@ -31,14 +31,19 @@ pub enum TypeSpec {
     /// A core kind checked by `type_of` name (`Agent`, `Tool`, …).
     Kind(&'static str),
     /// Any other name: the annotation of the registered object kind that
-    /// claims it (with its first parameter, `T` in `Answer<T>`), or of
-    /// none, and then it matches everything.
-    Named {
-        /// The name as written.
-        name: String,
-        /// The first parameter, if any.
-        param: Option<Box<TypeSpec>>,
-    },
+    /// claims it, or of none, and then it matches everything. Boxed, so
+    /// the matcher stays as small as the core types need (it is read on
+    /// every call of a function with parameters).
+    Named(Box<NamedType>),
+}
+
+/// An annotation the core does not know, kept as written.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct NamedType {
+    /// The name as written.
+    pub name: String,
+    /// The first parameter (`T` in `Answer<T>`), if any.
+    pub param: Option<TypeSpec>,
 }
 
 impl TypeSpec {
@@ -57,10 +62,10 @@ impl TypeSpec {
             "Agent" => TypeSpec::Kind("Agent"),
             "Future" => TypeSpec::Kind("Future"),
             "Python" => TypeSpec::Kind("Python"),
-            name => TypeSpec::Named {
+            name => TypeSpec::Named(Box::new(NamedType {
                 name: name.to_string(),
-                param: first(),
-            },
+                param: ann.params.first().map(TypeSpec::from_ann),
+            })),
         }
     }
 }

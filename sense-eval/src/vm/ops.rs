@@ -546,7 +546,7 @@ impl Vm {
             },
             TypeSpec::Function => self.type_name(v) == "Function",
             TypeSpec::Kind(k) => self.type_name(v) == *k,
-            TypeSpec::Named { name, param } => self.matches_named(v, name, param.as_deref()),
+            TypeSpec::Named(n) => self.matches_named(v, &n.name, n.param.as_ref()),
         }
     }
 
