@@ -7,6 +7,7 @@
 //! the same way with [`Runtime::register_kind`] and
 //! [`Runtime::register_native`].
 
+pub mod agent;
 pub mod answer;
 pub mod memory;
 pub mod model;
@@ -41,7 +42,8 @@ pub(crate) fn install(vm: &mut Vm) {
 /// Every native this crate adds to the core's builtins, in the order they
 /// are installed.
 pub fn natives() -> Vec<NativeDef> {
-    let mut v = model::natives();
+    let mut v = agent::natives();
+    v.extend(model::natives());
     v.extend(skill::natives());
     v.extend(tool_server::natives());
     v

@@ -3,7 +3,8 @@
 use crate::embed::ValueRef;
 use crate::error::Error;
 use crate::handle::{AgentId, PauseHandle};
-use sense_eval::agent::{Agent, AgentStatus, PauseKind};
+use crate::{AgentStatus, PauseKind};
+use sense_eval::agent::{Agent, SuspendCause, TaskStatus};
 use sense_eval::heap::ScopeRef;
 use sense_eval::object::Obj;
 use sense_eval::vm::{Exit, TestResult};
@@ -380,7 +381,7 @@ impl Runtime {
     /// The agent's status.
     #[inline]
     pub fn status(&self, id: AgentId) -> Result<AgentStatus, Error> {
-        Ok(self.agent_data(id)?.status)
+        Ok(self.agent_data(id)?.status.into())
     }
 
     /// The agent's name.
@@ -398,7 +399,7 @@ impl Runtime {
     /// What kind of pause the agent is in; `None` unless it is paused.
     pub fn pause_kind(&self, id: AgentId) -> Result<Option<PauseKind>, Error> {
         let a = self.agent_data(id)?;
-        Ok((a.status == AgentStatus::Paused).then_some(a.pause_kind))
+        Ok((a.status == TaskStatus::Paused).then_some(a.pause_kind.into()))
     }
 
     /// Starts a `created` agent and runs it until it pauses, completes or
@@ -486,7 +487,7 @@ impl Runtime {
     #[inline]
     fn waits_for_message(&self, id: AgentId) -> Result<bool, Error> {
         let a = self.agent_data(id)?;
-        Ok(a.status == AgentStatus::Paused && a.pause_kind == PauseKind::WaitingMessage)
+        Ok(a.status == TaskStatus::Paused && a.pause_kind == SuspendCause::MESSAGE)
     }
 
     /// Settles a start or resume: true when the agent paused, false when it
@@ -511,7 +512,7 @@ impl Runtime {
         let (reason, kind) = (a.pause_reason, a.pause_kind);
         Ok(State::Paused {
             reason: self.vm.to_host(reason),
-            kind,
+            kind: kind.into(),
         })
     }
 

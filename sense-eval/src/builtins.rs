@@ -20,7 +20,7 @@ use crate::vm::Vm;
 /// with their exact count, so this never hides a bug; it keeps damaged
 /// state from ever becoming an index panic.
 #[inline]
-pub(crate) fn arg(args: &[Value], i: usize) -> Value {
+pub fn arg(args: &[Value], i: usize) -> Value {
     args.get(i).copied().unwrap_or(Value::Nil)
 }
 

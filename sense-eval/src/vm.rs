@@ -27,7 +27,7 @@ mod unwind;
 
 pub use embed::CallerSlot;
 pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
-pub use inspect::{AgentReport, FrameReport};
+pub use inspect::{FrameReport, TaskReport};
 pub use safety::AuditEntry;
 pub(crate) use tasks::Blocked;
 pub use tool_view::ToolSignature;
@@ -680,7 +680,7 @@ impl Vm {
     }
 
     /// Writes program output.
-    pub(crate) fn write_out(&mut self, s: &str) {
+    pub fn write_out(&mut self, s: &str) {
         (self.out)(s);
     }
 

@@ -235,6 +235,9 @@ impl State<'_> {
                 self.check_scope(a.scope)?;
                 self.proto(a.body)?;
                 self.value(a.pause_reason)?;
+                if a.pause_kind.0 > crate::agent::SuspendCause::LAST.0 {
+                    return Err(corrupt("a task has a suspend cause that does not exist"));
+                }
                 for v in &a.mailbox {
                     self.value(*v)?;
                 }

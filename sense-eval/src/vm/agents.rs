@@ -8,7 +8,7 @@
 //! (`stop_depth`) the same events end [`Vm::run`] instead.
 
 use super::{Exit, Fiber, Frame, FrameKind, Pending, Vm};
-use crate::agent::{Agent, AgentStatus, PauseKind};
+use crate::agent::{Agent, SuspendCause, TaskStatus};
 use crate::error::{EvalError, EvalResult};
 use crate::heap::ObjRef;
 use crate::object::Obj;
@@ -30,9 +30,9 @@ impl Vm {
             scope,
             body: info.body,
             is_async: info.is_async,
-            status: AgentStatus::Created,
+            status: TaskStatus::Created,
             pause_reason: Value::Nil,
-            pause_kind: PauseKind::SelfPause,
+            pause_kind: SuspendCause::CALL,
             mailbox: Default::default(),
             fiber: None,
             resume_pushes: false,
@@ -47,7 +47,7 @@ impl Vm {
     }
 
     /// The agent behind a value, if it is one.
-    pub(crate) fn agent(&self, v: Value) -> Option<&Agent> {
+    pub fn agent(&self, v: Value) -> Option<&Agent> {
         match v {
             Value::Obj(r) => match self.heap.get(r) {
                 Obj::Agent(a) => Some(a),
@@ -57,7 +57,8 @@ impl Vm {
         }
     }
 
-    pub(crate) fn agent_mut(&mut self, r: ObjRef) -> Option<&mut Agent> {
+    /// The agent `r`, mutably, if it is one.
+    pub fn agent_mut(&mut self, r: ObjRef) -> Option<&mut Agent> {
         match self.heap.get_mut(r) {
             Obj::Agent(a) => Some(a),
             _ => None,
@@ -130,7 +131,7 @@ impl Vm {
             },
             _ => return Err(self.expected_agent("start() expects an Agent", v)),
         };
-        if a.status != AgentStatus::Created {
+        if a.status != TaskStatus::Created {
             return Err(EvalError::runtime(format!(
                 "agent '{}' has already been started (status: {}) \u{2014} an agent can only be started once in this version",
                 self.interner.name(a.name),
@@ -140,7 +141,7 @@ impl Vm {
         self.check_depth()?;
         let fiber = self.agent_fiber(r).unwrap_or_default();
         if let Some(a) = self.agent_mut(r) {
-            a.status = AgentStatus::Running;
+            a.status = TaskStatus::Running;
         }
         Ok((r, fiber))
     }
@@ -164,7 +165,7 @@ impl Vm {
         let Obj::Agent(a) = self.heap.get_mut(r) else {
             return Err(EvalError::runtime("not an agent"));
         };
-        if a.status != AgentStatus::Paused {
+        if a.status != TaskStatus::Paused {
             let (name, status) = (a.name, a.status);
             return Err(EvalError::runtime(format!(
                 "cannot resume agent '{}' \u{2014} status is '{}', not 'paused'",
@@ -173,7 +174,7 @@ impl Vm {
             )));
         }
         let mut value = value;
-        if a.pause_kind == PauseKind::WaitingMessage {
+        if a.pause_kind == SuspendCause::MESSAGE {
             // The pending `receive()` takes the oldest message; with none
             // queued the agent keeps waiting.
             match a.mailbox.pop_front() {
@@ -185,11 +186,12 @@ impl Vm {
         if a.resume_pushes {
             fiber.stack.push(value);
         }
-        a.status = AgentStatus::Running;
+        a.status = TaskStatus::Running;
         Ok((r, Some(fiber)))
     }
 
-    pub(crate) fn expected_agent(&self, what: &str, v: Value) -> EvalError {
+    /// The error for a value of the wrong type where an agent was expected.
+    pub fn expected_agent(&self, what: &str, v: Value) -> EvalError {
         EvalError::runtime(format!("{what}, got {}", self.type_name(v)))
     }
 
@@ -226,12 +228,12 @@ impl Vm {
     }
 
     /// Records a pause on `agent` (status, reason, kind).
-    pub(crate) fn mark_paused(&mut self, agent: ObjRef, reason: Value, kind: PauseKind) {
+    pub(crate) fn mark_paused(&mut self, agent: ObjRef, reason: Value, kind: SuspendCause) {
         if let Some(a) = self.agent_mut(agent) {
-            a.status = AgentStatus::Paused;
+            a.status = TaskStatus::Paused;
             a.pause_reason = reason;
             a.pause_kind = kind;
-            a.resume_pushes = !matches!(kind, PauseKind::HostRequest | PauseKind::Budget);
+            a.resume_pushes = !kind.is_safe_point();
         }
     }
 
@@ -252,7 +254,7 @@ impl Vm {
 
     /// `start(a)` from Sense code: a plain agent runs now, until it
     /// settles; an async agent is queued and `start` returns at once.
-    pub(crate) fn sense_start(&mut self, v: Value) -> EvalResult<Value> {
+    pub fn sense_start(&mut self, v: Value) -> EvalResult<Value> {
         let (r, fiber) = self.begin_start(v)?;
         if self.is_async(r) {
             self.park_ready(r, fiber);
@@ -263,7 +265,7 @@ impl Vm {
     }
 
     /// `resume(a, value)` from Sense code.
-    pub(crate) fn sense_resume(&mut self, v: Value, value: Value) -> EvalResult<Value> {
+    pub fn sense_resume(&mut self, v: Value, value: Value) -> EvalResult<Value> {
         match self.begin_resume(v, value)? {
             (r, Some(fiber)) if self.is_async(r) => {
                 self.park_ready(r, fiber);
@@ -278,7 +280,7 @@ impl Vm {
     }
 
     /// The agent whose body lexically encloses the current code, if any.
-    pub(crate) fn lexical_agent(&self) -> Option<ObjRef> {
+    pub fn lexical_agent(&self) -> Option<ObjRef> {
         let mut s = Some(self.env());
         while let Some(cur) = s {
             let scope = self.heap.scope(cur);
@@ -291,7 +293,7 @@ impl Vm {
     }
 
     /// The lexically enclosing agent, which must be the one running now.
-    pub(crate) fn running_lexical_agent(&self, what: &str) -> EvalResult<ObjRef> {
+    pub fn running_lexical_agent(&self, what: &str) -> EvalResult<ObjRef> {
         match self.lexical_agent() {
             Some(a) if self.cur.agent == Some(a) => Ok(a),
             _ => Err(EvalError::runtime(format!(
@@ -302,14 +304,14 @@ impl Vm {
 
     /// Suspends the running agent inside a builtin call; the resume value
     /// becomes the call's result.
-    pub(crate) fn suspend_call(&mut self, agent: ObjRef, reason: Value, kind: PauseKind) {
+    pub fn suspend_call(&mut self, agent: ObjRef, reason: Value, kind: SuspendCause) {
         self.mark_paused(agent, reason, kind);
         self.pending = Some(Pending::Suspend);
     }
 
     /// `await(a)` on a started agent: raise its stored error once, else
     /// return it.
-    pub(crate) fn collect_agent(&mut self, v: Value) -> EvalResult<Value> {
+    pub fn collect_agent(&mut self, v: Value) -> EvalResult<Value> {
         if let Value::Obj(r) = v
             && let Some(a) = self.agent_mut(r)
             && !a.error_taken
@@ -347,23 +349,23 @@ impl Vm {
     }
 
     /// Leaves a request to wait for a running async agent.
-    pub(crate) fn request_await(&mut self, target: ObjRef) {
+    pub fn request_await(&mut self, target: ObjRef) {
         self.pending = Some(Pending::Await(target));
     }
 
     /// True when the current fiber runs an async tool's body.
-    pub(crate) fn in_future_task(&self) -> bool {
+    pub fn in_future_task(&self) -> bool {
         self.cur.future.is_some()
     }
 
     /// True when the current fiber runs as a scheduled task (some fiber
     /// is waiting below it), not directly for the host.
-    pub(crate) fn running_as_task(&self) -> bool {
+    pub fn running_as_task(&self) -> bool {
         self.callers.len() > self.stop_depth
     }
 
     /// Reads one line for `ask_human` outside an agent.
-    pub(crate) fn read_input(&mut self) -> Option<String> {
+    pub fn read_input(&mut self) -> Option<String> {
         (self.input)()
     }
 }

@@ -356,7 +356,7 @@ impl Vm {
                         "{name}() asked to pause, but it was not called from inside a running agent"
                     ))
                 })?;
-                self.suspend_call(agent, reason, crate::agent::PauseKind::HostFunction);
+                self.suspend_call(agent, reason, crate::agent::SuspendCause::HOST_FUNCTION);
                 Ok(Value::Nil)
             }
             Err(msg) => Err(EvalError::runtime(msg)),

@@ -210,7 +210,7 @@ impl Vm {
                 // The reference's host repr of an agent (inside a list, in
                 // an error message) leaves the reason out; `print` shows it.
                 if !python
-                    && a.status == crate::agent::AgentStatus::Paused
+                    && a.status == crate::agent::TaskStatus::Paused
                     && self.host_truthy(a.pause_reason)
                 {
                     out.push_str(" (");

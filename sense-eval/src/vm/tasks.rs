@@ -9,7 +9,7 @@
 //! (DECISIONS.md: cooperative tasks, no data races).
 
 use super::{Exit, Fiber, Vm, Wait};
-use crate::agent::{AgentStatus, PauseKind};
+use crate::agent::{SuspendCause, TaskStatus};
 use crate::error::{EvalError, EvalResult};
 use crate::heap::ObjRef;
 use crate::object::{FutureState, Obj};
@@ -37,7 +37,8 @@ pub(crate) enum Leave {
 }
 
 impl Vm {
-    pub(crate) fn is_async(&self, agent: ObjRef) -> bool {
+    /// True when `agent` is an `async agent`.
+    pub fn is_async(&self, agent: ObjRef) -> bool {
         self.agent_ref(agent).is_some_and(|a| a.is_async)
     }
 
@@ -49,7 +50,7 @@ impl Vm {
     }
 
     /// The future behind a value, if it is one.
-    pub(crate) fn future_ref(&self, v: Value) -> Option<ObjRef> {
+    pub fn future_ref(&self, v: Value) -> Option<ObjRef> {
         match v {
             Value::Obj(r) if matches!(self.heap.get(r), Obj::Future(_)) => Some(r),
             _ => None,
@@ -87,7 +88,7 @@ impl Vm {
             match how {
                 Leave::Paused | Leave::Blocked => a.fiber = Some(fiber),
                 Leave::Completed => {
-                    a.status = AgentStatus::Completed;
+                    a.status = TaskStatus::Completed;
                     a.fiber = None;
                 }
             }
@@ -169,9 +170,9 @@ impl Vm {
 
     /// True once an agent is no longer running (paused, completed,
     /// failed), or a future has its result.
-    pub(crate) fn is_settled(&self, task: ObjRef) -> bool {
+    pub fn is_settled(&self, task: ObjRef) -> bool {
         match self.heap.get(task) {
-            Obj::Agent(a) => a.status != AgentStatus::Running,
+            Obj::Agent(a) => a.status != TaskStatus::Running,
             Obj::Future(f) => !matches!(f.state, FutureState::Pending),
             _ => true,
         }
@@ -270,7 +271,7 @@ impl Vm {
 
     /// The result of a settled task for `await`: an agent (raising its
     /// stored error once) or a future's value (raising its error every time).
-    pub(crate) fn collect_task(&mut self, task: ObjRef) -> EvalResult<Value> {
+    pub fn collect_task(&mut self, task: ObjRef) -> EvalResult<Value> {
         if let Obj::Future(f) = self.heap.get(task) {
             return match &f.state {
                 FutureState::Ready(v) => Ok(*v),
@@ -305,7 +306,7 @@ impl Vm {
 
     /// A task's `receive()` found `mailbox` empty: block the running task
     /// until a message is sent (or, with a timeout, until nothing else can run).
-    pub(crate) fn block_on_receive(&mut self, mailbox: ObjRef, timed: bool) {
+    pub fn block_on_receive(&mut self, mailbox: ObjRef, timed: bool) {
         let Some(task) = self.cur.agent.or(self.cur.future) else {
             return;
         };
@@ -322,7 +323,7 @@ impl Vm {
     /// or `None` if it was stored for a later `await`.
     pub(crate) fn fiber_failed(&mut self, agent: ObjRef, err: EvalError) -> Option<EvalError> {
         if let Some(a) = self.agent_mut(agent) {
-            a.status = AgentStatus::Failed;
+            a.status = TaskStatus::Failed;
             a.fiber = None;
         }
         self.clear_interrupt(agent);
@@ -358,7 +359,7 @@ impl Vm {
     pub(crate) fn pause_at_safepoint(
         &mut self,
         agent: ObjRef,
-        kind: PauseKind,
+        kind: SuspendCause,
     ) -> EvalResult<Option<Exit>> {
         self.mark_paused(agent, Value::Nil, kind);
         self.leave_fiber(Leave::Paused)

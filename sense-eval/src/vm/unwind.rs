@@ -3,7 +3,7 @@
 //! the safe points where pause requests, budgets and the collector act.
 
 use super::{CtlKind, Exit, FrameKind, TestResult, Vm};
-use crate::agent::{AgentStatus, PauseKind};
+use crate::agent::{SuspendCause, TaskStatus};
 use crate::error::{EvalError, EvalResult};
 use crate::object::Obj;
 use std::sync::atomic::Ordering;
@@ -85,7 +85,7 @@ impl Vm {
             };
             if self.callers.len() <= self.stop_depth {
                 if let Obj::Agent(a) = self.heap.get_mut(agent) {
-                    a.status = AgentStatus::Failed;
+                    a.status = TaskStatus::Failed;
                     a.fiber = None;
                 }
                 self.clear_interrupt(agent);
@@ -213,7 +213,7 @@ impl Vm {
             };
             if requested {
                 self.interrupt.fetch_sub(1, Ordering::AcqRel);
-                return self.pause_at_safepoint(agent, PauseKind::HostRequest);
+                return self.pause_at_safepoint(agent, SuspendCause::HOST);
             }
         }
         Ok(None)
@@ -222,7 +222,7 @@ impl Vm {
     fn budget_exhausted(&mut self, max: u64) -> EvalResult<Option<Exit>> {
         if let Some(agent) = self.cur.agent {
             self.steps = 0;
-            return self.pause_at_safepoint(agent, PauseKind::Budget);
+            return self.pause_at_safepoint(agent, SuspendCause::BUDGET);
         }
         // The run ends here; the next one gets a fresh budget (issue 8).
         self.steps = 0;
