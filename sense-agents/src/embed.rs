@@ -187,7 +187,7 @@ impl Runtime {
         }
         match v {
             Value::Obj(r) => match heap.try_get(r) {
-                Some(Obj::Agent(a)) => Ok(AgentId {
+                Some(Obj::Task(a)) => Ok(AgentId {
                     obj: r,
                     serial: a.serial,
                 }),
@@ -290,7 +290,7 @@ impl Runtime {
     /// ```
     pub fn pause_reason_ref(&self, id: AgentId) -> Result<ValueRef<'_>, Error> {
         let v = match self.vm_ref().heap().try_get(id.obj) {
-            Some(Obj::Agent(a)) if a.serial == id.serial => a.pause_reason,
+            Some(Obj::Task(a)) if a.serial == id.serial => a.pause_reason,
             _ => return Err(Error::host("agent no longer exists")),
         };
         let heap = self.vm_ref().heap();

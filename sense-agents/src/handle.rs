@@ -1,7 +1,7 @@
 //! Handles a host keeps: agent ids and cross-thread pause handles.
 
-use sense_eval::agent::PauseFlag;
 use sense_eval::heap::ObjRef;
+use sense_eval::task::PauseFlag;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 

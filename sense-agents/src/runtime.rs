@@ -4,9 +4,9 @@ use crate::embed::ValueRef;
 use crate::error::Error;
 use crate::handle::{AgentId, PauseHandle};
 use crate::{AgentStatus, PauseKind};
-use sense_eval::agent::{Agent, SuspendCause, TaskStatus};
 use sense_eval::heap::ScopeRef;
 use sense_eval::object::Obj;
+use sense_eval::task::{SuspendCause, Task, TaskStatus};
 use sense_eval::vm::{Exit, TestResult};
 use sense_eval::{Config, EvalError, HostReturn, HostValue, Value, Vm};
 use sense_syntax::SourceFile;
@@ -359,7 +359,7 @@ impl Runtime {
             .and_then(|sym| self.vm.lookup_global_chain(env, sym));
         match value {
             Some(Value::Obj(r)) => match self.vm.heap().get(r) {
-                Obj::Agent(a) => Ok(AgentId {
+                Obj::Task(a) => Ok(AgentId {
                     obj: r,
                     serial: a.serial,
                 }),
@@ -371,9 +371,9 @@ impl Runtime {
     }
 
     #[inline]
-    fn agent_data(&self, id: AgentId) -> Result<&Agent, Error> {
+    fn agent_data(&self, id: AgentId) -> Result<&Task, Error> {
         match self.vm.heap().try_get(id.obj) {
-            Some(Obj::Agent(a)) if a.serial == id.serial => Ok(a),
+            Some(Obj::Task(a)) if a.serial == id.serial => Ok(a),
             _ => Err(Error::host("agent no longer exists")),
         }
     }
@@ -406,7 +406,7 @@ impl Runtime {
     /// fails (a body error comes back as `Err`, and the agent reads `failed`).
     pub fn start(&mut self, id: AgentId) -> Result<State, Error> {
         self.agent_data(id)?;
-        let r = self.vm.start_agent(Value::Obj(id.obj));
+        let r = self.vm.start_task(Value::Obj(id.obj));
         self.settled(id, r)
     }
 
@@ -426,7 +426,7 @@ impl Runtime {
             .vm
             .value_from_host(&value)
             .map_err(|e| self.error(&e))?;
-        let r = self.vm.resume_agent(Value::Obj(id.obj), v);
+        let r = self.vm.resume_task(Value::Obj(id.obj), v);
         self.settled(id, r)
     }
 
@@ -475,7 +475,7 @@ impl Runtime {
                 .map_err(|e| self.error(&e))?;
             return self.resume_ref(id, ValueRef::Nil);
         }
-        let r = self.vm.resume_agent(Value::Obj(id.obj), v);
+        let r = self.vm.resume_task(Value::Obj(id.obj), v);
         match self.finish_resume(r)? {
             true => Ok(AgentStatus::Paused),
             false => Ok(AgentStatus::Completed),

@@ -3,7 +3,7 @@
 //! generic names (`TaskStatus`, `SuspendCause`); these types name them
 //! for the agent layer and its hosts (C ABI, `sense show`, `sense serve`).
 
-use sense_eval::agent::{SuspendCause, TaskStatus};
+use sense_eval::task::{SuspendCause, TaskStatus};
 
 /// The five statuses of an agent: `created` → `running` ⇄ `paused`, then
 /// `completed` or `failed`.

@@ -88,7 +88,7 @@ struct ImageOut<'a> {
     ready: Vec<ObjRef>,
     blocked: &'a [crate::vm::Blocked],
     pinned: &'a [ScopeRef],
-    agent_serial: u64,
+    task_serial: u64,
     steps: u64,
     host: &'a [u8],
 }
@@ -118,7 +118,7 @@ struct ImageIn {
     ready: Vec<ObjRef>,
     blocked: Vec<crate::vm::Blocked>,
     pinned: Vec<ScopeRef>,
-    agent_serial: u64,
+    task_serial: u64,
     steps: u64,
     host: Vec<u8>,
 }
@@ -257,7 +257,7 @@ impl Vm {
             ready: self.ready.iter().copied().collect(),
             blocked: &self.blocked,
             pinned: &self.pinned,
-            agent_serial: self.agent_serial,
+            task_serial: self.task_serial,
             steps: self.steps,
             host,
         };
@@ -404,13 +404,13 @@ impl Vm {
         self.ready = image.ready.into_iter().collect();
         self.blocked = image.blocked;
         self.pinned = image.pinned;
-        self.agent_serial = image.agent_serial;
+        self.task_serial = image.task_serial;
         // Holds name objects of the heap being replaced.
         self.held.clear();
-        crate::agent::reserve_serials(image.agent_serial);
+        crate::task::reserve_serials(image.task_serial);
         for obj in self.heap.parts().0 {
-            if let Obj::Agent(a) = obj {
-                crate::agent::reserve_serials(a.serial);
+            if let Obj::Task(a) = obj {
+                crate::task::reserve_serials(a.serial);
             }
         }
         self.steps = image.steps;
@@ -488,7 +488,7 @@ impl Vm {
     fn reopen_resources(&mut self) {
         self.heap.capture_all();
         for obj in self.heap.objs_mut() {
-            if let Obj::Agent(a) = obj {
+            if let Obj::Task(a) = obj {
                 // Made on first use; one made for a finished agent starts
                 // finished.
                 a.interrupt = Default::default();

@@ -6,7 +6,6 @@
 //! fibers (see [`Fiber`]), so the run loop can stop at any instruction —
 //! a pause — and continue later.
 
-mod agents;
 mod call;
 mod code_store;
 mod embed;
@@ -21,6 +20,7 @@ mod ops;
 mod run;
 mod safety;
 mod show;
+mod task_protocol;
 mod tasks;
 mod tool_view;
 mod unwind;
@@ -214,7 +214,7 @@ pub struct Vm {
     pub(crate) arg_buf: Vec<Value>,
     pub(crate) labeled: Vec<(Symbol, Value)>,
     pub(crate) syms: Syms,
-    pub(crate) agent_serial: u64,
+    pub(crate) task_serial: u64,
     pub(crate) stop_depth: usize,
     /// A fiber handed over by `start`/`resume`, waiting for the run loop.
     pub(crate) parked: Option<Box<Fiber>>,
@@ -303,7 +303,7 @@ impl Vm {
             arg_buf: Vec::new(),
             labeled: Vec::new(),
             syms,
-            agent_serial: 0,
+            task_serial: 0,
             stop_depth: 0,
             parked: None,
             ready: Default::default(),

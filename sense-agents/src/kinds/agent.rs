@@ -26,7 +26,7 @@ pub fn natives() -> Vec<NativeDef> {
 }
 
 fn start(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    vm.sense_start(arg(args, 0))
+    vm.start_from_code(arg(args, 0))
 }
 
 fn resume(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
@@ -35,7 +35,7 @@ fn resume(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             "resume() expects 1 or 2 arguments (agent, value?)",
         ));
     }
-    vm.sense_resume(arg(args, 0), args.get(1).copied().unwrap_or(Value::Nil))
+    vm.resume_from_code(arg(args, 0), args.get(1).copied().unwrap_or(Value::Nil))
 }
 
 fn pause(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
@@ -44,7 +44,7 @@ fn pause(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             "pause() expects 0 or 1 arguments (an optional reason)",
         ));
     }
-    let agent = vm.running_lexical_agent("pause()")?;
+    let agent = vm.running_lexical_task("pause()")?;
     let reason = args.first().copied().unwrap_or(Value::Nil);
     vm.suspend_call(agent, reason, PauseKind::SelfPause.into());
     Ok(Value::Nil)
@@ -58,8 +58,8 @@ fn ask_human(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             vm.type_name(q)
         )));
     }
-    if vm.lexical_agent().is_some() {
-        let agent = vm.running_lexical_agent("ask_human()")?;
+    if vm.lexical_task().is_some() {
+        let agent = vm.running_lexical_task("ask_human()")?;
         vm.suspend_call(agent, q, PauseKind::AskHuman.into());
         return Ok(Value::Nil);
     }
@@ -85,7 +85,7 @@ fn send(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     let Value::Obj(r) = target else {
         return Err(vm.expected_agent(WANTED, target));
     };
-    if vm.agent(target).is_none() {
+    if vm.task(target).is_none() {
         return Err(vm.expected_agent(WANTED, target));
     }
     vm.send_message(r, arg(args, 1))?;
@@ -100,9 +100,9 @@ fn receive(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     }
     // An async tool declared in an agent's body reads that agent's mailbox.
     let in_future = vm.in_future_task();
-    let agent = match vm.lexical_agent() {
+    let agent = match vm.lexical_task() {
         Some(a) if in_future => a,
-        _ => vm.running_lexical_agent("receive()")?,
+        _ => vm.running_lexical_task("receive()")?,
     };
     let timeout = args.first().copied().unwrap_or(Value::Nil);
     if !matches!(
@@ -114,7 +114,7 @@ fn receive(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             vm.type_name(timeout)
         )));
     }
-    if let Some(msg) = vm.agent_mut(agent).and_then(|a| a.mailbox.pop_front()) {
+    if let Some(msg) = vm.task_mut(agent).and_then(|a| a.mailbox.pop_front()) {
         return Ok(msg);
     }
     if in_future || (vm.is_async(agent) && vm.running_as_task()) {
@@ -140,7 +140,7 @@ fn await_(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         vm.request_await(r);
         return Ok(Value::Nil);
     }
-    let Some(a) = vm.agent(v) else {
+    let Some(a) = vm.task(v) else {
         return Err(EvalError::runtime(format!(
             "await() expects an Agent or a Future, got {}",
             vm.type_name(v)
@@ -159,5 +159,5 @@ fn await_(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         }
         return Ok(Value::Nil);
     }
-    vm.collect_agent(v)
+    vm.collect_started_task(v)
 }

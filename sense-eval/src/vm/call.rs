@@ -351,12 +351,12 @@ impl Vm {
                 let reason = self.value_from_host(&reason)?;
                 let name = self.host_names.get(index).cloned().unwrap_or_default();
                 // The calling agent is whichever agent's fiber is running.
-                let agent = self.cur.agent.ok_or_else(|| {
+                let agent = self.cur.task.ok_or_else(|| {
                     EvalError::runtime(format!(
                         "{name}() asked to pause, but it was not called from inside a running agent"
                     ))
                 })?;
-                self.suspend_call(agent, reason, crate::agent::SuspendCause::HOST_FUNCTION);
+                self.suspend_call(agent, reason, crate::task::SuspendCause::HOST_FUNCTION);
                 Ok(Value::Nil)
             }
             Err(msg) => Err(EvalError::runtime(msg)),
@@ -478,7 +478,7 @@ impl Vm {
                 self.result = v;
                 Ok(Some(Exit::Done))
             }
-            FrameKind::AgentBody => self.leave_fiber(super::tasks::Leave::Completed),
+            FrameKind::TaskBody => self.leave_fiber(super::tasks::Leave::Completed),
             FrameKind::Module {
                 module,
                 index,

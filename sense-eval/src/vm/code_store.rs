@@ -75,7 +75,7 @@ impl Remap {
                 d.body = self.proto(d.body);
                 d.rollback = d.rollback.map(|r| self.proto(r));
             }
-            Obj::Agent(a) => {
+            Obj::Task(a) => {
                 a.body = self.proto(a.body);
                 if let Some(f) = &mut a.fiber {
                     self.fiber(f);
@@ -104,7 +104,7 @@ impl Remap {
                 *id = self.proto(ProtoId(*id)).0;
             }
         }
-        for a in &mut p.agents {
+        for a in &mut p.tasks {
             a.body = self.proto(a.body);
         }
         for t in &mut p.tools {
@@ -161,7 +161,7 @@ impl Marks {
                     self.proto(r);
                 }
             }
-            Obj::Agent(a) => {
+            Obj::Task(a) => {
                 self.proto(a.body);
                 if let Some(f) = &a.fiber {
                     self.fiber(f);

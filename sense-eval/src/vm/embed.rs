@@ -23,14 +23,14 @@ impl Vm {
     pub fn agent_member_named(&mut self, agent: ObjRef, name: &str) -> EvalResult<Value> {
         let Some(sym) = self.interner.get(name) else {
             let agent_name = match self.heap.try_get(agent) {
-                Some(Obj::Agent(a)) => self.interner.name(a.name).to_string(),
+                Some(Obj::Task(a)) => self.interner.name(a.name).to_string(),
                 _ => return Err(EvalError::runtime("not an agent")),
             };
             return Err(EvalError::runtime(format!(
                 "agent '{agent_name}' has no member '{name}'"
             )));
         };
-        self.agent_member(agent, sym)
+        self.task_member(agent, sym)
     }
 
     /// Keeps `obj` (and all it reaches) alive until [`Vm::unhold`]; holds
@@ -64,8 +64,8 @@ impl Vm {
     /// Records the caller of a host function about to run (the agent
     /// whose fiber is current, if any).
     pub(crate) fn set_caller(&self) -> Option<(ObjRef, u64)> {
-        let caller = self.cur.agent.and_then(|r| match self.heap.try_get(r) {
-            Some(Obj::Agent(a)) => Some((r, a.serial)),
+        let caller = self.cur.task.and_then(|r| match self.heap.try_get(r) {
+            Some(Obj::Task(a)) => Some((r, a.serial)),
             _ => None,
         });
         let mut slot = self.caller.lock().unwrap_or_else(|p| p.into_inner());

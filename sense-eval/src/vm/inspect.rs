@@ -4,12 +4,12 @@
 
 use super::graph::Walk;
 use super::{Fiber, Vm};
-use crate::agent::{SuspendCause, TaskStatus};
 use crate::error::{EvalError, EvalResult};
 use crate::heap::ObjRef;
 use crate::heap::ScopeRef;
 use crate::host::HostValue;
 use crate::object::Obj;
+use crate::task::{SuspendCause, TaskStatus};
 use crate::value::Value;
 
 /// One frame of a paused task's call stack (the agent runtime shows
@@ -58,7 +58,7 @@ impl Vm {
         let (objs, ..) = self.heap.parts();
         let mut roots = Vec::new();
         for o in objs {
-            if let Obj::Agent(a) = o {
+            if let Obj::Task(a) = o {
                 roots.push(a.pause_reason);
                 if let Some(f) = a.fiber.as_deref() {
                     self.frame_locals(f, |_, v| roots.push(v));
@@ -70,7 +70,7 @@ impl Vm {
             .iter()
             .enumerate()
             .filter_map(|(i, o)| match o {
-                Obj::Agent(a) => Some(TaskReport {
+                Obj::Task(a) => Some(TaskReport {
                     obj: ObjRef(i as u32),
                     serial: a.serial,
                     name: self.interner.name(a.name).to_string(),

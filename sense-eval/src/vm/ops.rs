@@ -486,7 +486,7 @@ impl Vm {
                     EvalError::runtime(format!("module '{mod_name}' has no member '{name}'"))
                 })
             }
-            Obj::Agent(_) => self.agent_member(r, sym),
+            Obj::Task(_) => self.task_member(r, sym),
             Obj::Action(a) => {
                 let (state, approved, decl) = (a.state, a.approved, a.decl);
                 let (act_name, kind) = self.action_decl_info(decl);

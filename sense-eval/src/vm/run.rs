@@ -313,8 +313,8 @@ impl Vm {
                         let v = match t {
                             // What `member` does for an agent, without its
                             // general set-up (it copies the member's name).
-                            Value::Obj(r) if matches!(self.heap.get(r), Obj::Agent(_)) => {
-                                tri!(self.agent_member(r, sym))
+                            Value::Obj(r) if matches!(self.heap.get(r), Obj::Task(_)) => {
+                                tri!(self.task_member(r, sym))
                             }
                             _ => {
                                 let line = proto.span_at(ip).line;
@@ -530,11 +530,11 @@ impl Vm {
                             }
                         }
                     }
-                    Op::AgentDecl(i) => {
-                        let Some(info) = proto.agents.get(i as usize).cloned() else {
+                    Op::TaskDecl(i) => {
+                        let Some(info) = proto.tasks.get(i as usize).cloned() else {
                             fail!(bad_code())
                         };
-                        self.declare_agent(&info);
+                        self.declare_task(&info);
                     }
                     Op::SetConfig(sym) => {
                         let v = self.pop();
@@ -648,7 +648,7 @@ impl Vm {
         let result = match self.pending.take() {
             None => Ok(None),
             Some(Pending::Enter(agent)) => {
-                self.enter_agent(agent);
+                self.enter_task(agent);
                 Ok(None)
             }
             Some(Pending::Suspend) => self.leave_fiber(Leave::Paused),

@@ -95,8 +95,8 @@ impl Vm {
             if let Some(tag) = scope.extra.as_ref().and_then(|x| x.frame.as_ref()) {
                 out.push(tag.lineage());
             }
-            if let Some(a) = scope.agent
-                && let Obj::Agent(agent) = self.heap.get(a)
+            if let Some(a) = scope.task
+                && let Obj::Task(agent) = self.heap.get(a)
             {
                 out.push(format!("agent:{}", self.interner.name(agent.name)));
             }

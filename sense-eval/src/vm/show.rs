@@ -202,7 +202,7 @@ impl Vm {
                 out.push_str(&m.name);
                 out.push('>');
             }
-            Obj::Agent(a) => {
+            Obj::Task(a) => {
                 out.push_str("<agent ");
                 out.push_str(self.interner.name(a.name));
                 out.push_str(" status=");
@@ -210,7 +210,7 @@ impl Vm {
                 // The reference's host repr of an agent (inside a list, in
                 // an error message) leaves the reason out; `print` shows it.
                 if !python
-                    && a.status == crate::agent::TaskStatus::Paused
+                    && a.status == crate::task::TaskStatus::Paused
                     && self.host_truthy(a.pause_reason)
                 {
                     out.push_str(" (");
@@ -290,7 +290,7 @@ impl Vm {
             Obj::Action(a) => self.action_decl_info(a.decl).0,
             Obj::ActionDecl(d) => d.name.clone(),
             Obj::Tool(t) => t.name.clone(),
-            Obj::Agent(a) => self.interner.name(a.name).to_string(),
+            Obj::Task(a) => self.interner.name(a.name).to_string(),
             Obj::Ext(x) => x.kind().object_name(self, r),
             _ => String::new(),
         }
@@ -315,7 +315,7 @@ impl Vm {
             Value::Obj(r) => match self.heap.get(r) {
                 Obj::Module(_) => "SenseModule",
                 Obj::Bound(_) => "BuiltinFunction",
-                Obj::Agent(_) => "SenseAgent",
+                Obj::Task(_) => "SenseAgent",
                 Obj::Tool(_) => "SenseToolDef",
                 Obj::ActionDecl(_) => "SenseActionDef",
                 Obj::Action(_) => "SenseAction",
@@ -345,7 +345,7 @@ impl Vm {
             Value::Func(_) | Value::Native(_) => "Function",
             Value::Obj(r) => match self.heap.get(r) {
                 Obj::Module(_) => "Module",
-                Obj::Agent(_) => "Agent",
+                Obj::Task(_) => "Agent",
                 Obj::Bound(_) => "Function",
                 Obj::Tool(_) => "Tool",
                 Obj::ActionDecl(_) | Obj::Action(_) => "Action",

@@ -9,10 +9,10 @@
 //! (DECISIONS.md: cooperative tasks, no data races).
 
 use super::{Exit, Fiber, Vm, Wait};
-use crate::agent::{SuspendCause, TaskStatus};
 use crate::error::{EvalError, EvalResult};
 use crate::heap::ObjRef;
 use crate::object::{FutureState, Obj};
+use crate::task::{SuspendCause, TaskStatus};
 use crate::value::Value;
 
 /// A task waiting in `receive()` for a message to `mailbox`'s agent.
@@ -39,12 +39,12 @@ pub(crate) enum Leave {
 impl Vm {
     /// True when `agent` is an `async agent`.
     pub fn is_async(&self, agent: ObjRef) -> bool {
-        self.agent_ref(agent).is_some_and(|a| a.is_async)
+        self.task_ref(agent).is_some_and(|a| a.is_async)
     }
 
-    pub(crate) fn agent_ref(&self, r: ObjRef) -> Option<&crate::agent::Agent> {
+    pub(crate) fn task_ref(&self, r: ObjRef) -> Option<&crate::task::Task> {
         match self.heap.get(r) {
-            Obj::Agent(a) => Some(a),
+            Obj::Task(a) => Some(a),
             _ => None,
         }
     }
@@ -59,7 +59,7 @@ impl Vm {
 
     /// Parks `fiber` in its async agent and queues it to run.
     pub(crate) fn park_ready(&mut self, agent: ObjRef, fiber: Box<Fiber>) {
-        if let Some(a) = self.agent_mut(agent) {
+        if let Some(a) = self.task_mut(agent) {
             a.fiber = Some(fiber);
         }
         self.ready.push_back(agent);
@@ -77,14 +77,14 @@ impl Vm {
             self.back_in_caller(future)?;
             return Ok(None);
         }
-        let Some(agent) = self.cur.agent else {
+        let Some(agent) = self.cur.task else {
             return Err(EvalError::runtime(
                 "internal error: leaving a fiber with no agent",
             ));
         };
         let at_host = self.callers.len() <= self.stop_depth;
         let fiber = self.pop_caller();
-        if let Some(a) = self.agent_mut(agent) {
+        if let Some(a) = self.task_mut(agent) {
             match how {
                 Leave::Paused | Leave::Blocked => a.fiber = Some(fiber),
                 Leave::Completed => {
@@ -115,7 +115,7 @@ impl Vm {
     /// Drops a pending pause request of an agent that will not run again,
     /// and refuses later ones.
     pub(crate) fn clear_interrupt(&mut self, agent: ObjRef) {
-        let was_set = self.agent_ref(agent).is_some_and(|a| a.finish_interrupt());
+        let was_set = self.task_ref(agent).is_some_and(|a| a.finish_interrupt());
         if was_set {
             self.interrupt
                 .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
@@ -158,7 +158,7 @@ impl Vm {
             None => {
                 self.cur.waiting = None;
                 let name = self
-                    .agent_ref(target)
+                    .task_ref(target)
                     .map(|a| self.interner.name(a.name).to_string())
                     .unwrap_or_default();
                 Err(EvalError::runtime(format!(
@@ -172,7 +172,7 @@ impl Vm {
     /// failed), or a future has its result.
     pub fn is_settled(&self, task: ObjRef) -> bool {
         match self.heap.get(task) {
-            Obj::Agent(a) => a.status != TaskStatus::Running,
+            Obj::Task(a) => a.status != TaskStatus::Running,
             Obj::Future(f) => !matches!(f.state, FutureState::Pending),
             _ => true,
         }
@@ -246,7 +246,7 @@ impl Vm {
     /// Delivers `value` to a task blocked in `receive()` and queues it.
     pub(crate) fn unblock(&mut self, task: ObjRef, value: Value) {
         let fiber = match self.heap.get_mut(task) {
-            Obj::Agent(a) => a.fiber.as_mut(),
+            Obj::Task(a) => a.fiber.as_mut(),
             Obj::Future(f) => f.fiber.as_mut(),
             _ => None,
         };
@@ -260,7 +260,7 @@ impl Vm {
     /// its caller.
     pub(crate) fn switch_to_task(&mut self, task: ObjRef) {
         let fiber = match self.heap.get_mut(task) {
-            Obj::Agent(a) => a.fiber.take(),
+            Obj::Task(a) => a.fiber.take(),
             Obj::Future(f) => f.fiber.take(),
             _ => None,
         };
@@ -279,7 +279,7 @@ impl Vm {
                 FutureState::Pending => Ok(Value::Nil),
             };
         }
-        self.collect_agent(Value::Obj(task))
+        self.collect_started_task(Value::Obj(task))
     }
 
     /// `await(x)` on a running async agent: wait for it.
@@ -307,7 +307,7 @@ impl Vm {
     /// A task's `receive()` found `mailbox` empty: block the running task
     /// until a message is sent (or, with a timeout, until nothing else can run).
     pub fn block_on_receive(&mut self, mailbox: ObjRef, timed: bool) {
-        let Some(task) = self.cur.agent.or(self.cur.future) else {
+        let Some(task) = self.cur.task.or(self.cur.future) else {
             return;
         };
         self.blocked.push(Blocked {
@@ -322,7 +322,7 @@ impl Vm {
     /// Returns the error to raise in the fiber that is current afterwards,
     /// or `None` if it was stored for a later `await`.
     pub(crate) fn fiber_failed(&mut self, agent: ObjRef, err: EvalError) -> Option<EvalError> {
-        if let Some(a) = self.agent_mut(agent) {
+        if let Some(a) = self.task_mut(agent) {
             a.status = TaskStatus::Failed;
             a.fiber = None;
         }
@@ -334,20 +334,20 @@ impl Vm {
             None => Some(err),
             Some(Wait::Task(t)) if t == agent => {
                 self.cur.waiting = None;
-                if let Some(a) = self.agent_mut(agent) {
+                if let Some(a) = self.task_mut(agent) {
                     a.error_taken = true;
                 }
                 Some(err)
             }
             // Someone else's task failed: keep the error for its await.
             Some(Wait::Task(t)) => {
-                if let Some(a) = self.agent_mut(agent) {
+                if let Some(a) = self.task_mut(agent) {
                     a.error = Some(err);
                 }
                 self.continue_wait(t).err()
             }
             Some(Wait::Drain) => {
-                if let Some(a) = self.agent_mut(agent) {
+                if let Some(a) = self.task_mut(agent) {
                     a.error = Some(err);
                 }
                 None

@@ -3,9 +3,9 @@
 //! the safe points where pause requests, budgets and the collector act.
 
 use super::{CtlKind, Exit, FrameKind, TestResult, Vm};
-use crate::agent::{SuspendCause, TaskStatus};
 use crate::error::{EvalError, EvalResult};
 use crate::object::Obj;
+use crate::task::{SuspendCause, TaskStatus};
 use std::sync::atomic::Ordering;
 
 impl Vm {
@@ -80,11 +80,11 @@ impl Vm {
                     None => return Ok(()),
                 }
             }
-            let Some(agent) = self.cur.agent else {
+            let Some(agent) = self.cur.task else {
                 return Err(err);
             };
             if self.callers.len() <= self.stop_depth {
-                if let Obj::Agent(a) = self.heap.get_mut(agent) {
+                if let Obj::Task(a) = self.heap.get_mut(agent) {
                     a.status = TaskStatus::Failed;
                     a.fiber = None;
                 }
@@ -205,10 +205,10 @@ impl Vm {
             }
         }
         if self.interrupted()
-            && let Some(agent) = self.cur.agent
+            && let Some(agent) = self.cur.task
         {
             let requested = match self.heap.get(agent) {
-                Obj::Agent(a) => a.take_interrupt(),
+                Obj::Task(a) => a.take_interrupt(),
                 _ => false,
             };
             if requested {
@@ -220,7 +220,7 @@ impl Vm {
     }
 
     fn budget_exhausted(&mut self, max: u64) -> EvalResult<Option<Exit>> {
-        if let Some(agent) = self.cur.agent {
+        if let Some(agent) = self.cur.task {
             self.steps = 0;
             return self.pause_at_safepoint(agent, SuspendCause::BUDGET);
         }

@@ -8,24 +8,24 @@
 //! (`stop_depth`) the same events end [`Vm::run`] instead.
 
 use super::{Exit, Fiber, Frame, FrameKind, Pending, Vm};
-use crate::agent::{Agent, SuspendCause, TaskStatus};
 use crate::error::{EvalError, EvalResult};
 use crate::heap::ObjRef;
 use crate::object::Obj;
-use crate::proto::AgentInfo;
+use crate::proto::TaskInfo;
 use crate::symbol::Symbol;
+use crate::task::{SuspendCause, Task, TaskStatus};
 use crate::value::Value;
 
 impl Vm {
     /// `agent NAME: body` — creates the agent and binds it with the
     /// assign-or-create rule.
-    pub(crate) fn declare_agent(&mut self, info: &AgentInfo) {
+    pub(crate) fn declare_task(&mut self, info: &TaskInfo) {
         let declaring = self.define_scope();
         let declaring = self.capture_env(declaring);
         let scope = self.child_scope(declaring);
-        let serial = crate::agent::next_serial();
-        self.agent_serial = self.agent_serial.max(serial);
-        let agent = Agent {
+        let serial = crate::task::next_serial();
+        self.task_serial = self.task_serial.max(serial);
+        let agent = Task {
             name: info.name,
             scope,
             body: info.body,
@@ -41,16 +41,16 @@ impl Vm {
             interrupt: Default::default(),
             serial,
         };
-        let r = self.heap.alloc(Obj::Agent(Box::new(agent)));
-        self.heap.scope_mut(scope).agent = Some(r);
+        let r = self.heap.alloc(Obj::Task(Box::new(agent)));
+        self.heap.scope_mut(scope).task = Some(r);
         self.assign(info.name, Value::Obj(r));
     }
 
     /// The agent behind a value, if it is one.
-    pub fn agent(&self, v: Value) -> Option<&Agent> {
+    pub fn task(&self, v: Value) -> Option<&Task> {
         match v {
             Value::Obj(r) => match self.heap.get(r) {
-                Obj::Agent(a) => Some(a),
+                Obj::Task(a) => Some(a),
                 _ => None,
             },
             _ => None,
@@ -58,16 +58,16 @@ impl Vm {
     }
 
     /// The agent `r`, mutably, if it is one.
-    pub fn agent_mut(&mut self, r: ObjRef) -> Option<&mut Agent> {
+    pub fn task_mut(&mut self, r: ObjRef) -> Option<&mut Task> {
         match self.heap.get_mut(r) {
-            Obj::Agent(a) => Some(a),
+            Obj::Task(a) => Some(a),
             _ => None,
         }
     }
 
     /// `a.X` (AGENTS.md §2.3).
-    pub(crate) fn agent_member(&mut self, r: ObjRef, sym: Symbol) -> EvalResult<Value> {
-        let Some(a) = self.agent_ref(r) else {
+    pub(crate) fn task_member(&mut self, r: ObjRef, sym: Symbol) -> EvalResult<Value> {
+        let Some(a) = self.task_ref(r) else {
             return Err(EvalError::runtime("not an agent"));
         };
         let (status, reason, scope, body, agent_name) =
@@ -101,8 +101,8 @@ impl Vm {
     }
 
     /// A fresh fiber positioned at the start of `agent`'s body.
-    pub(crate) fn agent_fiber(&self, agent: ObjRef) -> Option<Box<Fiber>> {
-        let Obj::Agent(a) = self.heap.get(agent) else {
+    pub(crate) fn task_fiber(&self, agent: ObjRef) -> Option<Box<Fiber>> {
+        let Obj::Task(a) = self.heap.get(agent) else {
             return None;
         };
         Some(Box::new(Fiber {
@@ -114,9 +114,9 @@ impl Vm {
                 stack_base: 0,
                 block_base: 0,
                 ctl_base: 0,
-                kind: FrameKind::AgentBody,
+                kind: FrameKind::TaskBody,
             }],
-            agent: Some(agent),
+            task: Some(agent),
             ..Fiber::default()
         }))
     }
@@ -126,7 +126,7 @@ impl Vm {
     pub(crate) fn begin_start(&mut self, v: Value) -> EvalResult<(ObjRef, Box<Fiber>)> {
         let (r, a) = match v {
             Value::Obj(r) => match self.heap.get(r) {
-                Obj::Agent(a) => (r, a),
+                Obj::Task(a) => (r, a),
                 _ => return Err(self.expected_agent("start() expects an Agent", v)),
             },
             _ => return Err(self.expected_agent("start() expects an Agent", v)),
@@ -139,8 +139,8 @@ impl Vm {
             )));
         }
         self.check_depth()?;
-        let fiber = self.agent_fiber(r).unwrap_or_default();
-        if let Some(a) = self.agent_mut(r) {
+        let fiber = self.task_fiber(r).unwrap_or_default();
+        if let Some(a) = self.task_mut(r) {
             a.status = TaskStatus::Running;
         }
         Ok((r, fiber))
@@ -156,13 +156,13 @@ impl Vm {
         value: Value,
     ) -> EvalResult<(ObjRef, Option<Box<Fiber>>)> {
         let r = match v {
-            Value::Obj(r) if matches!(self.heap.get(r), Obj::Agent(_)) => r,
+            Value::Obj(r) if matches!(self.heap.get(r), Obj::Task(_)) => r,
             _ => return Err(self.expected_agent("resume() expects an Agent", v)),
         };
         self.check_depth()?;
         // One lookup for the checks and the hand-over (this is the hot
         // path of every host round trip).
-        let Obj::Agent(a) = self.heap.get_mut(r) else {
+        let Obj::Task(a) = self.heap.get_mut(r) else {
             return Err(EvalError::runtime("not an agent"));
         };
         if a.status != TaskStatus::Paused {
@@ -203,7 +203,7 @@ impl Vm {
     }
 
     /// Switches to the parked agent fiber, keeping the current one as its caller.
-    pub(crate) fn enter_agent(&mut self, _agent: ObjRef) {
+    pub(crate) fn enter_task(&mut self, _agent: ObjRef) {
         if let Some(fiber) = self.parked.take() {
             self.enter_boxed(fiber);
         }
@@ -229,7 +229,7 @@ impl Vm {
 
     /// Records a pause on `agent` (status, reason, kind).
     pub(crate) fn mark_paused(&mut self, agent: ObjRef, reason: Value, kind: SuspendCause) {
-        if let Some(a) = self.agent_mut(agent) {
+        if let Some(a) = self.task_mut(agent) {
             a.status = TaskStatus::Paused;
             a.pause_reason = reason;
             a.pause_kind = kind;
@@ -238,14 +238,14 @@ impl Vm {
     }
 
     /// Host entry: starts `agent` and runs it until it pauses, completes or fails.
-    pub fn start_agent(&mut self, agent: Value) -> EvalResult<Exit> {
+    pub fn start_task(&mut self, agent: Value) -> EvalResult<Exit> {
         let (_, fiber) = self.begin_start(agent)?;
         self.drive(fiber)
     }
 
     /// Host entry: resumes a paused `agent` with `value`.
     #[inline]
-    pub fn resume_agent(&mut self, agent: Value, value: Value) -> EvalResult<Exit> {
+    pub fn resume_task(&mut self, agent: Value, value: Value) -> EvalResult<Exit> {
         match self.begin_resume(agent, value)? {
             (_, Some(fiber)) => self.drive(fiber),
             (r, None) => Ok(Exit::Paused(r)),
@@ -254,7 +254,7 @@ impl Vm {
 
     /// `start(a)` from Sense code: a plain agent runs now, until it
     /// settles; an async agent is queued and `start` returns at once.
-    pub fn sense_start(&mut self, v: Value) -> EvalResult<Value> {
+    pub fn start_from_code(&mut self, v: Value) -> EvalResult<Value> {
         let (r, fiber) = self.begin_start(v)?;
         if self.is_async(r) {
             self.park_ready(r, fiber);
@@ -265,7 +265,7 @@ impl Vm {
     }
 
     /// `resume(a, value)` from Sense code.
-    pub fn sense_resume(&mut self, v: Value, value: Value) -> EvalResult<Value> {
+    pub fn resume_from_code(&mut self, v: Value, value: Value) -> EvalResult<Value> {
         match self.begin_resume(v, value)? {
             (r, Some(fiber)) if self.is_async(r) => {
                 self.park_ready(r, fiber);
@@ -280,11 +280,11 @@ impl Vm {
     }
 
     /// The agent whose body lexically encloses the current code, if any.
-    pub fn lexical_agent(&self) -> Option<ObjRef> {
+    pub fn lexical_task(&self) -> Option<ObjRef> {
         let mut s = Some(self.env());
         while let Some(cur) = s {
             let scope = self.heap.scope(cur);
-            if let Some(a) = scope.agent {
+            if let Some(a) = scope.task {
                 return Some(a);
             }
             s = scope.parent;
@@ -293,9 +293,9 @@ impl Vm {
     }
 
     /// The lexically enclosing agent, which must be the one running now.
-    pub fn running_lexical_agent(&self, what: &str) -> EvalResult<ObjRef> {
-        match self.lexical_agent() {
-            Some(a) if self.cur.agent == Some(a) => Ok(a),
+    pub fn running_lexical_task(&self, what: &str) -> EvalResult<ObjRef> {
+        match self.lexical_task() {
+            Some(a) if self.cur.task == Some(a) => Ok(a),
             _ => Err(EvalError::runtime(format!(
                 "{what} can only be called inside a running agent's body"
             ))),
@@ -311,9 +311,9 @@ impl Vm {
 
     /// `await(a)` on a started agent: raise its stored error once, else
     /// return it.
-    pub fn collect_agent(&mut self, v: Value) -> EvalResult<Value> {
+    pub fn collect_started_task(&mut self, v: Value) -> EvalResult<Value> {
         if let Value::Obj(r) = v
-            && let Some(a) = self.agent_mut(r)
+            && let Some(a) = self.task_mut(r)
             && !a.error_taken
             && let Some(err) = a.error.take()
         {
@@ -337,7 +337,7 @@ impl Vm {
             self.unblock(b.task, message);
             return Ok(());
         }
-        match self.agent_mut(agent) {
+        match self.task_mut(agent) {
             Some(a) => {
                 a.mailbox.push_back(message);
                 Ok(())

@@ -85,7 +85,7 @@ impl SuspendCause {
 
 /// An agent.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct Agent {
+pub struct Task {
     /// Declared name.
     pub name: crate::symbol::Symbol,
     /// The agent's own scope (child of the declaring scope).
@@ -113,7 +113,7 @@ pub struct Agent {
     /// True once a stored error has been raised (so it is raised only once).
     pub error_taken: bool,
     /// Set from any thread to ask the running agent to pause; made on
-    /// first use ([`Agent::pause_flag`]), so an agent no host ever asks to
+    /// first use ([`Task::pause_flag`]), so an agent no host ever asks to
     /// pause costs no allocation for it (a million paused agents save an
     /// `Arc` each).
     #[serde(skip)]
@@ -191,7 +191,7 @@ impl PauseFlag {
     }
 }
 
-impl Agent {
+impl Task {
     /// The agent's pause-request flag, shared with the host's pause
     /// handles; made on first use. A flag made after the agent completed
     /// or failed starts finished (requests to it are refused).
