@@ -113,6 +113,29 @@ const NAMES_KEPT_OUT_OF_SENSE_EVAL: &[&str] = &[
     "memory_store",
     "memory_items",
     "memory_entries",
+    // Agents (sense-agents/src/kinds/agent.rs, status.rs, report.rs): the
+    // core runs generic tasks (task.rs, kind/task.rs) and names none of
+    // the agent protocol's types, statuses, pause kinds or natives.
+    "AgentStatus",
+    "PauseKind",
+    "AgentReport",
+    "AgentDecl",
+    "AgentBody",
+    "AgentInfo",
+    "AgentKind",
+    "SelfPause",
+    "AskHuman",
+    "WaitingMessage",
+    "HostRequest",
+    "SenseAgent",
+    "agent_reports",
+    "declare_agent",
+    "agent_member",
+    "sense_start",
+    "sense_resume",
+    "expected_agent",
+    "running_lexical_agent",
+    "ask_human",
 ];
 
 /// Package names in `cargo tree --prefix none --format {p}` output.

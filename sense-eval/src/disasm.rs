@@ -48,7 +48,7 @@ fn render_proto(out: &mut String, id: usize, p: &Proto, names: &Interner, heap: 
     let kind = match p.kind {
         ProtoKind::TopLevel => "top level",
         ProtoKind::Function => "function",
-        ProtoKind::TaskBody => "agent body",
+        ProtoKind::TaskBody => "task body",
     };
     let _ = writeln!(out, "proto {id}: {kind} {}", p.name);
     if !p.params.is_empty() {

@@ -53,7 +53,7 @@ impl TaskStatus {
 /// as one byte.
 ///
 /// ```
-/// use sense_eval::agent::SuspendCause;
+/// use sense_eval::task::SuspendCause;
 ///
 /// assert!(SuspendCause::BUDGET.is_safe_point());
 /// assert!(!SuspendCause::CALL.is_safe_point());

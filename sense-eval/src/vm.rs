@@ -175,15 +175,6 @@ pub(crate) enum Pending {
     Await(ObjRef),
 }
 
-/// Frequently used symbols.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Syms {
-    pub status: Symbol,
-    pub name: Symbol,
-    pub pause_reason: Symbol,
-    pub doc: Symbol,
-}
-
 /// Appended to a unit's name in the compilation record when it was
 /// compiled with [`Vm::compile_echo_file`] (a NUL never occurs in a name).
 const ECHO_UNIT: &str = "\u{0}echo";
@@ -213,7 +204,8 @@ pub struct Vm {
     pub(crate) steps: u64,
     pub(crate) arg_buf: Vec<Value>,
     pub(crate) labeled: Vec<(Symbol, Value)>,
-    pub(crate) syms: Syms,
+    /// What the tasks are to the language (see [`crate::kind::TaskKind`]).
+    pub(crate) task_kind: Option<&'static dyn crate::kind::TaskKind>,
     pub(crate) task_serial: u64,
     pub(crate) stop_depth: usize,
     /// A fiber handed over by `start`/`resume`, waiting for the run loop.
@@ -266,13 +258,7 @@ impl Vm {
     pub fn new(config: Config) -> Self {
         let mut heap = Heap::new();
         let globals = heap.alloc_scope(Scope::new_big(None));
-        let mut interner = Interner::new();
-        let syms = Syms {
-            status: interner.intern("status"),
-            name: interner.intern("name"),
-            pause_reason: interner.intern("pause_reason"),
-            doc: interner.intern("doc"),
-        };
+        let interner = Interner::new();
         let mut vm = Vm {
             heap,
             interner,
@@ -302,7 +288,7 @@ impl Vm {
             steps: 0,
             arg_buf: Vec::new(),
             labeled: Vec::new(),
-            syms,
+            task_kind: None,
             task_serial: 0,
             stop_depth: 0,
             parked: None,

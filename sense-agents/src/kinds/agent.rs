@@ -7,9 +7,162 @@
 //! which statuses allow it, what it says when refused, which pause kind
 //! it records — is decided here.
 
-use crate::PauseKind;
+use crate::{AgentStatus, PauseKind};
 use sense_eval::builtins::{Arity, NativeDef, arg};
+use sense_eval::heap::ObjRef;
+use sense_eval::kind::{Refusal, Render, TaskKind};
+use sense_eval::symbol::Symbol;
+use sense_eval::task::Task;
 use sense_eval::{EvalError, EvalResult, Value, Vm};
+
+/// What agents are to the language: the core's tasks, named, printed and
+/// read as agents.
+pub struct AgentKind;
+
+/// The registered instance.
+pub static AGENT: AgentKind = AgentKind;
+
+/// The agent `r`, if it is one.
+fn agent(vm: &Vm, r: ObjRef) -> Option<&Task> {
+    vm.task(Value::Obj(r))
+}
+
+/// The agent's name as text.
+fn name_of(vm: &Vm, r: ObjRef) -> String {
+    agent(vm, r)
+        .map(|a| vm.interner().name(a.name).to_string())
+        .unwrap_or_default()
+}
+
+impl TaskKind for AgentKind {
+    fn type_name(&self) -> &'static str {
+        "Agent"
+    }
+
+    fn host_class(&self) -> &'static str {
+        "SenseAgent"
+    }
+
+    fn render(&self, vm: &Vm, task: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
+        let Some(a) = agent(vm, task) else {
+            return Ok(());
+        };
+        let status = AgentStatus::from(a.status);
+        out.push_str("<agent ");
+        out.push_str(vm.interner().name(a.name));
+        out.push_str(" status=");
+        out.push_str(status.as_str());
+        // The reference's host repr of an agent (inside a list, in an
+        // error message) leaves the reason out; `print` shows it.
+        if !out.python() && status == AgentStatus::Paused && vm.host_truthy(a.pause_reason) {
+            out.push_str(" (");
+            // Depth carries on: an agent can pause with itself as the
+            // reason (issue 8: `pause(a)` then `print(a)`).
+            out.str_value(vm, a.pause_reason)?;
+            out.push_str(")");
+        }
+        out.push_str(">");
+        Ok(())
+    }
+
+    /// `a.X` (AGENTS.md §2.3). Names and docs are copied only for the
+    /// members that return them: reading an agent's variable allocates
+    /// nothing.
+    fn member(&self, vm: &mut Vm, task: ObjRef, sym: Symbol) -> EvalResult<Value> {
+        let Some(a) = agent(vm, task) else {
+            return Err(EvalError::runtime("not an agent"));
+        };
+        let (status, reason, scope, agent_name) = (a.status, a.pause_reason, a.scope, a.name);
+        match vm.interner().name(sym) {
+            "status" => return vm.new_str(AgentStatus::from(status).as_str()),
+            "name" => {
+                let name = vm.interner().name(agent_name).to_string();
+                return vm.new_str(name);
+            }
+            "pause_reason" => return Ok(reason),
+            "doc" => {
+                let doc = agent(vm, task)
+                    .and_then(|a| vm.task_doc(a))
+                    .map(str::to_string);
+                return match doc {
+                    Some(d) => vm.new_str(d),
+                    None => Ok(Value::Nil),
+                };
+            }
+            _ => {}
+        }
+        vm.lookup_global_chain(scope, sym).ok_or_else(|| {
+            EvalError::runtime(format!(
+                "agent '{}' has no member '{}'",
+                vm.interner().name(agent_name),
+                vm.interner().name(sym)
+            ))
+        })
+    }
+
+    #[cold]
+    fn refusal(&self, vm: &Vm, task: Option<ObjRef>, why: Refusal<'_>) -> EvalError {
+        let name = || task.map(|r| name_of(vm, r)).unwrap_or_default();
+        let status = || {
+            task.and_then(|r| agent(vm, r))
+                .map_or("", |a| AgentStatus::from(a.status).as_str())
+        };
+        EvalError::runtime(match why {
+            Refusal::AlreadyStarted => format!(
+                "agent '{}' has already been started (status: {}) \u{2014} an agent can only be started once in this version",
+                name(),
+                status()
+            ),
+            Refusal::NotPaused => format!(
+                "cannot resume agent '{}' \u{2014} status is '{}', not 'paused'",
+                name(),
+                status()
+            ),
+            Refusal::Deadlock => format!(
+                "deadlock: agent '{}' is waiting for a message and no other agent can run",
+                name()
+            ),
+            Refusal::SuspendOutside { function } => format!(
+                "{function}() asked to pause, but it was not called from inside a running agent"
+            ),
+            Refusal::SwitchInNestedRun => {
+                "a tool run by ask_with_tools() cannot pause, wait, or start and resume agents"
+                    .to_string()
+            }
+            Refusal::NoMember { name: member } => match task.and_then(|r| agent(vm, r)) {
+                Some(_) => format!("agent '{}' has no member '{member}'", name()),
+                None => "not an agent".to_string(),
+            },
+        })
+    }
+}
+
+/// The members every agent has, besides its variables.
+const MEMBERS: [&str; 4] = ["status", "name", "pause_reason", "doc"];
+
+/// Registers the agent kind on `vm`, and interns its members' names so
+/// that a host can read them ([`crate::Runtime::member`]) before any code
+/// has used them.
+pub(crate) fn install(vm: &mut Vm) {
+    vm.register_task_kind(&AGENT);
+    for name in MEMBERS {
+        vm.intern(name);
+    }
+}
+
+/// The error for a value that is not an agent where one is needed.
+fn expected_agent(vm: &Vm, what: &str, v: Value) -> EvalError {
+    EvalError::runtime(format!("{what}, got {}", vm.type_name(v)))
+}
+
+/// The lexically enclosing agent, which must be the one running now.
+fn running_lexical_agent(vm: &Vm, what: &str) -> EvalResult<ObjRef> {
+    vm.running_lexical_task().ok_or_else(|| {
+        EvalError::runtime(format!(
+            "{what} can only be called inside a running agent's body"
+        ))
+    })
+}
 
 /// The natives of the agent protocol, in the order they are installed.
 pub fn natives() -> Vec<NativeDef> {
@@ -26,7 +179,11 @@ pub fn natives() -> Vec<NativeDef> {
 }
 
 fn start(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    vm.start_from_code(arg(args, 0))
+    let v = arg(args, 0);
+    if vm.task(v).is_none() {
+        return Err(expected_agent(vm, "start() expects an Agent", v));
+    }
+    vm.start_from_code(v)
 }
 
 fn resume(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
@@ -35,7 +192,11 @@ fn resume(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             "resume() expects 1 or 2 arguments (agent, value?)",
         ));
     }
-    vm.resume_from_code(arg(args, 0), args.get(1).copied().unwrap_or(Value::Nil))
+    let v = arg(args, 0);
+    if vm.task(v).is_none() {
+        return Err(expected_agent(vm, "resume() expects an Agent", v));
+    }
+    vm.resume_from_code(v, args.get(1).copied().unwrap_or(Value::Nil))
 }
 
 fn pause(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
@@ -44,7 +205,7 @@ fn pause(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             "pause() expects 0 or 1 arguments (an optional reason)",
         ));
     }
-    let agent = vm.running_lexical_task("pause()")?;
+    let agent = running_lexical_agent(vm, "pause()")?;
     let reason = args.first().copied().unwrap_or(Value::Nil);
     vm.suspend_call(agent, reason, PauseKind::SelfPause.into());
     Ok(Value::Nil)
@@ -59,7 +220,7 @@ fn ask_human(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         )));
     }
     if vm.lexical_task().is_some() {
-        let agent = vm.running_lexical_task("ask_human()")?;
+        let agent = running_lexical_agent(vm, "ask_human()")?;
         vm.suspend_call(agent, q, PauseKind::AskHuman.into());
         return Ok(Value::Nil);
     }
@@ -83,10 +244,10 @@ fn send(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     const WANTED: &str = "send() expects an Agent as its first argument";
     let target = arg(args, 0);
     let Value::Obj(r) = target else {
-        return Err(vm.expected_agent(WANTED, target));
+        return Err(expected_agent(vm, WANTED, target));
     };
     if vm.task(target).is_none() {
-        return Err(vm.expected_agent(WANTED, target));
+        return Err(expected_agent(vm, WANTED, target));
     }
     vm.send_message(r, arg(args, 1))?;
     Ok(Value::Nil)
@@ -102,7 +263,7 @@ fn receive(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     let in_future = vm.in_future_task();
     let agent = match vm.lexical_task() {
         Some(a) if in_future => a,
-        _ => vm.running_lexical_task("receive()")?,
+        _ => running_lexical_agent(vm, "receive()")?,
     };
     let timeout = args.first().copied().unwrap_or(Value::Nil);
     if !matches!(

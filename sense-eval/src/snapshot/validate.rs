@@ -32,7 +32,7 @@ impl State<'_> {
     fn task_obj(&self, r: ObjRef) -> EvalResult<()> {
         match self.obj(r)? {
             Obj::Task(_) => Ok(()),
-            _ => Err(corrupt("an agent reference points elsewhere")),
+            _ => Err(corrupt("a task reference points at something else")),
         }
     }
 

@@ -350,11 +350,12 @@ impl Vm {
             Ok(HostReturn::Suspend(reason)) => {
                 let reason = self.value_from_host(&reason)?;
                 let name = self.host_names.get(index).cloned().unwrap_or_default();
-                // The calling agent is whichever agent's fiber is running.
+                // The calling task is whichever task's fiber is running.
                 let agent = self.cur.task.ok_or_else(|| {
-                    EvalError::runtime(format!(
-                        "{name}() asked to pause, but it was not called from inside a running agent"
-                    ))
+                    self.refusal(
+                        None,
+                        crate::kind::Refusal::SuspendOutside { function: &name },
+                    )
                 })?;
                 self.suspend_call(agent, reason, crate::task::SuspendCause::HOST_FUNCTION);
                 Ok(Value::Nil)

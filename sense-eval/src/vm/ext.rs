@@ -18,6 +18,13 @@ impl Vm {
         self.kinds.push(kind);
     }
 
+    /// Registers what the tasks of this VM are (replacing any earlier
+    /// one): their type name, printed form, members and refusals. Without
+    /// one, task declarations are refused.
+    pub fn register_task_kind(&mut self, kind: &'static dyn crate::kind::TaskKind) {
+        self.task_kind = Some(kind);
+    }
+
     /// Registers a declaration kind (replacing one of the same name).
     pub fn register_declaration(&mut self, decl: &'static dyn Declaration) {
         self.declarations.retain(|d| d.name() != decl.name());

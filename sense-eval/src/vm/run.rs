@@ -534,7 +534,7 @@ impl Vm {
                         let Some(info) = proto.tasks.get(i as usize).cloned() else {
                             fail!(bad_code())
                         };
-                        self.declare_task(&info);
+                        tri!(self.declare_task(&info));
                     }
                     Op::SetConfig(sym) => {
                         let v = self.pop();
@@ -638,10 +638,9 @@ impl Vm {
             self.pending = None;
             self.parked = None;
             let (span, file) = self.current_span();
-            let err = EvalError::runtime(
-                "a tool run by ask_with_tools() cannot pause, wait, or start and resume agents",
-            )
-            .at(span, file);
+            let err = self
+                .refusal(None, crate::kind::Refusal::SwitchInNestedRun)
+                .at(span, file);
             self.throw(err)?;
             return Ok(None);
         }

@@ -1,15 +1,18 @@
-//! The agent protocol on fibers: declaring, starting, pausing, resuming,
-//! completing and failing (AGENTS.md §2).
+//! Tasks on fibers: declaring, starting, suspending, resuming, completing
+//! and failing — the mechanism under the agent protocol (AGENTS.md §2),
+//! whose natives and words the agent runtime registers (natives, and a
+//! [`TaskKind`](crate::kind::TaskKind)).
 //!
-//! A plain `start`/`resume` from Sense code pushes the caller's fiber on
-//! `callers` and runs the agent's fiber; when that fiber pauses, completes
-//! or fails, the caller's fiber comes back with the agent as the call's
+//! Starting or resuming from Sense code pushes the caller's fiber on
+//! `callers` and runs the task's fiber; when that fiber pauses, completes
+//! or fails, the caller's fiber comes back with the task as the call's
 //! result (or the error raised at the call). At the host's level
 //! (`stop_depth`) the same events end [`Vm::run`] instead.
 
 use super::{Exit, Fiber, Frame, FrameKind, Pending, Vm};
 use crate::error::{EvalError, EvalResult};
 use crate::heap::ObjRef;
+use crate::kind::Refusal;
 use crate::object::Obj;
 use crate::proto::TaskInfo;
 use crate::symbol::Symbol;
@@ -17,9 +20,16 @@ use crate::task::{SuspendCause, Task, TaskStatus};
 use crate::value::Value;
 
 impl Vm {
-    /// `agent NAME: body` — creates the agent and binds it with the
-    /// assign-or-create rule.
-    pub(crate) fn declare_task(&mut self, info: &TaskInfo) {
+    /// A task declaration (`agent NAME: body`) — creates the task and
+    /// binds it with the assign-or-create rule. Refused when no task kind
+    /// is registered.
+    pub(crate) fn declare_task(&mut self, info: &TaskInfo) -> EvalResult<()> {
+        if self.task_kind.is_none() {
+            return Err(EvalError::runtime(format!(
+                "cannot declare '{}': this VM has no task kind registered (the agent runtime registers one)",
+                self.interner.name(info.name)
+            )));
+        }
         let declaring = self.define_scope();
         let declaring = self.capture_env(declaring);
         let scope = self.child_scope(declaring);
@@ -44,9 +54,10 @@ impl Vm {
         let r = self.heap.alloc(Obj::Task(Box::new(agent)));
         self.heap.scope_mut(scope).task = Some(r);
         self.assign(info.name, Value::Obj(r));
+        Ok(())
     }
 
-    /// The agent behind a value, if it is one.
+    /// The task behind a value, if it is one.
     pub fn task(&self, v: Value) -> Option<&Task> {
         match v {
             Value::Obj(r) => match self.heap.get(r) {
@@ -57,7 +68,7 @@ impl Vm {
         }
     }
 
-    /// The agent `r`, mutably, if it is one.
+    /// The task `r`, mutably, if it is one.
     pub fn task_mut(&mut self, r: ObjRef) -> Option<&mut Task> {
         match self.heap.get_mut(r) {
             Obj::Task(a) => Some(a),
@@ -65,39 +76,32 @@ impl Vm {
         }
     }
 
-    /// `a.X` (AGENTS.md §2.3).
+    /// `t.X`: the task kind's member (AGENTS.md §2.3 for agents).
+    #[inline]
     pub(crate) fn task_member(&mut self, r: ObjRef, sym: Symbol) -> EvalResult<Value> {
-        let Some(a) = self.task_ref(r) else {
-            return Err(EvalError::runtime("not an agent"));
-        };
-        let (status, reason, scope, body, agent_name) =
-            (a.status, a.pause_reason, a.scope, a.body, a.name);
-        // Names and docs are copied only for the members that return them:
-        // reading an agent's variable allocates nothing.
-        if sym == self.syms.status {
-            return self.new_str(status.as_str());
-        }
-        if sym == self.syms.name {
-            let name = self.interner.name(agent_name).to_string();
-            return self.new_str(name);
-        }
-        if sym == self.syms.pause_reason {
-            return Ok(reason);
-        }
-        if sym == self.syms.doc {
-            let doc = self.protos.get(body.0 as usize).and_then(|p| p.doc.clone());
-            return match doc {
-                Some(d) => self.new_str(d),
-                None => Ok(Value::Nil),
-            };
-        }
-        self.lookup(scope, sym).ok_or_else(|| {
-            EvalError::runtime(format!(
-                "agent '{}' has no member '{}'",
-                self.interner.name(agent_name),
+        match self.task_kind {
+            Some(kind) => kind.member(self, r, sym),
+            None => Err(EvalError::runtime(format!(
+                "cannot access member '{}' on a task",
                 self.interner.name(sym)
-            ))
-        })
+            ))),
+        }
+    }
+
+    /// The error the task kind words for a refused operation.
+    #[cold]
+    pub(crate) fn refusal(&self, task: Option<ObjRef>, why: Refusal<'_>) -> EvalError {
+        match self.task_kind {
+            Some(kind) => kind.refusal(self, task, why),
+            None => EvalError::runtime(format!("refused: {why:?}")),
+        }
+    }
+
+    /// A task's doc string (the docstring of its body).
+    pub fn task_doc(&self, task: &Task) -> Option<&str> {
+        self.protos
+            .get(task.body.0 as usize)
+            .and_then(|p| p.doc.as_deref())
     }
 
     /// A fresh fiber positioned at the start of `agent`'s body.
@@ -121,22 +125,18 @@ impl Vm {
         }))
     }
 
-    /// Checks that `v` is a startable agent and marks it running; returns
+    /// Checks that `v` is a startable task and marks it running; returns
     /// its fiber.
     pub(crate) fn begin_start(&mut self, v: Value) -> EvalResult<(ObjRef, Box<Fiber>)> {
         let (r, a) = match v {
             Value::Obj(r) => match self.heap.get(r) {
                 Obj::Task(a) => (r, a),
-                _ => return Err(self.expected_agent("start() expects an Agent", v)),
+                _ => return Err(self.not_a_task(v)),
             },
-            _ => return Err(self.expected_agent("start() expects an Agent", v)),
+            _ => return Err(self.not_a_task(v)),
         };
         if a.status != TaskStatus::Created {
-            return Err(EvalError::runtime(format!(
-                "agent '{}' has already been started (status: {}) \u{2014} an agent can only be started once in this version",
-                self.interner.name(a.name),
-                a.status.as_str()
-            )));
+            return Err(self.refusal(Some(r), Refusal::AlreadyStarted));
         }
         self.check_depth()?;
         let fiber = self.task_fiber(r).unwrap_or_default();
@@ -146,9 +146,9 @@ impl Vm {
         Ok((r, fiber))
     }
 
-    /// Checks that `v` is a paused agent, marks it running and returns its
+    /// Checks that `v` is a paused task, marks it running and returns its
     /// fiber with `value` delivered as the pending call's result. `None`
-    /// when the agent waits for a message and none has arrived: it stays
+    /// when the task waits for a message and none has arrived: it stays
     /// paused.
     pub(crate) fn begin_resume(
         &mut self,
@@ -157,21 +157,16 @@ impl Vm {
     ) -> EvalResult<(ObjRef, Option<Box<Fiber>>)> {
         let r = match v {
             Value::Obj(r) if matches!(self.heap.get(r), Obj::Task(_)) => r,
-            _ => return Err(self.expected_agent("resume() expects an Agent", v)),
+            _ => return Err(self.not_a_task(v)),
         };
         self.check_depth()?;
         // One lookup for the checks and the hand-over (this is the hot
         // path of every host round trip).
         let Obj::Task(a) = self.heap.get_mut(r) else {
-            return Err(EvalError::runtime("not an agent"));
+            return Err(self.not_a_task(v));
         };
         if a.status != TaskStatus::Paused {
-            let (name, status) = (a.name, a.status);
-            return Err(EvalError::runtime(format!(
-                "cannot resume agent '{}' \u{2014} status is '{}', not 'paused'",
-                self.interner.name(name),
-                status.as_str()
-            )));
+            return Err(self.refusal(Some(r), Refusal::NotPaused));
         }
         let mut value = value;
         if a.pause_kind == SuspendCause::MESSAGE {
@@ -190,9 +185,11 @@ impl Vm {
         Ok((r, Some(fiber)))
     }
 
-    /// The error for a value of the wrong type where an agent was expected.
-    pub fn expected_agent(&self, what: &str, v: Value) -> EvalError {
-        EvalError::runtime(format!("{what}, got {}", self.type_name(v)))
+    /// The error for a value that is not a task where one is needed (the
+    /// natives of the layer above check first and word their own).
+    #[cold]
+    fn not_a_task(&self, v: Value) -> EvalError {
+        EvalError::runtime(format!("expected a task, got {}", self.type_name(v)))
     }
 
     /// Runs an agent's fiber on behalf of Sense code (`start`/`resume`
@@ -279,7 +276,7 @@ impl Vm {
         }
     }
 
-    /// The agent whose body lexically encloses the current code, if any.
+    /// The task whose body lexically encloses the current code, if any.
     pub fn lexical_task(&self) -> Option<ObjRef> {
         let mut s = Some(self.env());
         while let Some(cur) = s {
@@ -292,25 +289,21 @@ impl Vm {
         None
     }
 
-    /// The lexically enclosing agent, which must be the one running now.
-    pub fn running_lexical_task(&self, what: &str) -> EvalResult<ObjRef> {
-        match self.lexical_task() {
-            Some(a) if self.cur.task == Some(a) => Ok(a),
-            _ => Err(EvalError::runtime(format!(
-                "{what} can only be called inside a running agent's body"
-            ))),
-        }
+    /// The lexically enclosing task, if it is the one running now.
+    pub fn running_lexical_task(&self) -> Option<ObjRef> {
+        self.lexical_task().filter(|a| self.cur.task == Some(*a))
     }
 
-    /// Suspends the running agent inside a builtin call; the resume value
-    /// becomes the call's result.
+    /// Suspends the running task inside a native call, recording `reason`
+    /// and `cause` (a tag the native chooses; see [`SuspendCause`]); the
+    /// value it is resumed with becomes the call's result.
     pub fn suspend_call(&mut self, agent: ObjRef, reason: Value, kind: SuspendCause) {
         self.mark_paused(agent, reason, kind);
         self.pending = Some(Pending::Suspend);
     }
 
-    /// `await(a)` on a started agent: raise its stored error once, else
-    /// return it.
+    /// Awaiting a started task: raise its stored error once, else return
+    /// it.
     pub fn collect_started_task(&mut self, v: Value) -> EvalResult<Value> {
         if let Value::Obj(r) = v
             && let Some(a) = self.task_mut(r)
@@ -328,8 +321,8 @@ impl Vm {
         self.lookup(env, sym)
     }
 
-    /// `send(agent, message)`: queue it, or hand it straight to a blocked
-    /// async `receive()`.
+    /// Sends `message` to a task: queue it in its mailbox, or hand it
+    /// straight to a task blocked waiting on that mailbox.
     pub fn send_message(&mut self, agent: ObjRef, message: Value) -> EvalResult<()> {
         if let Some(i) = self.blocked.iter().position(|b| b.mailbox == agent) {
             // A blocked receive takes the message directly.
@@ -342,13 +335,11 @@ impl Vm {
                 a.mailbox.push_back(message);
                 Ok(())
             }
-            None => Err(EvalError::runtime(
-                "send() expects an Agent as its first argument",
-            )),
+            None => Err(self.not_a_task(Value::Obj(agent))),
         }
     }
 
-    /// Leaves a request to wait for a running async agent.
+    /// Leaves a request to wait for a running async task or a future.
     pub fn request_await(&mut self, target: ObjRef) {
         self.pending = Some(Pending::Await(target));
     }

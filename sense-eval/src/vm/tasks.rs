@@ -79,7 +79,7 @@ impl Vm {
         }
         let Some(agent) = self.cur.task else {
             return Err(EvalError::runtime(
-                "internal error: leaving a fiber with no agent",
+                "internal error: leaving a fiber with no task",
             ));
         };
         let at_host = self.callers.len() <= self.stop_depth;
@@ -157,13 +157,7 @@ impl Vm {
             }
             None => {
                 self.cur.waiting = None;
-                let name = self
-                    .task_ref(target)
-                    .map(|a| self.interner.name(a.name).to_string())
-                    .unwrap_or_default();
-                Err(EvalError::runtime(format!(
-                    "deadlock: agent '{name}' is waiting for a message and no other agent can run"
-                )))
+                Err(self.refusal(Some(target), crate::kind::Refusal::Deadlock))
             }
         }
     }
