@@ -23,7 +23,7 @@ use sense_eval::kind::ObjectKind;
 /// Registers every kind and native of this crate on `vm` (before anything
 /// runs, so the natives keep their place among the builtins).
 pub(crate) fn install(vm: &mut Vm) {
-    agent::install(vm);
+    vm.register_task_kind(&agent::AGENT);
     vm.register_kind(&model::MODEL);
     vm.register_kind(&answer::ANSWER);
     vm.register_kind(&skill::SKILL);

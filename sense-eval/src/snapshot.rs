@@ -387,6 +387,7 @@ impl Vm {
         }
 
         self.interner = fresh.interner;
+        self.intern_task_members();
         self.files = fresh.files;
         self.units = fresh.units;
         self.protos = protos;

@@ -206,6 +206,9 @@ pub struct Vm {
     pub(crate) labeled: Vec<(Symbol, Value)>,
     /// What the tasks are to the language (see [`crate::kind::TaskKind`]).
     pub(crate) task_kind: Option<&'static dyn crate::kind::TaskKind>,
+    /// The symbols of the task kind's own members (see
+    /// [`crate::kind::TaskKind::members`]).
+    pub(crate) task_members: Vec<Symbol>,
     pub(crate) task_serial: u64,
     pub(crate) stop_depth: usize,
     /// A fiber handed over by `start`/`resume`, waiting for the run loop.
@@ -289,6 +292,7 @@ impl Vm {
             arg_buf: Vec::new(),
             labeled: Vec::new(),
             task_kind: None,
+            task_members: Vec::new(),
             task_serial: 0,
             stop_depth: 0,
             parked: None,

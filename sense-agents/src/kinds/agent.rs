@@ -43,6 +43,10 @@ impl TaskKind for AgentKind {
         "SenseAgent"
     }
 
+    fn members(&self) -> &'static [&'static str] {
+        &["status", "name", "pause_reason", "doc"]
+    }
+
     fn render(&self, vm: &Vm, task: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
         let Some(a) = agent(vm, task) else {
             return Ok(());
@@ -65,9 +69,8 @@ impl TaskKind for AgentKind {
         Ok(())
     }
 
-    /// `a.X` (AGENTS.md §2.3). Names and docs are copied only for the
-    /// members that return them: reading an agent's variable allocates
-    /// nothing.
+    /// `a.status`, `a.name`, `a.pause_reason`, `a.doc` (AGENTS.md §2.3;
+    /// the core reads the agent's variables itself).
     fn member(&self, vm: &mut Vm, task: ObjRef, sym: Symbol) -> EvalResult<Value> {
         let Some(a) = agent(vm, task) else {
             return Err(EvalError::runtime("not an agent"));
@@ -137,19 +140,6 @@ impl TaskKind for AgentKind {
     }
 }
 
-/// The members every agent has, besides its variables.
-const MEMBERS: [&str; 4] = ["status", "name", "pause_reason", "doc"];
-
-/// Registers the agent kind on `vm`, and interns its members' names so
-/// that a host can read them ([`crate::Runtime::member`]) before any code
-/// has used them.
-pub(crate) fn install(vm: &mut Vm) {
-    vm.register_task_kind(&AGENT);
-    for name in MEMBERS {
-        vm.intern(name);
-    }
-}
-
 /// The error for a value that is not an agent where one is needed.
 fn expected_agent(vm: &Vm, what: &str, v: Value) -> EvalError {
     EvalError::runtime(format!("{what}, got {}", vm.type_name(v)))
@@ -180,10 +170,12 @@ pub fn natives() -> Vec<NativeDef> {
 
 fn start(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     let v = arg(args, 0);
-    if vm.task(v).is_none() {
-        return Err(expected_agent(vm, "start() expects an Agent", v));
-    }
-    vm.start_from_code(v)
+    // The core checks the type first; only its error is worded here, so
+    // the hand-off pays for no second look at the object.
+    vm.start_from_code(v).map_err(|e| match vm.task(v) {
+        Some(_) => e,
+        None => expected_agent(vm, "start() expects an Agent", v),
+    })
 }
 
 fn resume(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
@@ -193,10 +185,11 @@ fn resume(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         ));
     }
     let v = arg(args, 0);
-    if vm.task(v).is_none() {
-        return Err(expected_agent(vm, "resume() expects an Agent", v));
-    }
-    vm.resume_from_code(v, args.get(1).copied().unwrap_or(Value::Nil))
+    let value = args.get(1).copied().unwrap_or(Value::Nil);
+    vm.resume_from_code(v, value).map_err(|e| match vm.task(v) {
+        Some(_) => e,
+        None => expected_agent(vm, "resume() expects an Agent", v),
+    })
 }
 
 fn pause(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {

@@ -34,7 +34,8 @@ pub enum Refusal<'a> {
     /// Code run by a nested run (a tool called by a model) tried to switch
     /// fibers (suspend, wait, start or resume a task).
     SwitchInNestedRun,
-    /// A host read a member by a name no code has ever used.
+    /// A task has no member of that name (neither one of the kind's
+    /// members nor a variable it sees).
     NoMember {
         /// The member's name.
         name: &'a str,
@@ -64,8 +65,12 @@ pub trait TaskKind: Sync + 'static {
     /// Writes what `print` / `str` (and, with [`Render::python`], the
     /// reference's `repr`) show for the task.
     fn render(&self, vm: &Vm, task: ObjRef, out: &mut Render<'_>) -> EvalResult<()>;
-    /// `task.name` in Sense code (this is on the run loop's path of every
-    /// member read of a task: keep it free of allocation for variables).
+    /// The names the kind answers itself ([`member`](Self::member)),
+    /// before the task's variables (`status`, `name`, … for agents). The
+    /// core looks every other name up in the task's scope, so reading a
+    /// task's variable costs no call into the kind.
+    fn members(&self) -> &'static [&'static str];
+    /// `task.name` in Sense code, for a `name` of [`members`](Self::members).
     fn member(&self, vm: &mut Vm, task: ObjRef, name: Symbol) -> EvalResult<Value>;
     /// The error for a refused operation on `task` (`None` when no task
     /// is involved).

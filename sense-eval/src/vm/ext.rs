@@ -23,6 +23,14 @@ impl Vm {
     /// one, task declarations are refused.
     pub fn register_task_kind(&mut self, kind: &'static dyn crate::kind::TaskKind) {
         self.task_kind = Some(kind);
+        self.intern_task_members();
+    }
+
+    /// Interns the task kind's own member names (again after a restore
+    /// replaced the symbol table).
+    pub(crate) fn intern_task_members(&mut self) {
+        let names = self.task_kind.map_or(&[][..], |k| k.members());
+        self.task_members = names.iter().map(|n| self.interner.intern(n)).collect();
     }
 
     /// Registers a declaration kind (replacing one of the same name).

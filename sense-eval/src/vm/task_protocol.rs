@@ -76,15 +76,29 @@ impl Vm {
         }
     }
 
-    /// `t.X`: the task kind's member (AGENTS.md §2.3 for agents).
+    /// `t.X`: one of the task kind's own members, else a variable the
+    /// task's scope sees (AGENTS.md §2.3 for agents). Reading a variable
+    /// makes no call into the kind: this is the run loop's path of every
+    /// member read of a task.
     #[inline]
     pub(crate) fn task_member(&mut self, r: ObjRef, sym: Symbol) -> EvalResult<Value> {
-        match self.task_kind {
-            Some(kind) => kind.member(self, r, sym),
-            None => Err(EvalError::runtime(format!(
-                "cannot access member '{}' on a task",
-                self.interner.name(sym)
-            ))),
+        if self.task_members.contains(&sym)
+            && let Some(kind) = self.task_kind
+        {
+            return kind.member(self, r, sym);
+        }
+        let found = match self.task_ref(r) {
+            Some(t) => self.lookup(t.scope, sym),
+            None => None,
+        };
+        match found {
+            Some(v) => Ok(v),
+            None => Err(self.refusal(
+                Some(r),
+                Refusal::NoMember {
+                    name: self.interner.name(sym),
+                },
+            )),
         }
     }
 
