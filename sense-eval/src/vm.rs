@@ -208,7 +208,7 @@ pub struct Vm {
     pub(crate) task_kind: Option<&'static dyn crate::kind::TaskKind>,
     /// The symbols of the task kind's own members (see
     /// [`crate::kind::TaskKind::members`]).
-    pub(crate) task_members: Vec<Symbol>,
+    pub(crate) task_members: ext::TaskMembers,
     pub(crate) task_serial: u64,
     pub(crate) stop_depth: usize,
     /// A fiber handed over by `start`/`resume`, waiting for the run loop.
@@ -292,7 +292,7 @@ impl Vm {
             arg_buf: Vec::new(),
             labeled: Vec::new(),
             task_kind: None,
-            task_members: Vec::new(),
+            task_members: ext::TaskMembers::none(),
             task_serial: 0,
             stop_depth: 0,
             parked: None,

@@ -8,6 +8,7 @@ use crate::error::{EvalError, EvalResult};
 use crate::heap::{Heap, ObjRef};
 use crate::kind::{Declaration, ExtObj, ExtObject, ObjectKind, Undecoded};
 use crate::object::Obj;
+use crate::symbol::Symbol;
 use crate::value::Value;
 
 impl Vm {
@@ -30,7 +31,8 @@ impl Vm {
     /// replaced the symbol table).
     pub(crate) fn intern_task_members(&mut self) {
         let names = self.task_kind.map_or(&[][..], |k| k.members());
-        self.task_members = names.iter().map(|n| self.interner.intern(n)).collect();
+        let syms: Vec<Symbol> = names.iter().map(|n| self.interner.intern(n)).collect();
+        self.task_members = TaskMembers::new(syms);
     }
 
     /// Registers a declaration kind (replacing one of the same name).
@@ -200,5 +202,46 @@ impl Vm {
             e.0 = data;
         }
         Ok(())
+    }
+}
+
+/// The symbols of the task kind's own members, with the range they lie
+/// in: the kind's names are interned together, so the name of a variable
+/// is almost always outside it and a member read of a task's variable is
+/// one comparison here.
+#[derive(Debug)]
+pub(crate) struct TaskMembers {
+    lo: u32,
+    span: u32,
+    syms: Vec<Symbol>,
+}
+
+impl TaskMembers {
+    /// No members.
+    pub(crate) fn none() -> Self {
+        TaskMembers {
+            lo: u32::MAX,
+            span: 0,
+            syms: Vec::new(),
+        }
+    }
+
+    fn new(syms: Vec<Symbol>) -> Self {
+        let lo = syms.iter().map(|s| s.0).min();
+        let hi = syms.iter().map(|s| s.0).max();
+        match (lo, hi) {
+            (Some(lo), Some(hi)) => TaskMembers {
+                lo,
+                span: hi - lo,
+                syms,
+            },
+            _ => TaskMembers::none(),
+        }
+    }
+
+    /// True when `sym` is one of the members.
+    #[inline]
+    pub(crate) fn has(&self, sym: Symbol) -> bool {
+        sym.0.wrapping_sub(self.lo) <= self.span && self.syms.contains(&sym)
     }
 }

@@ -58,6 +58,7 @@ impl Vm {
     }
 
     /// The task behind a value, if it is one.
+    #[inline]
     pub fn task(&self, v: Value) -> Option<&Task> {
         match v {
             Value::Obj(r) => match self.heap.get(r) {
@@ -80,9 +81,8 @@ impl Vm {
     /// task's scope sees (AGENTS.md §2.3 for agents). Reading a variable
     /// makes no call into the kind: this is the run loop's path of every
     /// member read of a task.
-    #[inline]
     pub(crate) fn task_member(&mut self, r: ObjRef, sym: Symbol) -> EvalResult<Value> {
-        if self.task_members.contains(&sym)
+        if self.task_members.has(sym)
             && let Some(kind) = self.task_kind
         {
             return kind.member(self, r, sym);
@@ -265,6 +265,7 @@ impl Vm {
 
     /// `start(a)` from Sense code: a plain agent runs now, until it
     /// settles; an async agent is queued and `start` returns at once.
+    #[inline]
     pub fn start_from_code(&mut self, v: Value) -> EvalResult<Value> {
         let (r, fiber) = self.begin_start(v)?;
         if self.is_async(r) {
@@ -276,6 +277,7 @@ impl Vm {
     }
 
     /// `resume(a, value)` from Sense code.
+    #[inline]
     pub fn resume_from_code(&mut self, v: Value, value: Value) -> EvalResult<Value> {
         match self.begin_resume(v, value)? {
             (r, Some(fiber)) if self.is_async(r) => {
@@ -291,6 +293,7 @@ impl Vm {
     }
 
     /// The task whose body lexically encloses the current code, if any.
+    #[inline]
     pub fn lexical_task(&self) -> Option<ObjRef> {
         let mut s = Some(self.env());
         while let Some(cur) = s {
@@ -304,6 +307,7 @@ impl Vm {
     }
 
     /// The lexically enclosing task, if it is the one running now.
+    #[inline]
     pub fn running_lexical_task(&self) -> Option<ObjRef> {
         self.lexical_task().filter(|a| self.cur.task == Some(*a))
     }
@@ -311,6 +315,7 @@ impl Vm {
     /// Suspends the running task inside a native call, recording `reason`
     /// and `cause` (a tag the native chooses; see [`SuspendCause`]); the
     /// value it is resumed with becomes the call's result.
+    #[inline]
     pub fn suspend_call(&mut self, agent: ObjRef, reason: Value, kind: SuspendCause) {
         self.mark_paused(agent, reason, kind);
         self.pending = Some(Pending::Suspend);
