@@ -24,7 +24,7 @@ use crate::proto::{FileId, Proto};
 use crate::scope::Scope;
 use crate::symbol::Interner;
 use crate::value::Value;
-use crate::vm::{AuditEntry, Fiber, ModuleEntry, TestResult, Vm};
+use crate::vm::{AuditEntry, Fiber, ModuleEntry, Scheduler, TestResult, Vm};
 use sense_syntax::SourceFile;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -190,7 +190,7 @@ impl Vm {
     /// True when the VM is between two instructions of no nested run and
     /// holds no half-made request: the only moments it can be saved.
     fn quiescent(&self) -> bool {
-        self.nested.is_empty() && self.pending.is_none() && self.parked.is_none()
+        self.sched.is_quiet()
     }
 
     /// Serializes the whole VM. `host` is an opaque blob for the embedding
@@ -210,6 +210,7 @@ impl Vm {
             })
             .collect();
         let (objs, obj_free, scopes, scope_free) = self.heap.parts();
+        let sched = self.sched.image();
         let image = ImageOut {
             fingerprint: self.code_fingerprint(),
             names: self.interner.names().collect(),
@@ -251,13 +252,13 @@ impl Vm {
             tests: &self.tests,
             audit: &self.audit_log,
             cur: &self.cur,
-            callers: &self.callers,
-            stop_depth: self.stop_depth as u64,
-            drives: self.drives.iter().map(|d| *d as u64).collect(),
-            ready: self.ready.iter().copied().collect(),
-            blocked: &self.blocked,
+            callers: sched.callers,
+            stop_depth: sched.stop_depth,
+            drives: sched.drives,
+            ready: sched.ready,
+            blocked: sched.blocked,
             pinned: &self.pinned,
-            task_serial: self.task_serial,
+            task_serial: sched.task_serial,
             steps: self.steps,
             host,
         };
@@ -397,15 +398,16 @@ impl Vm {
         self.modules = modules;
         self.tests = image.tests;
         self.audit_log = image.audit;
-        self.caller_frames = image.callers.iter().map(|f| f.frames.len()).sum();
         self.cur = image.cur;
-        self.callers = image.callers;
-        self.stop_depth = stop_depth;
-        self.drives = drives;
-        self.ready = image.ready.into_iter().collect();
-        self.blocked = image.blocked;
+        self.sched = Scheduler::restored(
+            image.callers,
+            stop_depth,
+            drives,
+            image.ready,
+            image.blocked,
+            image.task_serial,
+        );
         self.pinned = image.pinned;
-        self.task_serial = image.task_serial;
         // Holds name objects of the heap being replaced.
         self.held.clear();
         crate::task::reserve_serials(image.task_serial);

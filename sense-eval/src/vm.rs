@@ -19,6 +19,7 @@ mod names;
 mod ops;
 mod run;
 mod safety;
+mod scheduler;
 mod show;
 mod task_protocol;
 mod tasks;
@@ -29,6 +30,7 @@ pub use embed::CallerSlot;
 pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
 pub use inspect::{FrameReport, TaskReport};
 pub use safety::AuditEntry;
+pub(crate) use scheduler::Scheduler;
 pub(crate) use tasks::Blocked;
 pub use tool_view::ToolSignature;
 
@@ -189,14 +191,11 @@ pub struct Vm {
     pub(crate) natives: Vec<NativeDef>,
     /// The running fiber. Boxed so a hand-off swaps two pointers.
     pub(crate) cur: Box<Fiber>,
-    /// Fibers waiting for the current one (innermost last). Boxed on
-    /// purpose: a hand-off swaps box pointers instead of moving fibers.
-    #[allow(clippy::vec_box)]
-    pub(crate) callers: Vec<Box<Fiber>>,
-    pub(crate) caller_frames: usize,
+    /// The fibers waiting below the running one, the ready and blocked
+    /// tasks, and the run loop's pending request.
+    pub(crate) sched: scheduler::Scheduler,
     pub(crate) modules: Vec<ModuleEntry>,
     pub(crate) tests: Vec<TestResult>,
-    pub(crate) pending: Option<Pending>,
     pub(crate) config: Config,
     pub(crate) out: OutputFn,
     pub(crate) input: InputFn,
@@ -209,14 +208,6 @@ pub struct Vm {
     /// The symbols of the task kind's own members (see
     /// [`crate::kind::TaskKind::members`]).
     pub(crate) task_members: ext::TaskMembers,
-    pub(crate) task_serial: u64,
-    pub(crate) stop_depth: usize,
-    /// A fiber handed over by `start`/`resume`, waiting for the run loop.
-    pub(crate) parked: Option<Box<Fiber>>,
-    /// Async agents (and futures) ready to run, oldest first.
-    pub(crate) ready: std::collections::VecDeque<ObjRef>,
-    /// Tasks blocked in `receive()` on an empty mailbox, oldest first.
-    pub(crate) blocked: Vec<tasks::Blocked>,
     /// Host functions (taken out while one runs).
     pub(crate) host_fns: Vec<Option<crate::host::HostFn>>,
     /// Their names, by the same index.
@@ -225,16 +216,11 @@ pub struct Vm {
     pub(crate) pinned: Vec<ScopeRef>,
     /// The audit log (AGENTS.md §4.9).
     pub(crate) audit_log: Vec<safety::AuditEntry>,
-    /// Frame indexes of nested runs in progress (innermost last): errors
-    /// and `break` never unwind below them.
-    pub(crate) nested: Vec<usize>,
     /// Every compilation, in order: `(file, name, first proto, proto count)`.
     /// A snapshot replays them to rebuild identical code.
     pub(crate) units: Vec<(FileId, String, u32, u32)>,
     /// What the last main-program frame returned (see [`Vm::take_result`]).
     pub(crate) result: Value,
-    /// `stop_depth` of each `drive` in progress (outermost first).
-    pub(crate) drives: Vec<usize>,
     /// What [`Vm::proto`] returns for an id that does not exist.
     empty_proto: Arc<Proto>,
     /// Objects the host holds (collection roots, not saved in snapshots).
@@ -270,11 +256,9 @@ impl Vm {
             globals,
             natives: Vec::new(),
             cur: Box::default(),
-            callers: Vec::new(),
-            caller_frames: 0,
+            sched: scheduler::Scheduler::default(),
             modules: Vec::new(),
             tests: Vec::new(),
-            pending: None,
             config,
             out: Box::new(|s| {
                 use std::io::Write;
@@ -293,19 +277,12 @@ impl Vm {
             labeled: Vec::new(),
             task_kind: None,
             task_members: ext::TaskMembers::none(),
-            task_serial: 0,
-            stop_depth: 0,
-            parked: None,
-            ready: Default::default(),
-            blocked: Vec::new(),
             host_fns: Vec::new(),
             host_names: Vec::new(),
             pinned: Vec::new(),
             audit_log: Vec::new(),
-            nested: Vec::new(),
             units: Vec::new(),
             result: Value::Nil,
-            drives: Vec::new(),
             empty_proto: Arc::new(Proto::new(
                 "<missing>",
                 crate::proto::ProtoKind::Function,
@@ -531,14 +508,14 @@ impl Vm {
     /// Runs `fiber` until it settles; the previous current fiber is kept
     /// aside and restored afterwards.
     pub(crate) fn drive(&mut self, fiber: Box<Fiber>) -> EvalResult<Exit> {
-        if self.drives.is_empty() {
+        if self.sched.drives.is_empty() {
             // The step budget is per host call: a run that used it up
             // leaves the next one its whole budget.
             self.steps = 0;
         }
-        self.drives.push(self.stop_depth);
+        self.sched.drives.push(self.sched.stop_depth);
         self.enter_boxed(fiber);
-        self.stop_depth = self.callers.len();
+        self.sched.stop_depth = self.sched.callers.len();
         let result = self.run();
         self.end_drive(result)
     }
@@ -552,24 +529,24 @@ impl Vm {
         // Whatever settled has already been put where it belongs (parked in
         // its agent, or finished); bring back the fiber we set aside, unless
         // the settling fiber already did.
-        while self.callers.len() > self.stop_depth {
+        while self.sched.callers.len() > self.sched.stop_depth {
             self.pop_caller();
         }
-        if self.callers.len() == self.stop_depth {
+        if self.sched.callers.len() == self.sched.stop_depth {
             self.pop_caller();
         }
-        self.stop_depth = self.drives.pop().unwrap_or(0);
+        self.sched.stop_depth = self.sched.drives.pop().unwrap_or(0);
         result
     }
 
     /// True while a run stopped at a checkpoint waits to be continued.
     pub fn in_checkpoint(&self) -> bool {
-        !self.drives.is_empty()
+        !self.sched.drives.is_empty()
     }
 
     /// Continues a run that stopped at [`Exit::Checkpoint`].
     pub fn continue_run(&mut self) -> EvalResult<Exit> {
-        if self.drives.is_empty() {
+        if self.sched.drives.is_empty() {
             return Err(EvalError::runtime("there is no run to continue"));
         }
         let result = self.run();
@@ -595,11 +572,8 @@ impl Vm {
             protos,
             globals,
             cur,
-            callers,
+            sched,
             modules,
-            ready,
-            parked,
-            blocked,
             pinned,
             result,
             held,
@@ -618,21 +592,9 @@ impl Vm {
                 t.values(&p.consts);
             }
             cur.trace(t);
-            for c in callers.iter() {
-                c.trace(t);
-            }
+            sched.trace(t);
             for m in modules.iter() {
                 t.obj(m.obj);
-            }
-            for r in ready.iter() {
-                t.obj(*r);
-            }
-            for b in blocked.iter() {
-                t.obj(b.mailbox);
-                t.obj(b.task);
-            }
-            if let Some(f) = parked {
-                f.trace(t);
             }
         });
     }

@@ -151,9 +151,9 @@ impl Vm {
         if let Some(f) = self.cur.frames.last_mut() {
             f.kind = FrameKind::Nested;
         }
-        self.nested.push(frames_before);
+        self.sched.nested.push(frames_before);
         let result = self.run();
-        self.nested.pop();
+        self.sched.nested.pop();
         match result {
             Ok(Exit::Returned) => {
                 let v = self.pop();
@@ -234,7 +234,7 @@ impl Vm {
     }
 
     pub(crate) fn check_depth(&self) -> EvalResult<()> {
-        if self.cur.frames.len() + self.caller_frames >= self.config.max_depth {
+        if self.cur.frames.len() + self.sched.caller_frames >= self.config.max_depth {
             return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
         }
         Ok(())
@@ -297,7 +297,7 @@ impl Vm {
         self.cur.stack.truncate(callee_at);
         match result {
             Ok(v) => {
-                if self.pending.is_some() {
+                if self.sched.pending.is_some() {
                     // The native asked for a switch; its result (if any) is
                     // delivered when control comes back.
                     return Ok(true);

@@ -193,11 +193,11 @@ impl Vm {
     /// Hosts call it once a program's run has ended and its error, if any,
     /// has been rendered (rendering needs the source).
     pub fn release_unused_code(&mut self) -> usize {
-        if !self.drives.is_empty()
-            || self.pending.is_some()
-            || self.parked.is_some()
+        if !self.sched.drives.is_empty()
+            || self.sched.pending.is_some()
+            || self.sched.parked.is_some()
             || !self.cur.frames.is_empty()
-            || !self.callers.is_empty()
+            || !self.sched.callers.is_empty()
         {
             return 0;
         }

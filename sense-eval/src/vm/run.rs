@@ -63,7 +63,7 @@ impl Vm {
                     match self.call($argc, $labeled) {
                         Ok(false) => {}
                         // A frame was pushed: nothing to settle first.
-                        Ok(true) if self.pending.is_none() => continue 'frames,
+                        Ok(true) if self.sched.pending.is_none() => continue 'frames,
                         Ok(true) => match self.after_switch()? {
                             Some(exit) => return Ok(exit),
                             None => continue 'frames,
@@ -634,9 +634,9 @@ impl Vm {
     /// `Some` when the driven fiber settled. Errors belong to the call that
     /// made the request and have been thrown already when this returns.
     pub(crate) fn after_switch(&mut self) -> EvalResult<Option<Exit>> {
-        if !self.nested.is_empty() && self.pending.is_some() {
-            self.pending = None;
-            self.parked = None;
+        if !self.sched.nested.is_empty() && self.sched.pending.is_some() {
+            self.sched.pending = None;
+            self.sched.parked = None;
             let (span, file) = self.current_span();
             let err = self
                 .refusal(None, crate::kind::Refusal::SwitchInNestedRun)
@@ -644,7 +644,7 @@ impl Vm {
             self.throw(err)?;
             return Ok(None);
         }
-        let result = match self.pending.take() {
+        let result = match self.sched.pending.take() {
             None => Ok(None),
             Some(Pending::Enter(agent)) => {
                 self.enter_task(agent);

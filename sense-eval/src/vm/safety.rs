@@ -293,7 +293,7 @@ impl Vm {
             if let Obj::Future(f) = self.heap.get_mut(future) {
                 f.fiber = Some(fiber);
             }
-            self.ready.push_back(future);
+            self.sched.ready.push_back(future);
             self.cur.stack.push(Value::Obj(future));
             return Ok(false);
         }

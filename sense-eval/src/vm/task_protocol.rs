@@ -34,7 +34,7 @@ impl Vm {
         let declaring = self.capture_env(declaring);
         let scope = self.child_scope(declaring);
         let serial = crate::task::next_serial();
-        self.task_serial = self.task_serial.max(serial);
+        self.sched.task_serial = self.sched.task_serial.max(serial);
         let agent = Task {
             name: info.name,
             scope,
@@ -209,13 +209,13 @@ impl Vm {
     /// Runs an agent's fiber on behalf of Sense code (`start`/`resume`
     /// builtins): leaves a switch request for the run loop.
     pub(crate) fn request_enter(&mut self, agent: ObjRef, fiber: Box<Fiber>) {
-        self.parked = Some(fiber);
-        self.pending = Some(Pending::Enter(agent));
+        self.sched.parked = Some(fiber);
+        self.sched.pending = Some(Pending::Enter(agent));
     }
 
     /// Switches to the parked agent fiber, keeping the current one as its caller.
     pub(crate) fn enter_task(&mut self, _agent: ObjRef) {
-        if let Some(fiber) = self.parked.take() {
+        if let Some(fiber) = self.sched.parked.take() {
             self.enter_boxed(fiber);
         }
     }
@@ -225,15 +225,15 @@ impl Vm {
     /// a hand-off allocates nothing.
     pub(crate) fn enter_boxed(&mut self, mut b: Box<Fiber>) {
         std::mem::swap(&mut self.cur, &mut b);
-        self.caller_frames += b.frames.len();
-        self.callers.push(b);
+        self.sched.caller_frames += b.frames.len();
+        self.sched.callers.push(b);
     }
 
     /// Brings the most recent caller fiber back as the current one and
     /// returns the box now holding the fiber that was current.
     pub(crate) fn pop_caller(&mut self) -> Box<Fiber> {
-        let mut b = self.callers.pop().unwrap_or_default();
-        self.caller_frames -= b.frames.len();
+        let mut b = self.sched.callers.pop().unwrap_or_default();
+        self.sched.caller_frames -= b.frames.len();
         std::mem::swap(&mut self.cur, &mut b);
         b
     }
@@ -318,7 +318,7 @@ impl Vm {
     #[inline]
     pub fn suspend_call(&mut self, agent: ObjRef, reason: Value, kind: SuspendCause) {
         self.mark_paused(agent, reason, kind);
-        self.pending = Some(Pending::Suspend);
+        self.sched.pending = Some(Pending::Suspend);
     }
 
     /// Awaiting a started task: raise its stored error once, else return
@@ -343,9 +343,9 @@ impl Vm {
     /// Sends `message` to a task: queue it in its mailbox, or hand it
     /// straight to a task blocked waiting on that mailbox.
     pub fn send_message(&mut self, agent: ObjRef, message: Value) -> EvalResult<()> {
-        if let Some(i) = self.blocked.iter().position(|b| b.mailbox == agent) {
+        if let Some(i) = self.sched.blocked.iter().position(|b| b.mailbox == agent) {
             // A blocked receive takes the message directly.
-            let b = self.blocked.remove(i);
+            let b = self.sched.blocked.remove(i);
             self.unblock(b.task, message);
             return Ok(());
         }
@@ -360,7 +360,7 @@ impl Vm {
 
     /// Leaves a request to wait for a running async task or a future.
     pub fn request_await(&mut self, target: ObjRef) {
-        self.pending = Some(Pending::Await(target));
+        self.sched.pending = Some(Pending::Await(target));
     }
 
     /// True when the current fiber runs an async tool's body.
@@ -371,7 +371,7 @@ impl Vm {
     /// True when the current fiber runs as a scheduled task (some fiber
     /// is waiting below it), not directly for the host.
     pub fn running_as_task(&self) -> bool {
-        self.callers.len() > self.stop_depth
+        self.sched.callers.len() > self.sched.stop_depth
     }
 
     /// Reads one line for `ask_human` outside an agent.

@@ -62,7 +62,7 @@ impl Vm {
         if let Some(a) = self.task_mut(agent) {
             a.fiber = Some(fiber);
         }
-        self.ready.push_back(agent);
+        self.sched.ready.push_back(agent);
     }
 
     /// The current agent fiber stops running. Returns `Some` when it was
@@ -82,7 +82,7 @@ impl Vm {
                 "internal error: leaving a fiber with no task",
             ));
         };
-        let at_host = self.callers.len() <= self.stop_depth;
+        let at_host = self.sched.callers.len() <= self.sched.stop_depth;
         let fiber = self.pop_caller();
         if let Some(a) = self.task_mut(agent) {
             match how {
@@ -105,7 +105,7 @@ impl Vm {
         self.back_in_caller(agent)?;
         if matches!(how, Leave::Paused | Leave::Blocked)
             && self.config.checkpoint_on_pause
-            && self.nested.is_empty()
+            && self.sched.nested.is_empty()
         {
             return Ok(Some(Exit::Checkpoint));
         }
@@ -144,8 +144,8 @@ impl Vm {
             self.cur.stack.push(v);
             return Ok(());
         }
-        let next = if self.ready.contains(&target) {
-            self.ready.retain(|r| *r != target);
+        let next = if self.sched.ready.contains(&target) {
+            self.sched.ready.retain(|r| *r != target);
             Some(target)
         } else {
             self.next_ready()
@@ -223,18 +223,18 @@ impl Vm {
     /// Takes the next ready task; when none is ready, wakes the oldest
     /// `receive(timeout)` (it returns nil: nothing can arrive any more).
     pub(crate) fn next_ready(&mut self) -> Option<ObjRef> {
-        if let Some(r) = self.ready.pop_front() {
+        if let Some(r) = self.sched.ready.pop_front() {
             return Some(r);
         }
-        let i = self.blocked.iter().position(|b| b.timed)?;
-        let b = self.blocked.remove(i);
+        let i = self.sched.blocked.iter().position(|b| b.timed)?;
+        let b = self.sched.blocked.remove(i);
         self.unblock(b.task, Value::Nil);
-        self.ready.pop_front()
+        self.sched.ready.pop_front()
     }
 
     /// True when a task is ready, or a timed receive could be woken.
     pub(crate) fn has_runnable(&self) -> bool {
-        !self.ready.is_empty() || self.blocked.iter().any(|b| b.timed)
+        !self.sched.ready.is_empty() || self.sched.blocked.iter().any(|b| b.timed)
     }
 
     /// Delivers `value` to a task blocked in `receive()` and queues it.
@@ -247,7 +247,7 @@ impl Vm {
         if let Some(f) = fiber {
             f.stack.push(value);
         }
-        self.ready.push_back(task);
+        self.sched.ready.push_back(task);
     }
 
     /// Switches to a ready task's parked fiber; the current fiber becomes
@@ -304,12 +304,12 @@ impl Vm {
         let Some(task) = self.cur.task.or(self.cur.future) else {
             return;
         };
-        self.blocked.push(Blocked {
+        self.sched.blocked.push(Blocked {
             mailbox,
             task,
             timed,
         });
-        self.pending = Some(super::Pending::Block);
+        self.sched.pending = Some(super::Pending::Block);
     }
 
     /// The current fiber died with `err` and no `test` block caught it.

@@ -27,7 +27,7 @@ impl Vm {
 
     fn throw_from(&mut self, mut err: EvalError, mut containable: bool) -> EvalResult<()> {
         loop {
-            let floor = self.nested.last().copied().unwrap_or(0);
+            let floor = self.sched.nested.last().copied().unwrap_or(0);
             let handler = self.cur.ctl.iter().rposition(|c| {
                 containable && matches!(c.kind, CtlKind::Test { .. }) && c.frame as usize >= floor
             });
@@ -55,7 +55,7 @@ impl Vm {
                 }
                 return Ok(());
             }
-            if !self.nested.is_empty() {
+            if !self.sched.nested.is_empty() {
                 // A nested run (a tool called by a builtin) ends here; the
                 // builtin gets the error.
                 self.unwind_frames(floor, &err);
@@ -83,7 +83,7 @@ impl Vm {
             let Some(agent) = self.cur.task else {
                 return Err(err);
             };
-            if self.callers.len() <= self.stop_depth {
+            if self.sched.callers.len() <= self.sched.stop_depth {
                 if let Obj::Task(a) = self.heap.get_mut(agent) {
                     a.status = TaskStatus::Failed;
                     a.fiber = None;
@@ -125,7 +125,7 @@ impl Vm {
     /// `break` / `continue`: unwind to the innermost running loop of this
     /// fiber, wherever it is.
     pub(crate) fn do_break(&mut self, is_continue: bool) -> EvalResult<()> {
-        let floor = self.nested.last().copied().unwrap_or(0);
+        let floor = self.sched.nested.last().copied().unwrap_or(0);
         let found = self
             .cur
             .ctl
