@@ -171,11 +171,13 @@ pub fn natives() -> Vec<NativeDef> {
 fn start(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     let v = arg(args, 0);
     // The core checks the type first; only its error is worded here, so
-    // the hand-off pays for no second look at the object.
-    vm.start_from_code(v).map_err(|e| match vm.task(v) {
-        Some(_) => e,
-        None => expected_agent(vm, "start() expects an Agent", v),
-    })
+    // the hand-off pays for no second look at the object (and its result
+    // is returned as it is, not rebuilt).
+    let r = vm.start_from_code(v);
+    if r.is_err() && vm.task(v).is_none() {
+        return Err(expected_agent(vm, "start() expects an Agent", v));
+    }
+    r
 }
 
 fn resume(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
@@ -186,10 +188,11 @@ fn resume(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     }
     let v = arg(args, 0);
     let value = args.get(1).copied().unwrap_or(Value::Nil);
-    vm.resume_from_code(v, value).map_err(|e| match vm.task(v) {
-        Some(_) => e,
-        None => expected_agent(vm, "resume() expects an Agent", v),
-    })
+    let r = vm.resume_from_code(v, value);
+    if r.is_err() && vm.task(v).is_none() {
+        return Err(expected_agent(vm, "resume() expects an Agent", v));
+    }
+    r
 }
 
 fn pause(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
