@@ -9,9 +9,7 @@
 use super::{Frame, FrameKind, Vm};
 use crate::error::{ErrorClass, EvalError, EvalResult};
 use crate::heap::{ObjRef, ScopeRef};
-use crate::object::{
-    ActionDeclObj, ActionObj, ActionState, BoundMethod, FutureObj, FutureState, Obj, ToolObj,
-};
+use crate::object::{ActionDeclObj, ActionObj, ActionState, BoundMethod, Obj, ToolObj};
 use crate::proto::{ActionInfo, ToolInfo};
 use crate::scope::FrameTag;
 use crate::value::Value;
@@ -270,30 +268,8 @@ impl Vm {
         self.audit("tool", &tool.name, "called", None, Some(line), caller);
         self.cur.stack.truncate(callee_at);
         if tool.is_async {
-            let (call, file) = self.current_span();
-            let future = self.heap.alloc(Obj::Future(Box::new(FutureObj {
-                label: format!("tool '{}'", tool.name),
-                state: FutureState::Pending,
-                fiber: None,
-            })));
-            let fiber = Box::new(super::Fiber {
-                frames: vec![Frame {
-                    proto: tool.proto,
-                    ip: 0,
-                    env: scope,
-                    outer: tool.env,
-                    stack_base: 0,
-                    block_base: 0,
-                    ctl_base: 0,
-                    kind: FrameKind::FutureBody { future, call, file },
-                }],
-                future: Some(future),
-                ..Default::default()
-            });
-            if let Obj::Future(f) = self.heap.get_mut(future) {
-                f.fiber = Some(fiber);
-            }
-            self.sched.ready.push_back(future);
+            let future =
+                self.spawn_future(format!("tool '{}'", tool.name), tool.proto, scope, tool.env);
             self.cur.stack.push(Value::Obj(future));
             return Ok(false);
         }

@@ -57,6 +57,48 @@ impl Vm {
         }
     }
 
+    /// Starts the body `proto` as a future: a task of its own that runs
+    /// when someone waits (`await`, the end of a top level) and settles
+    /// with the body's result. `env` is the body's scope, `outer` the
+    /// scope it was declared in, `label` what the future prints as
+    /// (`<future LABEL (pending)>`). Returns the future, already queued;
+    /// errors of its body are reported at the current call's position.
+    pub fn spawn_future(
+        &mut self,
+        label: String,
+        proto: crate::proto::ProtoId,
+        env: crate::heap::ScopeRef,
+        outer: crate::heap::ScopeRef,
+    ) -> ObjRef {
+        let (call, file) = self.current_span();
+        let future = self
+            .heap
+            .alloc(Obj::Future(Box::new(crate::object::FutureObj {
+                label,
+                state: FutureState::Pending,
+                fiber: None,
+            })));
+        let fiber = Box::new(Fiber {
+            frames: vec![super::Frame {
+                proto,
+                ip: 0,
+                env,
+                outer,
+                stack_base: 0,
+                block_base: 0,
+                ctl_base: 0,
+                kind: super::FrameKind::FutureBody { future, call, file },
+            }],
+            future: Some(future),
+            ..Default::default()
+        });
+        if let Obj::Future(f) = self.heap.get_mut(future) {
+            f.fiber = Some(fiber);
+        }
+        self.sched.ready.push_back(future);
+        future
+    }
+
     /// Parks `fiber` in its async agent and queues it to run.
     pub(crate) fn park_ready(&mut self, agent: ObjRef, fiber: Box<Fiber>) {
         if let Some(a) = self.task_mut(agent) {
