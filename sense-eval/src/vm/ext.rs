@@ -245,3 +245,24 @@ impl TaskMembers {
         sym.0.wrapping_sub(self.lo) <= self.span && self.syms.contains(&sym)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Symbol, TaskMembers};
+
+    #[test]
+    fn task_members_are_found_inside_and_outside_a_gap() {
+        let m = TaskMembers::new(vec![Symbol(7), Symbol(3), Symbol(10)]);
+        for s in [3, 7, 10] {
+            assert!(m.has(Symbol(s)), "{s}");
+        }
+        // Inside the range but not a member, below it, above it.
+        for s in [4, 9, 0, 2, 11, u32::MAX] {
+            assert!(!m.has(Symbol(s)), "{s}");
+        }
+        let none = TaskMembers::none();
+        for s in [0, 1, u32::MAX] {
+            assert!(!none.has(Symbol(s)), "{s}");
+        }
+    }
+}
