@@ -275,7 +275,7 @@ fn receive(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         return Ok(msg);
     }
     if in_future || (vm.is_async(agent) && vm.running_as_task()) {
-        vm.block_on_receive(agent, !matches!(timeout, Value::Nil));
+        vm.block_for_message(agent, !matches!(timeout, Value::Nil));
         return Ok(Value::Nil);
     }
     if !matches!(timeout, Value::Nil) {

@@ -1,12 +1,13 @@
-//! Leaving a fiber, and the cooperative scheduling of async agents.
+//! Leaving a fiber, and the cooperative scheduling of async tasks (the
+//! scheduler's state is `vm/scheduler.rs`).
 //!
-//! When an agent's fiber stops running — it paused, completed, failed, or
-//! (async agents) blocked in `receive()` — control goes back to the fiber
-//! that switched to it. That fiber either just gets the agent as its call's
-//! result (a plain `start`/`resume`), or it is waiting (`await`, the end of
-//! a top level) and the scheduler decides what runs next. Async agents run
-//! only when someone waits, so their interleaving is deterministic
-//! (DECISIONS.md: cooperative tasks, no data races).
+//! When a task's fiber stops running — it paused, completed, failed, or
+//! (async tasks) blocked waiting for a message — control goes back to the
+//! fiber that switched to it. That fiber either just gets the task as its
+//! call's result (a plain start or resume), or it is waiting (an await,
+//! the end of a top level) and the scheduler decides what runs next. Async
+//! tasks run only when someone waits, so their interleaving is
+//! deterministic (DECISIONS.md: cooperative tasks, no data races).
 
 use super::{Exit, Fiber, Vm, Wait};
 use crate::error::{EvalError, EvalResult};
@@ -340,9 +341,10 @@ impl Vm {
         }
     }
 
-    /// A task's `receive()` found `mailbox` empty: block the running task
-    /// until a message is sent (or, with a timeout, until nothing else can run).
-    pub fn block_on_receive(&mut self, mailbox: ObjRef, timed: bool) {
+    /// The running task found `mailbox` empty: block it until a message is
+    /// sent there (or, when `timed`, until nothing else can run; it is
+    /// then woken with nil).
+    pub fn block_for_message(&mut self, mailbox: ObjRef, timed: bool) {
         let Some(task) = self.cur.task.or(self.cur.future) else {
             return;
         };
