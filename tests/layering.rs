@@ -141,6 +141,29 @@ const NAMES_KEPT_OUT_OF_SENSE_EVAL: &[&str] = &[
     "dry_run",
     "delegation",
     "set_delegation",
+    // Agents (sense-agents/src/kinds/agent.rs, status.rs, report.rs): the
+    // core runs generic tasks (task.rs, kind/task.rs) and names none of
+    // the agent protocol's types, statuses, pause kinds or natives.
+    "AgentStatus",
+    "PauseKind",
+    "AgentReport",
+    "AgentDecl",
+    "AgentBody",
+    "AgentInfo",
+    "AgentKind",
+    "SelfPause",
+    "AskHuman",
+    "WaitingMessage",
+    "HostRequest",
+    "SenseAgent",
+    "agent_reports",
+    "declare_agent",
+    "agent_member",
+    "sense_start",
+    "sense_resume",
+    "expected_agent",
+    "running_lexical_agent",
+    "ask_human",
 ];
 
 /// String literals `sense-eval`'s code must not hold: the names of the

@@ -116,7 +116,7 @@ pub fn lineage(vm: &Vm, env: ScopeRef) -> Vec<String> {
         if let Some(label) = vm.scope_label(cur) {
             out.push(label.to_string());
         }
-        if let Some(a) = vm.scope_agent(cur) {
+        if let Some(a) = vm.scope_task(cur) {
             out.push(format!("agent:{}", vm.object_name(a)));
         }
         s = vm.scope_parent(cur);

@@ -72,7 +72,7 @@ impl Runtime {
     /// ```
     pub fn member(&mut self, id: AgentId, name: &str) -> Result<HostValue, Error> {
         self.status(id)?;
-        match self.vm().agent_member_named(id.obj, name) {
+        match self.vm().task_member_named(id.obj, name) {
             Ok(v) => Ok(self.vm_ref().to_host(v)),
             // A missing member is the host's question, not a Sense error.
             Err(e) => Err(Error::host(e.message())),
@@ -161,7 +161,7 @@ impl Runtime {
         self.status(id)?;
         let root = self
             .vm()
-            .agent_member_named(id.obj, name)
+            .task_member_named(id.obj, name)
             .map_err(|e| Error::host(e.message()))?;
         self.agent_in(root, name, path)
     }
@@ -187,7 +187,7 @@ impl Runtime {
         }
         match v {
             Value::Obj(r) => match heap.try_get(r) {
-                Some(Obj::Agent(a)) => Ok(AgentId {
+                Some(Obj::Task(a)) => Ok(AgentId {
                     obj: r,
                     serial: a.serial,
                 }),
@@ -290,7 +290,7 @@ impl Runtime {
     /// ```
     pub fn pause_reason_ref(&self, id: AgentId) -> Result<ValueRef<'_>, Error> {
         let v = match self.vm_ref().heap().try_get(id.obj) {
-            Some(Obj::Agent(a)) if a.serial == id.serial => a.pause_reason,
+            Some(Obj::Task(a)) if a.serial == id.serial => a.pause_reason,
             _ => return Err(Error::host("agent no longer exists")),
         };
         let heap = self.vm_ref().heap();

@@ -1,7 +1,7 @@
 //! Handles a host keeps: agent ids and cross-thread pause handles.
 
-use sense_eval::agent::PauseFlag;
 use sense_eval::heap::ObjRef;
+use sense_eval::task::PauseFlag;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 
@@ -42,7 +42,7 @@ impl AgentId {
 ///
 /// The request is honoured at the agent's next safe point (a call or a
 /// loop iteration) while it runs; the agent then reads status `paused`
-/// with pause kind [`PauseKind::HostRequest`](sense_eval::agent::PauseKind)
+/// with pause kind [`PauseKind::HostRequest`](crate::PauseKind)
 /// and continues exactly there when resumed. A request made while the
 /// agent is not running takes effect the next time it runs.
 ///

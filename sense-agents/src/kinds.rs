@@ -8,6 +8,7 @@
 //! [`Runtime::register_native`].
 
 pub mod action;
+pub mod agent;
 pub mod answer;
 pub mod memory;
 pub mod model;
@@ -24,6 +25,7 @@ use sense_eval::kind::ObjectKind;
 /// Registers every kind and native of this crate on `vm` (before anything
 /// runs, so the natives keep their place among the builtins).
 pub(crate) fn install(vm: &mut Vm) {
+    vm.register_task_kind(&agent::AGENT);
     vm.register_kind(&model::MODEL);
     vm.register_kind(&answer::ANSWER);
     vm.register_kind(&skill::SKILL);
@@ -52,7 +54,8 @@ pub(crate) fn install(vm: &mut Vm) {
 /// Every native this crate adds to the core's builtins, in the order they
 /// are installed.
 pub fn natives() -> Vec<NativeDef> {
-    let mut v = crate::audit::natives();
+    let mut v = agent::natives();
+    v.extend(crate::audit::natives());
     v.extend(model::natives());
     v.extend(skill::natives());
     v.extend(tool_server::natives());

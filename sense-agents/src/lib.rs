@@ -19,8 +19,10 @@ mod maintenance;
 pub mod memory;
 pub mod policy;
 pub mod provider;
+mod report;
 mod runtime;
 mod snapshot;
+mod status;
 
 pub use runtime::read_source;
 
@@ -28,13 +30,14 @@ pub use embed::ValueRef;
 pub use error::Error;
 pub use handle::{AgentId, PauseHandle};
 pub use provider::{ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec};
+pub use report::AgentReport;
 pub use runtime::Runtime;
 pub use runtime::{Progress, State};
-pub use sense_eval::agent::{AgentStatus, PauseKind};
 /// The seam through which object kinds and natives are added.
 pub use sense_eval::builtins::{Arity, NativeDef};
 pub use sense_eval::heap::{Heap, ObjRef, ScopeRef, Tracer};
 pub use sense_eval::kind;
-pub use sense_eval::vm::{AgentReport, FrameReport};
+pub use sense_eval::vm::FrameReport;
 pub use sense_eval::{Config, ErrorClass, EvalError, HostAgent, HostReturn, HostValue};
 pub use sense_eval::{EvalResult, Value, Vm};
+pub use status::{AgentStatus, PauseKind};

@@ -3,9 +3,10 @@
 use crate::embed::ValueRef;
 use crate::error::Error;
 use crate::handle::{AgentId, PauseHandle};
-use sense_eval::agent::{Agent, AgentStatus, PauseKind};
+use crate::{AgentStatus, PauseKind};
 use sense_eval::heap::ScopeRef;
 use sense_eval::object::Obj;
+use sense_eval::task::{SuspendCause, Task, TaskStatus};
 use sense_eval::vm::{Exit, TestResult};
 use sense_eval::{Config, EvalError, HostReturn, HostValue, Value, Vm};
 use sense_syntax::SourceFile;
@@ -358,7 +359,7 @@ impl Runtime {
             .and_then(|sym| self.vm.lookup_global_chain(env, sym));
         match value {
             Some(Value::Obj(r)) => match self.vm.heap().get(r) {
-                Obj::Agent(a) => Ok(AgentId {
+                Obj::Task(a) => Ok(AgentId {
                     obj: r,
                     serial: a.serial,
                 }),
@@ -370,9 +371,9 @@ impl Runtime {
     }
 
     #[inline]
-    fn agent_data(&self, id: AgentId) -> Result<&Agent, Error> {
+    fn agent_data(&self, id: AgentId) -> Result<&Task, Error> {
         match self.vm.heap().try_get(id.obj) {
-            Some(Obj::Agent(a)) if a.serial == id.serial => Ok(a),
+            Some(Obj::Task(a)) if a.serial == id.serial => Ok(a),
             _ => Err(Error::host("agent no longer exists")),
         }
     }
@@ -380,7 +381,7 @@ impl Runtime {
     /// The agent's status.
     #[inline]
     pub fn status(&self, id: AgentId) -> Result<AgentStatus, Error> {
-        Ok(self.agent_data(id)?.status)
+        Ok(self.agent_data(id)?.status.into())
     }
 
     /// The agent's name.
@@ -398,14 +399,14 @@ impl Runtime {
     /// What kind of pause the agent is in; `None` unless it is paused.
     pub fn pause_kind(&self, id: AgentId) -> Result<Option<PauseKind>, Error> {
         let a = self.agent_data(id)?;
-        Ok((a.status == AgentStatus::Paused).then_some(a.pause_kind))
+        Ok((a.status == TaskStatus::Paused).then_some(a.pause_kind.into()))
     }
 
     /// Starts a `created` agent and runs it until it pauses, completes or
     /// fails (a body error comes back as `Err`, and the agent reads `failed`).
     pub fn start(&mut self, id: AgentId) -> Result<State, Error> {
         self.agent_data(id)?;
-        let r = self.vm.start_agent(Value::Obj(id.obj));
+        let r = self.vm.start_task(Value::Obj(id.obj));
         self.settled(id, r)
     }
 
@@ -425,7 +426,7 @@ impl Runtime {
             .vm
             .value_from_host(&value)
             .map_err(|e| self.error(&e))?;
-        let r = self.vm.resume_agent(Value::Obj(id.obj), v);
+        let r = self.vm.resume_task(Value::Obj(id.obj), v);
         self.settled(id, r)
     }
 
@@ -474,7 +475,7 @@ impl Runtime {
                 .map_err(|e| self.error(&e))?;
             return self.resume_ref(id, ValueRef::Nil);
         }
-        let r = self.vm.resume_agent(Value::Obj(id.obj), v);
+        let r = self.vm.resume_task(Value::Obj(id.obj), v);
         match self.finish_resume(r)? {
             true => Ok(AgentStatus::Paused),
             false => Ok(AgentStatus::Completed),
@@ -486,7 +487,7 @@ impl Runtime {
     #[inline]
     fn waits_for_message(&self, id: AgentId) -> Result<bool, Error> {
         let a = self.agent_data(id)?;
-        Ok(a.status == AgentStatus::Paused && a.pause_kind == PauseKind::WaitingMessage)
+        Ok(a.status == TaskStatus::Paused && a.pause_kind == SuspendCause::MESSAGE)
     }
 
     /// Settles a start or resume: true when the agent paused, false when it
@@ -511,7 +512,7 @@ impl Runtime {
         let (reason, kind) = (a.pause_reason, a.pause_kind);
         Ok(State::Paused {
             reason: self.vm.to_host(reason),
-            kind,
+            kind: kind.into(),
         })
     }
 

@@ -2,11 +2,11 @@
 //! another machine, days later — with every paused agent resumable exactly
 //! where it stopped (DESIGN.md §6).
 
+use crate::AgentReport;
 use crate::error::Error;
 use crate::handle::AgentId;
 use crate::runtime::Runtime;
 use sense_eval::heap::{ObjRef, ScopeRef};
-use sense_eval::vm::AgentReport;
 
 /// The runtime's own bookkeeping, stored in the snapshot's host blob:
 /// the main scope and the agent the host is driving (if any).
@@ -144,7 +144,11 @@ impl Runtime {
     /// Every live agent, oldest first: status, pause reason and kind, and
     /// for paused agents the call stack with each frame's locals.
     pub fn agents(&self) -> Vec<AgentReport> {
-        self.vm_ref().agent_reports()
+        self.vm_ref()
+            .task_reports()
+            .into_iter()
+            .map(AgentReport::from)
+            .collect()
     }
 
     /// The handle of an agent from a report.

@@ -20,7 +20,7 @@
     clippy::indexing_slicing
 )]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Public declarations of `source` that name `Vm`, as `line: text`.
 fn public_items_naming_vm(source: &str) -> Vec<String> {

@@ -6,7 +6,6 @@
 //! as the reference does. Errors from builtins carry no `[line N]` unless
 //! the builtin is one of the reference's "context" builtins (`line`).
 
-mod agents;
 mod convert;
 mod core;
 
@@ -20,7 +19,7 @@ use crate::vm::Vm;
 /// with their exact count, so this never hides a bug; it keeps damaged
 /// state from ever becoming an index panic.
 #[inline]
-pub(crate) fn arg(args: &[Value], i: usize) -> Value {
+pub fn arg(args: &[Value], i: usize) -> Value {
     args.get(i).copied().unwrap_or(Value::Nil)
 }
 
@@ -88,7 +87,5 @@ impl NativeDef {
 /// Every builtin of the core language (the agent layer's natives, such as
 /// `inference`, are registered by `sense-agents`).
 pub fn core_natives() -> Vec<NativeDef> {
-    let mut v = core::natives();
-    v.extend(agents::natives());
-    v
+    core::natives()
 }

@@ -48,7 +48,7 @@ fn render_proto(out: &mut String, id: usize, p: &Proto, names: &Interner, heap: 
     let kind = match p.kind {
         ProtoKind::TopLevel => "top level",
         ProtoKind::Function => "function",
-        ProtoKind::AgentBody => "agent body",
+        ProtoKind::TaskBody => "task body",
     };
     let _ = writeln!(out, "proto {id}: {kind} {}", p.name);
     if !p.params.is_empty() {
@@ -112,10 +112,7 @@ fn render_op(op: Op, p: &Proto, names: &Interner, heap: &Heap) -> String {
             ),
             None => format!("LoopBegin {i}"),
         },
-        Op::AgentDecl(i) => format!(
-            "AgentDecl {}",
-            name(p.agents.get(i as usize).map(|a| a.name))
-        ),
+        Op::TaskDecl(i) => format!("TaskDecl {}", name(p.tasks.get(i as usize).map(|a| a.name))),
         Op::Declare(i) => {
             let d = p.decls.get(i as usize);
             format!(

@@ -28,11 +28,11 @@ fn obj_bytes(obj: &Obj) -> usize {
         // Plus what the allocator keeps per block.
         Obj::Str(s) => s.text.len() + 16,
         Obj::Array(items) => items.capacity().saturating_mul(VALUE_BYTES) + 16,
-        Obj::Agent(a) => {
+        Obj::Task(a) => {
             let stack = a.fiber.as_ref().map_or(0, |f| {
                 f.stack.len() * VALUE_BYTES + f.frames.len() * std::mem::size_of::<Frame>()
             });
-            std::mem::size_of::<crate::agent::Agent>() + a.mailbox.len() * VALUE_BYTES + stack
+            std::mem::size_of::<crate::task::Task>() + a.mailbox.len() * VALUE_BYTES + stack
         }
         Obj::Ext(x) => x.0.heap_bytes(),
         _ => 64,

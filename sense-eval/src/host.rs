@@ -291,7 +291,7 @@ impl Vm {
             }
             Value::Array(_) => elided(),
             Value::Obj(r) => match self.heap.try_get(r) {
-                Some(Obj::Agent(a)) => HostValue::Agent(HostAgent {
+                Some(Obj::Task(a)) => HostValue::Agent(HostAgent {
                     obj: r,
                     serial: a.serial,
                     text: self.show_preview(v, OPAQUE_TEXT_LIMIT),
@@ -343,7 +343,7 @@ impl Vm {
                 Value::Array(self.heap.alloc(Obj::Array(vals)))
             }
             HostValue::Agent(a) => match self.heap.try_get(a.obj) {
-                Some(Obj::Agent(live)) if live.serial == a.serial => Value::Obj(a.obj),
+                Some(Obj::Task(live)) if live.serial == a.serial => Value::Obj(a.obj),
                 _ => {
                     return Err(EvalError::runtime(format!(
                         "agent #{} passed from the host is not an agent of this runtime \

@@ -14,6 +14,10 @@
 //! [`ExtObject::encode`], and restoring finds the decoder by the name (an
 //! unregistered name is a restore error, never a panic).
 
+mod task;
+
+pub use task::{Refusal, TaskKind};
+
 use crate::error::{EvalError, EvalResult};
 use crate::heap::{Heap, ObjRef, ScopeRef, Tracer};
 use crate::proto::ProtoId;
@@ -366,6 +370,15 @@ impl Render<'_> {
     /// error message) rather than what `print` shows.
     pub fn python(&self) -> bool {
         self.python
+    }
+
+    /// Renders a value the object holds, one level deeper, as Python's
+    /// `str()` does: a string as it is, anything else as its `repr`.
+    pub fn str_value(&mut self, vm: &Vm, v: Value) -> EvalResult<()> {
+        let cap = self.cap.saturating_sub(self.out.len());
+        let s = vm.py_str_at(v, self.depth + 1, cap, self.path)?;
+        self.out.push_str(&s);
+        Ok(())
     }
 
     /// Renders a value the object holds, one level deeper; `python`

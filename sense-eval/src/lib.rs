@@ -9,7 +9,6 @@
 // Lints (no unsafe, docs on every public item, no unwrap/expect/
 // indexing/panic in library code) come from the workspace `[lints]` table.
 
-pub mod agent;
 pub mod builtins;
 pub mod compile;
 pub mod disasm;
@@ -24,6 +23,7 @@ pub mod proto;
 pub mod scope;
 pub mod snapshot;
 pub mod symbol;
+pub mod task;
 pub mod types;
 pub mod value;
 pub mod vm;

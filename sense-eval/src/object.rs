@@ -1,9 +1,9 @@
 //! The kinds of heap objects.
 
-use crate::agent::Agent;
 use crate::heap::{ObjRef, ScopeRef, Tracer};
 use crate::proto::ProtoId;
 use crate::symbol::Symbol;
+use crate::task::Task;
 use crate::value::Value;
 
 /// A string object. `ascii` lets indexing skip the code-point walk.
@@ -138,8 +138,9 @@ pub enum Obj {
     Module(ModuleObj),
     /// A bound method.
     Bound(BoundMethod),
-    /// An agent (with its fiber when paused).
-    Agent(Box<Agent>),
+    /// A task: a resumable body with its own fiber (an agent of the
+    /// agent runtime), with that fiber while it is paused.
+    Task(Box<Task>),
     /// An async tool's future.
     Future(Box<FutureObj>),
     /// An object of a kind registered through the seam of [`crate::kind`].
@@ -157,7 +158,7 @@ impl Obj {
                 t.obj(b.receiver);
                 t.scope(b.env);
             }
-            Obj::Agent(a) => a.trace(t),
+            Obj::Task(a) => a.trace(t),
             Obj::Future(x) => {
                 if let FutureState::Ready(v) = x.state {
                     t.value(v);
@@ -171,10 +172,10 @@ impl Obj {
     }
 }
 
-/// Convenience: the object of `r` if it is an agent.
-pub fn as_agent(obj: &Obj) -> Option<&Agent> {
+/// Convenience: the object of `r` if it is a task.
+pub fn as_task(obj: &Obj) -> Option<&Task> {
     match obj {
-        Obj::Agent(a) => Some(a),
+        Obj::Task(a) => Some(a),
         _ => None,
     }
 }

@@ -110,7 +110,7 @@ pub enum Op {
     /// Runs `from … import` number `i`.
     FromImport(u32),
     /// Declares the agent `agents[i]`.
-    AgentDecl(u32),
+    TaskDecl(u32),
     /// `set NAME = value`: `[v] -> []`.
     SetConfig(Symbol),
     /// Runs declaration `decls[i]` through the declaration kind it names

@@ -23,7 +23,7 @@ pub enum ProtoKind {
     /// A `def` body.
     Function,
     /// An agent body.
-    AgentBody,
+    TaskBody,
 }
 
 /// A parameter.
@@ -76,7 +76,7 @@ pub struct ImportInfo {
 
 /// An agent declaration.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct AgentInfo {
+pub struct TaskInfo {
     /// Agent name.
     pub name: Symbol,
     /// The body.
@@ -154,8 +154,8 @@ pub struct Proto {
     pub decl_types: Vec<DeclType>,
     /// Imports, indexed by `Import`/`FromImport`.
     pub imports: Vec<ImportInfo>,
-    /// Agent declarations, indexed by `AgentDecl`.
-    pub agents: Vec<AgentInfo>,
+    /// Agent declarations, indexed by `TaskDecl`.
+    pub tasks: Vec<TaskInfo>,
     /// Labeled calls, indexed by `CallLabeled`.
     pub labels: Vec<LabelInfo>,
     /// Declarations run through a registered declaration kind, indexed
@@ -193,7 +193,7 @@ impl Proto {
             tests: Vec::new(),
             decl_types: Vec::new(),
             imports: Vec::new(),
-            agents: Vec::new(),
+            tasks: Vec::new(),
             labels: Vec::new(),
             decls: Vec::new(),
         }

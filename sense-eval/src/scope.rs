@@ -199,7 +199,7 @@ pub struct Scope {
     /// The agent whose body scope this is (kept out of `extra`: every
     /// agent has one, and a million paused agents should not each carry
     /// a boxed `ScopeExtra`).
-    pub agent: Option<ObjRef>,
+    pub task: Option<ObjRef>,
     free: bool,
     /// Something besides the frame that made it refers to it (a closure,
     /// an agent, a tool, a bound method, a child that is captured): it
@@ -217,7 +217,7 @@ impl Scope {
             vars: VarMap::default(),
             parent,
             extra: None,
-            agent: None,
+            task: None,
             free: false,
             captured: false,
         }
@@ -229,7 +229,7 @@ impl Scope {
             vars: VarMap::Dense(Vec::new()),
             parent,
             extra: None,
-            agent: None,
+            task: None,
             free: false,
             captured: false,
         }
@@ -240,7 +240,7 @@ impl Scope {
             vars: VarMap::Small(Vec::new()),
             parent: Some(ScopeRef(next)),
             extra: None,
-            agent: None,
+            task: None,
             free: true,
             captured: false,
         }
@@ -269,7 +269,7 @@ impl Scope {
             // Only then: an unconditional store calls the drop glue every time.
             self.extra = None;
         }
-        self.agent = None;
+        self.task = None;
         self.free = true;
         self.captured = false;
     }
@@ -305,7 +305,7 @@ impl Scope {
                 t.value(*v);
             }
         }
-        if let Some(a) = self.agent {
+        if let Some(a) = self.task {
             t.obj(a);
         }
     }

@@ -24,7 +24,7 @@ use crate::proto::{FileId, Proto};
 use crate::scope::Scope;
 use crate::symbol::Interner;
 use crate::value::Value;
-use crate::vm::{CodeStore, Fiber, HostHooks, ModuleEntry, Registries, TestResult, Vm};
+use crate::vm::{CodeStore, Fiber, HostHooks, ModuleEntry, Registries, Scheduler, TestResult, Vm};
 use sense_syntax::SourceFile;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -88,7 +88,7 @@ struct ImageOut<'a> {
     ready: Vec<ObjRef>,
     blocked: &'a [crate::vm::Blocked],
     pinned: &'a [ScopeRef],
-    agent_serial: u64,
+    task_serial: u64,
     steps: u64,
     host: &'a [u8],
 }
@@ -118,7 +118,7 @@ struct ImageIn {
     ready: Vec<ObjRef>,
     blocked: Vec<crate::vm::Blocked>,
     pinned: Vec<ScopeRef>,
-    agent_serial: u64,
+    task_serial: u64,
     steps: u64,
     host: Vec<u8>,
 }
@@ -190,7 +190,7 @@ impl Vm {
     /// True when the VM is between two instructions of no nested run and
     /// holds no half-made request: the only moments it can be saved.
     fn quiescent(&self) -> bool {
-        self.nested.is_empty() && self.pending.is_none() && self.parked.is_none()
+        self.sched.is_quiet()
     }
 
     /// Serializes the whole VM. `host` is an opaque blob for the embedding
@@ -213,31 +213,23 @@ impl Vm {
             registries,
             globals,
             cur,
-            callers,
-            // Derived: the frames of `callers`, recounted on restore.
-            caller_frames: _,
+            // Saved whole through `Scheduler::image`, which names each of
+            // its fields the same way.
+            sched,
             tests,
-            // Empty: `quiescent` checked it.
-            pending: _,
             // The restoring host's limits apply, not the saved ones.
             config: _,
             steps,
             // Scratch of the native call in progress; none is.
             arg_buf: _,
             labeled: _,
-            // Derived: `Vm::new` interns the same names again.
-            syms: _,
-            agent_serial,
-            stop_depth,
-            // Empty: `quiescent` checked them.
-            parked: _,
-            nested: _,
-            ready,
-            blocked,
+            // The restoring runtime registers its own task kind (and its
+            // member symbols are interned again on restore).
+            task_kind: _,
+            task_members: _,
             // What a finished main program returned, for the host to take
             // right after that run; no paused program holds it.
             result: _,
-            drives,
         } = self;
         let CodeStore {
             // Code is recompiled from the saved sources on restore; only
@@ -288,6 +280,7 @@ impl Vm {
             })
             .collect();
         let (objs, obj_free, scopes, scope_free) = heap.parts();
+        let sched = sched.image();
         let image = ImageOut {
             fingerprint: code_fingerprint(protos, heap),
             names: interner.names().collect(),
@@ -326,13 +319,13 @@ impl Vm {
             tests,
             ext_states: self.encode_saved_states()?,
             cur,
-            callers,
-            stop_depth: *stop_depth as u64,
-            drives: drives.iter().map(|d| *d as u64).collect(),
-            ready: ready.iter().copied().collect(),
-            blocked,
+            callers: sched.callers,
+            stop_depth: sched.stop_depth,
+            drives: sched.drives,
+            ready: sched.ready,
+            blocked: sched.blocked,
             pinned,
-            agent_serial: *agent_serial,
+            task_serial: sched.task_serial,
             steps: *steps,
             host,
         };
@@ -458,11 +451,10 @@ impl Vm {
             return Err(corrupt("the fiber stack is inconsistent"));
         }
 
-        let caller_frames = image.callers.iter().map(|f| f.frames.len()).sum();
-        crate::agent::reserve_serials(image.agent_serial);
+        crate::task::reserve_serials(image.task_serial);
         for obj in heap.parts().0 {
-            if let Obj::Agent(a) = obj {
-                crate::agent::reserve_serials(a.serial);
+            if let Obj::Task(a) = obj {
+                crate::task::reserve_serials(a.serial);
             }
         }
 
@@ -476,24 +468,16 @@ impl Vm {
             registries,
             globals,
             cur,
-            callers,
-            caller_frames: vm_caller_frames,
+            sched,
             tests,
-            stop_depth: vm_stop_depth,
-            drives: vm_drives,
-            ready,
-            blocked,
-            agent_serial,
             steps,
             // Fresh: nothing runs, no host call is in progress, and the
-            // host's config, symbols and result stay.
-            pending: _,
+            // host's config, task kind and result stay.
             config: _,
             arg_buf: _,
             labeled: _,
-            syms: _,
-            parked: _,
-            nested: _,
+            task_kind: _,
+            task_members: _,
             result: _,
         } = self;
         let CodeStore {
@@ -533,18 +517,20 @@ impl Vm {
         *globals = image.globals;
         *vm_modules = modules;
         *tests = image.tests;
-        *vm_caller_frames = caller_frames;
         *cur = image.cur;
-        *callers = image.callers;
-        *vm_stop_depth = stop_depth;
-        *vm_drives = drives;
-        *ready = image.ready.into_iter().collect();
-        *blocked = image.blocked;
+        *sched = Scheduler::restored(
+            image.callers,
+            stop_depth,
+            drives,
+            image.ready,
+            image.blocked,
+            image.task_serial,
+        );
         *pinned = image.pinned;
-        *agent_serial = image.agent_serial;
         *steps = image.steps;
         // Holds name objects of the heap being replaced.
         held.clear();
+        self.intern_task_members();
         self.decode_saved_states(&image.ext_states)?;
         self.reopen_resources();
         Ok(image.host)
@@ -623,7 +609,7 @@ impl Vm {
     fn reopen_resources(&mut self) {
         self.heap.capture_all();
         for obj in self.heap.objs_mut() {
-            if let Obj::Agent(a) = obj {
+            if let Obj::Task(a) = obj {
                 // Made on first use; one made for a finished agent starts
                 // finished.
                 a.interrupt = Default::default();

@@ -6,7 +6,6 @@
 //! fibers (see [`Fiber`]), so the run loop can stop at any instruction —
 //! a pause — and continue later.
 
-mod agents;
 mod call;
 mod code_store;
 mod embed;
@@ -23,8 +22,10 @@ mod names;
 mod ops;
 mod registries;
 mod run;
+mod scheduler;
 mod scope_slots;
 mod show;
+mod task_protocol;
 mod tasks;
 mod unwind;
 
@@ -33,7 +34,8 @@ pub(crate) use code_store::ModuleEntry;
 pub use embed::CallerSlot;
 pub use ext_state::{SavedState, SettingHook};
 pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
-pub use inspect::{AgentReport, FrameReport};
+pub use inspect::{FrameReport, TaskReport};
+pub(crate) use scheduler::Scheduler;
 pub(crate) use tasks::Blocked;
 
 use crate::builtins::{self, NativeDef};
@@ -162,15 +164,6 @@ pub(crate) enum Pending {
     Await(ObjRef),
 }
 
-/// Frequently used symbols.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Syms {
-    pub status: Symbol,
-    pub name: Symbol,
-    pub pause_reason: Symbol,
-    pub doc: Symbol,
-}
-
 /// Appended to a unit's name in the compilation record when it was
 /// compiled with [`Vm::compile_echo_file`] (a NUL never occurs in a name).
 const ECHO_UNIT: &str = "\u{0}echo";
@@ -195,33 +188,21 @@ pub struct Vm {
     pub(crate) globals: ScopeRef,
     /// The running fiber. Boxed so a hand-off swaps two pointers.
     pub(crate) cur: Box<Fiber>,
-    /// Fibers waiting for the current one (innermost last). Boxed on
-    /// purpose: a hand-off swaps box pointers instead of moving fibers.
-    #[allow(clippy::vec_box)]
-    pub(crate) callers: Vec<Box<Fiber>>,
-    pub(crate) caller_frames: usize,
+    /// The fibers waiting below the running one, the ready and blocked
+    /// tasks, and the run loop's pending request.
+    pub(crate) sched: scheduler::Scheduler,
     pub(crate) tests: Vec<TestResult>,
-    pub(crate) pending: Option<Pending>,
     pub(crate) config: Config,
     pub(crate) steps: u64,
     pub(crate) arg_buf: Vec<Value>,
     pub(crate) labeled: Vec<(Symbol, Value)>,
-    pub(crate) syms: Syms,
-    pub(crate) agent_serial: u64,
-    pub(crate) stop_depth: usize,
-    /// A fiber handed over by `start`/`resume`, waiting for the run loop.
-    pub(crate) parked: Option<Box<Fiber>>,
-    /// Async agents (and futures) ready to run, oldest first.
-    pub(crate) ready: std::collections::VecDeque<ObjRef>,
-    /// Tasks blocked in `receive()` on an empty mailbox, oldest first.
-    pub(crate) blocked: Vec<tasks::Blocked>,
-    /// Frame indexes of nested runs in progress (innermost last): errors
-    /// and `break` never unwind below them.
-    pub(crate) nested: Vec<usize>,
+    /// What the tasks are to the language (see [`crate::kind::TaskKind`]).
+    pub(crate) task_kind: Option<&'static dyn crate::kind::TaskKind>,
+    /// The symbols of the task kind's own members (see
+    /// [`crate::kind::TaskKind::members`]).
+    pub(crate) task_members: ext::TaskMembers,
     /// What the last main-program frame returned (see [`Vm::take_result`]).
     pub(crate) result: Value,
-    /// `stop_depth` of each `drive` in progress (outermost first).
-    pub(crate) drives: Vec<usize>,
 }
 
 impl Default for Vm {
@@ -236,13 +217,7 @@ impl Vm {
     pub fn new(config: Config) -> Self {
         let mut heap = Heap::new();
         let globals = heap.alloc_scope(Scope::new_big(None));
-        let mut interner = Interner::new();
-        let syms = Syms {
-            status: interner.intern("status"),
-            name: interner.intern("name"),
-            pause_reason: interner.intern("pause_reason"),
-            doc: interner.intern("doc"),
-        };
+        let interner = Interner::new();
         let mut vm = Vm {
             heap,
             interner,
@@ -251,23 +226,15 @@ impl Vm {
             registries: Registries::default(),
             globals,
             cur: Box::default(),
-            callers: Vec::new(),
-            caller_frames: 0,
+            sched: scheduler::Scheduler::default(),
             tests: Vec::new(),
-            pending: None,
             config,
             steps: 0,
             arg_buf: Vec::new(),
             labeled: Vec::new(),
-            syms,
-            agent_serial: 0,
-            stop_depth: 0,
-            parked: None,
-            ready: Default::default(),
-            blocked: Vec::new(),
-            nested: Vec::new(),
+            task_kind: None,
+            task_members: ext::TaskMembers::none(),
             result: Value::Nil,
-            drives: Vec::new(),
         };
         for def in builtins::core_natives() {
             vm.add_native(def);
@@ -478,14 +445,14 @@ impl Vm {
     /// Runs `fiber` until it settles; the previous current fiber is kept
     /// aside and restored afterwards.
     pub(crate) fn drive(&mut self, fiber: Box<Fiber>) -> EvalResult<Exit> {
-        if self.drives.is_empty() {
+        if self.sched.drives.is_empty() {
             // The step budget is per host call: a run that used it up
             // leaves the next one its whole budget.
             self.steps = 0;
         }
-        self.drives.push(self.stop_depth);
+        self.sched.drives.push(self.sched.stop_depth);
         self.enter_boxed(fiber);
-        self.stop_depth = self.callers.len();
+        self.sched.stop_depth = self.sched.callers.len();
         let result = self.run();
         self.end_drive(result)
     }
@@ -499,24 +466,24 @@ impl Vm {
         // Whatever settled has already been put where it belongs (parked in
         // its agent, or finished); bring back the fiber we set aside, unless
         // the settling fiber already did.
-        while self.callers.len() > self.stop_depth {
+        while self.sched.callers.len() > self.sched.stop_depth {
             self.pop_caller();
         }
-        if self.callers.len() == self.stop_depth {
+        if self.sched.callers.len() == self.sched.stop_depth {
             self.pop_caller();
         }
-        self.stop_depth = self.drives.pop().unwrap_or(0);
+        self.sched.stop_depth = self.sched.drives.pop().unwrap_or(0);
         result
     }
 
     /// True while a run stopped at a checkpoint waits to be continued.
     pub fn in_checkpoint(&self) -> bool {
-        !self.drives.is_empty()
+        !self.sched.drives.is_empty()
     }
 
     /// Continues a run that stopped at [`Exit::Checkpoint`].
     pub fn continue_run(&mut self) -> EvalResult<Exit> {
-        if self.drives.is_empty() {
+        if self.sched.drives.is_empty() {
             return Err(EvalError::runtime("there is no run to continue"));
         }
         let result = self.run();
@@ -543,10 +510,7 @@ impl Vm {
             hooks,
             globals,
             cur,
-            callers,
-            ready,
-            parked,
-            blocked,
+            sched,
             result,
             ..
         } = self;
@@ -556,19 +520,7 @@ impl Vm {
             hooks.trace(t);
             code.trace(t);
             cur.trace(t);
-            for c in callers.iter() {
-                c.trace(t);
-            }
-            for r in ready.iter() {
-                t.obj(*r);
-            }
-            for b in blocked.iter() {
-                t.obj(b.mailbox);
-                t.obj(b.task);
-            }
-            if let Some(f) = parked {
-                f.trace(t);
-            }
+            sched.trace(t);
         });
     }
 
@@ -605,7 +557,7 @@ impl Vm {
     }
 
     /// Writes program output.
-    pub(crate) fn write_out(&mut self, s: &str) {
+    pub fn write_out(&mut self, s: &str) {
         (self.hooks.out)(s);
     }
 

@@ -3,7 +3,7 @@
 use super::{Compiler, clean_doc};
 use crate::op::Op;
 use crate::proto::{
-    AgentInfo, DeclInfo, DeclType, ImportInfo, LoopTargets, ParamSpec, ProtoKind, TestInfo,
+    DeclInfo, DeclType, ImportInfo, LoopTargets, ParamSpec, ProtoKind, TaskInfo, TestInfo,
 };
 use crate::types::Annotation;
 use sense_syntax::Span;
@@ -252,20 +252,20 @@ impl Compiler<'_> {
                 let body_doc = doc.clone();
                 let body = self.nested(
                     &a.name.name,
-                    ProtoKind::AgentBody,
+                    ProtoKind::TaskBody,
                     |_, p| p.doc = body_doc,
                     &a.body.stmts,
                     a.body.span,
                 );
                 let name = self.sym(&a.name.name);
-                self.cur.agents.push(AgentInfo {
+                self.cur.tasks.push(TaskInfo {
                     name,
                     body,
                     is_async: a.is_async,
                     doc,
                 });
-                let idx = self.cur.agents.len() as u32 - 1;
-                self.emit(Op::AgentDecl(idx), span);
+                let idx = self.cur.tasks.len() as u32 - 1;
+                self.emit(Op::TaskDecl(idx), span);
             }
             StmtKind::Set { name, value } => {
                 self.expr(value);

@@ -29,16 +29,16 @@ impl State<'_> {
         }
     }
 
-    fn agent(&self, r: ObjRef) -> EvalResult<()> {
+    fn task_obj(&self, r: ObjRef) -> EvalResult<()> {
         match self.obj(r)? {
-            Obj::Agent(_) => Ok(()),
-            _ => Err(corrupt("an agent reference points elsewhere")),
+            Obj::Task(_) => Ok(()),
+            _ => Err(corrupt("a task reference points at something else")),
         }
     }
 
     fn task(&self, r: ObjRef) -> EvalResult<()> {
         match self.obj(r)? {
-            Obj::Agent(_) | Obj::Future(_) => Ok(()),
+            Obj::Task(_) | Obj::Future(_) => Ok(()),
             _ => Err(corrupt("a task reference points elsewhere")),
         }
     }
@@ -118,7 +118,7 @@ impl State<'_> {
             self.task(*r)?;
         }
         for b in blocked {
-            self.agent(b.mailbox)?;
+            self.task_obj(b.mailbox)?;
             self.task(b.task)?;
         }
         for s in pinned {
@@ -171,8 +171,8 @@ impl State<'_> {
                 self.value(*v)?;
             }
         }
-        if let Some(a) = s.agent {
-            self.agent(a)?;
+        if let Some(a) = s.task {
+            self.task_obj(a)?;
         }
         Ok(())
     }
@@ -231,10 +231,13 @@ impl State<'_> {
                     return Err(corrupt("a method name is out of range"));
                 }
             }
-            Obj::Agent(a) => {
+            Obj::Task(a) => {
                 self.check_scope(a.scope)?;
                 self.proto(a.body)?;
                 self.value(a.pause_reason)?;
+                if a.pause_kind.0 > crate::task::SuspendCause::LAST.0 {
+                    return Err(corrupt("a task has a suspend cause that does not exist"));
+                }
                 for v in &a.mailbox {
                     self.value(*v)?;
                 }
@@ -333,7 +336,7 @@ impl State<'_> {
                         }
                     }
                 }
-                FrameKind::Call | FrameKind::Main | FrameKind::AgentBody | FrameKind::Nested => {}
+                FrameKind::Call | FrameKind::Main | FrameKind::TaskBody | FrameKind::Nested => {}
             }
         }
         for c in &f.ctl {
@@ -355,8 +358,8 @@ impl State<'_> {
             }
             self.check_scope(c.env)?;
         }
-        if let Some(a) = f.agent {
-            self.agent(a)?;
+        if let Some(a) = f.task {
+            self.task_obj(a)?;
         }
         if let Some(fu) = f.future {
             if !matches!(self.obj(fu)?, Obj::Future(_)) {

@@ -141,9 +141,9 @@ impl Vm {
         if let Some(f) = self.cur.frames.last_mut() {
             f.kind = FrameKind::Nested;
         }
-        self.nested.push(frames_before);
+        self.sched.nested.push(frames_before);
         let result = self.run();
-        self.nested.pop();
+        self.sched.nested.pop();
         match result {
             Ok(Exit::Returned) => {
                 let v = self.pop();
@@ -224,7 +224,7 @@ impl Vm {
     }
 
     pub(crate) fn check_depth(&self) -> EvalResult<()> {
-        if self.cur.frames.len() + self.caller_frames >= self.config.max_depth {
+        if self.cur.frames.len() + self.sched.caller_frames >= self.config.max_depth {
             return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
         }
         Ok(())
@@ -287,7 +287,7 @@ impl Vm {
         self.cur.stack.truncate(callee_at);
         match result {
             Ok(v) => {
-                if self.pending.is_some() {
+                if self.sched.pending.is_some() {
                     // The native asked for a switch; its result (if any) is
                     // delivered when control comes back.
                     return Ok(true);
@@ -345,13 +345,14 @@ impl Vm {
                     .get(index)
                     .cloned()
                     .unwrap_or_default();
-                // The calling agent is whichever agent's fiber is running.
-                let agent = self.cur.agent.ok_or_else(|| {
-                    EvalError::runtime(format!(
-                        "{name}() asked to pause, but it was not called from inside a running agent"
-                    ))
+                // The calling task is whichever task's fiber is running.
+                let agent = self.cur.task.ok_or_else(|| {
+                    self.refusal(
+                        None,
+                        crate::kind::Refusal::SuspendOutside { function: &name },
+                    )
                 })?;
-                self.suspend_call(agent, reason, crate::agent::PauseKind::HostFunction);
+                self.suspend_call(agent, reason, crate::task::SuspendCause::HOST_FUNCTION);
                 Ok(Value::Nil)
             }
             Err(msg) => Err(EvalError::runtime(msg)),
@@ -475,7 +476,7 @@ impl Vm {
                 self.result = v;
                 Ok(Some(Exit::Done))
             }
-            FrameKind::AgentBody => self.leave_fiber(super::tasks::Leave::Completed),
+            FrameKind::TaskBody => self.leave_fiber(super::tasks::Leave::Completed),
             FrameKind::Module {
                 module,
                 index,

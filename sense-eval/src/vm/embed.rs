@@ -6,7 +6,7 @@
 //! (like pause handles, they belong to the host's side of the runtime).
 
 use super::Vm;
-use crate::error::{EvalError, EvalResult};
+use crate::error::EvalResult;
 use crate::heap::ObjRef;
 use crate::object::Obj;
 use crate::value::Value;
@@ -18,19 +18,15 @@ use std::sync::{Arc, Mutex};
 pub type CallerSlot = Arc<Mutex<Option<(ObjRef, u64)>>>;
 
 impl Vm {
-    /// `agent.name` as Sense reads it: `status`, `name`, `pause_reason`,
-    /// `doc`, or a variable of the agent's scope (or a scope it sees).
-    pub fn agent_member_named(&mut self, agent: ObjRef, name: &str) -> EvalResult<Value> {
+    /// `task.name` as Sense reads it (the task kind's member: for an
+    /// agent, `status`, `name`, `pause_reason`, `doc`, or a variable of its
+    /// scope or a scope it sees).
+    pub fn task_member_named(&mut self, agent: ObjRef, name: &str) -> EvalResult<Value> {
         let Some(sym) = self.interner.get(name) else {
-            let agent_name = match self.heap.try_get(agent) {
-                Some(Obj::Agent(a)) => self.interner.name(a.name).to_string(),
-                _ => return Err(EvalError::runtime("not an agent")),
-            };
-            return Err(EvalError::runtime(format!(
-                "agent '{agent_name}' has no member '{name}'"
-            )));
+            // No code uses the name: it is no variable, and no member.
+            return Err(self.refusal(Some(agent), crate::kind::Refusal::NoMember { name }));
         };
-        self.agent_member(agent, sym)
+        self.task_member(agent, sym)
     }
 
     /// Keeps `obj` (and all it reaches) alive until [`Vm::unhold`]; holds
@@ -64,8 +60,8 @@ impl Vm {
     /// Records the caller of a host function about to run (the agent
     /// whose fiber is current, if any).
     pub(crate) fn set_caller(&self) -> Option<(ObjRef, u64)> {
-        let caller = self.cur.agent.and_then(|r| match self.heap.try_get(r) {
-            Some(Obj::Agent(a)) => Some((r, a.serial)),
+        let caller = self.cur.task.and_then(|r| match self.heap.try_get(r) {
+            Some(Obj::Task(a)) => Some((r, a.serial)),
             _ => None,
         });
         let mut slot = self.hooks.caller.lock().unwrap_or_else(|p| p.into_inner());

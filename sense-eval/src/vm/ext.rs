@@ -8,6 +8,7 @@ use crate::error::{EvalError, EvalResult};
 use crate::heap::{Heap, ObjRef};
 use crate::kind::{Declaration, ExtObj, ExtObject, ObjectKind, Undecoded};
 use crate::object::Obj;
+use crate::symbol::Symbol;
 use crate::value::Value;
 
 impl Vm {
@@ -15,6 +16,22 @@ impl Vm {
     /// be restored here (registering the same name again replaces it).
     pub fn register_kind(&mut self, kind: &'static dyn ObjectKind) {
         self.registries.add_kind(kind);
+    }
+
+    /// Registers what the tasks of this VM are (replacing any earlier
+    /// one): their type name, printed form, members and refusals. Without
+    /// one, task declarations are refused.
+    pub fn register_task_kind(&mut self, kind: &'static dyn crate::kind::TaskKind) {
+        self.task_kind = Some(kind);
+        self.intern_task_members();
+    }
+
+    /// Interns the task kind's own member names (again after a restore
+    /// replaced the symbol table).
+    pub(crate) fn intern_task_members(&mut self) {
+        let names = self.task_kind.map_or(&[][..], |k| k.members());
+        let syms: Vec<Symbol> = names.iter().map(|n| self.interner.intern(n)).collect();
+        self.task_members = TaskMembers::new(syms);
     }
 
     /// Registers a declaration kind (replacing one of the same name).
@@ -172,5 +189,67 @@ impl Vm {
             e.0 = data;
         }
         Ok(())
+    }
+}
+
+/// The symbols of the task kind's own members, with the range they lie
+/// in: the kind's names are interned together, so the name of a variable
+/// is almost always outside it and a member read of a task's variable is
+/// one comparison here.
+#[derive(Debug)]
+pub(crate) struct TaskMembers {
+    lo: u32,
+    span: u32,
+    syms: Vec<Symbol>,
+}
+
+impl TaskMembers {
+    /// No members.
+    pub(crate) fn none() -> Self {
+        TaskMembers {
+            lo: u32::MAX,
+            span: 0,
+            syms: Vec::new(),
+        }
+    }
+
+    fn new(syms: Vec<Symbol>) -> Self {
+        let lo = syms.iter().map(|s| s.0).min();
+        let hi = syms.iter().map(|s| s.0).max();
+        match (lo, hi) {
+            (Some(lo), Some(hi)) => TaskMembers {
+                lo,
+                span: hi - lo,
+                syms,
+            },
+            _ => TaskMembers::none(),
+        }
+    }
+
+    /// True when `sym` is one of the members.
+    #[inline]
+    pub(crate) fn has(&self, sym: Symbol) -> bool {
+        sym.0.wrapping_sub(self.lo) <= self.span && self.syms.contains(&sym)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Symbol, TaskMembers};
+
+    #[test]
+    fn task_members_are_found_inside_and_outside_a_gap() {
+        let m = TaskMembers::new(vec![Symbol(7), Symbol(3), Symbol(10)]);
+        for s in [3, 7, 10] {
+            assert!(m.has(Symbol(s)), "{s}");
+        }
+        // Inside the range but not a member, below it, above it.
+        for s in [4, 9, 0, 2, 11, u32::MAX] {
+            assert!(!m.has(Symbol(s)), "{s}");
+        }
+        let none = TaskMembers::none();
+        for s in [0, 1, u32::MAX] {
+            assert!(!none.has(Symbol(s)), "{s}");
+        }
     }
 }

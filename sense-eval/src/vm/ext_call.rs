@@ -204,7 +204,7 @@ impl Vm {
         if let Obj::Future(f) = self.heap.get_mut(future) {
             f.fiber = Some(fiber);
         }
-        self.ready.push_back(future);
+        self.sched.ready.push_back(future);
         Value::Obj(future)
     }
 }

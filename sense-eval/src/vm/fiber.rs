@@ -17,7 +17,7 @@ pub enum FrameKind {
     /// The fiber's first frame of a program or REPL input: returning ends the run.
     Main,
     /// An agent body: returning completes the agent.
-    AgentBody,
+    TaskBody,
     /// A tool or function called by a builtin (`ask_with_tools`): returning
     /// ends the nested run that is waiting for it.
     Nested,
@@ -125,7 +125,7 @@ pub struct Fiber {
     /// Open loops and test blocks.
     pub ctl: Vec<Ctl>,
     /// The agent this fiber runs, if any.
-    pub agent: Option<ObjRef>,
+    pub task: Option<ObjRef>,
     /// The future whose async tool body this fiber runs, if any.
     pub future: Option<ObjRef>,
 }
@@ -153,7 +153,7 @@ impl Fiber {
         for c in &self.ctl {
             t.scope(c.env);
         }
-        if let Some(a) = self.agent {
+        if let Some(a) = self.task {
             t.obj(a);
         }
         if let Some(f) = self.future {

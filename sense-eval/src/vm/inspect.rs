@@ -4,33 +4,16 @@
 
 use super::graph::Walk;
 use super::{Fiber, Vm};
-use crate::agent::{AgentStatus, PauseKind};
 use crate::error::{EvalError, EvalResult};
 use crate::heap::ObjRef;
 use crate::heap::ScopeRef;
 use crate::host::HostValue;
 use crate::object::Obj;
+use crate::task::{SuspendCause, TaskStatus};
 use crate::value::Value;
 
-/// One frame of a paused agent's call stack.
-///
-/// # Examples
-///
-/// ```
-/// use sense_eval::{Config, HostValue, Vm};
-/// use sense_syntax::SourceFile;
-///
-/// let mut vm = Vm::new(Config::default());
-/// let src = "agent w:\n    def step(n):\n        todo = n * 2\n        pause()\n    step(21)\nstart(w)\n";
-/// vm.run_main(SourceFile::new("w.sns", src), None, None).unwrap();
-/// let report = vm.agent_reports().into_iter().find(|r| r.name == "w").unwrap();
-/// let inner = &report.frames[0]; // innermost first
-/// assert_eq!((inner.function.as_str(), inner.line), ("step", 4));
-/// assert_eq!(inner.file, "w.sns");
-/// let todo = inner.locals.iter().find(|(name, _)| name == "todo").map(|(_, v)| v);
-/// assert_eq!(todo, Some(&HostValue::Int(42)));
-/// assert_eq!(report.frames.len(), 2, "step, inside the agent's body");
-/// ```
+/// One frame of a paused task's call stack (the agent runtime shows
+/// them in its agent reports).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FrameReport {
     /// The function (or agent body, tool, action) running in it.
@@ -43,31 +26,10 @@ pub struct FrameReport {
     pub locals: Vec<(String, HostValue)>,
 }
 
-/// An agent as seen from outside.
-///
-/// # Examples
-///
-/// ```
-/// use sense_eval::agent::{AgentStatus, PauseKind};
-/// use sense_eval::{Config, HostValue, Vm};
-/// use sense_syntax::SourceFile;
-///
-/// let mut vm = Vm::new(Config::default());
-/// let src = "agent idle:\n    n = 0\nagent w:\n    pause(\"check\")\nstart(w)\n";
-/// vm.run_main(SourceFile::new("m.sns", src), None, None).unwrap();
-/// let reports = vm.agent_reports(); // oldest first
-/// let names: Vec<&str> = reports.iter().map(|r| r.name.as_str()).collect();
-/// assert_eq!(names, ["idle", "w"]);
-/// assert_eq!(reports[0].status, AgentStatus::Created);
-/// assert!(reports[0].frames.is_empty(), "no stack until it runs");
-/// let w = &reports[1];
-/// assert_eq!(w.status, AgentStatus::Paused);
-/// assert_eq!(w.pause_kind, Some(PauseKind::SelfPause));
-/// assert_eq!(w.pause_reason, HostValue::from("check"));
-/// assert_eq!((w.mailbox, w.frames.len()), (0, 1));
-/// ```
+/// A task as seen from outside, for the layer that names it (the agent
+/// runtime turns these into its agent reports).
 #[derive(Clone, Debug, PartialEq)]
-pub struct AgentReport {
+pub struct TaskReport {
     /// The agent object.
     pub obj: ObjRef,
     /// Its unique number.
@@ -75,13 +37,13 @@ pub struct AgentReport {
     /// Its name.
     pub name: String,
     /// Its status.
-    pub status: AgentStatus,
+    pub status: TaskStatus,
     /// `async agent`.
     pub is_async: bool,
     /// Its last pause reason.
     pub pause_reason: HostValue,
     /// The kind of pause, while paused.
-    pub pause_kind: Option<PauseKind>,
+    pub pause_kind: Option<SuspendCause>,
     /// Messages waiting in its mailbox.
     pub mailbox: usize,
     /// Call stack while paused, innermost frame first.
@@ -89,14 +51,14 @@ pub struct AgentReport {
 }
 
 impl Vm {
-    /// Every live agent, oldest first. All the values in the report are
+    /// Every live task, oldest first. All the values in the report are
     /// copied within one budget (see `vm/graph.rs`): a thousand
     /// locals holding one huge array cost one copy and a fixed amount.
-    pub fn agent_reports(&self) -> Vec<AgentReport> {
+    pub fn task_reports(&self) -> Vec<TaskReport> {
         let (objs, ..) = self.heap.parts();
         let mut roots = Vec::new();
         for o in objs {
-            if let Obj::Agent(a) = o {
+            if let Obj::Task(a) = o {
                 roots.push(a.pause_reason);
                 if let Some(f) = a.fiber.as_deref() {
                     self.frame_locals(f, |_, v| roots.push(v));
@@ -104,18 +66,18 @@ impl Vm {
             }
         }
         let walk = &mut self.walk_for_all(roots.into_iter());
-        let mut out: Vec<AgentReport> = objs
+        let mut out: Vec<TaskReport> = objs
             .iter()
             .enumerate()
             .filter_map(|(i, o)| match o {
-                Obj::Agent(a) => Some(AgentReport {
+                Obj::Task(a) => Some(TaskReport {
                     obj: ObjRef(i as u32),
                     serial: a.serial,
                     name: self.interner.name(a.name).to_string(),
                     status: a.status,
                     is_async: a.is_async,
                     pause_reason: self.to_host_with(a.pause_reason, walk),
-                    pause_kind: (a.status == AgentStatus::Paused).then_some(a.pause_kind),
+                    pause_kind: (a.status == TaskStatus::Paused).then_some(a.pause_kind),
                     mailbox: a.mailbox.len(),
                     frames: a
                         .fiber

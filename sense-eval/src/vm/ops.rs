@@ -476,7 +476,7 @@ impl Vm {
                     EvalError::runtime(format!("module '{mod_name}' has no member '{name}'"))
                 })
             }
-            Obj::Agent(_) => self.agent_member(r, sym),
+            Obj::Task(_) => self.task_member(r, sym),
             Obj::Future(f) => {
                 if name == "done" {
                     Ok(Value::Bool(!matches!(f.state, FutureState::Pending)))

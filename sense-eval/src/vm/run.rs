@@ -63,7 +63,7 @@ impl Vm {
                     match self.call($argc, $labeled) {
                         Ok(false) => {}
                         // A frame was pushed: nothing to settle first.
-                        Ok(true) if self.pending.is_none() => continue 'frames,
+                        Ok(true) if self.sched.pending.is_none() => continue 'frames,
                         Ok(true) => match self.after_switch()? {
                             Some(exit) => return Ok(exit),
                             None => continue 'frames,
@@ -313,8 +313,8 @@ impl Vm {
                         let v = match t {
                             // What `member` does for an agent, without its
                             // general set-up (it copies the member's name).
-                            Value::Obj(r) if matches!(self.heap.get(r), Obj::Agent(_)) => {
-                                tri!(self.agent_member(r, sym))
+                            Value::Obj(r) if matches!(self.heap.get(r), Obj::Task(_)) => {
+                                tri!(self.task_member(r, sym))
                             }
                             _ => {
                                 let line = proto.span_at(ip).line;
@@ -530,11 +530,11 @@ impl Vm {
                             }
                         }
                     }
-                    Op::AgentDecl(i) => {
-                        let Some(info) = proto.agents.get(i as usize).cloned() else {
+                    Op::TaskDecl(i) => {
+                        let Some(info) = proto.tasks.get(i as usize).cloned() else {
                             fail!(bad_code())
                         };
-                        self.declare_agent(&info);
+                        tri!(self.declare_task(&info));
                     }
                     Op::SetConfig(sym) => {
                         let v = self.pop();
@@ -622,21 +622,20 @@ impl Vm {
     /// `Some` when the driven fiber settled. Errors belong to the call that
     /// made the request and have been thrown already when this returns.
     pub(crate) fn after_switch(&mut self) -> EvalResult<Option<Exit>> {
-        if !self.nested.is_empty() && self.pending.is_some() {
-            self.pending = None;
-            self.parked = None;
+        if !self.sched.nested.is_empty() && self.sched.pending.is_some() {
+            self.sched.pending = None;
+            self.sched.parked = None;
             let (span, file) = self.current_span();
-            let err = EvalError::runtime(
-                "a tool run by ask_with_tools() cannot pause, wait, or start and resume agents",
-            )
-            .at(span, file);
+            let err = self
+                .refusal(None, crate::kind::Refusal::SwitchInNestedRun)
+                .at(span, file);
             self.throw(err)?;
             return Ok(None);
         }
-        let result = match self.pending.take() {
+        let result = match self.sched.pending.take() {
             None => Ok(None),
             Some(Pending::Enter(agent)) => {
-                self.enter_agent(agent);
+                self.enter_task(agent);
                 Ok(None)
             }
             Some(Pending::Suspend) => self.leave_fiber(Leave::Paused),

@@ -51,9 +51,9 @@ impl Vm {
         self.heap.scope_mut(s).extra_mut().label = Some(label);
     }
 
-    /// The agent whose body scope `s` is.
-    pub fn scope_agent(&self, s: ScopeRef) -> Option<ObjRef> {
-        self.heap.scope(s).agent
+    /// The task whose body scope `s` is.
+    pub fn scope_task(&self, s: ScopeRef) -> Option<ObjRef> {
+        self.heap.scope(s).task
     }
 
     /// The scope a declaration statement running now defines into.

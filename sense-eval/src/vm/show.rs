@@ -64,7 +64,7 @@ impl Vm {
     }
 
     /// `py_str` nested `depth` levels deep (a value can contain itself).
-    fn py_str_at(
+    pub(crate) fn py_str_at(
         &self,
         v: Value,
         depth: usize,
@@ -207,30 +207,23 @@ impl Vm {
                 out.push_str(&m.name);
                 out.push('>');
             }
-            Obj::Agent(a) => {
-                out.push_str("<agent ");
-                out.push_str(self.interner.name(a.name));
-                out.push_str(" status=");
-                out.push_str(a.status.as_str());
-                // The reference's host repr of an agent (inside a list, in
-                // an error message) leaves the reason out; `print` shows it.
-                if !python
-                    && a.status == crate::agent::AgentStatus::Paused
-                    && self.host_truthy(a.pause_reason)
-                {
-                    out.push_str(" (");
-                    // Depth carries on: an agent can pause with itself as
-                    // the reason (issue 8: `pause(a)` then `print(a)`).
-                    out.push_str(&self.py_str_at(
-                        a.pause_reason,
-                        depth + 1,
-                        cap.saturating_sub(out.len()),
+            Obj::Task(a) => match self.task_kind {
+                Some(kind) => {
+                    let mut render = crate::kind::Render {
+                        out,
+                        depth,
+                        python,
+                        cap,
                         path,
-                    )?);
-                    out.push(')');
+                    };
+                    kind.render(self, r, &mut render)?;
                 }
-                out.push('>');
-            }
+                None => {
+                    out.push_str("<task ");
+                    out.push_str(self.interner.name(a.name));
+                    out.push('>');
+                }
+            },
             Obj::Bound(b) => {
                 out.push_str("<builtin ");
                 out.push_str(&self.object_name(b.receiver));
@@ -272,7 +265,7 @@ impl Vm {
     /// extension object's [`ObjectKind::object_name`](crate::kind::ObjectKind::object_name)).
     pub fn object_name(&self, r: crate::heap::ObjRef) -> String {
         match self.heap.get(r) {
-            Obj::Agent(a) => self.interner.name(a.name).to_string(),
+            Obj::Task(a) => self.interner.name(a.name).to_string(),
             Obj::Ext(x) => x.kind().object_name(self, r),
             _ => String::new(),
         }
@@ -289,7 +282,7 @@ impl Vm {
             Value::Obj(r) => match self.heap.get(r) {
                 Obj::Module(_) => "SenseModule",
                 Obj::Bound(_) => "BuiltinFunction",
-                Obj::Agent(_) => "SenseAgent",
+                Obj::Task(_) => self.task_kind.map_or("SenseTask", |k| k.host_class()),
                 Obj::Future(_) => "SenseFuture",
                 Obj::Ext(x) => x.kind().host_class(self, r),
                 _ => self.type_name(v),
@@ -300,7 +293,7 @@ impl Vm {
 
     /// Python truthiness of the underlying value (as the reference tests a
     /// pause reason): like Sense truthiness.
-    pub(crate) fn host_truthy(&self, v: Value) -> bool {
+    pub fn host_truthy(&self, v: Value) -> bool {
         self.truthy(v)
     }
 
@@ -316,7 +309,7 @@ impl Vm {
             Value::Func(_) | Value::Native(_) => "Function",
             Value::Obj(r) => match self.heap.get(r) {
                 Obj::Module(_) => "Module",
-                Obj::Agent(_) => "Agent",
+                Obj::Task(_) => self.task_kind.map_or("Task", |k| k.type_name()),
                 Obj::Bound(_) => "Function",
                 Obj::Future(_) => "Future",
                 Obj::Str(_) => "String",

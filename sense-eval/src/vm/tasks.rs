@@ -1,18 +1,19 @@
-//! Leaving a fiber, and the cooperative scheduling of async agents.
+//! Leaving a fiber, and the cooperative scheduling of async tasks (the
+//! scheduler's state is `vm/scheduler.rs`).
 //!
-//! When an agent's fiber stops running — it paused, completed, failed, or
-//! (async agents) blocked in `receive()` — control goes back to the fiber
-//! that switched to it. That fiber either just gets the agent as its call's
-//! result (a plain `start`/`resume`), or it is waiting (`await`, the end of
-//! a top level) and the scheduler decides what runs next. Async agents run
-//! only when someone waits, so their interleaving is deterministic
-//! (DECISIONS.md: cooperative tasks, no data races).
+//! When a task's fiber stops running — it paused, completed, failed, or
+//! (async tasks) blocked waiting for a message — control goes back to the
+//! fiber that switched to it. That fiber either just gets the task as its
+//! call's result (a plain start or resume), or it is waiting (an await,
+//! the end of a top level) and the scheduler decides what runs next. Async
+//! tasks run only when someone waits, so their interleaving is
+//! deterministic (DECISIONS.md: cooperative tasks, no data races).
 
 use super::{Exit, Fiber, Vm, Wait};
-use crate::agent::{AgentStatus, PauseKind};
 use crate::error::{EvalError, EvalResult};
 use crate::heap::ObjRef;
 use crate::object::{FutureState, Obj};
+use crate::task::{SuspendCause, TaskStatus};
 use crate::value::Value;
 
 /// A task waiting in `receive()` for a message to `mailbox`'s agent.
@@ -37,31 +38,74 @@ pub(crate) enum Leave {
 }
 
 impl Vm {
-    pub(crate) fn is_async(&self, agent: ObjRef) -> bool {
-        self.agent_ref(agent).is_some_and(|a| a.is_async)
+    /// True when `agent` is an `async agent`.
+    pub fn is_async(&self, agent: ObjRef) -> bool {
+        self.task_ref(agent).is_some_and(|a| a.is_async)
     }
 
-    pub(crate) fn agent_ref(&self, r: ObjRef) -> Option<&crate::agent::Agent> {
+    pub(crate) fn task_ref(&self, r: ObjRef) -> Option<&crate::task::Task> {
         match self.heap.get(r) {
-            Obj::Agent(a) => Some(a),
+            Obj::Task(a) => Some(a),
             _ => None,
         }
     }
 
     /// The future behind a value, if it is one.
-    pub(crate) fn future_ref(&self, v: Value) -> Option<ObjRef> {
+    pub fn future_ref(&self, v: Value) -> Option<ObjRef> {
         match v {
             Value::Obj(r) if matches!(self.heap.get(r), Obj::Future(_)) => Some(r),
             _ => None,
         }
     }
 
+    /// Starts the body `proto` as a future: a task of its own that runs
+    /// when someone waits (`await`, the end of a top level) and settles
+    /// with the body's result. `env` is the body's scope, `outer` the
+    /// scope it was declared in, `label` what the future prints as
+    /// (`<future LABEL (pending)>`). Returns the future, already queued;
+    /// errors of its body are reported at the current call's position.
+    pub fn spawn_future(
+        &mut self,
+        label: String,
+        proto: crate::proto::ProtoId,
+        env: crate::heap::ScopeRef,
+        outer: crate::heap::ScopeRef,
+    ) -> ObjRef {
+        let (call, file) = self.current_span();
+        let future = self
+            .heap
+            .alloc(Obj::Future(Box::new(crate::object::FutureObj {
+                label,
+                state: FutureState::Pending,
+                fiber: None,
+            })));
+        let fiber = Box::new(Fiber {
+            frames: vec![super::Frame {
+                proto,
+                ip: 0,
+                env,
+                outer,
+                stack_base: 0,
+                block_base: 0,
+                ctl_base: 0,
+                kind: super::FrameKind::FutureBody { future, call, file },
+            }],
+            future: Some(future),
+            ..Default::default()
+        });
+        if let Obj::Future(f) = self.heap.get_mut(future) {
+            f.fiber = Some(fiber);
+        }
+        self.sched.ready.push_back(future);
+        future
+    }
+
     /// Parks `fiber` in its async agent and queues it to run.
     pub(crate) fn park_ready(&mut self, agent: ObjRef, fiber: Box<Fiber>) {
-        if let Some(a) = self.agent_mut(agent) {
+        if let Some(a) = self.task_mut(agent) {
             a.fiber = Some(fiber);
         }
-        self.ready.push_back(agent);
+        self.sched.ready.push_back(agent);
     }
 
     /// The current agent fiber stops running. Returns `Some` when it was
@@ -76,18 +120,18 @@ impl Vm {
             self.back_in_caller(future)?;
             return Ok(None);
         }
-        let Some(agent) = self.cur.agent else {
+        let Some(agent) = self.cur.task else {
             return Err(EvalError::runtime(
-                "internal error: leaving a fiber with no agent",
+                "internal error: leaving a fiber with no task",
             ));
         };
-        let at_host = self.callers.len() <= self.stop_depth;
+        let at_host = self.sched.callers.len() <= self.sched.stop_depth;
         let fiber = self.pop_caller();
-        if let Some(a) = self.agent_mut(agent) {
+        if let Some(a) = self.task_mut(agent) {
             match how {
                 Leave::Paused | Leave::Blocked => a.fiber = Some(fiber),
                 Leave::Completed => {
-                    a.status = AgentStatus::Completed;
+                    a.status = TaskStatus::Completed;
                     a.fiber = None;
                 }
             }
@@ -104,7 +148,7 @@ impl Vm {
         self.back_in_caller(agent)?;
         if matches!(how, Leave::Paused | Leave::Blocked)
             && self.config.checkpoint_on_pause
-            && self.nested.is_empty()
+            && self.sched.nested.is_empty()
         {
             return Ok(Some(Exit::Checkpoint));
         }
@@ -114,7 +158,7 @@ impl Vm {
     /// Drops a pending pause request of an agent that will not run again,
     /// and refuses later ones.
     pub(crate) fn clear_interrupt(&mut self, agent: ObjRef) {
-        let was_set = self.agent_ref(agent).is_some_and(|a| a.finish_interrupt());
+        let was_set = self.task_ref(agent).is_some_and(|a| a.finish_interrupt());
         if was_set {
             self.hooks
                 .interrupt
@@ -144,8 +188,8 @@ impl Vm {
             self.cur.stack.push(v);
             return Ok(());
         }
-        let next = if self.ready.contains(&target) {
-            self.ready.retain(|r| *r != target);
+        let next = if self.sched.ready.contains(&target) {
+            self.sched.ready.retain(|r| *r != target);
             Some(target)
         } else {
             self.next_ready()
@@ -157,22 +201,16 @@ impl Vm {
             }
             None => {
                 self.cur.waiting = None;
-                let name = self
-                    .agent_ref(target)
-                    .map(|a| self.interner.name(a.name).to_string())
-                    .unwrap_or_default();
-                Err(EvalError::runtime(format!(
-                    "deadlock: agent '{name}' is waiting for a message and no other agent can run"
-                )))
+                Err(self.refusal(Some(target), crate::kind::Refusal::Deadlock))
             }
         }
     }
 
     /// True once an agent is no longer running (paused, completed,
     /// failed), or a future has its result.
-    pub(crate) fn is_settled(&self, task: ObjRef) -> bool {
+    pub fn is_settled(&self, task: ObjRef) -> bool {
         match self.heap.get(task) {
-            Obj::Agent(a) => a.status != AgentStatus::Running,
+            Obj::Task(a) => a.status != TaskStatus::Running,
             Obj::Future(f) => !matches!(f.state, FutureState::Pending),
             _ => true,
         }
@@ -229,38 +267,38 @@ impl Vm {
     /// Takes the next ready task; when none is ready, wakes the oldest
     /// `receive(timeout)` (it returns nil: nothing can arrive any more).
     pub(crate) fn next_ready(&mut self) -> Option<ObjRef> {
-        if let Some(r) = self.ready.pop_front() {
+        if let Some(r) = self.sched.ready.pop_front() {
             return Some(r);
         }
-        let i = self.blocked.iter().position(|b| b.timed)?;
-        let b = self.blocked.remove(i);
+        let i = self.sched.blocked.iter().position(|b| b.timed)?;
+        let b = self.sched.blocked.remove(i);
         self.unblock(b.task, Value::Nil);
-        self.ready.pop_front()
+        self.sched.ready.pop_front()
     }
 
     /// True when a task is ready, or a timed receive could be woken.
     pub(crate) fn has_runnable(&self) -> bool {
-        !self.ready.is_empty() || self.blocked.iter().any(|b| b.timed)
+        !self.sched.ready.is_empty() || self.sched.blocked.iter().any(|b| b.timed)
     }
 
     /// Delivers `value` to a task blocked in `receive()` and queues it.
     pub(crate) fn unblock(&mut self, task: ObjRef, value: Value) {
         let fiber = match self.heap.get_mut(task) {
-            Obj::Agent(a) => a.fiber.as_mut(),
+            Obj::Task(a) => a.fiber.as_mut(),
             Obj::Future(f) => f.fiber.as_mut(),
             _ => None,
         };
         if let Some(f) = fiber {
             f.stack.push(value);
         }
-        self.ready.push_back(task);
+        self.sched.ready.push_back(task);
     }
 
     /// Switches to a ready task's parked fiber; the current fiber becomes
     /// its caller.
     pub(crate) fn switch_to_task(&mut self, task: ObjRef) {
         let fiber = match self.heap.get_mut(task) {
-            Obj::Agent(a) => a.fiber.take(),
+            Obj::Task(a) => a.fiber.take(),
             Obj::Future(f) => f.fiber.take(),
             _ => None,
         };
@@ -271,7 +309,7 @@ impl Vm {
 
     /// The result of a settled task for `await`: an agent (raising its
     /// stored error once) or a future's value (raising its error every time).
-    pub(crate) fn collect_task(&mut self, task: ObjRef) -> EvalResult<Value> {
+    pub fn collect_task(&mut self, task: ObjRef) -> EvalResult<Value> {
         if let Obj::Future(f) = self.heap.get(task) {
             return match &f.state {
                 FutureState::Ready(v) => Ok(*v),
@@ -279,7 +317,7 @@ impl Vm {
                 FutureState::Pending => Ok(Value::Nil),
             };
         }
-        self.collect_agent(Value::Obj(task))
+        self.collect_started_task(Value::Obj(task))
     }
 
     /// `await(x)` on a running async agent: wait for it.
@@ -304,26 +342,27 @@ impl Vm {
         }
     }
 
-    /// A task's `receive()` found `mailbox` empty: block the running task
-    /// until a message is sent (or, with a timeout, until nothing else can run).
-    pub(crate) fn block_on_receive(&mut self, mailbox: ObjRef, timed: bool) {
-        let Some(task) = self.cur.agent.or(self.cur.future) else {
+    /// The running task found `mailbox` empty: block it until a message is
+    /// sent there (or, when `timed`, until nothing else can run; it is
+    /// then woken with nil).
+    pub fn block_for_message(&mut self, mailbox: ObjRef, timed: bool) {
+        let Some(task) = self.cur.task.or(self.cur.future) else {
             return;
         };
-        self.blocked.push(Blocked {
+        self.sched.blocked.push(Blocked {
             mailbox,
             task,
             timed,
         });
-        self.pending = Some(super::Pending::Block);
+        self.sched.pending = Some(super::Pending::Block);
     }
 
     /// The current fiber died with `err` and no `test` block caught it.
     /// Returns the error to raise in the fiber that is current afterwards,
     /// or `None` if it was stored for a later `await`.
     pub(crate) fn fiber_failed(&mut self, agent: ObjRef, err: EvalError) -> Option<EvalError> {
-        if let Some(a) = self.agent_mut(agent) {
-            a.status = AgentStatus::Failed;
+        if let Some(a) = self.task_mut(agent) {
+            a.status = TaskStatus::Failed;
             a.fiber = None;
         }
         self.clear_interrupt(agent);
@@ -334,20 +373,20 @@ impl Vm {
             None => Some(err),
             Some(Wait::Task(t)) if t == agent => {
                 self.cur.waiting = None;
-                if let Some(a) = self.agent_mut(agent) {
+                if let Some(a) = self.task_mut(agent) {
                     a.error_taken = true;
                 }
                 Some(err)
             }
             // Someone else's task failed: keep the error for its await.
             Some(Wait::Task(t)) => {
-                if let Some(a) = self.agent_mut(agent) {
+                if let Some(a) = self.task_mut(agent) {
                     a.error = Some(err);
                 }
                 self.continue_wait(t).err()
             }
             Some(Wait::Drain) => {
-                if let Some(a) = self.agent_mut(agent) {
+                if let Some(a) = self.task_mut(agent) {
                     a.error = Some(err);
                 }
                 None
@@ -359,7 +398,7 @@ impl Vm {
     pub(crate) fn pause_at_safepoint(
         &mut self,
         agent: ObjRef,
-        kind: PauseKind,
+        kind: SuspendCause,
     ) -> EvalResult<Option<Exit>> {
         self.mark_paused(agent, Value::Nil, kind);
         self.leave_fiber(Leave::Paused)

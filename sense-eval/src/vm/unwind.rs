@@ -3,9 +3,9 @@
 //! the safe points where pause requests, budgets and the collector act.
 
 use super::{CtlKind, Exit, FrameKind, TestResult, Vm};
-use crate::agent::{AgentStatus, PauseKind};
 use crate::error::{EvalError, EvalResult};
 use crate::object::Obj;
+use crate::task::{SuspendCause, TaskStatus};
 use std::sync::atomic::Ordering;
 
 impl Vm {
@@ -27,7 +27,7 @@ impl Vm {
 
     fn throw_from(&mut self, mut err: EvalError, mut containable: bool) -> EvalResult<()> {
         loop {
-            let floor = self.nested.last().copied().unwrap_or(0);
+            let floor = self.sched.nested.last().copied().unwrap_or(0);
             let handler = self.cur.ctl.iter().rposition(|c| {
                 containable && matches!(c.kind, CtlKind::Test { .. }) && c.frame as usize >= floor
             });
@@ -55,7 +55,7 @@ impl Vm {
                 }
                 return Ok(());
             }
-            if !self.nested.is_empty() {
+            if !self.sched.nested.is_empty() {
                 // A nested run (a tool called by a builtin) ends here; the
                 // builtin gets the error.
                 self.unwind_frames(floor, &err);
@@ -80,12 +80,12 @@ impl Vm {
                     None => return Ok(()),
                 }
             }
-            let Some(agent) = self.cur.agent else {
+            let Some(agent) = self.cur.task else {
                 return Err(err);
             };
-            if self.callers.len() <= self.stop_depth {
-                if let Obj::Agent(a) = self.heap.get_mut(agent) {
-                    a.status = AgentStatus::Failed;
+            if self.sched.callers.len() <= self.sched.stop_depth {
+                if let Obj::Task(a) = self.heap.get_mut(agent) {
+                    a.status = TaskStatus::Failed;
                     a.fiber = None;
                 }
                 self.clear_interrupt(agent);
@@ -122,7 +122,7 @@ impl Vm {
     /// `break` / `continue`: unwind to the innermost running loop of this
     /// fiber, wherever it is.
     pub(crate) fn do_break(&mut self, is_continue: bool) -> EvalResult<()> {
-        let floor = self.nested.last().copied().unwrap_or(0);
+        let floor = self.sched.nested.last().copied().unwrap_or(0);
         let found = self
             .cur
             .ctl
@@ -202,24 +202,24 @@ impl Vm {
             }
         }
         if self.interrupted()
-            && let Some(agent) = self.cur.agent
+            && let Some(agent) = self.cur.task
         {
             let requested = match self.heap.get(agent) {
-                Obj::Agent(a) => a.take_interrupt(),
+                Obj::Task(a) => a.take_interrupt(),
                 _ => false,
             };
             if requested {
                 self.hooks.interrupt.fetch_sub(1, Ordering::AcqRel);
-                return self.pause_at_safepoint(agent, PauseKind::HostRequest);
+                return self.pause_at_safepoint(agent, SuspendCause::HOST);
             }
         }
         Ok(None)
     }
 
     fn budget_exhausted(&mut self, max: u64) -> EvalResult<Option<Exit>> {
-        if let Some(agent) = self.cur.agent {
+        if let Some(agent) = self.cur.task {
             self.steps = 0;
-            return self.pause_at_safepoint(agent, PauseKind::Budget);
+            return self.pause_at_safepoint(agent, SuspendCause::BUDGET);
         }
         // The run ends here; the next one gets a fresh budget (issue 8).
         self.steps = 0;

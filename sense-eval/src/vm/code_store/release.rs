@@ -75,7 +75,7 @@ impl Remap {
         match obj {
             Obj::Closure(c) => c.proto = self.proto(c.proto),
             Obj::Ext(x) => x.0.remap_protos(&mut |id| self.proto(id)),
-            Obj::Agent(a) => {
+            Obj::Task(a) => {
                 a.body = self.proto(a.body);
                 if let Some(f) = &mut a.fiber {
                     self.fiber(f);
@@ -104,7 +104,7 @@ impl Remap {
                 *id = self.proto(ProtoId(*id)).0;
             }
         }
-        for a in &mut p.agents {
+        for a in &mut p.tasks {
             a.body = self.proto(a.body);
         }
         for d in &mut p.decls {
@@ -157,7 +157,7 @@ impl Marks {
                     self.proto(id);
                 }
             }
-            Obj::Agent(a) => {
+            Obj::Task(a) => {
                 self.proto(a.body);
                 if let Some(f) = &a.fiber {
                     self.fiber(f);
@@ -189,11 +189,11 @@ impl Vm {
     /// Hosts call it once a program's run has ended and its error, if any,
     /// has been rendered (rendering needs the source).
     pub fn release_unused_code(&mut self) -> usize {
-        if !self.drives.is_empty()
-            || self.pending.is_some()
-            || self.parked.is_some()
+        if !self.sched.drives.is_empty()
+            || self.sched.pending.is_some()
+            || self.sched.parked.is_some()
             || !self.cur.frames.is_empty()
-            || !self.callers.is_empty()
+            || !self.sched.callers.is_empty()
         {
             return 0;
         }

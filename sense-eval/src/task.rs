@@ -14,23 +14,17 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-/// The five statuses of an agent: `created` → `running` ⇄ `paused`, then
-/// `completed` or `failed`.
-///
-/// ```
-/// use sense_eval::agent::AgentStatus;
-///
-/// // `agent.status` in Sense reads these strings.
-/// assert_eq!(AgentStatus::Paused.as_str(), "paused");
-/// assert_eq!(AgentStatus::Completed.as_str(), "completed");
-/// ```
+/// The lifecycle of a task (a resumable body with its own fiber):
+/// `Created` → `Running` ⇄ `Paused`, then `Completed` or `Failed`. The
+/// agent runtime names these for its hosts; the variant order is part of
+/// the snapshot format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum AgentStatus {
+pub enum TaskStatus {
     /// Declared, not started.
     Created,
-    /// Its body is executing (or, for a nested start, waiting on another agent).
+    /// Its body is executing (or, for a nested start, waiting on another task).
     Running,
-    /// Suspended; `resume` continues it.
+    /// Suspended; resuming continues it.
     Paused,
     /// The body finished.
     Completed,
@@ -38,64 +32,60 @@ pub enum AgentStatus {
     Failed,
 }
 
-impl AgentStatus {
-    /// The status string Sense code sees.
+impl TaskStatus {
+    /// The status string Sense code reads from `.status`.
     pub fn as_str(self) -> &'static str {
         match self {
-            AgentStatus::Created => "created",
-            AgentStatus::Running => "running",
-            AgentStatus::Paused => "paused",
-            AgentStatus::Completed => "completed",
-            AgentStatus::Failed => "failed",
+            TaskStatus::Created => "created",
+            TaskStatus::Running => "running",
+            TaskStatus::Paused => "paused",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed => "failed",
         }
     }
 }
 
-/// Why a paused agent is paused: hosts can tell a pause of its own from
-/// `ask_human`, an empty mailbox, a host request, a host function that
-/// suspended it and a spent step budget.
+/// Why a paused task is paused: a small tag. The core sets the causes
+/// it produces itself (a blocking wait for a message, a host request, a
+/// spent step budget, a suspending host function); a native that
+/// suspends its call ([`crate::Vm::suspend_call`]) chooses the tag, and
+/// the layer that registered the native names it. Stored in snapshots
+/// as one byte.
 ///
 /// ```
-/// use sense_eval::agent::PauseKind;
+/// use sense_eval::task::SuspendCause;
 ///
-/// // The stable names the C ABI and `sense show` use.
-/// assert_eq!(PauseKind::AskHuman.as_str(), "ask_human");
-/// assert_eq!(PauseKind::WaitingMessage.as_str(), "message");
+/// assert!(SuspendCause::BUDGET.is_safe_point());
+/// assert!(!SuspendCause::CALL.is_safe_point());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum PauseKind {
-    /// `pause()` / `pause(reason)` in the body.
-    SelfPause,
-    /// `ask_human(question)` in the body.
-    AskHuman,
-    /// `receive()` on an empty mailbox.
-    WaitingMessage,
-    /// The host asked it to pause (pause handle).
-    HostRequest,
-    /// Its instruction budget ran out.
-    Budget,
-    /// A host function suspended it.
-    HostFunction,
-}
+pub struct SuspendCause(pub u8);
 
-impl PauseKind {
-    /// A stable lower-case name (`self`, `ask_human`, `message`, `host`,
-    /// `budget`, `host_function`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PauseKind::SelfPause => "self",
-            PauseKind::AskHuman => "ask_human",
-            PauseKind::WaitingMessage => "message",
-            PauseKind::HostRequest => "host",
-            PauseKind::Budget => "budget",
-            PauseKind::HostFunction => "host_function",
-        }
+impl SuspendCause {
+    /// A native suspended its call (also the cause a new task starts with).
+    pub const CALL: SuspendCause = SuspendCause(0);
+    /// Waiting for a message on an empty mailbox; resuming delivers the
+    /// oldest message, or keeps waiting while there is none.
+    pub const MESSAGE: SuspendCause = SuspendCause(2);
+    /// The host asked it to pause (a safe point: the resume value is dropped).
+    pub const HOST: SuspendCause = SuspendCause(3);
+    /// Its instruction budget ran out (a safe point).
+    pub const BUDGET: SuspendCause = SuspendCause(4);
+    /// A host function suspended its call.
+    pub const HOST_FUNCTION: SuspendCause = SuspendCause(5);
+    /// The largest tag a snapshot may hold.
+    pub const LAST: SuspendCause = SuspendCause::HOST_FUNCTION;
+
+    /// True for a pause at a safe point rather than inside a call: the
+    /// value it is resumed with becomes no call's result.
+    pub fn is_safe_point(self) -> bool {
+        self == SuspendCause::HOST || self == SuspendCause::BUDGET
     }
 }
 
 /// An agent.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct Agent {
+pub struct Task {
     /// Declared name.
     pub name: crate::symbol::Symbol,
     /// The agent's own scope (child of the declaring scope).
@@ -105,11 +95,11 @@ pub struct Agent {
     /// `async agent`.
     pub is_async: bool,
     /// Current status.
-    pub status: AgentStatus,
+    pub status: TaskStatus,
     /// Last pause reason (never cleared).
     pub pause_reason: Value,
     /// Why it is (or last was) paused.
-    pub pause_kind: PauseKind,
+    pub pause_kind: SuspendCause,
     /// Messages not yet received, oldest first.
     pub mailbox: VecDeque<Value>,
     /// The suspended execution while paused (or created-but-scheduled).
@@ -123,7 +113,7 @@ pub struct Agent {
     /// True once a stored error has been raised (so it is raised only once).
     pub error_taken: bool,
     /// Set from any thread to ask the running agent to pause; made on
-    /// first use ([`Agent::pause_flag`]), so an agent no host ever asks to
+    /// first use ([`Task::pause_flag`]), so an agent no host ever asks to
     /// pause costs no allocation for it (a million paused agents save an
     /// `Arc` each).
     #[serde(skip)]
@@ -201,7 +191,7 @@ impl PauseFlag {
     }
 }
 
-impl Agent {
+impl Task {
     /// The agent's pause-request flag, shared with the host's pause
     /// handles; made on first use. A flag made after the agent completed
     /// or failed starts finished (requests to it are refused).
@@ -209,7 +199,7 @@ impl Agent {
         self.interrupt
             .get_or_init(|| {
                 let flag = PauseFlag::default();
-                if matches!(self.status, AgentStatus::Completed | AgentStatus::Failed) {
+                if matches!(self.status, TaskStatus::Completed | TaskStatus::Failed) {
                     flag.finish();
                 }
                 Arc::new(flag)

@@ -1,0 +1,173 @@
+//! The words a host reads an agent by: its [`AgentStatus`] and, while it
+//! is paused, its [`PauseKind`]. The core keeps the same facts under
+//! generic names (`TaskStatus`, `SuspendCause`); these types name them
+//! for the agent layer and its hosts (C ABI, `sense show`, `sense serve`).
+
+use sense_eval::task::{SuspendCause, TaskStatus};
+
+/// The five statuses of an agent: `created` → `running` ⇄ `paused`, then
+/// `completed` or `failed`.
+///
+/// ```
+/// use sense_agents::AgentStatus;
+///
+/// // `agent.status` in Sense reads these strings.
+/// assert_eq!(AgentStatus::Paused.as_str(), "paused");
+/// assert_eq!(AgentStatus::Completed.as_str(), "completed");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AgentStatus {
+    /// Declared, not started.
+    Created,
+    /// Its body is executing (or, for a nested start, waiting on another agent).
+    Running,
+    /// Suspended; `resume` continues it.
+    Paused,
+    /// The body finished.
+    Completed,
+    /// The body raised an error.
+    Failed,
+}
+
+impl AgentStatus {
+    /// The status string Sense code sees.
+    pub fn as_str(self) -> &'static str {
+        TaskStatus::from(self).as_str()
+    }
+}
+
+impl From<TaskStatus> for AgentStatus {
+    #[inline]
+    fn from(s: TaskStatus) -> Self {
+        match s {
+            TaskStatus::Created => AgentStatus::Created,
+            TaskStatus::Running => AgentStatus::Running,
+            TaskStatus::Paused => AgentStatus::Paused,
+            TaskStatus::Completed => AgentStatus::Completed,
+            TaskStatus::Failed => AgentStatus::Failed,
+        }
+    }
+}
+
+impl From<AgentStatus> for TaskStatus {
+    #[inline]
+    fn from(s: AgentStatus) -> Self {
+        match s {
+            AgentStatus::Created => TaskStatus::Created,
+            AgentStatus::Running => TaskStatus::Running,
+            AgentStatus::Paused => TaskStatus::Paused,
+            AgentStatus::Completed => TaskStatus::Completed,
+            AgentStatus::Failed => TaskStatus::Failed,
+        }
+    }
+}
+
+/// Why a paused agent is paused: hosts can tell a pause of its own from
+/// `ask_human`, an empty mailbox, a host request, a host function that
+/// suspended it and a spent step budget.
+///
+/// ```
+/// use sense_agents::PauseKind;
+///
+/// // The stable names the C ABI and `sense show` use.
+/// assert_eq!(PauseKind::AskHuman.as_str(), "ask_human");
+/// assert_eq!(PauseKind::WaitingMessage.as_str(), "message");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PauseKind {
+    /// `pause()` / `pause(reason)` in the body.
+    SelfPause,
+    /// `ask_human(question)` in the body.
+    AskHuman,
+    /// `receive()` on an empty mailbox.
+    WaitingMessage,
+    /// The host asked it to pause (pause handle).
+    HostRequest,
+    /// Its instruction budget ran out.
+    Budget,
+    /// A host function suspended it.
+    HostFunction,
+}
+
+/// The core's tag for `ask_human`: a native's own suspend cause (the core
+/// names only the causes it produces itself).
+const ASK_HUMAN: SuspendCause = SuspendCause(1);
+
+impl PauseKind {
+    /// A stable lower-case name (`self`, `ask_human`, `message`, `host`,
+    /// `budget`, `host_function`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PauseKind::SelfPause => "self",
+            PauseKind::AskHuman => "ask_human",
+            PauseKind::WaitingMessage => "message",
+            PauseKind::HostRequest => "host",
+            PauseKind::Budget => "budget",
+            PauseKind::HostFunction => "host_function",
+        }
+    }
+}
+
+impl From<SuspendCause> for PauseKind {
+    /// A cause no native of this crate records (only a damaged snapshot
+    /// could hold one; restore refuses those) reads as a pause of its own.
+    #[inline]
+    fn from(c: SuspendCause) -> Self {
+        match c {
+            ASK_HUMAN => PauseKind::AskHuman,
+            SuspendCause::MESSAGE => PauseKind::WaitingMessage,
+            SuspendCause::HOST => PauseKind::HostRequest,
+            SuspendCause::BUDGET => PauseKind::Budget,
+            SuspendCause::HOST_FUNCTION => PauseKind::HostFunction,
+            _ => PauseKind::SelfPause,
+        }
+    }
+}
+
+impl From<PauseKind> for SuspendCause {
+    #[inline]
+    fn from(k: PauseKind) -> Self {
+        match k {
+            PauseKind::SelfPause => SuspendCause::CALL,
+            PauseKind::AskHuman => ASK_HUMAN,
+            PauseKind::WaitingMessage => SuspendCause::MESSAGE,
+            PauseKind::HostRequest => SuspendCause::HOST,
+            PauseKind::Budget => SuspendCause::BUDGET,
+            PauseKind::HostFunction => SuspendCause::HOST_FUNCTION,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pause_kind_survives_the_core_tag_and_back() {
+        use PauseKind::*;
+        let all = [
+            SelfPause,
+            AskHuman,
+            WaitingMessage,
+            HostRequest,
+            Budget,
+            HostFunction,
+        ];
+        let tags: Vec<u8> = all.iter().map(|k| SuspendCause::from(*k).0).collect();
+        // The tags are the byte a snapshot stores: they never change.
+        assert_eq!(tags, [0, 1, 2, 3, 4, 5]);
+        for k in all {
+            assert_eq!(PauseKind::from(SuspendCause::from(k)), k);
+        }
+        assert_eq!(PauseKind::from(SuspendCause(200)), SelfPause);
+    }
+
+    #[test]
+    fn every_status_survives_the_core_status_and_back() {
+        use AgentStatus::*;
+        for s in [Created, Running, Paused, Completed, Failed] {
+            assert_eq!(AgentStatus::from(TaskStatus::from(s)), s);
+        }
+        assert_eq!(Failed.as_str(), "failed");
+    }
+}
