@@ -152,7 +152,9 @@ impl ObjectKind for ToolKind {
         audit::record(vm, "tool", &tool.name, "called", None, Some(line), caller);
         if tool.is_async {
             let label = format!("tool '{}'", tool.name);
-            return Ok(ExtCall::Value(vm.spawn_body_task(label, tool.proto, scope)));
+            let outer = vm.scope_parent(scope).unwrap_or(scope);
+            let future = vm.spawn_future(label, tool.proto, scope, outer);
+            return Ok(ExtCall::Value(Value::Obj(future)));
         }
         Ok(ExtCall::Body(BodyCall {
             proto: tool.proto,

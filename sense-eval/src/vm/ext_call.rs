@@ -3,11 +3,11 @@
 //! ended, and the few VM services such a kind needs to set a body up
 //! (parameter binding, scopes, a body run as a task).
 
-use super::{Fiber, Frame, FrameKind, Vm};
+use super::{Frame, FrameKind, Vm};
 use crate::error::{EvalError, EvalResult};
 use crate::heap::{ObjRef, ScopeRef};
 use crate::kind::{BodyCall, ExtCall, ExtFrame};
-use crate::object::{FutureObj, FutureState, Obj};
+use crate::object::Obj;
 use crate::proto::ProtoId;
 use crate::symbol::Symbol;
 use crate::value::Value;
@@ -173,38 +173,5 @@ impl Vm {
     /// Defines `name` as `v` in `scope`.
     pub fn define_in(&mut self, scope: ScopeRef, name: Symbol, v: Value) {
         self.heap.scope_mut(scope).vars.define(name, v);
-    }
-
-    /// Runs body `proto` in `env` as a task of its own and returns the
-    /// future it settles (an `async tool`'s call). `label` names the
-    /// future (`tool 'NAME'`); its return-type error points at the
-    /// current call.
-    pub fn spawn_body_task(&mut self, label: String, proto: ProtoId, env: ScopeRef) -> Value {
-        let (call, file) = self.current_span();
-        let outer = self.heap.scope(env).parent.unwrap_or(env);
-        let future = self.heap.alloc(Obj::Future(Box::new(FutureObj {
-            label,
-            state: FutureState::Pending,
-            fiber: None,
-        })));
-        let fiber = Box::new(Fiber {
-            frames: vec![Frame {
-                proto,
-                ip: 0,
-                env,
-                outer,
-                stack_base: 0,
-                block_base: 0,
-                ctl_base: 0,
-                kind: FrameKind::FutureBody { future, call, file },
-            }],
-            future: Some(future),
-            ..Default::default()
-        });
-        if let Obj::Future(f) = self.heap.get_mut(future) {
-            f.fiber = Some(fiber);
-        }
-        self.sched.ready.push_back(future);
-        Value::Obj(future)
     }
 }
