@@ -1,10 +1,10 @@
-//! Agents inside host values: turning a [`HostValue::Agent`] (found in a
+//! Agents inside host values: turning a [`HostValue::Task`] (found in a
 //! call result, a pause reason, a host function's argument or an array
 //! element) into an [`AgentId`] the host can drive, and an id back into a
 //! value Sense receives as the same agent.
 
 use crate::handle::AgentId;
-use sense_eval::{HostAgent, HostValue};
+use sense_eval::{HostTask, HostValue};
 
 impl AgentId {
     /// The agent a value holds, if it is one (`None` for any other
@@ -30,12 +30,12 @@ impl AgentId {
     /// # Ok::<(), sense_agents::Error>(())
     /// ```
     pub fn of_value(value: &HostValue) -> Option<AgentId> {
-        value.as_agent().map(AgentId::from)
+        value.as_task().map(AgentId::from)
     }
 }
 
-impl From<&HostAgent> for AgentId {
-    fn from(a: &HostAgent) -> AgentId {
+impl From<&HostTask> for AgentId {
+    fn from(a: &HostTask) -> AgentId {
         AgentId {
             obj: a.obj(),
             serial: a.serial(),
@@ -43,9 +43,14 @@ impl From<&HostAgent> for AgentId {
     }
 }
 
-impl From<AgentId> for HostAgent {
-    fn from(id: AgentId) -> HostAgent {
-        HostAgent::new(id.obj, id.serial)
+impl From<AgentId> for HostTask {
+    fn from(id: AgentId) -> HostTask {
+        HostTask::new(
+            id.obj,
+            id.serial,
+            "Agent",
+            format!("<agent #{}>", id.serial),
+        )
     }
 }
 
@@ -65,6 +70,6 @@ impl From<AgentId> for HostAgent {
 /// ```
 impl From<AgentId> for HostValue {
     fn from(id: AgentId) -> HostValue {
-        HostValue::Agent(id.into())
+        HostValue::Task(id.into())
     }
 }

@@ -38,6 +38,6 @@ pub use sense_eval::builtins::{Arity, NativeDef};
 pub use sense_eval::heap::{Heap, ObjRef, ScopeRef, Tracer};
 pub use sense_eval::kind;
 pub use sense_eval::vm::FrameReport;
-pub use sense_eval::{Config, ErrorClass, EvalError, HostAgent, HostReturn, HostValue};
+pub use sense_eval::{Config, ErrorClass, EvalError, HostReturn, HostTask, HostValue};
 pub use sense_eval::{EvalResult, Value, Vm};
 pub use status::{AgentStatus, PauseKind};

@@ -74,7 +74,7 @@ fn an_agent_in_a_pause_reason_can_be_driven() {
     // The copy out renders as `print` does (the status then).
     assert_eq!(reason.to_string(), "[1, [<agent w status=created>], x]");
     assert_eq!(
-        inner[0].as_agent().unwrap().text(),
+        inner[0].as_task().unwrap().text(),
         "<agent w status=created>"
     );
 }

@@ -3,7 +3,7 @@
 //! A [`HostValue`] owns its data (a deep copy), so a host can keep it as
 //! long as it likes while the VM's collector moves on. Host functions
 //! receive and return host values; returning [`HostReturn::Suspend`] from
-//! inside an agent pauses that agent, and the value it is later resumed
+//! inside a task pauses that task, and the value it is later resumed
 //! with becomes the function call's result.
 
 use crate::error::{EvalError, EvalResult};
@@ -17,8 +17,9 @@ use std::fmt;
 /// An owned Sense value as a host sees it.
 ///
 /// Plain data converts both ways (Rust values convert with `into()`);
-/// an agent comes out as [`HostValue::Agent`], which names it and goes
-/// back in as the same agent; anything else comes out as
+/// a task (an agent of the agent runtime) comes out as
+/// [`HostValue::Task`], which names it and goes back in as the same task;
+/// anything else comes out as
 /// [`HostValue::Opaque`], a description.
 ///
 /// ```
@@ -44,10 +45,10 @@ pub enum HostValue {
     Str(String),
     /// An Array (copied deeply).
     List(Vec<HostValue>),
-    /// An agent: which one, and how `print` showed it when it was copied
-    /// out. Passed back into the runtime it came from, it is the same
-    /// agent again (see [`HostAgent`]).
-    Agent(HostAgent),
+    /// A task (an agent of the agent runtime): which one, and how `print`
+    /// showed it when it was copied out. Passed back into the runtime it
+    /// came from, it is the same task again (see [`HostTask`]).
+    Task(HostTask),
     /// Any other value (function, dict, …): its type name and its printed
     /// form. It cannot be passed back into Sense.
     Opaque {
@@ -68,7 +69,7 @@ impl HostValue {
             HostValue::Float(_) => "Float",
             HostValue::Str(_) => "String",
             HostValue::List(_) => "Array",
-            HostValue::Agent(_) => "Agent",
+            HostValue::Task(t) => t.type_name,
             HostValue::Opaque { type_name, .. } => type_name,
         }
     }
@@ -89,61 +90,69 @@ impl HostValue {
         }
     }
 
-    /// The agent, if this is one.
-    pub fn as_agent(&self) -> Option<&HostAgent> {
+    /// The task, if this is one.
+    pub fn as_task(&self) -> Option<&HostTask> {
         match self {
-            HostValue::Agent(a) => Some(a),
+            HostValue::Task(a) => Some(a),
             _ => None,
         }
     }
 }
 
-/// An agent inside a value the host holds: the agent's heap slot and its
-/// serial (unique within the process), plus its printed form at the time
-/// it was copied out.
+/// A task (an agent of the agent runtime) inside a value the host holds:
+/// its heap slot and serial (unique within the process), plus its type
+/// name and printed form at the time it was copied out.
 ///
-/// Like an agent id, it does not keep the agent alive. Passed back into
-/// Sense it becomes the same agent if that agent still exists in the
-/// runtime it is passed to; otherwise (collected, or an agent of another
-/// runtime) the conversion is an error. Two `HostAgent`s are equal when
-/// they name the same agent, whatever their printed forms.
+/// It does not keep the task alive. Passed back into Sense it becomes the
+/// same task if that task still exists in the runtime it is passed to;
+/// otherwise (collected, or a task of another runtime) the conversion is
+/// an error. Two `HostTask`s are equal when they name the same task,
+/// whatever their printed forms.
 #[derive(Clone, Debug)]
-pub struct HostAgent {
+pub struct HostTask {
     obj: ObjRef,
     serial: u64,
+    type_name: &'static str,
     text: String,
 }
 
-impl HostAgent {
-    /// Names the agent in heap slot `obj` with `serial`. Its printed form
-    /// is a placeholder (`<agent #serial>`) until it is converted back.
-    pub fn new(obj: ObjRef, serial: u64) -> HostAgent {
-        HostAgent {
+impl HostTask {
+    /// Names the task in heap slot `obj` with `serial`, of type
+    /// `type_name` (what `type_of` says, e.g. `Agent`), shown as `text`
+    /// until it is converted back.
+    pub fn new(obj: ObjRef, serial: u64, type_name: &'static str, text: String) -> HostTask {
+        HostTask {
             obj,
             serial,
-            text: format!("<agent #{serial}>"),
+            type_name,
+            text,
         }
     }
 
-    /// The agent's heap slot.
+    /// The task's heap slot.
     pub fn obj(&self) -> ObjRef {
         self.obj
     }
 
-    /// The agent's serial, unique within the process.
+    /// The task's serial, unique within the process.
     pub fn serial(&self) -> u64 {
         self.serial
     }
 
-    /// How `print` showed the agent when it was copied out (its name and
+    /// What `type_of` said of the task (the registered task kind's name).
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
+    }
+
+    /// How `print` showed the task when it was copied out (its name and
     /// status then), e.g. `<agent worker status=paused>`.
     pub fn text(&self) -> &str {
         &self.text
     }
 }
 
-impl PartialEq for HostAgent {
-    fn eq(&self, other: &HostAgent) -> bool {
+impl PartialEq for HostTask {
+    fn eq(&self, other: &HostTask) -> bool {
         self.obj == other.obj && self.serial == other.serial
     }
 }
@@ -167,7 +176,7 @@ impl fmt::Display for HostValue {
                 }
                 f.write_str("]")
             }
-            HostValue::Agent(a) => f.write_str(&a.text),
+            HostValue::Task(a) => f.write_str(&a.text),
             HostValue::Opaque { text, .. } => f.write_str(text),
         }
     }
@@ -291,9 +300,10 @@ impl Vm {
             }
             Value::Array(_) => elided(),
             Value::Obj(r) => match self.heap.try_get(r) {
-                Some(Obj::Task(a)) => HostValue::Agent(HostAgent {
+                Some(Obj::Task(a)) => HostValue::Task(HostTask {
                     obj: r,
                     serial: a.serial,
+                    type_name: self.type_name(v),
                     text: self.show_preview(v, OPAQUE_TEXT_LIMIT),
                 }),
                 _ => self.to_opaque(v),
@@ -342,14 +352,11 @@ impl Vm {
                 // Rust vector: no collection runs inside this function.
                 Value::Array(self.heap.alloc(Obj::Array(vals)))
             }
-            HostValue::Agent(a) => match self.heap.try_get(a.obj) {
+            HostValue::Task(a) => match self.heap.try_get(a.obj) {
                 Some(Obj::Task(live)) if live.serial == a.serial => Value::Obj(a.obj),
                 _ => {
-                    return Err(EvalError::runtime(format!(
-                        "agent #{} passed from the host is not an agent of this runtime \
-                         (it was collected, or it belongs to another runtime)",
-                        a.serial
-                    )));
+                    let why = crate::kind::Refusal::ForeignHandle { serial: a.serial };
+                    return Err(self.refusal(None, why));
                 }
             },
             HostValue::Opaque { type_name, .. } => {

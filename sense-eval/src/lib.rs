@@ -29,6 +29,6 @@ pub mod value;
 pub mod vm;
 
 pub use error::{ErrorClass, EvalError, EvalResult};
-pub use host::{HostAgent, HostFn, HostReturn, HostValue};
+pub use host::{HostFn, HostReturn, HostTask, HostValue};
 pub use value::Value;
 pub use vm::{Config, Exit, Vm};

@@ -59,7 +59,6 @@ impl TypeSpec {
             "Nil" => TypeSpec::Nil,
             "Array" => TypeSpec::Array(first()),
             "Function" => TypeSpec::Function,
-            "Agent" => TypeSpec::Kind("Agent"),
             "Future" => TypeSpec::Kind("Future"),
             "Python" => TypeSpec::Kind("Python"),
             name => TypeSpec::Named(Box::new(NamedType {

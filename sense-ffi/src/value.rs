@@ -200,7 +200,7 @@ pub extern "C" fn sense_value_get_kind(
             HostValue::Str(_) => sense_value_kind::String,
             HostValue::List(_) => sense_value_kind::List,
             HostValue::Opaque { .. } => sense_value_kind::Opaque,
-            HostValue::Agent(_) => sense_value_kind::Agent,
+            HostValue::Task(_) => sense_value_kind::Agent,
         });
         Ok(())
     })
@@ -294,7 +294,7 @@ pub extern "C" fn sense_value_as_string(
         let out = try_out!(out);
         match v {
             HostValue::Str(s) | HostValue::Opaque { text: s, .. } => out.set(sense_str::of(s)),
-            HostValue::Agent(a) => out.set(sense_str::of(a.text())),
+            HostValue::Task(a) => out.set(sense_str::of(a.text())),
             _ => return Err(wrong_kind("String")),
         }
         Ok(())

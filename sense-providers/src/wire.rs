@@ -136,7 +136,7 @@ pub(crate) fn host_to_json(v: &HostValue) -> Json {
         HostValue::Opaque { type_name, text } if type_name == "Object" => {
             serde_json::from_str(text).unwrap_or_else(|_| Json::String(text.clone()))
         }
-        HostValue::Agent(a) => Json::String(a.text().to_string()),
+        HostValue::Task(a) => Json::String(a.text().to_string()),
         HostValue::Opaque { text, .. } => Json::String(text.clone()),
     }
 }

@@ -136,6 +136,10 @@ impl TaskKind for AgentKind {
                 Some(_) => format!("agent '{}' has no member '{member}'", name()),
                 None => "not an agent".to_string(),
             },
+            Refusal::ForeignHandle { serial } => format!(
+                "agent #{serial} passed from the host is not an agent of this runtime \
+                 (it was collected, or it belongs to another runtime)"
+            ),
         })
     }
 }

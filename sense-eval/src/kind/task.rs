@@ -40,6 +40,12 @@ pub enum Refusal<'a> {
         /// The member's name.
         name: &'a str,
     },
+    /// A host passed back a task handle ([`HostTask`](crate::HostTask))
+    /// that names no live task of this VM (collected, or another VM's).
+    ForeignHandle {
+        /// The serial the handle names.
+        serial: u64,
+    },
 }
 
 /// The behaviour of the tasks of one VM, registered by the layer above

@@ -559,6 +559,10 @@ impl Vm {
     /// [`ObjectKind::annotated_value`]: crate::kind::ObjectKind::annotated_value
     #[cold]
     fn matches_named(&self, v: Value, name: &str, param: Option<&TypeSpec>) -> bool {
+        // The registered task kind's type name (`Agent`) means a task.
+        if self.task_kind.is_some_and(|k| k.type_name() == name) {
+            return matches!(v, Value::Obj(r) if matches!(self.heap.try_get(r), Some(Obj::Task(_))));
+        }
         // A name no kind claims matches everything, as in the reference;
         // one that some kinds claim (two kinds may share a type name)
         // matches their objects.

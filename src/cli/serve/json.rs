@@ -17,7 +17,7 @@ pub fn from_host(v: &HostValue) -> Json {
         ),
         HostValue::Str(s) => Json::String(s.clone()),
         HostValue::List(items) => Json::Array(items.iter().map(from_host).collect()),
-        HostValue::Agent(a) => json!({"type": "Agent", "text": a.text()}),
+        HostValue::Task(a) => json!({"type": "Agent", "text": a.text()}),
         HostValue::Opaque { type_name, text } => json!({"type": type_name, "text": text}),
     }
 }
