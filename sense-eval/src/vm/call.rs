@@ -346,13 +346,13 @@ impl Vm {
                     .cloned()
                     .unwrap_or_default();
                 // The calling task is whichever task's fiber is running.
-                let agent = self.cur.task.ok_or_else(|| {
+                let task = self.cur.task.ok_or_else(|| {
                     self.refusal(
                         None,
                         crate::kind::Refusal::SuspendOutside { function: &name },
                     )
                 })?;
-                self.suspend_call(agent, reason, crate::task::SuspendCause::HOST_FUNCTION);
+                self.suspend_call(task, reason, crate::task::SuspendCause::HOST_FUNCTION);
                 Ok(Value::Nil)
             }
             Err(msg) => Err(EvalError::runtime(msg)),

@@ -21,12 +21,12 @@ impl Vm {
     /// `task.name` as Sense reads it (the task kind's member: for an
     /// agent, `status`, `name`, `pause_reason`, `doc`, or a variable of its
     /// scope or a scope it sees).
-    pub fn task_member_named(&mut self, agent: ObjRef, name: &str) -> EvalResult<Value> {
+    pub fn task_member_named(&mut self, task: ObjRef, name: &str) -> EvalResult<Value> {
         let Some(sym) = self.interner.get(name) else {
             // No code uses the name: it is no variable, and no member.
-            return Err(self.refusal(Some(agent), crate::kind::Refusal::NoMember { name }));
+            return Err(self.refusal(Some(task), crate::kind::Refusal::NoMember { name }));
         };
-        self.task_member(agent, sym)
+        self.task_member(task, sym)
     }
 
     /// Keeps `obj` (and all it reaches) alive until [`Vm::unhold`]; holds

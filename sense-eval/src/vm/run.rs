@@ -634,8 +634,8 @@ impl Vm {
         }
         let result = match self.sched.pending.take() {
             None => Ok(None),
-            Some(Pending::Enter(agent)) => {
-                self.enter_task(agent);
+            Some(Pending::Enter(task)) => {
+                self.enter_task(task);
                 Ok(None)
             }
             Some(Pending::Suspend) => self.leave_fiber(Leave::Paused),

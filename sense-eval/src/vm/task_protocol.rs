@@ -35,7 +35,7 @@ impl Vm {
         let scope = self.child_scope(declaring);
         let serial = crate::task::next_serial();
         self.sched.task_serial = self.sched.task_serial.max(serial);
-        let agent = Task {
+        let task = Task {
             name: info.name,
             scope,
             body: info.body,
@@ -51,7 +51,7 @@ impl Vm {
             interrupt: Default::default(),
             serial,
         };
-        let r = self.heap.alloc(Obj::Task(Box::new(agent)));
+        let r = self.heap.alloc(Obj::Task(Box::new(task)));
         self.heap.scope_mut(scope).task = Some(r);
         self.assign(info.name, Value::Obj(r));
         Ok(())
@@ -120,8 +120,8 @@ impl Vm {
     }
 
     /// A fresh fiber positioned at the start of `agent`'s body.
-    pub(crate) fn task_fiber(&self, agent: ObjRef) -> Option<Box<Fiber>> {
-        let Obj::Task(a) = self.heap.get(agent) else {
+    pub(crate) fn task_fiber(&self, task: ObjRef) -> Option<Box<Fiber>> {
+        let Obj::Task(a) = self.heap.get(task) else {
             return None;
         };
         Some(Box::new(Fiber {
@@ -135,7 +135,7 @@ impl Vm {
                 ctl_base: 0,
                 kind: FrameKind::TaskBody,
             }],
-            task: Some(agent),
+            task: Some(task),
             ..Fiber::default()
         }))
     }
@@ -209,13 +209,13 @@ impl Vm {
 
     /// Runs an agent's fiber on behalf of Sense code (`start`/`resume`
     /// builtins): leaves a switch request for the run loop.
-    pub(crate) fn request_enter(&mut self, agent: ObjRef, fiber: Box<Fiber>) {
+    pub(crate) fn request_enter(&mut self, task: ObjRef, fiber: Box<Fiber>) {
         self.sched.parked = Some(fiber);
-        self.sched.pending = Some(Pending::Enter(agent));
+        self.sched.pending = Some(Pending::Enter(task));
     }
 
     /// Switches to the parked agent fiber, keeping the current one as its caller.
-    pub(crate) fn enter_task(&mut self, _agent: ObjRef) {
+    pub(crate) fn enter_task(&mut self, _task: ObjRef) {
         if let Some(fiber) = self.sched.parked.take() {
             self.enter_boxed(fiber);
         }
@@ -240,8 +240,8 @@ impl Vm {
     }
 
     /// Records a pause on `agent` (status, reason, kind).
-    pub(crate) fn mark_paused(&mut self, agent: ObjRef, reason: Value, kind: SuspendCause) {
-        if let Some(a) = self.task_mut(agent) {
+    pub(crate) fn mark_paused(&mut self, task: ObjRef, reason: Value, kind: SuspendCause) {
+        if let Some(a) = self.task_mut(task) {
             a.status = TaskStatus::Paused;
             a.pause_reason = reason;
             a.pause_kind = kind;
@@ -250,15 +250,15 @@ impl Vm {
     }
 
     /// Host entry: starts `agent` and runs it until it pauses, completes or fails.
-    pub fn start_task(&mut self, agent: Value) -> EvalResult<Exit> {
-        let (_, fiber) = self.begin_start(agent)?;
+    pub fn start_task(&mut self, task: Value) -> EvalResult<Exit> {
+        let (_, fiber) = self.begin_start(task)?;
         self.drive(fiber)
     }
 
     /// Host entry: resumes a paused `agent` with `value`.
     #[inline]
-    pub fn resume_task(&mut self, agent: Value, value: Value) -> EvalResult<Exit> {
-        match self.begin_resume(agent, value)? {
+    pub fn resume_task(&mut self, task: Value, value: Value) -> EvalResult<Exit> {
+        match self.begin_resume(task, value)? {
             (_, Some(fiber)) => self.drive(fiber),
             (r, None) => Ok(Exit::Paused(r)),
         }
@@ -317,8 +317,8 @@ impl Vm {
     /// and `cause` (a tag the native chooses; see [`SuspendCause`]); the
     /// value it is resumed with becomes the call's result.
     #[inline]
-    pub fn suspend_call(&mut self, agent: ObjRef, reason: Value, kind: SuspendCause) {
-        self.mark_paused(agent, reason, kind);
+    pub fn suspend_call(&mut self, task: ObjRef, reason: Value, kind: SuspendCause) {
+        self.mark_paused(task, reason, kind);
         self.sched.pending = Some(Pending::Suspend);
     }
 
@@ -343,19 +343,19 @@ impl Vm {
 
     /// Sends `message` to a task: queue it in its mailbox, or hand it
     /// straight to a task blocked waiting on that mailbox.
-    pub fn send_message(&mut self, agent: ObjRef, message: Value) -> EvalResult<()> {
-        if let Some(i) = self.sched.blocked.iter().position(|b| b.mailbox == agent) {
+    pub fn send_message(&mut self, task: ObjRef, message: Value) -> EvalResult<()> {
+        if let Some(i) = self.sched.blocked.iter().position(|b| b.mailbox == task) {
             // A blocked receive takes the message directly.
             let b = self.sched.blocked.remove(i);
             self.unblock(b.task, message);
             return Ok(());
         }
-        match self.task_mut(agent) {
+        match self.task_mut(task) {
             Some(a) => {
                 a.mailbox.push_back(message);
                 Ok(())
             }
-            None => Err(self.not_a_task(Value::Obj(agent))),
+            None => Err(self.not_a_task(Value::Obj(task))),
         }
     }
 

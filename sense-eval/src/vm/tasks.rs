@@ -39,8 +39,8 @@ pub(crate) enum Leave {
 
 impl Vm {
     /// True when `agent` is an `async agent`.
-    pub fn is_async(&self, agent: ObjRef) -> bool {
-        self.task_ref(agent).is_some_and(|a| a.is_async)
+    pub fn is_async(&self, task: ObjRef) -> bool {
+        self.task_ref(task).is_some_and(|a| a.is_async)
     }
 
     pub(crate) fn task_ref(&self, r: ObjRef) -> Option<&crate::task::Task> {
@@ -101,11 +101,11 @@ impl Vm {
     }
 
     /// Parks `fiber` in its async agent and queues it to run.
-    pub(crate) fn park_ready(&mut self, agent: ObjRef, fiber: Box<Fiber>) {
-        if let Some(a) = self.task_mut(agent) {
+    pub(crate) fn park_ready(&mut self, task: ObjRef, fiber: Box<Fiber>) {
+        if let Some(a) = self.task_mut(task) {
             a.fiber = Some(fiber);
         }
-        self.sched.ready.push_back(agent);
+        self.sched.ready.push_back(task);
     }
 
     /// The current agent fiber stops running. Returns `Some` when it was
@@ -120,14 +120,14 @@ impl Vm {
             self.back_in_caller(future)?;
             return Ok(None);
         }
-        let Some(agent) = self.cur.task else {
+        let Some(task) = self.cur.task else {
             return Err(EvalError::runtime(
                 "internal error: leaving a fiber with no task",
             ));
         };
         let at_host = self.sched.callers.len() <= self.sched.stop_depth;
         let fiber = self.pop_caller();
-        if let Some(a) = self.task_mut(agent) {
+        if let Some(a) = self.task_mut(task) {
             match how {
                 Leave::Paused | Leave::Blocked => a.fiber = Some(fiber),
                 Leave::Completed => {
@@ -137,15 +137,15 @@ impl Vm {
             }
         }
         if matches!(how, Leave::Completed) {
-            self.clear_interrupt(agent);
+            self.clear_interrupt(task);
         }
         if at_host {
             return Ok(Some(match how {
-                Leave::Completed => Exit::Completed(agent),
-                Leave::Paused | Leave::Blocked => Exit::Paused(agent),
+                Leave::Completed => Exit::Completed(task),
+                Leave::Paused | Leave::Blocked => Exit::Paused(task),
             }));
         }
-        self.back_in_caller(agent)?;
+        self.back_in_caller(task)?;
         if matches!(how, Leave::Paused | Leave::Blocked)
             && self.config.checkpoint_on_pause
             && self.sched.nested.is_empty()
@@ -157,8 +157,8 @@ impl Vm {
 
     /// Drops a pending pause request of an agent that will not run again,
     /// and refuses later ones.
-    pub(crate) fn clear_interrupt(&mut self, agent: ObjRef) {
-        let was_set = self.task_ref(agent).is_some_and(|a| a.finish_interrupt());
+    pub(crate) fn clear_interrupt(&mut self, task: ObjRef) {
+        let was_set = self.task_ref(task).is_some_and(|a| a.finish_interrupt());
         if was_set {
             self.hooks
                 .interrupt
@@ -360,33 +360,33 @@ impl Vm {
     /// The current fiber died with `err` and no `test` block caught it.
     /// Returns the error to raise in the fiber that is current afterwards,
     /// or `None` if it was stored for a later `await`.
-    pub(crate) fn fiber_failed(&mut self, agent: ObjRef, err: EvalError) -> Option<EvalError> {
-        if let Some(a) = self.task_mut(agent) {
+    pub(crate) fn fiber_failed(&mut self, task: ObjRef, err: EvalError) -> Option<EvalError> {
+        if let Some(a) = self.task_mut(task) {
             a.status = TaskStatus::Failed;
             a.fiber = None;
         }
-        self.clear_interrupt(agent);
+        self.clear_interrupt(task);
         self.pop_caller();
         match self.cur.waiting {
             // A plain start/resume, or an await of exactly this agent: the
             // error surfaces at that call.
             None => Some(err),
-            Some(Wait::Task(t)) if t == agent => {
+            Some(Wait::Task(t)) if t == task => {
                 self.cur.waiting = None;
-                if let Some(a) = self.task_mut(agent) {
+                if let Some(a) = self.task_mut(task) {
                     a.error_taken = true;
                 }
                 Some(err)
             }
             // Someone else's task failed: keep the error for its await.
             Some(Wait::Task(t)) => {
-                if let Some(a) = self.task_mut(agent) {
+                if let Some(a) = self.task_mut(task) {
                     a.error = Some(err);
                 }
                 self.continue_wait(t).err()
             }
             Some(Wait::Drain) => {
-                if let Some(a) = self.task_mut(agent) {
+                if let Some(a) = self.task_mut(task) {
                     a.error = Some(err);
                 }
                 None
@@ -397,10 +397,10 @@ impl Vm {
     /// Marks the agent paused for a host request or budget at a safe point.
     pub(crate) fn pause_at_safepoint(
         &mut self,
-        agent: ObjRef,
+        task: ObjRef,
         kind: SuspendCause,
     ) -> EvalResult<Option<Exit>> {
-        self.mark_paused(agent, Value::Nil, kind);
+        self.mark_paused(task, Value::Nil, kind);
         self.leave_fiber(Leave::Paused)
     }
 }

@@ -80,19 +80,19 @@ impl Vm {
                     None => return Ok(()),
                 }
             }
-            let Some(agent) = self.cur.task else {
+            let Some(task) = self.cur.task else {
                 return Err(err);
             };
             if self.sched.callers.len() <= self.sched.stop_depth {
-                if let Obj::Task(a) = self.heap.get_mut(agent) {
+                if let Obj::Task(a) = self.heap.get_mut(task) {
                     a.status = TaskStatus::Failed;
                     a.fiber = None;
                 }
-                self.clear_interrupt(agent);
+                self.clear_interrupt(task);
                 self.pop_caller();
                 return Err(err);
             }
-            match self.fiber_failed(agent, err) {
+            match self.fiber_failed(task, err) {
                 Some(e) => err = e,
                 None => return Ok(()),
             }
@@ -202,24 +202,24 @@ impl Vm {
             }
         }
         if self.interrupted()
-            && let Some(agent) = self.cur.task
+            && let Some(task) = self.cur.task
         {
-            let requested = match self.heap.get(agent) {
+            let requested = match self.heap.get(task) {
                 Obj::Task(a) => a.take_interrupt(),
                 _ => false,
             };
             if requested {
                 self.hooks.interrupt.fetch_sub(1, Ordering::AcqRel);
-                return self.pause_at_safepoint(agent, SuspendCause::HOST);
+                return self.pause_at_safepoint(task, SuspendCause::HOST);
             }
         }
         Ok(None)
     }
 
     fn budget_exhausted(&mut self, max: u64) -> EvalResult<Option<Exit>> {
-        if let Some(agent) = self.cur.task {
+        if let Some(task) = self.cur.task {
             self.steps = 0;
-            return self.pause_at_safepoint(agent, SuspendCause::BUDGET);
+            return self.pause_at_safepoint(task, SuspendCause::BUDGET);
         }
         // The run ends here; the next one gets a fresh budget (issue 8).
         self.steps = 0;
