@@ -22,7 +22,10 @@ use crate::value::Value;
 impl Vm {
     /// A task declaration (`agent NAME: body`) — creates the task and
     /// binds it with the assign-or-create rule. Refused when no task kind
-    /// is registered.
+    /// is registered. Out of line: it runs once per declaration, and
+    /// inlined it would take registers from the run loop.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn declare_task(&mut self, info: &TaskInfo) -> EvalResult<()> {
         if self.task_kind.is_none() {
             return Err(EvalError::runtime(format!(
