@@ -478,38 +478,8 @@ impl Vm {
                         }));
                         self.cur.stack.push(Value::Func(r));
                     }
-                    Op::TestBegin(i) => {
-                        let Some(info) = proto.tests.get(i as usize) else {
-                            fail!(bad_code())
-                        };
-                        self.push_ctl(CtlKind::Test {
-                            description: info.description.clone(),
-                            end_ip: info.end_ip,
-                        });
-                    }
-                    Op::TestEnd => {
-                        if let Some(ctl) = self.cur.ctl.pop()
-                            && let CtlKind::Test { description, .. } = ctl.kind
-                        {
-                            self.tests.push(super::TestResult {
-                                description,
-                                failure: None,
-                            });
-                        }
-                    }
-                    Op::CheckType(i) => {
-                        let Some(decl) = proto.decl_types.get(i as usize) else {
-                            fail!(bad_code())
-                        };
-                        let v = self.peek();
-                        if !self.matches(v, &decl.ann.spec) {
-                            fail!(EvalError::type_error(format!(
-                                "cannot assign value of type {} to '{}: {}'",
-                                self.type_name(v),
-                                decl.name,
-                                decl.ann.text
-                            )));
-                        }
+                    Op::TestBegin(_) | Op::TestEnd | Op::CheckType(_) => {
+                        tri!(self.exec_rare(op, &proto))
                     }
                     Op::Import(i) | Op::FromImport(i) => {
                         self.set_ip(ip);
@@ -530,12 +500,7 @@ impl Vm {
                             }
                         }
                     }
-                    Op::TaskDecl(i) => {
-                        let Some(info) = proto.tasks.get(i as usize).cloned() else {
-                            fail!(bad_code())
-                        };
-                        tri!(self.declare_task(&info));
-                    }
+                    Op::TaskDecl(_) => tri!(self.exec_rare(op, &proto)),
                     Op::SetConfig(sym) => {
                         let v = self.pop();
                         tri!(self.exec_set(sym, v));
@@ -608,14 +573,62 @@ impl Vm {
                             ip = t as usize;
                         }
                     }
-                    Op::Unsupported => {
-                        let v = self.pop();
-                        let msg = self.show(v).unwrap_or_default();
-                        fail!(EvalError::runtime(msg));
-                    }
+                    Op::Unsupported => tri!(self.exec_rare(op, &proto)),
                 }
             }
         }
+    }
+
+    /// The instructions a program runs rarely (test blocks, declared
+    /// types, task declarations, unsupported statements), out of the run
+    /// loop: inlined there they cost every hot instruction registers
+    /// (BENCHMARKS.md, issue 14). An error comes back to the loop, which
+    /// places it at the instruction.
+    #[cold]
+    #[inline(never)]
+    fn exec_rare(&mut self, op: Op, proto: &crate::proto::Proto) -> EvalResult<()> {
+        match op {
+            Op::TestBegin(i) => {
+                let info = proto.tests.get(i as usize).ok_or_else(bad_code)?;
+                self.push_ctl(CtlKind::Test {
+                    description: info.description.clone(),
+                    end_ip: info.end_ip,
+                });
+            }
+            Op::TestEnd => {
+                if let Some(ctl) = self.cur.ctl.pop()
+                    && let CtlKind::Test { description, .. } = ctl.kind
+                {
+                    self.tests.push(super::TestResult {
+                        description,
+                        failure: None,
+                    });
+                }
+            }
+            Op::CheckType(i) => {
+                let decl = proto.decl_types.get(i as usize).ok_or_else(bad_code)?;
+                let v = self.peek();
+                if !self.matches(v, &decl.ann.spec) {
+                    return Err(EvalError::type_error(format!(
+                        "cannot assign value of type {} to '{}: {}'",
+                        self.type_name(v),
+                        decl.name,
+                        decl.ann.text
+                    )));
+                }
+            }
+            Op::TaskDecl(i) => {
+                let info = proto.tasks.get(i as usize).cloned().ok_or_else(bad_code)?;
+                self.declare_task(&info)?;
+            }
+            Op::Unsupported => {
+                let v = self.pop();
+                let msg = self.show(v).unwrap_or_default();
+                return Err(EvalError::runtime(msg));
+            }
+            _ => return Err(bad_code()),
+        }
+        Ok(())
     }
 
     /// Called after a native asked for a fiber switch or a frame was pushed;
