@@ -170,9 +170,9 @@ const ECHO_UNIT: &str = "\u{0}echo";
 
 /// The virtual machine.
 ///
-/// Its state is grouped by owner: the code store ([`CodeStore`]), the
-/// host's hooks ([`HostHooks`]), the registries of natives and kinds
-/// ([`Registries`]), the heap and names, and the scheduler's fibers. A
+/// Its state is grouped by owner: the code store (`CodeStore`), the
+/// host's hooks (`HostHooks`), the registries of natives and kinds
+/// (`Registries`), the heap and names, and the scheduler (`Scheduler`). A
 /// snapshot (`snapshot.rs`) destructures every one of them whole, so a
 /// field added here or to an owner is a compile error there until it is
 /// saved or named as deliberately left out.
