@@ -1,8 +1,10 @@
-//! Agent objects: identity, status, the pause reason and kind, the
-//! mailbox, and — while paused — the agent's fiber.
+//! Task objects (what the agent runtime calls agents): identity, status,
+//! the suspend value and cause, the mailbox, and — while paused — the
+//! task's fiber.
 //!
-//! The protocol that moves agents between statuses lives in the VM
-//! (`vm/agents.rs`); this module is only the data.
+//! The mechanism that moves tasks between statuses is `vm/task_protocol.rs`
+//! and `vm/tasks.rs`; what they are to the language is the registered
+//! [`TaskKind`](crate::kind::TaskKind). This module is only the data.
 
 use crate::error::EvalError;
 use crate::heap::{ScopeRef, Tracer};
