@@ -306,3 +306,33 @@ pub trait ToolServerConnector: Send {
     /// `<Kind>: <message>`.
     fn connect(&mut self, command: &str, args: &[String]) -> Result<Box<dyn ToolServer>, String>;
 }
+
+/// The JSON form of a host value, as tool arguments and results travel to
+/// model APIs and MCP servers: lists become arrays, an `Object` (a JSON
+/// object a model or server sent, kept as its text) becomes that object
+/// again, and anything else that is not plain data becomes its printed
+/// form. A non-finite Float becomes `null`.
+///
+/// ```
+/// use sense_agents::HostValue;
+/// use sense_agents::provider::host_to_json;
+///
+/// let v = HostValue::List(vec![1.into(), "two".into(), ().into()]);
+/// assert_eq!(host_to_json(&v).to_string(), r#"[1,"two",null]"#);
+/// ```
+pub fn host_to_json(v: &HostValue) -> serde_json::Value {
+    use serde_json::Value as Json;
+    match v {
+        HostValue::Nil => Json::Null,
+        HostValue::Bool(b) => Json::Bool(*b),
+        HostValue::Int(i) => Json::from(*i),
+        HostValue::Float(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
+        HostValue::Str(s) => Json::String(s.clone()),
+        HostValue::List(items) => Json::Array(items.iter().map(host_to_json).collect()),
+        HostValue::Opaque { type_name, text } if type_name == "Object" => {
+            serde_json::from_str(text).unwrap_or_else(|_| Json::String(text.clone()))
+        }
+        HostValue::Task(t) => Json::String(t.text().to_string()),
+        HostValue::Opaque { text, .. } => Json::String(text.clone()),
+    }
+}

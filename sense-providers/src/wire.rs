@@ -1,7 +1,7 @@
 //! What both HTTP providers share: the API key and base URL of a call,
 //! tool names as the APIs accept them, and JSON ↔ host values.
 
-use sense_agents::provider::{ModelOptions, ToolSpec};
+use sense_agents::provider::{ModelOptions, ToolSpec, host_to_json};
 use sense_eval::HostValue;
 use serde_json::Value as Json;
 
@@ -121,23 +121,6 @@ fn host_from_json(j: &Json) -> HostValue {
             type_name: "Object".into(),
             text: j.to_string(),
         },
-    }
-}
-
-/// The JSON form of a host value (the inverse of `args_from_json`).
-pub(crate) fn host_to_json(v: &HostValue) -> Json {
-    match v {
-        HostValue::Nil => Json::Null,
-        HostValue::Bool(b) => Json::Bool(*b),
-        HostValue::Int(i) => Json::from(*i),
-        HostValue::Float(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
-        HostValue::Str(s) => Json::String(s.clone()),
-        HostValue::List(items) => Json::Array(items.iter().map(host_to_json).collect()),
-        HostValue::Opaque { type_name, text } if type_name == "Object" => {
-            serde_json::from_str(text).unwrap_or_else(|_| Json::String(text.clone()))
-        }
-        HostValue::Task(a) => Json::String(a.text().to_string()),
-        HostValue::Opaque { text, .. } => Json::String(text.clone()),
     }
 }
 

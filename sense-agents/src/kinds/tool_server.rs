@@ -10,7 +10,7 @@ use sense_eval::builtins::{Arity, NativeDef};
 use sense_eval::heap::{Heap, ObjRef, ScopeRef, Tracer};
 use sense_eval::kind::{self, ExtObject, ObjectKind, Render};
 use sense_eval::object::Obj;
-use sense_eval::{ErrorClass, EvalError, EvalResult, HostValue, Value, Vm};
+use sense_eval::{ErrorClass, EvalError, EvalResult, Value, Vm};
 use serde_json::Value as Json;
 
 /// A connection made by `connect_mcp`.
@@ -347,7 +347,7 @@ pub(crate) fn call_tool(
     let arguments = Json::Object(
         call.arguments
             .iter()
-            .map(|(k, v)| (k.clone(), host_to_json(v)))
+            .map(|(k, v)| (k.clone(), crate::provider::host_to_json(v)))
             .collect(),
     )
     .to_string();
@@ -413,23 +413,5 @@ fn run_call(vm: &mut Vm, tool: ObjRef, arguments: &str) -> Result<String, String
         None => Err(format!(
             "RuntimeError: the connection to MCP server '{name}' is closed"
         )),
-    }
-}
-
-/// The JSON form of an argument a model sent (objects travel as opaque
-/// `Object` values holding their JSON text).
-fn host_to_json(v: &HostValue) -> Json {
-    match v {
-        HostValue::Nil => Json::Null,
-        HostValue::Bool(b) => Json::Bool(*b),
-        HostValue::Int(i) => Json::from(*i),
-        HostValue::Float(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
-        HostValue::Str(s) => Json::String(s.clone()),
-        HostValue::List(items) => Json::Array(items.iter().map(host_to_json).collect()),
-        HostValue::Opaque { type_name, text } if type_name == "Object" => {
-            serde_json::from_str(text).unwrap_or_else(|_| Json::String(text.clone()))
-        }
-        HostValue::Task(a) => Json::String(a.text().to_string()),
-        HostValue::Opaque { text, .. } => Json::String(text.clone()),
     }
 }
