@@ -579,16 +579,27 @@ static int test_restored_runtime_keeps_its_config(void) {
     return 0;
 }
 
+/* Reads tests/fixtures/NAME into buf (at most cap bytes); 0 when the file
+ * cannot be opened. */
+static size_t read_fixture(const char *name, uint8_t *buf, size_t cap) {
+    char path[256];
+    snprintf(path, sizeof path, "../../fixtures/%s", name);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return 0;
+    }
+    size_t len = fread(buf, 1, cap, f);
+    fclose(f);
+    return len;
+}
+
 /* A snapshot of the previous format (tests/fixtures/snapshot_v2.bin, from
  * before tools, actions, policy and the audit log moved out of the core
  * and their instructions became `Declare`) is refused with a message
  * naming both versions. */
 static int test_old_format_snapshot_is_refused(void) {
-    FILE *f = fopen("../../fixtures/snapshot_v2.bin", "rb");
-    CHECK(f != NULL);
     uint8_t buf[65536];
-    size_t len = fread(buf, 1, sizeof buf, f);
-    fclose(f);
+    size_t len = read_fixture("snapshot_v2.bin", buf, sizeof buf);
     CHECK(len > 20 && len < sizeof buf);
 
     text_buf out;
@@ -606,11 +617,8 @@ static int test_old_format_snapshot_is_refused(void) {
  * examples/interview.sns (tests/fixtures/snapshot_v3.bin) restores from C,
  * and its subject is the interviewer. */
 static int test_cli_snapshot_restores(void) {
-    FILE *f = fopen("../../fixtures/snapshot_v3.bin", "rb");
-    CHECK(f != NULL);
     uint8_t buf[65536];
-    size_t len = fread(buf, 1, sizeof buf, f);
-    fclose(f);
+    size_t len = read_fixture("snapshot_v3.bin", buf, sizeof buf);
     CHECK(len > 20 && len < sizeof buf);
 
     text_buf out;
