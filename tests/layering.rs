@@ -201,11 +201,6 @@ const KIND_LITERALS_KEPT_OUT_OF_SENSE_EVAL: &[&str] = &[
     "Agent",
 ];
 
-/// `(file under sense-eval/src, literal)` pairs of
-/// [`KIND_LITERALS_KEPT_OUT_OF_SENSE_EVAL`] still allowed, each with the
-/// reason; an entry goes when its code moves (issue 14).
-const KIND_LITERALS_STILL_ALLOWED: &[(&str, &str)] = &[];
-
 /// Package names in `cargo tree --prefix none --format {p}` output.
 fn package_names(tree: &str) -> Vec<String> {
     let mut names: Vec<String> = tree
@@ -399,23 +394,8 @@ fn sense_eval_spells_no_moved_kind_name() {
     let files = sense_testkit::rust_sources(&src);
     let mut problems = Vec::new();
     for file in files {
-        let rel = file
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
         let text = std::fs::read_to_string(&file).unwrap();
-        let allowed: Vec<&str> = KIND_LITERALS_STILL_ALLOWED
-            .iter()
-            .filter(|(f, _)| *f == rel)
-            .map(|(_, l)| *l)
-            .collect();
-        let names: Vec<&str> = KIND_LITERALS_KEPT_OUT_OF_SENSE_EVAL
-            .iter()
-            .copied()
-            .filter(|n| !allowed.contains(n))
-            .collect();
-        for hit in literals_used(&text, &names) {
+        for hit in literals_used(&text, KIND_LITERALS_KEPT_OUT_OF_SENSE_EVAL) {
             problems.push(format!("{}:{hit}", file.display()));
         }
     }
