@@ -1,12 +1,9 @@
 //! Command-line parsing and dispatch.
 
-mod decls;
 mod durable;
 mod fmt;
 mod inspect;
-mod lsp;
 mod memory_path;
-mod names;
 mod output;
 mod repl;
 mod run;
@@ -19,7 +16,7 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 /// The language version this runtime implements.
-pub const LANGUAGE_VERSION: &str = "0.20.0";
+pub use sense::syntax::LANGUAGE_VERSION;
 
 #[derive(Parser)]
 #[command(
@@ -217,9 +214,28 @@ pub fn main() -> i32 {
         Some(Command::Show { state, full }) => durable::show(&state, full),
         Some(Command::Inspect(args)) => inspect::inspect(args),
         Some(Command::Serve(args)) => serve::serve(args),
-        Some(Command::Lsp) => lsp::serve(),
+        Some(Command::Lsp) => sense_lsp::serve(),
         Some(Command::MemoryPath { path, memory_dir }) => {
             memory_path::memory_path(path.as_deref(), memory_dir.as_deref())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `--version` spells the language version as a literal (clap takes a
+    /// `concat!`); it must be the one `LANGUAGE_VERSION` holds.
+    #[test]
+    fn version_names_the_language_version() {
+        use clap::CommandFactory;
+        let version = super::Cli::command().get_version().map(str::to_string);
+        assert_eq!(
+            version,
+            Some(format!(
+                "{} (Sense language {})",
+                env!("CARGO_PKG_VERSION"),
+                super::LANGUAGE_VERSION
+            ))
+        );
     }
 }

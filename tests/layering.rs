@@ -29,6 +29,7 @@ const LAYERS: &[&str] = &[
     "sense-syntax",
     "sense-eval",
     "sense-agents",
+    "sense-lsp",
     "sense-providers",
     "sense-store",
     "sense-ffi",
@@ -363,6 +364,39 @@ fn the_core_crates_depend_on_no_storage_network_or_higher_crate() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The editor layer (`sense-lsp`) sits on the runtime: it may use the
+/// syntax and the agent layer's list of builtins, but no crate above it
+/// (providers, store, libsense, the CLI), so the editor server never
+/// opens a connection or a database of the service.
+#[test]
+fn the_editor_crate_depends_on_no_higher_workspace_crate() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = Command::new(&cargo)
+        .current_dir(workspace_root())
+        .args([
+            "tree",
+            "-p",
+            "sense-lsp",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+        ])
+        .args(["--format", "{p}"])
+        .output()
+        .expect("run cargo tree");
+    assert!(output.status.success(), "cargo tree -p sense-lsp failed");
+    let deps = package_names(&String::from_utf8(output.stdout).unwrap());
+    let level = LAYERS.iter().position(|l| *l == "sense-lsp").unwrap();
+    let above: Vec<&&str> = LAYERS[level + 1..].iter().collect();
+    let bad: Vec<&String> = deps
+        .iter()
+        .filter(|d| above.iter().any(|a| **a == d.as_str()))
+        .collect();
+    assert!(bad.is_empty(), "sense-lsp depends on {bad:?}");
+    assert!(deps.iter().any(|d| d == "sense-agents"), "{deps:?}");
 }
 
 #[test]

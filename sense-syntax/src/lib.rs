@@ -22,6 +22,12 @@ pub mod span;
 pub mod token;
 pub mod walk;
 
+/// The version of the Sense language this implementation follows (the
+/// reference's release whose behaviour it matches). The crates' own
+/// version is Cargo's; the CLI, the REPL and the language server report
+/// both from these two places.
+pub const LANGUAGE_VERSION: &str = "0.20.0";
+
 pub use diagnostic::render_diagnostic;
 pub use source::SourceFile;
 pub use span::Span;

@@ -90,10 +90,10 @@ impl rustyline::completion::Completer for Completion {
 
 /// Keywords, builtins and `names` starting with `word`, sorted, once each.
 fn completions(word: &str, names: &[String]) -> Vec<String> {
-    let mut found: Vec<String> = super::names::keywords()
+    let mut found: Vec<String> = sense_lsp::names::keywords()
         .into_iter()
         .map(str::to_string)
-        .chain(super::names::builtins())
+        .chain(sense_lsp::names::builtins())
         .chain(names.iter().cloned())
         .filter(|c| c.starts_with(word))
         .collect();

@@ -8,10 +8,10 @@
 //! has, plus the names declared in that file (an agent's variables, a
 //! module's functions).
 
-use super::decls::declarations;
-use super::names::{builtins, closest};
 use sense::syntax::ast::Program;
 use sense::syntax::{SourceFile, parse_file};
+use sense_lsp::decls::declarations;
+use sense_lsp::names::{builtins, closest};
 use std::path::Path;
 
 /// Fixed members of each kind of value that has them, by the word that

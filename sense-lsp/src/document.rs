@@ -2,11 +2,11 @@
 //! declarations, and conversions between byte offsets and LSP positions
 //! (lines and UTF-16 code units, the protocol's default encoding).
 
-use crate::cli::decls::{Decl, declarations};
+use crate::decls::{Decl, declarations};
 use lsp_types::{Position, Range};
-use sense::syntax::ast::Program;
-use sense::syntax::token::{Token, TokenKind};
-use sense::syntax::{SourceFile, Span, SyntaxError};
+use sense_syntax::ast::Program;
+use sense_syntax::token::{Token, TokenKind};
+use sense_syntax::{SourceFile, Span, SyntaxError};
 
 /// A parsed snapshot of a document's text.
 pub struct Document {
@@ -26,14 +26,14 @@ impl Document {
     /// Lexes and parses `text`.
     pub fn new(name: &str, text: &str) -> Self {
         let file = SourceFile::new(name, text);
-        let (tokens, mut error) = match sense::syntax::lexer::tokenize(&file) {
+        let (tokens, mut error) = match sense_syntax::lexer::tokenize(&file) {
             Ok(l) => (l.tokens, None),
             Err(e) => (Vec::new(), Some(e)),
         };
         let mut decls = Vec::new();
         let mut program = None;
         if error.is_none() {
-            match sense::syntax::parser::parse(file.text(), &tokens) {
+            match sense_syntax::parser::parse(file.text(), &tokens) {
                 Ok(p) => {
                     decls = declarations(&p);
                     program = Some(p);

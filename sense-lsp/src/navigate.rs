@@ -1,11 +1,11 @@
 //! Hover and go to definition: what the name under the cursor refers to,
 //! in this file or, through an import, in the module's file.
 
-use super::builtin_docs::builtin_doc;
-use super::document::{Document, path_to_uri};
-use crate::cli::decls::{Decl, DeclKind, visible_at};
+use crate::builtin_docs::builtin_doc;
+use crate::decls::{Decl, DeclKind, visible_at};
+use crate::document::{Document, path_to_uri};
 use lsp_types::{Hover, HoverContents, Location, MarkupContent, MarkupKind, Position, Range};
-use sense::syntax::token::TokenKind;
+use sense_syntax::token::TokenKind;
 use std::path::{Path, PathBuf};
 
 /// Hover text for the identifier under the cursor: the declaration a name

@@ -7,8 +7,8 @@
 //! a function, agent, tool or action (its parameters, assignments, loop
 //! variables…) is visible inside that declaration.
 
-use sense::syntax::Span;
-use sense::syntax::ast::{Block, Else, Expr, ExprKind, Param, Program, Stmt, StmtKind, TypeAnn};
+use sense_syntax::Span;
+use sense_syntax::ast::{Block, Else, Expr, ExprKind, Param, Program, Stmt, StmtKind, TypeAnn};
 
 /// What kind of thing a declaration binds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,7 +124,7 @@ fn params_text(params: &[Param]) -> String {
 
 fn push(
     out: &mut Vec<Decl>,
-    name: &sense::syntax::ast::Ident,
+    name: &sense_syntax::ast::Ident,
     kind: DeclKind,
     full: Span,
     scope: Option<Span>,
@@ -293,8 +293,8 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
         }
         StmtKind::Action(a) => {
             let kind = match a.kind {
-                sense::syntax::ast::ActionKind::Reversible => "reversible",
-                sense::syntax::ast::ActionKind::Irreversible => "irreversible",
+                sense_syntax::ast::ActionKind::Reversible => "reversible",
+                sense_syntax::ast::ActionKind::Irreversible => "irreversible",
             };
             let mut detail = format!("{kind} action {}({})", a.name.name, params_text(&a.params));
             if let Some(c) = &a.capability {
@@ -410,7 +410,7 @@ fn expr(e: &Expr, full: Span, scope: Option<Span>, out: &mut Vec<Decl>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sense::syntax::{SourceFile, parse_file};
+    use sense_syntax::{SourceFile, parse_file};
 
     fn decls(src: &str) -> Vec<Decl> {
         declarations(&parse_file(&SourceFile::new("t.sns", src)).unwrap())

@@ -3,12 +3,12 @@
 
 /// The Sense keywords.
 pub fn keywords() -> Vec<&'static str> {
-    sense::syntax::token::keywords().collect()
+    sense_syntax::token::keywords().collect()
 }
 
 /// The names of every builtin function, sorted.
 pub fn builtins() -> Vec<String> {
-    let mut v: Vec<String> = sense::agents::kinds::builtins()
+    let mut v: Vec<String> = sense_agents::kinds::builtins()
         .into_iter()
         .map(|n| n.name)
         .collect();

@@ -1,30 +1,7 @@
-//! `sense lsp`: a Language Server over stdin/stdout.
-//!
-//! Built on `lsp-server` (the message types and initialize/shutdown
-//! handshake rust-analyzer uses: synchronous, no async runtime; its stdio
-//! framing is replaced by [`transport`], which bounds message sizes) and
-//! `lsp-types`. Documents are synchronised in full on every change and
-//! re-parsed then: Sense files are small scripts and the parser is the
-//! same one `sense run` uses, so incremental sync would add complexity for
-//! no visible gain.
-//!
-//! Features: diagnostics as you type (the first lexer or parser error, at
-//! the offending token; once the file parses, a warning with a "did you
-//! mean" for each name nothing declares), hover (builtins' signatures and descriptions,
-//! declared signatures and types of names), go to definition (functions,
-//! agents, tools, actions, variables, parameters, imported modules and
-//! their members), document symbols, completion (keywords, builtins,
-//! names in scope, members of an imported module) and formatting (the
-//! formatter behind `sense fmt`).
+//! The server loop: documents by URI, requests answered from their analysis.
 
-mod builtin_docs;
-mod document;
-mod features;
-mod navigate;
-mod transport;
-mod undefined;
-
-use document::{Document, uri_to_path};
+use crate::document::{Document, uri_to_path};
+use crate::{features, navigate, transport};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, Notification as _,
@@ -94,7 +71,11 @@ fn run(connection: &Connection) -> Result<(), Box<dyn std::error::Error + Send +
         "capabilities": capabilities(),
         "serverInfo": ServerInfo {
             name: "sense".to_string(),
-            version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            version: Some(format!(
+                "{} (Sense language {})",
+                env!("CARGO_PKG_VERSION"),
+                sense_syntax::LANGUAGE_VERSION
+            )),
         },
     });
     let (id, _params) = connection.initialize_start()?;

@@ -2,15 +2,15 @@
 //! symbols, completion (with an imported module's members) and formatting.
 //! Hover and go to definition are in `navigate`.
 
-use super::builtin_docs::builtin_doc;
-use super::document::Document;
-use crate::cli::decls::{Decl, DeclKind, declarations, visible_at};
-use crate::cli::names::{builtins, keywords};
+use crate::builtin_docs::builtin_doc;
+use crate::decls::{Decl, DeclKind, declarations, visible_at};
+use crate::document::Document;
+use crate::names::{builtins, keywords};
 use lsp_types::{
     CompletionItem, CompletionItemKind, Diagnostic, DiagnosticSeverity, DocumentSymbol, Position,
     Range, SymbolKind, TextEdit,
 };
-use sense::syntax::{SourceFile, Span};
+use sense_syntax::{SourceFile, Span};
 use std::path::{Path, PathBuf};
 
 /// The document's syntax error as an LSP diagnostic, underlining the
@@ -21,7 +21,7 @@ pub fn diagnostics(doc: &Document) -> Vec<Diagnostic> {
         return doc
             .program
             .as_ref()
-            .map(|p| super::undefined::warnings(doc, p))
+            .map(|p| crate::undefined::warnings(doc, p))
             .unwrap_or_default();
     };
     let text = doc.file.text();
@@ -174,7 +174,7 @@ fn module_members(doc: &Document, dir: Option<&Path>, before_dot: &str) -> Vec<C
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Vec::new();
     };
-    let Ok(program) = sense::syntax::parse_file(&SourceFile::new("module", text)) else {
+    let Ok(program) = sense_syntax::parse_file(&SourceFile::new("module", text)) else {
         return Vec::new();
     };
     let mut items: Vec<CompletionItem> = Vec::new();
@@ -198,7 +198,7 @@ fn module_members(doc: &Document, dir: Option<&Path>, before_dot: &str) -> Vec<C
 /// The edits `sense fmt` would make: one edit replacing the whole text,
 /// none when it is already formatted, or the syntax error that stops it.
 pub fn format(doc: &Document, original: &str) -> Result<Vec<TextEdit>, String> {
-    let formatted = sense::syntax::format::format_source(&doc.file).map_err(|e| e.to_string())?;
+    let formatted = sense_syntax::format::format_source(&doc.file).map_err(|e| e.to_string())?;
     if formatted == original {
         return Ok(Vec::new());
     }
@@ -281,7 +281,7 @@ mod robustness {
     use super::*;
 
     fn sample_files() -> Vec<String> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
         let mut texts = vec![
             std::fs::read_to_string(root.join("editors/vscode/test/samples/tour.sns")).unwrap(),
         ];
@@ -304,8 +304,8 @@ mod robustness {
             for line in 0..lines {
                 for character in 0..90 {
                     let pos = Position::new(line, character);
-                    let _ = super::super::navigate::hover(&doc, None, pos);
-                    let _ = super::super::navigate::definition(&doc, &uri, None, pos);
+                    let _ = crate::navigate::hover(&doc, None, pos);
+                    let _ = crate::navigate::definition(&doc, &uri, None, pos);
                     let _ = completion(&doc, None, pos);
                 }
             }

@@ -159,7 +159,7 @@ mod tests {
 
     #[test]
     fn every_builtin_has_exactly_one_line() {
-        let natives = crate::cli::names::builtins();
+        let natives = crate::names::builtins();
         let mut documented: Vec<&str> = BUILTIN_DOCS.iter().map(|(n, _, _)| *n).collect();
         documented.sort();
         let natives: Vec<&str> = natives.iter().map(String::as_str).collect();
