@@ -369,6 +369,158 @@ fn an_editor_session() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The document of the second session: a doc comment, a typed function,
+/// a string, an array of strings, a built-in module.
+const DATA: &str = "import json\n# Says hello.\n# Twice if asked.\ndef greet(name: String, times: Int) -> String:\n    return name\nwords: Array<String> = [\"a\"]\ns = \"a,b\"\ntotal = 0\nprint(greet(s, total), total)\n";
+
+fn completion_labels(c: &mut Client, uri: &Uri, line: u32, character: u32) -> Vec<String> {
+    let items = c
+        .request::<Completion>(CompletionParams {
+            text_document_position: at(uri, line, character),
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+            context: None,
+        })
+        .expect("completions");
+    let CompletionResponse::Array(items) = items else {
+        panic!("completion list")
+    };
+    items.into_iter().map(|i| i.label).collect()
+}
+
+#[test]
+fn members_signatures_references_rename_and_checks() {
+    let dir = scratch_dir();
+    let main = dir.join("data.sns");
+    std::fs::write(&main, DATA).unwrap();
+    let uri = uri_of(&main);
+    let mut c = Client::start();
+    let init: InitializeResult = c.request::<Initialize>(InitializeParams::default());
+    let caps = init.capabilities;
+    assert!(caps.references_provider.is_some());
+    assert!(caps.rename_provider.is_some());
+    assert!(caps.signature_help_provider.is_some());
+    let version = init.server_info.and_then(|i| i.version).unwrap_or_default();
+    assert!(version.contains("Sense language 0.20.0"), "{version}");
+    c.notify::<Initialized>(lsp_types::InitializedParams {});
+    c.notify::<DidOpenTextDocument>(DidOpenTextDocumentParams {
+        text_document: TextDocumentItem::new(uri.clone(), "sense".into(), 1, DATA.into()),
+    });
+    assert!(c.diagnostics(&uri).diagnostics.is_empty());
+
+    // Half-typed lines do not parse: completion after `.` comes from the
+    // last text that did.
+    let change = |version: i32, text: String| DidChangeTextDocumentParams {
+        text_document: VersionedTextDocumentIdentifier::new(uri.clone(), version),
+        content_changes: vec![TextDocumentContentChangeEvent {
+            range: None,
+            range_length: None,
+            text,
+        }],
+    };
+    c.notify::<DidChangeTextDocument>(change(2, format!("{DATA}s.\nwords.\njson.\n")));
+    assert_eq!(c.diagnostics(&uri).diagnostics.len(), 1, "a syntax error");
+    let labels = completion_labels(&mut c, &uri, 9, 2);
+    for want in ["split", "strip", "replace", "starts_with", "join"] {
+        assert!(labels.iter().any(|l| l == want), "{want} not in {labels:?}");
+    }
+    assert!(!labels.iter().any(|l| l == "print"), "{labels:?}");
+    let labels = completion_labels(&mut c, &uri, 10, 6);
+    for want in ["push", "pop", "sort", "map", "filter", "contains"] {
+        assert!(labels.iter().any(|l| l == want), "{want} not in {labels:?}");
+    }
+    assert_eq!(completion_labels(&mut c, &uri, 11, 5), ["loads", "dumps"]);
+    c.notify::<DidChangeTextDocument>(change(3, DATA.into()));
+    assert!(c.diagnostics(&uri).diagnostics.is_empty());
+
+    // Hover: the doc comment above a declaration.
+    let h = hover_text(&mut c, &uri, 8, 7);
+    assert!(
+        h.contains("def greet(name: String, times: Int) -> String"),
+        "{h}"
+    );
+    assert!(h.contains("Says hello.\nTwice if asked."), "{h}");
+
+    // Signature help inside a call, on its second argument.
+    let help = c
+        .request::<lsp_types::request::SignatureHelpRequest>(lsp_types::SignatureHelpParams {
+            context: None,
+            text_document_position_params: at(&uri, 8, 15),
+            work_done_progress_params: Default::default(),
+        })
+        .expect("signature help");
+    assert_eq!(
+        help.signatures[0].label,
+        "def greet(name: String, times: Int) -> String"
+    );
+    assert_eq!(help.active_parameter, Some(1));
+
+    // References to `total`, then a rename of it.
+    let refs = c
+        .request::<lsp_types::request::References>(lsp_types::ReferenceParams {
+            text_document_position: at(&uri, 7, 0),
+            context: lsp_types::ReferenceContext {
+                include_declaration: true,
+            },
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        })
+        .expect("references");
+    let lines: Vec<(u32, u32)> = refs
+        .iter()
+        .map(|l| (l.range.start.line, l.range.start.character))
+        .collect();
+    assert_eq!(lines, [(7, 0), (8, 15), (8, 23)]);
+    let edit = c
+        .request::<lsp_types::request::Rename>(lsp_types::RenameParams {
+            text_document_position: at(&uri, 8, 23),
+            new_name: "sum_so_far".into(),
+            work_done_progress_params: Default::default(),
+        })
+        .expect("rename edits");
+    let edits = &edit.changes.expect("changes")[&uri];
+    assert_eq!(edits.len(), 3);
+    let v = c.request_raw::<lsp_types::request::Rename>(lsp_types::RenameParams {
+        text_document_position: at(&uri, 8, 23),
+        new_name: "while".into(),
+        work_done_progress_params: Default::default(),
+    });
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("keyword"),
+        "{v}"
+    );
+
+    // Mistakes found before running: arity, a literal against an
+    // annotation, a missing module file.
+    let wrong = format!("{DATA}greet(s)\nn: Int = \"three\"\nimport \"gone.sns\" as g\n");
+    c.notify::<DidChangeTextDocument>(change(4, wrong));
+    let d = c.diagnostics(&uri);
+    let messages: Vec<&str> = d.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    assert!(
+        messages.contains(&"'greet' expects 2 argument(s), got 1"),
+        "{messages:?}"
+    );
+    assert!(
+        messages.contains(&"cannot assign value of type String to 'n: Int'"),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("module not found: 'gone.sns'")),
+        "{messages:?}"
+    );
+
+    let _ = c.request_raw::<Shutdown>(());
+    c.notify::<Exit>(());
+    let _ = c.child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn formatting_a_broken_file_is_an_error_not_a_crash() {
     let mut c = Client::start();

@@ -73,6 +73,12 @@ pub struct Decl {
     /// declaration (header and body), which is the `scope` of their
     /// parameters and locals.
     pub body: Option<Span>,
+    /// The type of the value the name holds, when the source says it: an
+    /// annotation, a literal, a call of a function that declares its
+    /// return type, or what the declaration binds (`Agent`, `Model`, …).
+    pub value_type: Option<String>,
+    /// For functions, tools and actions: their parameters.
+    pub params: Option<Vec<Param>>,
 }
 
 /// Every declaration of `program`, in source order.
@@ -102,7 +108,8 @@ pub fn visible_at(decls: &[Decl], offset: u32) -> Vec<&Decl> {
     seen
 }
 
-fn type_text(t: &TypeAnn) -> String {
+/// An annotation as written (`Array<String>`).
+pub fn type_text(t: &TypeAnn) -> String {
     if t.params.is_empty() {
         t.name.clone()
     } else {
@@ -140,7 +147,55 @@ fn push(
         module: None,
         member: None,
         body: None,
+        value_type: None,
+        params: None,
     });
+}
+
+/// Sets the value type of the declaration just pushed.
+fn with_type(out: &mut [Decl], ty: Option<String>) {
+    if let Some(d) = out.last_mut() {
+        d.value_type = ty;
+    }
+}
+
+/// The type of `e`'s value when the source makes it plain: a literal, a
+/// builtin whose result type never varies, or a call of a function or
+/// action declared before (in `out`).
+pub fn literal_type(e: &Expr, out: &[Decl]) -> Option<String> {
+    Some(match &e.kind {
+        ExprKind::Int(_) => "Int".into(),
+        ExprKind::Float(_) => "Float".into(),
+        ExprKind::Str(_) => "String".into(),
+        ExprKind::Bool(_) => "Bool".into(),
+        ExprKind::Nil => "Nil".into(),
+        ExprKind::Array(_) => "Array".into(),
+        ExprKind::Assign { value, .. } => return literal_type(value, out),
+        ExprKind::Call { callee, .. } => {
+            let ExprKind::Name(name) = &callee.kind else {
+                return None;
+            };
+            match out.iter().rev().find(|d| &d.name == name) {
+                Some(d) => match d.kind {
+                    DeclKind::Function => d
+                        .detail
+                        .rsplit_once(" -> ")
+                        .map(|(_, ret)| ret.to_string())?,
+                    DeclKind::Action => "Action".into(),
+                    _ => return None,
+                },
+                None => match name.as_str() {
+                    "str" | "type_of" | "input" => "String".into(),
+                    "int" | "len" => "Int".into(),
+                    "float" => "Float".into(),
+                    "range" | "keys" => "Array".into(),
+                    "connect_mcp" => "McpServer".into(),
+                    _ => return None,
+                },
+            }
+        }
+        _ => return None,
+    })
 }
 
 /// Marks the declaration just pushed as having `body`.
@@ -157,6 +212,14 @@ fn params(out: &mut Vec<Decl>, ps: &[Param], full: Span, body: Span) {
             None => p.name.name.clone(),
         };
         push(out, &p.name, DeclKind::Parameter, full, Some(body), detail);
+        with_type(out, p.ty.as_ref().map(type_text));
+    }
+}
+
+/// Records the parameters of the function, tool or action just pushed.
+fn with_params(out: &mut [Decl], ps: &[Param]) {
+    if let Some(d) = out.last_mut() {
+        d.params = Some(ps.to_vec());
     }
 }
 
@@ -188,6 +251,8 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
                 .unwrap_or_default();
             let sig = format!("def {}({}){ret}", f.name.name, params_text(&f.params));
             push(out, &f.name, DeclKind::Function, full, scope, sig);
+            with_type(out, Some("Function".into()));
+            with_params(out, &f.params);
             // Parameters are in scope from the header on.
             let body = full.to(f.body.span);
             with_body(out, body);
@@ -197,6 +262,7 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
         StmtKind::TypedDecl { name, ty, value } => {
             let detail = format!("{}: {}", name.name, type_text(ty));
             push(out, name, DeclKind::Variable, full, scope, detail);
+            with_type(out, Some(type_text(ty)));
             expr(value, full, scope, out);
         }
         StmtKind::Local { name, ty, value } => {
@@ -204,12 +270,18 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
                 Some(t) => format!("local {}: {}", name.name, type_text(t)),
                 None => format!("local {}", name.name),
             };
+            let known = ty
+                .as_ref()
+                .map(type_text)
+                .or_else(|| literal_type(value, out));
             push(out, name, DeclKind::Variable, full, scope, detail);
+            with_type(out, known);
             expr(value, full, scope, out);
         }
         StmtKind::Model { name, .. } => {
             let detail = format!("model {}", name.name);
             push(out, name, DeclKind::Model, full, scope, detail);
+            with_type(out, Some("Model".into()));
         }
         StmtKind::If { cond, then, els } => {
             expr(cond, full, scope, out);
@@ -259,6 +331,8 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
                 module: (!*python).then(|| path.clone()),
                 member: None,
                 body: None,
+                value_type: Some("Module".into()),
+                params: None,
             });
         }
         StmtKind::FromImport {
@@ -279,6 +353,8 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
                     module: (!*python).then(|| path.clone()),
                     member: Some(name.name.clone()),
                     body: None,
+                    value_type: None,
+                    params: None,
                 });
             }
         }
@@ -287,6 +363,7 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
             let word = if a.is_async { "async agent" } else { "agent" };
             let detail = format!("{word} {}", a.name.name);
             push(out, &a.name, DeclKind::Agent, full, scope, detail);
+            with_type(out, Some("Agent".into()));
             let body = full.to(a.body.span);
             with_body(out, body);
             block(&a.body, Some(body), out);
@@ -306,6 +383,7 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
                 .as_ref()
                 .map_or(full.to(a.body.span), |r| full.to(a.body.span).to(r.span));
             push(out, &a.name, DeclKind::Action, full, scope, detail);
+            with_params(out, &a.params);
             with_body(out, body);
             params(out, &a.params, full, body);
             block(&a.body, Some(body), out);
@@ -323,6 +401,8 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
                 detail.push_str(&format!(" — {d}"));
             }
             push(out, &t.name, DeclKind::Tool, full, scope, detail);
+            with_type(out, Some("Tool".into()));
+            with_params(out, &t.params);
             let body = full.to(t.body.span);
             with_body(out, body);
             params(out, &t.params, full, body);
@@ -338,6 +418,7 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
             };
             let detail = format!("{word} {}", name.name);
             push(out, name, DeclKind::Memory, full, scope, detail);
+            with_type(out, Some("Memory".into()));
         }
         StmtKind::Set { .. }
         | StmtKind::Return(_)
@@ -351,6 +432,7 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
 fn expr(e: &Expr, full: Span, scope: Option<Span>, out: &mut Vec<Decl>) {
     match &e.kind {
         ExprKind::Assign { name, value } => {
+            let known = literal_type(value, out);
             push(
                 out,
                 name,
@@ -359,6 +441,7 @@ fn expr(e: &Expr, full: Span, scope: Option<Span>, out: &mut Vec<Decl>) {
                 scope,
                 name.name.clone(),
             );
+            with_type(out, known);
             expr(value, full, scope, out);
         }
         ExprKind::IndexAssign {

@@ -16,13 +16,27 @@ pub struct Document {
     pub tokens: Vec<Token>,
     /// The first syntax error, if any.
     pub error: Option<SyntaxError>,
-    /// Declarations, when the text parses.
+    /// Declarations: of this text when it parses, otherwise those of the
+    /// last text of the document that did (so completion and hover keep
+    /// working on a half-typed line).
     pub decls: Vec<Decl>,
     /// The tree, when the text parses.
     pub program: Option<Program>,
 }
 
 impl Document {
+    /// Lexes and parses `text`, keeping `previous`'s declarations when
+    /// `text` does not parse.
+    pub fn after(name: &str, text: &str, previous: Option<&Document>) -> Self {
+        let mut doc = Document::new(name, text);
+        if doc.program.is_none()
+            && let Some(prev) = previous
+        {
+            doc.decls = prev.decls.clone();
+        }
+        doc
+    }
+
     /// Lexes and parses `text`.
     pub fn new(name: &str, text: &str) -> Self {
         let file = SourceFile::new(name, text);
@@ -82,6 +96,24 @@ impl Document {
             units += c.len_utf16() as u32;
         }
         start + line.len() as u32
+    }
+
+    /// The comment lines (`# …`) written right above line `line`
+    /// (1-based), without their `#`: a declaration's documentation.
+    pub fn comments_above(&self, line: u32) -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut at = line;
+        while at > 1 {
+            at -= 1;
+            match self.file.line_text(at).map(str::trim_start) {
+                Some(t) if t.starts_with('#') => {
+                    out.push(t.trim_start_matches('#').trim());
+                }
+                _ => break,
+            }
+        }
+        out.reverse();
+        out
     }
 
     /// The identifier token touching byte `offset` (the cursor may sit

@@ -5,6 +5,8 @@
 use crate::builtin_docs::builtin_doc;
 use crate::decls::{Decl, DeclKind, declarations, visible_at};
 use crate::document::Document;
+use crate::infer::{Receiver, receiver};
+use crate::members::{self, Member};
 use crate::names::{builtins, keywords};
 use lsp_types::{
     CompletionItem, CompletionItemKind, Diagnostic, DiagnosticSeverity, DocumentSymbol, Position,
@@ -15,13 +17,18 @@ use std::path::{Path, PathBuf};
 
 /// The document's syntax error as an LSP diagnostic, underlining the
 /// offending token (at least one character, so editors show it); when it
-/// parses, warnings for names nothing declares.
-pub fn diagnostics(doc: &Document) -> Vec<Diagnostic> {
+/// parses, warnings for names nothing declares and the mistakes of
+/// `checks` (imports resolved against `dir`).
+pub fn diagnostics(doc: &Document, dir: Option<&Path>) -> Vec<Diagnostic> {
     let Some(err) = &doc.error else {
         return doc
             .program
             .as_ref()
-            .map(|p| crate::undefined::warnings(doc, p))
+            .map(|p| {
+                let mut found = crate::checks::check(doc, p, dir);
+                found.extend(crate::undefined::warnings(doc, p));
+                found
+            })
             .unwrap_or_default();
     };
     let text = doc.file.text();
@@ -113,7 +120,7 @@ pub fn completion(doc: &Document, dir: Option<&Path>, pos: Position) -> Vec<Comp
         .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
         .map_or(0, |(i, c)| i + c.len_utf8());
     if before[..word_start].ends_with('.') {
-        return module_members(doc, dir, &before[..word_start - 1]);
+        return member_items(doc, dir, &before[..word_start - 1]);
     }
     let mut items: Vec<CompletionItem> = Vec::new();
     for d in visible_at(&doc.decls, offset) {
@@ -153,20 +160,58 @@ pub fn completion(doc: &Document, dir: Option<&Path>, pos: Position) -> Vec<Comp
     items
 }
 
-/// After `NAME.` where NAME is an imported module: its top-level names.
-fn module_members(doc: &Document, dir: Option<&Path>, before_dot: &str) -> Vec<CompletionItem> {
-    let target_start = before_dot
-        .char_indices()
-        .rev()
-        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    let target = &before_dot[target_start..];
-    let Some(import) = visible_at(&doc.decls, before_dot.len() as u32)
-        .into_iter()
-        .find(|d| d.name == target && d.kind == DeclKind::Import && d.member.is_none())
-    else {
-        return Vec::new();
-    };
+/// After `EXPR.`: the members of what EXPR is, when the source says it —
+/// an imported module's top-level names, a built-in module's functions,
+/// the methods and fields of a value of known type (and an agent's
+/// variables).
+fn member_items(doc: &Document, dir: Option<&Path>, before_dot: &str) -> Vec<CompletionItem> {
+    match receiver(&doc.decls, dir, before_dot) {
+        Some(Receiver::Module(import)) => module_members(import, dir),
+        Some(Receiver::BuiltinModule(_, table)) => table.iter().map(member_item).collect(),
+        Some(Receiver::Value(ty, agent)) => {
+            let mut items: Vec<CompletionItem> = members::of_type(&ty)
+                .unwrap_or_default()
+                .iter()
+                .map(member_item)
+                .collect();
+            if let Some(body) = agent.and_then(|a| a.body) {
+                for d in doc
+                    .decls
+                    .iter()
+                    .filter(|d| d.scope == Some(body) && d.kind == DeclKind::Variable)
+                {
+                    if !items.iter().any(|i| i.label == d.name) {
+                        items.push(CompletionItem {
+                            label: d.name.clone(),
+                            kind: Some(CompletionItemKind::FIELD),
+                            detail: Some(d.detail.clone()),
+                            ..Default::default()
+                        });
+                    }
+                }
+            }
+            items
+        }
+        None => Vec::new(),
+    }
+}
+
+fn member_item(m: &Member) -> CompletionItem {
+    CompletionItem {
+        label: m.name.to_string(),
+        kind: Some(if m.is_method() {
+            CompletionItemKind::METHOD
+        } else {
+            CompletionItemKind::FIELD
+        }),
+        detail: Some(m.signature.to_string()),
+        documentation: Some(lsp_types::Documentation::String(m.about.to_string())),
+        ..Default::default()
+    }
+}
+
+/// An imported module's top-level names.
+fn module_members(import: &Decl, dir: Option<&Path>) -> Vec<CompletionItem> {
     let Some(rel) = import.module.as_deref() else {
         return Vec::new();
     };
@@ -236,7 +281,7 @@ mod tests {
     #[test]
     fn syntax_error_has_the_token_range() {
         let doc = Document::new("t.sns", "x = 1\nif x\n    print(x)\n");
-        let d = diagnostics(&doc);
+        let d = diagnostics(&doc, None);
         assert_eq!(d.len(), 1);
         assert!(
             d[0].message.starts_with("[line 2] expected ':'"),
@@ -318,7 +363,7 @@ mod robustness {
         let end = Document::new("x.sns", text).position(text.len() as u32);
         for (i, _) in text.char_indices() {
             let doc = Document::new("x.sns", &text[..i]);
-            for d in diagnostics(&doc) {
+            for d in diagnostics(&doc, None) {
                 assert!(d.range.start <= d.range.end, "{d:?}");
                 assert!(d.range.end <= end, "{d:?}");
             }

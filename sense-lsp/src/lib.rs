@@ -32,10 +32,15 @@ pub mod decls;
 pub mod names;
 
 mod builtin_docs;
+mod checks;
 mod document;
 mod features;
+mod infer;
+pub mod members;
 mod navigate;
+mod references;
 mod server;
+mod signature;
 mod transport;
 mod undefined;
 

@@ -4,6 +4,8 @@
 use crate::builtin_docs::builtin_doc;
 use crate::decls::{Decl, DeclKind, visible_at};
 use crate::document::{Document, path_to_uri};
+use crate::infer::{Receiver, receiver};
+use crate::members;
 use lsp_types::{Hover, HoverContents, Location, MarkupContent, MarkupKind, Position, Range};
 use sense_syntax::token::TokenKind;
 use std::path::{Path, PathBuf};
@@ -15,8 +17,20 @@ pub fn hover(doc: &Document, dir: Option<&Path>, pos: Position) -> Option<Hover>
     let offset = doc.offset(pos);
     let (index, tok) = doc.ident_at(offset)?;
     let name = tok.lexeme(doc.file.text());
-    let described = |d: &Decl| format!("```sense\n{}\n```\n*{}*", d.detail, d.kind.word());
-    let text = if let Some(import) = member_of_module(doc, index) {
+    let described = |d: &Decl| {
+        let mut text = format!("```sense\n{}\n```\n*{}*", d.detail, d.kind.word());
+        if d.kind != DeclKind::Parameter {
+            let comments = doc.comments_above(doc.file.line_col(d.full_span.start).0);
+            if !comments.is_empty() {
+                text.push_str("\n\n");
+                text.push_str(&comments.join("\n"));
+            }
+        }
+        text
+    };
+    let text = if let Some(text) = member_hover(doc, dir, index, name) {
+        text
+    } else if let Some(import) = member_of_module(doc, index) {
         let (_, module) = load_module(import, dir)?;
         let d = top_level(&module, name)?;
         let path = import.module.as_deref().unwrap_or_default();
@@ -55,6 +69,27 @@ pub fn hover(doc: &Document, dir: Option<&Path>, pos: Position) -> Option<Hover>
         }),
         range: Some(doc.range(tok.span)),
     })
+}
+
+/// For the identifier token at `index` written after a `.` of a built-in
+/// module or of a value of known type: the member's signature and what it
+/// does.
+fn member_hover(doc: &Document, dir: Option<&Path>, index: usize, name: &str) -> Option<String> {
+    let dot = doc.tokens.get(index.checked_sub(1)?)?;
+    if dot.kind != TokenKind::Dot {
+        return None;
+    }
+    let before = doc.file.text().get(..dot.span.start as usize)?;
+    let (owner, table) = match receiver(&doc.decls, dir, before)? {
+        Receiver::BuiltinModule(module, table) => (module.to_string(), table),
+        Receiver::Value(ty, _) => (ty.clone(), members::of_type(&ty)?),
+        Receiver::Module(_) => return None,
+    };
+    let m = table.iter().find(|m| m.name == name)?;
+    Some(format!(
+        "```sense\n{owner}.{}\n```\n{}",
+        m.signature, m.about
+    ))
 }
 
 /// Where the name under the cursor is declared: in this file, or for an

@@ -1,14 +1,15 @@
 //! The server loop: documents by URI, requests answered from their analysis.
 
 use crate::document::{Document, uri_to_path};
-use crate::{features, navigate, transport};
+use crate::{features, navigate, references, signature, transport};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, Notification as _,
     PublishDiagnostics,
 };
 use lsp_types::request::{
-    Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, Request as _,
+    Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, References,
+    Rename, Request as _, SignatureHelpRequest,
 };
 use lsp_types::{
     CompletionOptions, HoverProviderCapability, OneOf, PublishDiagnosticsParams,
@@ -62,6 +63,13 @@ fn capabilities() -> ServerCapabilities {
             ..Default::default()
         }),
         document_formatting_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        rename_provider: Some(OneOf::Left(true)),
+        signature_help_provider: Some(lsp_types::SignatureHelpOptions {
+            trigger_characters: Some(vec!["(".to_string(), ",".to_string()]),
+            retrigger_characters: None,
+            work_done_progress_options: Default::default(),
+        }),
         ..Default::default()
     }
 }
@@ -180,6 +188,40 @@ impl Server {
                 });
                 Ok(ok(json(r)))
             }
+            References::METHOD => {
+                let p: lsp_types::ReferenceParams = params(req)?;
+                let at = &p.text_document_position;
+                let uri = &at.text_document.uri;
+                let r = self.doc(uri).map(|o| {
+                    references::references(&o.doc, uri, at.position, p.context.include_declaration)
+                });
+                Ok(ok(json(r)))
+            }
+            Rename::METHOD => {
+                let p: lsp_types::RenameParams = params(req)?;
+                let at = &p.text_document_position;
+                let uri = &at.text_document.uri;
+                let Some(o) = self.doc(uri) else {
+                    return Ok(ok(serde_json::Value::Null));
+                };
+                match references::rename(&o.doc, uri, at.position, &p.new_name) {
+                    Ok(edit) => Ok(ok(json(edit))),
+                    Err(e) => Err(Response::new_err(
+                        req.id.clone(),
+                        ErrorCode::RequestFailed as i32,
+                        format!("cannot rename: {e}"),
+                    )),
+                }
+            }
+            SignatureHelpRequest::METHOD => {
+                let p: lsp_types::SignatureHelpParams = params(req)?;
+                let at = &p.text_document_position_params;
+                let dir = doc_dir(&at.text_document.uri);
+                let r = self
+                    .doc(&at.text_document.uri)
+                    .and_then(|o| signature::signature_help(&o.doc, dir.as_deref(), at.position));
+                Ok(ok(json(r)))
+            }
             Formatting::METHOD => {
                 let p: lsp_types::DocumentFormattingParams = params(req)?;
                 let Some(o) = self.doc(&p.text_document.uri) else {
@@ -232,8 +274,9 @@ impl Server {
     fn update(&mut self, uri: Uri, text: String, version: i32) -> Notification {
         let name = uri_to_path(uri.as_str())
             .map_or_else(|| uri.as_str().to_string(), |p| p.display().to_string());
-        let doc = Document::new(&name, &text);
-        let diagnostics = features::diagnostics(&doc);
+        let previous = self.open.get(uri.as_str()).map(|o| &o.doc);
+        let doc = Document::after(&name, &text, previous);
+        let diagnostics = features::diagnostics(&doc, doc_dir(&uri).as_deref());
         self.open
             .insert(uri.as_str().to_string(), Open { text, doc, version });
         let version = self.open.get(uri.as_str()).map(|o| o.version);

@@ -9,14 +9,17 @@ use crate::decls::{Decl, visible_at};
 use crate::names::{builtins, closest};
 use lsp_types::{Diagnostic, DiagnosticSeverity};
 use sense_syntax::Span;
-use sense_syntax::ast::{Block, Else, Expr, ExprKind, Program, Stmt, StmtKind};
+use sense_syntax::ast::{ExprKind, Program};
+use sense_syntax::walk::each_expr;
 
 /// Every read of a name in `program`: the name and where it is written.
 pub fn name_uses(program: &Program) -> Vec<(&str, Span)> {
     let mut out = Vec::new();
-    for s in &program.stmts {
-        stmt(s, &mut out);
-    }
+    each_expr(&program.stmts, &mut |e| {
+        if let ExprKind::Name(n) = &e.kind {
+            out.push((n.as_str(), e.span));
+        }
+    });
     out
 }
 
@@ -52,113 +55,17 @@ pub fn warnings(doc: &crate::document::Document, program: &Program) -> Vec<Diagn
     out
 }
 
-fn block<'a>(b: &'a Block, out: &mut Vec<(&'a str, Span)>) {
-    for s in &b.stmts {
-        stmt(s, out);
-    }
-}
-
-fn stmt<'a>(s: &'a Stmt, out: &mut Vec<(&'a str, Span)>) {
-    match &s.kind {
-        StmtKind::Expr(e)
-        | StmtKind::TypedDecl { value: e, .. }
-        | StmtKind::Local { value: e, .. }
-        | StmtKind::Set { value: e, .. }
-        | StmtKind::Model { value: e, .. }
-        | StmtKind::Return(Some(e)) => expr(e, out),
-        StmtKind::Def(f) => block(&f.body, out),
-        StmtKind::If { cond, then, els } => {
-            expr(cond, out);
-            block(then, out);
-            match els {
-                Some(Else::Block(b)) => block(b, out),
-                Some(Else::If(s)) => stmt(s, out),
-                None => {}
-            }
-        }
-        StmtKind::While { cond, body } => {
-            expr(cond, out);
-            block(body, out);
-        }
-        StmtKind::For { iter, body, .. } => {
-            expr(iter, out);
-            block(body, out);
-        }
-        StmtKind::Test { body, .. } | StmtKind::Session { body, .. } => block(body, out),
-        StmtKind::Agent(a) => block(&a.body, out),
-        StmtKind::Action(a) => {
-            block(&a.body, out);
-            if let Some(r) = &a.rollback {
-                block(r, out);
-            }
-        }
-        StmtKind::Tool(t) => block(&t.body, out),
-        StmtKind::Return(None)
-        | StmtKind::Break
-        | StmtKind::Continue
-        | StmtKind::Import { .. }
-        | StmtKind::FromImport { .. }
-        | StmtKind::Memory { .. }
-        | StmtKind::Policy(_) => {}
-    }
-}
-
-fn expr<'a>(e: &'a Expr, out: &mut Vec<(&'a str, Span)>) {
-    match &e.kind {
-        ExprKind::Name(n) => out.push((n, e.span)),
-        ExprKind::Assign { value, .. } => expr(value, out),
-        ExprKind::IndexAssign {
-            target,
-            index,
-            value,
-        } => {
-            expr(target, out);
-            expr(index, out);
-            expr(value, out);
-        }
-        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logic { lhs, rhs, .. } => {
-            expr(lhs, out);
-            expr(rhs, out);
-        }
-        ExprKind::Unary { operand, .. } => expr(operand, out),
-        ExprKind::Call {
-            callee,
-            args,
-            labeled,
-        } => {
-            expr(callee, out);
-            for a in args {
-                expr(a, out);
-            }
-            for l in labeled {
-                expr(&l.value, out);
-            }
-        }
-        ExprKind::Index { target, index } => {
-            expr(target, out);
-            expr(index, out);
-        }
-        ExprKind::Member { target, .. } => expr(target, out),
-        ExprKind::Array(items) => {
-            for i in items {
-                expr(i, out);
-            }
-        }
-        ExprKind::Int(_)
-        | ExprKind::Float(_)
-        | ExprKind::Str(_)
-        | ExprKind::Bool(_)
-        | ExprKind::Nil => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::document::Document;
 
     fn messages(src: &str) -> Vec<String> {
+        messages_in(src, None)
+    }
+
+    fn messages_in(src: &str, dir: Option<&std::path::Path>) -> Vec<String> {
         let doc = Document::new("t.sns", src);
-        crate::features::diagnostics(&doc)
+        crate::features::diagnostics(&doc, dir)
             .into_iter()
             .map(|d| d.message)
             .collect()
@@ -186,7 +93,8 @@ mod tests {
         assert!(messages(src).is_empty(), "{:?}", messages(src));
     }
 
-    /// The example programs are correct: not one warning in them.
+    /// The example programs are correct: not one warning in them, their
+    /// imports found and their calls of the right arity.
     #[test]
     fn examples_have_no_warnings() {
         let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples"));
@@ -195,7 +103,7 @@ mod tests {
             let p = e.path();
             if p.extension().is_some_and(|x| x == "sns") {
                 let text = std::fs::read_to_string(&p).unwrap();
-                let m = messages(&text);
+                let m = messages_in(&text, Some(dir));
                 assert!(m.is_empty(), "{}: {m:?}", p.display());
                 seen += 1;
             }

@@ -5,7 +5,7 @@
 //! Expressions hold no statements in Sense, so a walk over statements
 //! sees every declaration a program makes.
 
-use crate::ast::{Else, Stmt, StmtKind};
+use crate::ast::{Else, Expr, ExprKind, Stmt, StmtKind};
 
 /// Calls `f` on every statement of `stmts` and of the blocks nested in
 /// them (function, agent, tool and action bodies, a `rollback:` block,
@@ -38,6 +38,100 @@ pub fn each_stmt<'a>(stmts: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
             }
             _ => {}
         }
+    }
+}
+
+/// The expressions a statement holds itself (not those of its nested
+/// blocks): a condition, an iterable, an assigned or returned value.
+pub fn stmt_exprs(s: &Stmt) -> Vec<&Expr> {
+    match &s.kind {
+        StmtKind::Expr(e)
+        | StmtKind::TypedDecl { value: e, .. }
+        | StmtKind::Local { value: e, .. }
+        | StmtKind::Set { value: e, .. }
+        | StmtKind::Model { value: e, .. }
+        | StmtKind::Return(Some(e))
+        | StmtKind::If { cond: e, .. }
+        | StmtKind::While { cond: e, .. }
+        | StmtKind::For { iter: e, .. } => vec![e],
+        _ => Vec::new(),
+    }
+}
+
+/// Calls `f` on every expression of `stmts`, nested blocks and
+/// sub-expressions included, in source order: an expression before its
+/// parts.
+///
+/// # Examples
+///
+/// ```
+/// use sense_syntax::{SourceFile, parse_file, ast::ExprKind, walk::each_expr};
+///
+/// let program = parse_file(&SourceFile::new("m.sns", "def f(x):\n    return g(x) + 1\n")).unwrap();
+/// let mut names = Vec::new();
+/// each_expr(&program.stmts, &mut |e| {
+///     if let ExprKind::Name(n) = &e.kind {
+///         names.push(n.clone());
+///     }
+/// });
+/// assert_eq!(names, ["g", "x"]);
+/// ```
+pub fn each_expr<'a>(stmts: &'a [Stmt], f: &mut impl FnMut(&'a Expr)) {
+    each_stmt(stmts, &mut |s| {
+        for e in stmt_exprs(s) {
+            each_sub_expr(e, f);
+        }
+    });
+}
+
+/// Calls `f` on `e` and on every expression inside it.
+pub fn each_sub_expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Assign { value, .. } => each_sub_expr(value, f),
+        ExprKind::IndexAssign {
+            target,
+            index,
+            value,
+        } => {
+            each_sub_expr(target, f);
+            each_sub_expr(index, f);
+            each_sub_expr(value, f);
+        }
+        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logic { lhs, rhs, .. } => {
+            each_sub_expr(lhs, f);
+            each_sub_expr(rhs, f);
+        }
+        ExprKind::Unary { operand, .. } => each_sub_expr(operand, f),
+        ExprKind::Call {
+            callee,
+            args,
+            labeled,
+        } => {
+            each_sub_expr(callee, f);
+            for a in args {
+                each_sub_expr(a, f);
+            }
+            for l in labeled {
+                each_sub_expr(&l.value, f);
+            }
+        }
+        ExprKind::Index { target, index } => {
+            each_sub_expr(target, f);
+            each_sub_expr(index, f);
+        }
+        ExprKind::Member { target, .. } => each_sub_expr(target, f),
+        ExprKind::Array(items) => {
+            for i in items {
+                each_sub_expr(i, f);
+            }
+        }
+        ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Str(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Nil
+        | ExprKind::Name(_) => {}
     }
 }
 
