@@ -3,7 +3,8 @@
 //! against `sense inspect tests/browser/demo.sns`. Screenshots land in
 //! `target/browser-artifacts/`.
 //!
-//! Needs `node`, `/usr/bin/chromium` (or `$SENSE_CHROMIUM`) and
+//! Needs `node`, Chromium (`$SENSE_CHROMIUM`, or `chromium`,
+//! `chromium-browser`, `google-chrome` on `PATH`) and
 //! playwright-core in tests/browser/node_modules (the test runs `npm ci`
 //! there when it is missing); `.ci/run` installs all three. Without them
 //! the test follows the skip rule of `sense_testkit::toolchain`: it is
@@ -24,12 +25,7 @@ fn root() -> PathBuf {
 /// What the browser test needs, each with how to get it.
 fn needs() -> Vec<Tool> {
     let node = Tool::command("node", "nodejs");
-    let chromium = std::env::var_os("SENSE_CHROMIUM")
-        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    let chromium = Tool::file(
-        &chromium,
-        "apt-get install chromium (or set SENSE_CHROMIUM)",
-    );
+    let (chromium, _) = toolchain::chromium();
     let dir = root().join("tests/browser");
     let installed = |dir: &Path| {
         dir.join("node_modules/playwright-core/package.json")
@@ -58,7 +54,10 @@ fn console_in_headless_chromium() -> Result<(), Failed> {
     let artifacts = root().join("target/browser-artifacts");
     std::fs::create_dir_all(&artifacts).map_err(|e| format!("artifact directory: {e}"))?;
     let server = inspect(&["tests/browser/demo.sns"]);
+    let (_, chromium) = toolchain::chromium();
+    let chromium = chromium.ok_or("Chromium disappeared after the gate found it")?;
     let out = Command::new("node")
+        .env("SENSE_CHROMIUM", chromium)
         .arg("console.mjs")
         .arg(&server.url)
         .arg(&artifacts)

@@ -110,3 +110,48 @@ fn shows_values_and_completes_names() {
     p.exp_eof().unwrap();
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// Ctrl-C keeps the session, as in Python's, Lua's and node's REPLs: on a
+/// half-typed line it drops the line, inside an open block the block, and
+/// while a statement runs (an endless loop) it stops the statement.
+#[test]
+fn ctrl_c_cancels_a_line_and_interrupts_a_running_statement() {
+    let (mut p, home) = start();
+    eval(&mut p, "kept = 41");
+
+    // A half-typed line: dropped, the prompt comes back.
+    p.send("this is not finished(").unwrap();
+    p.flush().unwrap();
+    p.send_control('c').unwrap();
+    p.exp_string("sense> ").unwrap();
+    let out = eval(&mut p, "kept + 1");
+    assert!(out.contains("42\r\n"), "{out:?}");
+
+    // An open block: dropped whole.
+    p.send_line("if true:").unwrap();
+    p.exp_string("...    ").unwrap();
+    p.send("    kept = 0").unwrap();
+    p.flush().unwrap();
+    p.send_control('c').unwrap();
+    p.exp_string("sense> ").unwrap();
+    let out = eval(&mut p, "kept");
+    assert!(out.contains("41\r\n"), "{out:?}");
+
+    // An endless loop: interrupted, and the session's names survive.
+    p.send_line("while true:").unwrap();
+    p.exp_string("...    ").unwrap();
+    p.send_line("    kept = kept").unwrap();
+    p.exp_string("...    ").unwrap();
+    p.send_line("").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    p.send_control('c').unwrap();
+    let out = p.exp_string("sense> ").unwrap();
+    assert!(out.contains("SenseRuntimeError"), "{out:?}");
+    assert!(out.contains("interrupted"), "{out:?}");
+    let out = eval(&mut p, "kept * 2");
+    assert!(out.contains("82\r\n"), "{out:?}");
+
+    p.send_line("exit").unwrap();
+    p.exp_eof().unwrap();
+    let _ = std::fs::remove_dir_all(&home);
+}

@@ -3,7 +3,8 @@
 //! service processes share one store; instances are made through one,
 //! and the console of the other lists them by status and answers one.
 //!
-//! Needs `node`, `/usr/bin/chromium` (or `$SENSE_CHROMIUM`) and
+//! Needs `node`, Chromium (`$SENSE_CHROMIUM`, or `chromium`,
+//! `chromium-browser`, `google-chrome` on `PATH`) and
 //! playwright-core in tests/browser/node_modules (`npm ci` there); `.ci/run`
 //! provides all three. Without them the test follows the skip rule of
 //! `sense_testkit::toolchain`: reported as ignored with the package to
@@ -35,12 +36,7 @@ agent interviewer:
 /// fetched (`npm ci`, no browser download) once node and Chromium are there.
 fn needs() -> Vec<Tool> {
     let node = Tool::command("node", "nodejs");
-    let chromium = std::env::var_os("SENSE_CHROMIUM")
-        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    let chromium = Tool::file(
-        &chromium,
-        "apt-get install chromium (or set SENSE_CHROMIUM)",
-    );
+    let (chromium, _) = toolchain::chromium();
     if !(node.present && chromium.present) {
         return vec![node, chromium];
     }
@@ -87,7 +83,9 @@ fn console_lists_and_answers() -> Result<(), Failed> {
         resume(&maker, &done, json!(v), None);
     }
     let artifacts = root().join("target/browser-artifacts");
+    let (_, chromium) = toolchain::chromium();
     let out = Command::new("node")
+        .env("SENSE_CHROMIUM", chromium.expect("the gate found Chromium"))
         .arg(root().join("tests/serve_browser/console.mjs"))
         .arg(format!("http://127.0.0.1:{}/", console.port))
         .arg(&artifacts)

@@ -535,6 +535,26 @@ impl Runtime {
         })
     }
 
+    /// A handle that stops whatever this runtime is running, from any
+    /// thread: the next safe point fails with `SenseRuntimeError:
+    /// interrupted`, which no `except` catches. A REPL's Ctrl-C uses it.
+    ///
+    /// ```
+    /// use sense_agents::Runtime;
+    ///
+    /// let mut rt = Runtime::new();
+    /// let stop = rt.cancel_handle();
+    /// std::thread::spawn(move || assert!(stop.cancel())).join().unwrap();
+    /// let err = rt.run_source("m.sns", "while true:\n    x = 1\n").unwrap_err();
+    /// assert!(err.to_string().contains("interrupted"), "{err}");
+    /// // The request was used up: the next run is not stopped.
+    /// rt.run_source("m.sns", "y = 2\n")?;
+    /// # Ok::<(), sense_agents::Error>(())
+    /// ```
+    pub fn cancel_handle(&self) -> crate::CancelHandle {
+        self.vm.cancel_handle()
+    }
+
     /// Registers a host function callable from Sense as `name(…)`.
     /// `arity` fixes the argument count (`None`: any count). Returning
     /// `Err(message)` raises a `SenseRuntimeError`; returning

@@ -245,8 +245,8 @@ impl Vm {
             // The restoring host brings its own output, input, host
             // functions (saved by name with the natives), holds (handles
             // it gives out anew), caller slot (set only while a host
-            // function runs) and pause-request counter (requests are not
-            // program state).
+            // function runs), pause-request counter and cancel flag
+            // (requests are not program state).
             out: _,
             input: _,
             host_fns: _,
@@ -254,6 +254,7 @@ impl Vm {
             held: _,
             caller: _,
             interrupt: _,
+            cancel: _,
             pinned,
         } = hooks;
         let Registries {
@@ -498,6 +499,7 @@ impl Vm {
             host_names: _,
             caller: _,
             interrupt: _,
+            cancel: _,
         } = hooks;
         let Registries {
             natives: vm_natives,

@@ -34,6 +34,7 @@ pub(crate) use code_store::ModuleEntry;
 pub use embed::CallerSlot;
 pub use ext_state::{SavedState, SettingHook};
 pub use fiber::{Ctl, CtlKind, Fiber, Frame, FrameKind, Wait};
+pub use host_hooks::CancelHandle;
 pub use inspect::{FrameReport, TaskReport};
 pub(crate) use scheduler::Scheduler;
 pub(crate) use tasks::Blocked;
@@ -287,6 +288,12 @@ impl Vm {
     /// thread) together with an agent's own flag so safe points look.
     pub fn interrupt_counter(&self) -> Arc<AtomicUsize> {
         self.hooks.interrupt.clone()
+    }
+
+    /// A handle that stops the running code at its next safe point, from
+    /// any thread.
+    pub fn cancel_handle(&self) -> CancelHandle {
+        self.hooks.cancel_handle()
     }
 
     /// Registers a source file; `dir` is where its imports resolve.

@@ -54,6 +54,36 @@ impl Tool {
     }
 }
 
+/// The names a Chromium executable goes by on Linux distributions, in
+/// the order they are tried on `PATH`.
+pub const CHROMIUM_NAMES: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+];
+
+/// Chromium for the browser tests: `$SENSE_CHROMIUM` when set (a path or a
+/// command name), otherwise the first of [`CHROMIUM_NAMES`] on `PATH`.
+/// The tool's name says what was tried, so a skip line tells a reader
+/// where to put it; the path is what the test passes to its driver.
+pub fn chromium() -> (Tool, Option<PathBuf>) {
+    let install = "apt-get install chromium (or set SENSE_CHROMIUM)";
+    if let Some(set) = std::env::var_os("SENSE_CHROMIUM") {
+        let given = PathBuf::from(&set);
+        let name = format!("SENSE_CHROMIUM={}", given.display());
+        let found = if given.components().count() > 1 {
+            is_executable(&given).then_some(given)
+        } else {
+            on_path(&given.to_string_lossy())
+        };
+        return (Tool::other(&name, install, found.is_some()), found);
+    }
+    let found = CHROMIUM_NAMES.iter().find_map(|n| on_path(n));
+    let name = format!("chromium (tried {} on PATH)", CHROMIUM_NAMES.join(", "));
+    (Tool::other(&name, install, found.is_some()), found)
+}
+
 /// Whether `SENSE_TEST_ALL=1` is set: then nothing may be skipped.
 pub fn test_all() -> bool {
     std::env::var("SENSE_TEST_ALL").is_ok_and(|v| v == "1")

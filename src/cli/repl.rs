@@ -9,6 +9,12 @@
 //! When stdin is not a terminal (a pipe or a file), nothing is echoed:
 //! piped sessions print exactly what the reference prints, which the
 //! golden REPL cases check byte for byte.
+//!
+//! Ctrl-C, as in Python's, Lua's and node's REPLs, never ends the session:
+//! on a line being typed (or a block) it drops what was typed; while a
+//! statement runs it stops it at its next safe point
+//! (`SenseRuntimeError: interrupted`) and the prompt comes back with every
+//! name the session had defined.
 
 use super::LANGUAGE_VERSION;
 use super::output::Output;
@@ -21,6 +27,8 @@ const CONTINUATION: &str = "...    ";
 
 enum Line {
     Text(String),
+    /// Ctrl-C while typing: drop the line (and an open block).
+    Cancelled,
     End,
 }
 
@@ -118,6 +126,7 @@ impl LineSource for Editor {
                 }
                 Line::Text(line)
             }
+            Err(rustyline::error::ReadlineError::Interrupted) => Line::Cancelled,
             Err(_) => Line::End,
         }
     }
@@ -148,6 +157,7 @@ pub fn repl(preload: Option<&std::path::Path>) -> i32 {
     ));
     let names = Rc::new(RefCell::new(rt.visible_names()));
     let interactive = std::io::stdin().is_terminal();
+    let running = Running::install(rt.cancel_handle(), interactive);
     let mut source: Box<dyn LineSource> = if interactive {
         // Tab completes the common prefix, a second Tab lists the choices.
         let config = rustyline::Config::builder()
@@ -175,6 +185,7 @@ pub fn repl(preload: Option<&std::path::Path>) -> i32 {
         out.flush();
         let line = match source.read(PROMPT) {
             Line::Text(l) => l,
+            Line::Cancelled => continue,
             Line::End => {
                 out.write("\n");
                 break;
@@ -190,9 +201,14 @@ pub fn repl(preload: Option<&std::path::Path>) -> i32 {
         let mut buffer = line.clone();
         if line.trim_end().ends_with(':') {
             // Block mode: collect until a blank line.
+            let mut cancelled = false;
             loop {
                 out.flush();
                 match source.read(CONTINUATION) {
+                    Line::Cancelled => {
+                        cancelled = true;
+                        break;
+                    }
                     Line::Text(l) if l.trim().is_empty() => break,
                     Line::Text(l) => {
                         buffer.push('\n');
@@ -207,8 +223,12 @@ pub fn repl(preload: Option<&std::path::Path>) -> i32 {
                     }
                 }
             }
+            if cancelled {
+                continue;
+            }
         }
         buffer.push('\n');
+        running.start();
         let result = if interactive {
             rt.eval_repl_echo(&buffer).map(|shown| {
                 if let Some(text) = shown {
@@ -219,6 +239,7 @@ pub fn repl(preload: Option<&std::path::Path>) -> i32 {
         } else {
             rt.eval_repl(&buffer)
         };
+        running.stop();
         if let Err(e) = result {
             super::output::report_error(&out, &rt, &e, Some(&buffer));
         }
@@ -228,6 +249,50 @@ pub fn repl(preload: Option<&std::path::Path>) -> i32 {
     }
     out.flush();
     0
+}
+
+/// Whether a statement is running, for the Ctrl-C handler: then Ctrl-C
+/// stops it; otherwise (the terminal is in raw mode while a line is read,
+/// so this is rare) it is ignored.
+struct Running {
+    flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    cancel: sense::agents::CancelHandle,
+}
+
+impl Running {
+    /// Installs the process's Ctrl-C handler (on a terminal only: a piped
+    /// session keeps the default, so Ctrl-C ends it as it ends any filter).
+    fn install(cancel: sense::agents::CancelHandle, interactive: bool) -> Running {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let flag = std::sync::Arc::new(AtomicBool::new(false));
+        let on_signal = (flag.clone(), cancel.clone());
+        let installed = interactive
+            && ctrlc::set_handler(move || {
+                if on_signal.0.load(Ordering::Acquire) {
+                    on_signal.1.cancel();
+                }
+            })
+            .is_ok();
+        Running {
+            flag: installed.then_some(flag),
+            cancel,
+        }
+    }
+
+    fn start(&self) {
+        if let Some(f) = &self.flag {
+            f.store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    /// The statement ended: a Ctrl-C that came too late to stop it must
+    /// not stop the next one.
+    fn stop(&self) {
+        if let Some(f) = &self.flag {
+            f.store(false, std::sync::atomic::Ordering::Release);
+        }
+        self.cancel.withdraw();
+    }
 }
 
 #[cfg(test)]

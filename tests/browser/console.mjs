@@ -20,7 +20,9 @@ if (!url || !artifacts) {
   process.exit(2);
 }
 mkdirSync(artifacts, { recursive: true });
-const executablePath = process.env.SENSE_CHROMIUM || '/usr/bin/chromium';
+// The Rust side finds Chromium (SENSE_CHROMIUM or PATH) and passes its path.
+const executablePath = process.env.SENSE_CHROMIUM;
+if (!executablePath) throw new Error('SENSE_CHROMIUM is not set (the test harness sets it)');
 const WAIT = 10_000;
 
 let step = 'start';

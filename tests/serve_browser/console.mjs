@@ -22,7 +22,9 @@ if (!url || !artifacts || !playwrightDir) {
 }
 const { chromium } = await import(pathToFileURL(join(playwrightDir, 'index.mjs')).href);
 mkdirSync(artifacts, { recursive: true });
-const executablePath = process.env.SENSE_CHROMIUM || '/usr/bin/chromium';
+// The Rust side finds Chromium (SENSE_CHROMIUM or PATH) and passes its path.
+const executablePath = process.env.SENSE_CHROMIUM;
+if (!executablePath) throw new Error('SENSE_CHROMIUM is not set (the test harness sets it)');
 const WAIT = 10_000;
 
 function check(cond, what) {

@@ -12,8 +12,8 @@ use super::embed::CallerSlot;
 use super::{InputFn, OutputFn};
 use crate::heap::{ObjRef, ScopeRef, Tracer};
 use crate::host::HostFn;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
 
 /// The host's side of one VM.
 pub(crate) struct HostHooks {
@@ -33,6 +33,48 @@ pub(crate) struct HostHooks {
     pub(crate) pinned: Vec<ScopeRef>,
     /// Outstanding pause requests, raised by hosts from any thread.
     pub(crate) interrupt: Arc<AtomicUsize>,
+    /// Set by a [`CancelHandle`]: the running code stops at its next safe
+    /// point (counted in `interrupt` while set, so safe points look).
+    pub(crate) cancel: Arc<AtomicBool>,
+}
+
+/// Stops whatever a VM is running, from any thread (`Send + Sync`): the
+/// next safe point (a call or a loop iteration) fails with
+/// `SenseRuntimeError: interrupted`, which ends the run as a resource
+/// limit does. A REPL's Ctrl-C uses it.
+#[derive(Clone, Debug)]
+pub struct CancelHandle {
+    flag: Arc<AtomicBool>,
+    /// The VM's count of pending requests; gone once the VM is dropped.
+    pending: Weak<AtomicUsize>,
+}
+
+impl CancelHandle {
+    /// Asks the running code to stop. False if a request is already
+    /// pending or the VM is gone.
+    pub fn cancel(&self) -> bool {
+        let Some(pending) = self.pending.upgrade() else {
+            return false;
+        };
+        if self.flag.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        pending.fetch_add(1, Ordering::AcqRel);
+        true
+    }
+
+    /// Takes back a request no safe point has seen yet (the code it was
+    /// meant for finished first), so it cannot stop the next run. True
+    /// if one was pending.
+    pub fn withdraw(&self) -> bool {
+        if !self.flag.swap(false, Ordering::AcqRel) {
+            return false;
+        }
+        if let Some(pending) = self.pending.upgrade() {
+            pending.fetch_sub(1, Ordering::AcqRel);
+        }
+        true
+    }
 }
 
 impl HostHooks {
@@ -57,7 +99,25 @@ impl HostHooks {
             caller: Default::default(),
             pinned: Vec::new(),
             interrupt: Arc::new(AtomicUsize::new(0)),
+            cancel: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// A handle that stops the running code from any thread.
+    pub(crate) fn cancel_handle(&self) -> CancelHandle {
+        CancelHandle {
+            flag: self.cancel.clone(),
+            pending: Arc::downgrade(&self.interrupt),
+        }
+    }
+
+    /// Consumes a pending cancel request; true if there was one.
+    pub(crate) fn take_cancel(&self) -> bool {
+        if self.cancel.swap(false, Ordering::AcqRel) {
+            self.interrupt.fetch_sub(1, Ordering::AcqRel);
+            return true;
+        }
+        false
     }
 
     /// True if any pause request is pending.

@@ -201,6 +201,9 @@ impl Vm {
                 return self.budget_exhausted(max);
             }
         }
+        if self.interrupted() && self.hooks.take_cancel() {
+            return Err(EvalError::runtime("interrupted"));
+        }
         if self.interrupted()
             && let Some(task) = self.cur.task
         {
