@@ -146,7 +146,7 @@ impl Engine {
         }
         let out = Captured::default();
         let mut rt = self.program.runtime(&out);
-        if let Err(e) = rt.run_source(&self.program.name, &self.program.source) {
+        if let Err(e) = self.program.run_top_level(&mut rt) {
             return Err(ApiError::new(422, "SenseError", e.rendered()));
         }
         let agent_id = rt
