@@ -15,9 +15,6 @@ pub enum StoreError {
     /// PostgreSQL reported an error (or the connection failed).
     #[error("PostgreSQL: {0}")]
     Postgres(#[from] postgres::Error),
-    /// A file of the store could not be created.
-    #[error("{0}")]
-    Io(String),
     /// A stored row does not hold what the schema promises.
     #[error("corrupt store row: {0}")]
     Corrupt(String),

@@ -49,7 +49,7 @@ impl SqliteStore {
     /// its schema up to date.
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
         let path = path.as_ref().to_path_buf();
-        create_owner_only(&path)?;
+        create_owner_only(&path);
         let mut first = connect(&path)?;
         migrate(&mut first)?;
         let for_pool = path.clone();
@@ -84,32 +84,26 @@ impl SqliteStore {
 /// database file's mode, so they are 0600 too (SQLite alone would create
 /// all three 0644). An existing file keeps the mode its owner gave it.
 #[cfg(unix)]
-fn create_owner_only(path: &Path) -> Result<(), StoreError> {
+fn create_owner_only(path: &Path) {
     use std::os::unix::fs::OpenOptionsExt;
     // Names SQLite reads as an in-memory database or a URI are not files.
     let name = path.to_string_lossy();
     if name == ":memory:" || name.starts_with("file:") {
-        return Ok(());
+        return;
     }
-    match std::fs::OpenOptions::new()
+    // An existing file is left as it is; any other failure (no such
+    // directory, no permission) is SQLite's to report when it opens the
+    // file, in its words.
+    let _ = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
-        .open(path)
-    {
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(StoreError::Io(format!(
-            "cannot create {}: {e}",
-            path.display()
-        ))),
-    }
+        .open(path);
 }
 
 #[cfg(not(unix))]
-fn create_owner_only(_path: &Path) -> Result<(), StoreError> {
+fn create_owner_only(_path: &Path) {
     // No mode bits here: a new file gets its directory's access rules.
-    Ok(())
 }
 
 fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
