@@ -172,9 +172,10 @@ impl Engine {
             other => other?,
         }
         drop(run);
-        if handle.is_requested() {
-            // Asked to pause after its first run had already stopped: the
-            // request is kept with the instance for its next run.
+        if handle.is_requested() && self.store.summary(&id)?.is_some_and(|s| !s.pause_requested) {
+            // Asked to pause after its first run had stopped: the request
+            // is kept with the instance for its next run (unless `pause`
+            // found the instance stored and kept it already).
             self.store.request_pause(
                 &id,
                 &self.event("pause_requested", json!({"while": "created"})),
