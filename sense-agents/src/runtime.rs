@@ -144,7 +144,9 @@ impl Runtime {
     }
 
     /// Runs `text` as a main program. `name` labels it in diagnostics;
-    /// imports resolve against the working directory. Every program run on
+    /// imports resolve against the working directory (a program read from
+    /// a file runs with [`Runtime::run_file_text`] instead, so that they
+    /// resolve against its directory). Every program run on
     /// one runtime shares one top-level scope, so later programs see the
     /// agents and variables of earlier ones. The code of programs nothing
     /// refers to any more is released every few runs (see
@@ -158,6 +160,28 @@ impl Runtime {
     pub fn run_file(&mut self, path: impl AsRef<Path>) -> Result<(), Error> {
         let path = path.as_ref();
         let text = read_source(path)?;
+        self.run_file_text(path, &text)
+    }
+
+    /// Runs `text` as the main program read earlier from `path` (which is
+    /// not read again): exactly as [`Runtime::run_file`] would run that
+    /// file, so `path` names it in diagnostics and its imports resolve
+    /// against its directory, whatever the working directory. For hosts
+    /// that read a program once and run it many times (`sense serve`).
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("sense-doc-run-file-text-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// std::fs::write(dir.join("helper.sns"), "def greet(n):\n    return \"hi \" + n\n").unwrap();
+    /// let mut rt = sense_agents::Runtime::new();
+    /// rt.set_output(|_| {});
+    /// // The program's text is not read from its path: only its directory counts.
+    /// rt.run_file_text(dir.join("prog.sns"), "import helper\nx = helper.greet(\"Ada\")\n").unwrap();
+    /// assert_eq!(rt.global("x"), Some(sense_agents::HostValue::Str("hi Ada".into())));
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    pub fn run_file_text(&mut self, path: impl AsRef<Path>, text: &str) -> Result<(), Error> {
+        let path = path.as_ref();
         let dir = absolute_dir(path);
         self.run_main(SourceFile::new(path.display().to_string(), text), dir)
     }

@@ -49,6 +49,7 @@ impl SqliteStore {
     /// its schema up to date.
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
         let path = path.as_ref().to_path_buf();
+        create_owner_only(&path);
         let mut first = connect(&path)?;
         migrate(&mut first)?;
         let for_pool = path.clone();
@@ -75,6 +76,34 @@ impl SqliteStore {
         let _one_writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         self.with(f)
     }
+}
+
+/// Creates the database file, if it does not exist yet, readable and
+/// writable by its owner only (0600), like `sense start`'s state files: it
+/// holds the same answers. SQLite gives its `-wal` and `-shm` files the
+/// database file's mode, so they are 0600 too (SQLite alone would create
+/// all three 0644). An existing file keeps the mode its owner gave it.
+#[cfg(unix)]
+fn create_owner_only(path: &Path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    // Names SQLite reads as an in-memory database or a URI are not files.
+    let name = path.to_string_lossy();
+    if name == ":memory:" || name.starts_with("file:") {
+        return;
+    }
+    // An existing file is left as it is; any other failure (no such
+    // directory, no permission) is SQLite's to report when it opens the
+    // file, in its words.
+    let _ = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path);
+}
+
+#[cfg(not(unix))]
+fn create_owner_only(_path: &Path) {
+    // No mode bits here: a new file gets its directory's access rules.
 }
 
 fn migrate(conn: &mut Connection) -> Result<(), StoreError> {

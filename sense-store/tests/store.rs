@@ -471,3 +471,26 @@ fn create_many_is_all_or_nothing() {
         assert!(s.summary("m50").unwrap().is_none());
     }
 }
+
+/// The SQLite file and its `-wal` and `-shm` files hold the same answers
+/// as `sense start`'s state files, and are created owner-only like them.
+#[cfg(unix)]
+#[test]
+fn sqlite_files_are_created_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir("owner-only");
+    let path = dir.0.join("store.db");
+    let store = sense_store::open(&format!("sqlite:{}", path.display())).unwrap();
+    let new = NewInstance::new("a", "worker", "flow.sns", "h", paused(b"x", "q"));
+    store.create(&new, &Event::new("created", "{}")).unwrap();
+    for suffix in ["", "-wal", "-shm"] {
+        let file = PathBuf::from(format!("{}{suffix}", path.display()));
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}: {mode:o}", file.display());
+    }
+    // A name SQLite reads as an in-memory database makes no file.
+    if let Err(e) = sense_store::open("sqlite::memory:") {
+        panic!("{e}");
+    }
+    assert!(!std::path::Path::new(":memory:").exists());
+}

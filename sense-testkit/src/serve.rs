@@ -92,7 +92,27 @@ impl Service {
     /// the path of a `sense` binary) and waits for it to say where it
     /// listens.
     pub fn start(bin: &str, program: &Path, store: &str, extra: &[&str]) -> Service {
-        let mut child = Command::new(bin)
+        Service::start_from(bin, None, program, store, extra)
+    }
+
+    /// [`Service::start`] with `cwd` as the process's working directory
+    /// (`program` may then be relative to it).
+    pub fn start_in(bin: &str, cwd: &Path, program: &Path, store: &str, extra: &[&str]) -> Service {
+        Service::start_from(bin, Some(cwd), program, store, extra)
+    }
+
+    fn start_from(
+        bin: &str,
+        cwd: Option<&Path>,
+        program: &Path,
+        store: &str,
+        extra: &[&str],
+    ) -> Service {
+        let mut command = Command::new(bin);
+        if let Some(cwd) = cwd {
+            command.current_dir(cwd);
+        }
+        let mut child = command
             .arg("serve")
             .arg(program)
             .args(["--store", store, "--port", "0"])

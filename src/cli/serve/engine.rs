@@ -146,7 +146,7 @@ impl Engine {
         }
         let out = Captured::default();
         let mut rt = self.program.runtime(&out);
-        if let Err(e) = rt.run_source(&self.program.name, &self.program.source) {
+        if let Err(e) = self.program.run_top_level(&mut rt) {
             return Err(ApiError::new(422, "SenseError", e.rendered()));
         }
         let agent_id = rt
@@ -157,12 +157,11 @@ impl Engine {
             Some(id) => id.to_string(),
             None => new_id()?,
         };
-        let result = {
-            let _run = self
-                .running
-                .enter(&id, rt.pause_handle(agent_id).map_err(sense_err)?);
-            rt.start(agent_id)
-        };
+        let handle = rt.pause_handle(agent_id).map_err(sense_err)?;
+        // Registered until the instance is stored, so that a pause request
+        // made meanwhile reaches it (see `pause`).
+        let run = self.running.enter(&id, handle.clone());
+        let result = rt.start(agent_id);
         let record = record_of(&rt, result, "", &out)?;
         let new = NewInstance::new(&id, agent, &self.program.name, &self.program.hash, record);
         match self
@@ -171,6 +170,16 @@ impl Engine {
         {
             Err(StoreError::Duplicate(_)) => return Err(self.duplicate(&id)),
             other => other?,
+        }
+        drop(run);
+        if handle.is_requested() && self.store.summary(&id)?.is_some_and(|s| !s.pause_requested) {
+            // Asked to pause after its first run had stopped: the request
+            // is kept with the instance for its next run (unless `pause`
+            // found the instance stored and kept it already).
+            self.store.request_pause(
+                &id,
+                &self.event("pause_requested", json!({"while": "created"})),
+            )?;
         }
         self.waiters.changed(&id);
         self.describe(&id)
@@ -328,12 +337,25 @@ impl Engine {
 
     /// `POST /api/instances/{id}/pause`: the agent pauses (kind `host`)
     /// at its next safe point — now, if it is running somewhere in the
-    /// fleet; otherwise as soon as it runs again.
-    pub fn pause(&self, id: &str) -> Result<Json, ApiError> {
-        let s = self
-            .store
-            .summary(id)?
-            .ok_or_else(|| ApiError::not_found(id))?;
+    /// fleet; otherwise as soon as it runs again. 200 with the instance;
+    /// 202 (`"status": "creating"`) when it is being created by this
+    /// process and not stored yet.
+    pub fn pause(&self, id: &str) -> Result<(u16, Json), ApiError> {
+        let Some(s) = self.store.summary(id)? else {
+            // Not stored yet: it may be being created by this process, its
+            // first run in progress. The request reaches that run (or, if
+            // the run has stopped already, is stored with the instance).
+            if self.running.request_pause(id) {
+                let body = json!({
+                    "id": id,
+                    "status": "creating",
+                    "pause_requested": true,
+                    "running_here": true,
+                });
+                return Ok((202, body));
+            }
+            return Err(ApiError::not_found(id));
+        };
         if s.status != Status::Paused {
             return Err(self.conflict(id, format!("instance {id} is {}", s.status.as_str())));
         }
@@ -347,7 +369,7 @@ impl Engine {
         let mut body = self.describe(id)?;
         body["pause_requested"] = json!(true);
         body["running_here"] = json!(here);
-        Ok(body)
+        Ok((200, body))
     }
 
     /// `DELETE /api/instances/{id}`.

@@ -198,15 +198,32 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The credentials of an `Authorization: Bearer …` value. The scheme is
+/// case-insensitive (RFC 7235 §2.1), so `bearer` and `BEARER` count too.
+fn bearer_credentials(value: &str) -> Option<&str> {
+    let (scheme, rest) = value.trim().split_once([' ', '\t'])?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
+}
+
+/// 400 unless the request has at most one `Host` header: with two, the
+/// access check would look at one and a proxy might route by the other
+/// (RFC 9112 §3.2 requires the refusal).
+fn check_single_host(headers: &HeaderMap) -> Result<(), Reply> {
+    if headers.get_all(hyper::header::HOST).iter().nth(1).is_some() {
+        return Err(Reply::error(400, "BadRequest", "more than one Host header"));
+    }
+    Ok(())
+}
+
 /// Checks who is asking: the token when one is set; otherwise (loopback
 /// only) that the Host is this machine, so another web site cannot reach
 /// the API through DNS rebinding, and that writes come from this origin.
 pub fn check_access(access: &Access, headers: &HeaderMap) -> Result<(), Reply> {
     if let Some(token) = &access.token {
         let given = header(headers, "authorization")
-            .and_then(|v| v.strip_prefix("Bearer "))
+            .and_then(bearer_credentials)
             .unwrap_or("");
-        if !same_secret(given.trim().as_bytes(), token.as_bytes()) {
+        if !same_secret(given.as_bytes(), token.as_bytes()) {
             return Err(Reply::error(
                 401,
                 "Unauthorized",
@@ -304,6 +321,9 @@ async fn blocking(f: impl FnOnce() -> Reply + Send + 'static) -> Reply {
 
 /// Event streams go to [`events`]; everything else is one [`Reply`].
 async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Response<AnyBody> {
+    if let Err(reply) = check_single_host(request.headers()) {
+        return reply.into_response();
+    }
     let stream_of = match (request.method(), events::instance_of(request.uri().path())) {
         (&hyper::Method::GET, Some(id)) => Some(id.to_string()),
         _ => None,
@@ -376,6 +396,27 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Reply {
     .await
 }
 
+/// A long poll's `timeout`: seconds from 0 to [`MAX_WAIT`] (30 when not
+/// given); anything else — negative, NaN, infinite, beyond the longest
+/// wait — is a 400 (it is checked before it becomes a `Duration`, which
+/// cannot hold every float).
+fn wait_timeout(given: Option<&str>) -> Result<Duration, Reply> {
+    let Some(text) = given else {
+        return Ok(Duration::from_secs(30));
+    };
+    match text.parse::<f64>() {
+        Ok(s) if (0.0..=MAX_WAIT.as_secs_f64()).contains(&s) => Ok(Duration::from_secs_f64(s)),
+        _ => Err(Reply::error(
+            400,
+            "BadRequest",
+            format!(
+                "timeout must be a number of seconds from 0 to {}, got {text:?}",
+                MAX_WAIT.as_secs()
+            ),
+        )),
+    }
+}
+
 /// `GET /api/instances/{id}/wait?version=N&timeout=S`: answers at once if
 /// the instance is not at version N, else when it leaves it (or at the
 /// timeout). Without a version: the next change from now.
@@ -384,12 +425,9 @@ async fn wait(shared: &Shared, id: String, target: &Target) -> Reply {
         Ok(v) => v,
         Err(reply) => return reply,
     };
-    let timeout = match target.get("timeout").map(str::parse::<f64>) {
-        None => Duration::from_secs(30),
-        Some(Ok(s)) if s.is_finite() && s >= 0.0 => Duration::from_secs_f64(s).min(MAX_WAIT),
-        Some(_) => {
-            return Reply::error(400, "BadRequest", "timeout must be a number of seconds");
-        }
+    let timeout = match wait_timeout(target.get("timeout")) {
+        Ok(t) => t,
+        Err(reply) => return reply,
     };
     let engine = shared.engine.clone();
     let lookup = id.clone();

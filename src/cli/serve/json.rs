@@ -22,7 +22,8 @@ pub fn from_host(v: &HostValue) -> Json {
     }
 }
 
-/// Deepest nesting accepted in a resume value or message.
+/// Deepest nesting accepted in a resume value or message (the book's
+/// serve chapter says so).
 const MAX_DEPTH: usize = 64;
 
 /// A JSON request value as a host value: `null`, booleans, numbers
@@ -59,6 +60,44 @@ fn to_host_at(v: &Json, depth: usize) -> Result<HostValue, String> {
             );
         }
     })
+}
+
+/// The first integer literal in the JSON text `bytes` (outside strings)
+/// that does not fit a 64-bit Int, shortened for a message. serde_json
+/// reads such a literal as a Float, silently losing digits, so bodies are
+/// checked for them first. `bytes` is JSON that has already parsed.
+pub fn oversized_integer(bytes: &[u8]) -> Option<String> {
+    let number_byte = |c: &u8| matches!(c, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9');
+    let mut i = 0;
+    let mut in_string = false;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' if in_string => i += 2,
+            b'"' => {
+                in_string = !in_string;
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' if !in_string => {
+                let start = i;
+                while bytes.get(i).is_some_and(number_byte) {
+                    i += 1;
+                }
+                let token = bytes.get(start..i).unwrap_or_default();
+                let integer = !token.iter().any(|c| matches!(c, b'.' | b'e' | b'E'));
+                let text = String::from_utf8_lossy(token);
+                if integer && text.parse::<i64>().is_err() {
+                    return Some(if text.len() > 40 {
+                        let digits = token.iter().filter(|c| c.is_ascii_digit()).count();
+                        format!("{}… ({digits} digits)", text.get(..40).unwrap_or_default())
+                    } else {
+                        text.into_owned()
+                    });
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// Stored JSON text back as JSON (stored text this service wrote; anything
@@ -152,5 +191,26 @@ mod tests {
             deep = json!([deep]);
         }
         assert!(to_host(&deep).unwrap_err().contains("nested"));
+    }
+
+    #[test]
+    fn integers_beyond_64_bits_are_found_outside_strings() {
+        let found = |t: &str| oversized_integer(t.as_bytes());
+        assert_eq!(found(r#"{"value": 9223372036854775807}"#), None);
+        assert_eq!(found(r#"{"value": -9223372036854775808}"#), None);
+        assert_eq!(
+            found(r#"{"value": [1, 9223372036854775808]}"#).as_deref(),
+            Some("9223372036854775808")
+        );
+        assert_eq!(
+            found(r#"{"value": -9223372036854775809}"#).as_deref(),
+            Some("-9223372036854775809")
+        );
+        assert_eq!(found(r#"{"value": [1e30, 1.5, -0.0, 2E400]}"#), None);
+        // Digits inside strings, also after escaped quotes, are text.
+        assert_eq!(found(r#"{"v\"": "99999999999999999999\" 1"}"#), None);
+        let long = format!("{{\"value\": {}}}", "7".repeat(100));
+        let shown = found(&long).unwrap();
+        assert!(shown.ends_with("(100 digits)"), "{shown}");
     }
 }

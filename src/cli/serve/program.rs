@@ -4,7 +4,7 @@
 
 use sense::Runtime;
 use sha2::{Digest, Sha256};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Most output kept per instance; older output is dropped (with a marker).
@@ -14,6 +14,10 @@ pub const OUTPUT_LIMIT: usize = 64 * 1024;
 pub struct Program {
     /// The path as given (used as the file name in diagnostics).
     pub name: String,
+    /// The path as given: the program's imports resolve against its
+    /// directory, as under `sense run` (the service never changes its
+    /// working directory, so a relative path keeps its meaning).
+    pub path: PathBuf,
     /// Its source text.
     pub source: String,
     /// The first 16 hex digits of the source's SHA-256.
@@ -42,10 +46,17 @@ impl Program {
         let hash = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
         Ok(Program {
             name,
+            path: path.to_path_buf(),
             source,
             hash,
             config,
         })
+    }
+
+    /// Runs the program's top level in `rt`: its text as read at startup,
+    /// its imports resolved against its directory.
+    pub fn run_top_level(&self, rt: &mut Runtime) -> Result<(), sense::Error> {
+        rt.run_file_text(&self.path, &self.source)
     }
 
     /// A runtime with this program's limits whose output goes to `out`,

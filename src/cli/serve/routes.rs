@@ -14,7 +14,17 @@ pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Json>, Reply> {
         return Ok(Map::new());
     }
     match serde_json::from_slice::<Json>(bytes) {
-        Ok(Json::Object(m)) => Ok(m),
+        Ok(Json::Object(m)) => match json::oversized_integer(bytes) {
+            None => Ok(m),
+            Some(n) => Err(Reply::error(
+                400,
+                "BadValue",
+                format!(
+                    "the integer {n} does not fit in 64 bits (a Sense Int is 64-bit); \
+                     send it as a string, or as a float such as 1.5e20"
+                ),
+            )),
+        },
         Ok(_) => Err(Reply::error(
             400,
             "BadRequest",
@@ -174,7 +184,10 @@ pub fn route(
             }
             ["api", "instances", id, "pause"] => {
                 check_method(method, "POST")?;
-                api(engine.pause(id))
+                match engine.pause(id) {
+                    Ok((status, body)) => Reply::json(status, &body),
+                    Err(e) => Reply::from_api(e),
+                }
             }
             ["api", "instances", id, "audit"] => {
                 check_method(method, "GET")?;
