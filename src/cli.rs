@@ -4,6 +4,7 @@ mod durable;
 mod fmt;
 mod inspect;
 mod memory_path;
+mod mistakes;
 mod output;
 mod repl;
 mod run;
@@ -182,7 +183,9 @@ impl LimitArgs {
 
 #[derive(Args)]
 struct RunArgs {
-    /// The program to run
+    /// The program to run; `-` reads it from standard input (imports then
+    /// resolve against the working directory, and `ask_human` outside an
+    /// agent finds no input left)
     path: PathBuf,
     /// Check every action but commit nothing; print an audit summary at the end
     #[arg(long)]

@@ -184,3 +184,86 @@ fn max_heap_stops_unbounded_allocation() {
     let out = sense(&dir, &["run", "--max-heap", "lots", "grow.sns"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
+
+/// `sense run -` reads the program from standard input; imports resolve
+/// against the working directory; errors point at `<stdin>`.
+#[test]
+fn run_reads_a_program_from_stdin() {
+    use std::io::Write;
+    let dir = scratch("stdin");
+    write(&dir.join("helper.sns"), "def twice(n):\n    return n * 2\n");
+    let run = |program: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sense"))
+            .args(["run", "-"])
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run sense");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(program.as_bytes())
+            .expect("write the program");
+        child.wait_with_output().expect("wait")
+    };
+    let out = run("import helper\nprint(\"piped\", helper.twice(21))\n");
+    assert_eq!(text(&out.stdout), "piped 42\n", "{}", text(&out.stderr));
+    assert!(out.status.success());
+    let out = run("x = 1\ny = x / 0\n");
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("SenseRuntimeError: [line 2] division by zero\n --> <stdin>:2:5"),
+        "{err}"
+    );
+    let out = run("print(\"caf\u{e9}\")\n");
+    assert_eq!(text(&out.stdout), "caf\u{e9}\n");
+}
+
+/// `--workers 0` would serve nothing: refused as a usage error.
+#[test]
+fn serve_refuses_zero_workers() {
+    let dir = scratch("workers");
+    write(&dir.join("p.sns"), "x = 1\n");
+    let out = sense(&dir, &["serve", "p.sns", "--workers", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("0 is not in 1..=1024"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// The hints under the caret for mistakes from other languages (the
+/// first line stays the reference's).
+#[test]
+fn hints_for_other_languages_words() {
+    let dir = scratch("hints");
+    let cases = [
+        (
+            "print(None)\n",
+            "SenseNameError: [line 1] undefined variable 'None'",
+            "did you mean `nil`?",
+        ),
+        (
+            "print(7 // 2)\n",
+            "SenseSyntaxError: [line 1] unexpected token SLASH '/'",
+            "no `//` operator",
+        ),
+        (
+            "for i in range(2):\n    pass_it = i\nprint(i)\n",
+            "SenseNameError: [line 3] undefined variable 'i'",
+            "the variable of the `for` loop on line 1",
+        ),
+    ];
+    for (program, first, help) in cases {
+        write(&dir.join("h.sns"), program);
+        let out = sense(&dir, &["run", "h.sns"]);
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().next(), Some(first), "{err}");
+        assert!(err.contains("= help: ") && err.contains(help), "{err}");
+    }
+}

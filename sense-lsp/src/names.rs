@@ -16,6 +16,11 @@ pub fn builtins() -> Vec<String> {
     v
 }
 
+/// How builtin `name` is called (`len(x) -> Int`), if it is one.
+pub fn builtin_signature(name: &str) -> Option<&'static str> {
+    crate::builtin_docs::builtin_doc(name).map(|(sig, _)| sig)
+}
+
 /// The closest candidate to a misspelled `word`, if one is close enough to
 /// be a plausible typo (Damerau–Levenshtein distance at most 1 for short
 /// names, 2 for names of 5+ characters, 3 for 9+; never `word` itself).

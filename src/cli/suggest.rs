@@ -81,14 +81,14 @@ fn module_members(name: &str, source: &Program, path: Option<&Path>) -> Vec<Stri
     }
 }
 
-/// The file named on the diagnostic's ` --> FILE:LINE:COL` line.
-fn located_file(rendered: &str) -> Option<&str> {
+/// The file, line and column named on the diagnostic's ` --> FILE:LINE:COL` line.
+fn located(rendered: &str) -> Option<(&str, u32, u32)> {
     let line = rendered
         .lines()
         .find_map(|l| l.trim_start().strip_prefix("--> "))?;
     let mut parts = line.rsplitn(3, ':');
-    let (_col, _line) = (parts.next()?, parts.next()?);
-    parts.next()
+    let (col, line) = (parts.next()?, parts.next()?);
+    Some((parts.next()?, line.parse().ok()?, col.parse().ok()?))
 }
 
 /// The hint for an error, if one name is a plausible fix.
@@ -107,15 +107,26 @@ pub fn hint(
         Some(rest) => rest.split_once("] ").map_or(message, |(_, m)| m),
         None => message,
     };
-    let (word, member_of) = misspelled(message)?;
-    let file = located_file(rendered);
+    let at = located(rendered);
+    let file = at.map(|(f, _, _)| f);
     let path = file.filter(|f| *f != "<repl>").map(Path::new);
     let source = match file {
         Some("<repl>") => repl_text.map(str::to_string),
         Some(path) => std::fs::read_to_string(path).ok(),
         None => None,
     };
-    let program = source.and_then(|text| parse_file(&SourceFile::new("hint", text)).ok());
+    let program = source
+        .as_ref()
+        .and_then(|text| parse_file(&SourceFile::new("hint", text.as_str())).ok());
+    let cx = super::mistakes::Context {
+        source: source.as_deref(),
+        program: program.as_ref(),
+        line: at.map_or(0, |(_, l, _)| l),
+    };
+    if let Some(h) = super::mistakes::hint(message, &cx) {
+        return Some(h);
+    }
+    let (word, member_of) = misspelled(message)?;
     let declared = || -> Vec<String> {
         program
             .as_ref()

@@ -53,8 +53,9 @@ pub struct ServeArgs {
     /// Require `Authorization: Bearer TOKEN` on the API [default: $SENSE_SERVE_TOKEN]
     #[arg(long, value_name = "TOKEN")]
     token: Option<String>,
-    /// Requests handled at once
-    #[arg(long, value_name = "N", default_value_t = 16)]
+    /// Requests handled at once (1 to 1024)
+    #[arg(long, value_name = "N", default_value_t = 16,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
     workers: usize,
     #[command(flatten)]
     limits: LimitArgs,
