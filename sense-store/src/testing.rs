@@ -1,38 +1,11 @@
 //! Helpers for tests that need a real database (this crate's, and those
-//! of programs built on it): a throw-away PostgreSQL database, and the
-//! rule for what to do when no server is configured.
+//! of programs built on it): a throw-away PostgreSQL database on a
+//! server the caller names. (The workspace's tests find the server in
+//! `SENSE_TEST_POSTGRES_URL` and report a test that needs one as ignored
+//! when it is not set; that rule lives in its test kit.)
 
 use crate::StoreError;
 use postgres::{Client, NoTls};
-
-/// The variable naming a PostgreSQL server tests may use (any database
-/// on it; tests create and drop their own).
-pub const POSTGRES_URL_VAR: &str = "SENSE_TEST_POSTGRES_URL";
-
-/// The server URL from [`POSTGRES_URL_VAR`], or `None` after printing one
-/// loud line saying what is skipped. With `SENSE_TEST_ALL=1` set, a
-/// missing server is a failure (panics) instead.
-// A test helper: failing the calling test is its job.
-#[allow(clippy::panic)]
-pub fn postgres_url_or_skip(what: &str) -> Option<String> {
-    match std::env::var(POSTGRES_URL_VAR) {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            let msg = format!(
-                "SKIPPED {what} on PostgreSQL: {POSTGRES_URL_VAR} is not set \
-                 (install Debian's `postgresql` and run .ci/setup.d/10-postgres.sh)"
-            );
-            if std::env::var("SENSE_TEST_ALL").is_ok_and(|v| v == "1") {
-                panic!("{msg}; SENSE_TEST_ALL=1 requires it");
-            }
-            // Straight to the process's stderr: the test harness captures
-            // `eprintln!`, and a skip must be seen.
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "{msg}");
-            None
-        }
-    }
-}
 
 /// A database created for one test on the server at a URL, dropped
 /// (with any open connections) when this is dropped.

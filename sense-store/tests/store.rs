@@ -1,11 +1,15 @@
 //! Every store test runs against SQLite (a temporary file) and against a
 //! real PostgreSQL server (a database created for the test and dropped
-//! after it; see `sense_store::testing`).
+//! after it; see `sense_store::testing`), as two trials `NAME::sqlite` and
+//! `NAME::postgres`. Without a server the second is reported as ignored,
+//! with the reason; under `SENSE_TEST_ALL=1` it fails (see
+//! `sense_testkit::trials`).
 // The helpers below are test code too: a failed setup fails the test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use sense_store::testing::{TempDatabase, postgres_url_or_skip};
+use sense_store::testing::TempDatabase;
 use sense_store::{Commit, Event, ListQuery, NewInstance, Record, Status, Store, StoreError};
+use sense_testkit::trials::{StoreKind, require_postgres_url};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -35,30 +39,27 @@ fn temp_dir(test: &str) -> TempDir {
     TempDir(dir)
 }
 
-/// SQLite always; PostgreSQL when a server is configured (else one loud
-/// skip line, or a failure under SENSE_TEST_ALL=1).
-fn backends(test: &str) -> Vec<Backend> {
-    let dir = temp_dir(test);
-    let url = format!("sqlite:{}", dir.0.join("store.db").display());
-    let mut out = vec![Backend {
-        name: "sqlite",
+/// The store of one trial: SQLite in a temporary directory, or a
+/// database created for the test on the configured PostgreSQL server.
+fn backend(kind: StoreKind, test: &str) -> Backend {
+    let (url, db, dir) = match kind {
+        StoreKind::Sqlite => {
+            let dir = temp_dir(test);
+            let url = format!("sqlite:{}", dir.0.join("store.db").display());
+            (url, None, Some(dir))
+        }
+        StoreKind::Postgres => {
+            let db = TempDatabase::create(&require_postgres_url()).unwrap();
+            (db.url().to_string(), Some(db), None)
+        }
+    };
+    Backend {
+        name: kind.name(),
         store: Arc::from(sense_store::open(&url).unwrap()),
         url,
-        _db: None,
-        _dir: Some(dir),
-    }];
-    if let Some(server) = postgres_url_or_skip(test) {
-        let db = TempDatabase::create(&server).unwrap();
-        let url = db.url().to_string();
-        out.push(Backend {
-            name: "postgres",
-            store: Arc::from(sense_store::open(&url).unwrap()),
-            url,
-            _db: Some(db),
-            _dir: None,
-        });
+        _db: db,
+        _dir: dir,
     }
-    out
 }
 
 fn paused(snapshot: &[u8], question: &str) -> Record {
@@ -70,348 +71,329 @@ fn create(store: &dyn Store, id: &str, record: Record) {
     store.create(&new, &Event::new("created", "{}")).unwrap();
 }
 
-#[test]
-fn create_load_and_summary_round_trip() {
-    for b in backends("create_load_and_summary_round_trip") {
-        let s = &*b.store;
-        let mut rec = paused(&[0, 1, 2, 255], "Approve?");
-        rec.output = "hello\n".into();
-        create(s, "a", rec.clone());
-        let got = s.load("a").unwrap().expect(b.name);
-        assert_eq!(got.snapshot, vec![0, 1, 2, 255], "{}", b.name);
-        let sum = got.summary;
-        assert_eq!(sum.id, "a");
-        assert_eq!(sum.agent, "worker");
-        assert_eq!(sum.program_name, "flow.sns");
-        assert_eq!(sum.program_hash, "hash-1");
-        assert_eq!(sum.status, Status::Paused);
-        assert_eq!(sum.pause_reason.as_deref(), Some("\"Approve?\""));
-        assert_eq!(sum.pause_kind.as_deref(), Some("ask_human"));
-        assert_eq!(sum.output, "hello\n");
-        assert_eq!(sum.version, 1);
-        assert_eq!(sum.snapshot_bytes, 4);
-        assert!(!sum.pause_requested);
-        assert!(sum.created_at > 0 && sum.updated_at == sum.created_at);
-        assert_eq!(s.summary("a").unwrap(), Some(sum), "{}", b.name);
-        assert_eq!(s.load("missing").unwrap(), None);
-        assert_eq!(s.summary("missing").unwrap(), None);
-        // The same id twice is refused and changes nothing.
-        let dup = NewInstance::new("a", "other", "x.sns", "h", paused(b"x", "q"));
-        let err = s.create(&dup, &Event::new("created", "{}")).unwrap_err();
-        assert!(
-            matches!(err, StoreError::Duplicate(ref id) if id == "a"),
-            "{err}"
-        );
-        assert_eq!(s.load("a").unwrap().unwrap().summary.agent, "worker");
-    }
+fn create_load_and_summary_round_trip(kind: StoreKind) {
+    let b = backend(kind, "create_load_and_summary_round_trip");
+    let s = &*b.store;
+    let mut rec = paused(&[0, 1, 2, 255], "Approve?");
+    rec.output = "hello\n".into();
+    create(s, "a", rec.clone());
+    let got = s.load("a").unwrap().expect(b.name);
+    assert_eq!(got.snapshot, vec![0, 1, 2, 255], "{}", b.name);
+    let sum = got.summary;
+    assert_eq!(sum.id, "a");
+    assert_eq!(sum.agent, "worker");
+    assert_eq!(sum.program_name, "flow.sns");
+    assert_eq!(sum.program_hash, "hash-1");
+    assert_eq!(sum.status, Status::Paused);
+    assert_eq!(sum.pause_reason.as_deref(), Some("\"Approve?\""));
+    assert_eq!(sum.pause_kind.as_deref(), Some("ask_human"));
+    assert_eq!(sum.output, "hello\n");
+    assert_eq!(sum.version, 1);
+    assert_eq!(sum.snapshot_bytes, 4);
+    assert!(!sum.pause_requested);
+    assert!(sum.created_at > 0 && sum.updated_at == sum.created_at);
+    assert_eq!(s.summary("a").unwrap(), Some(sum), "{}", b.name);
+    assert_eq!(s.load("missing").unwrap(), None);
+    assert_eq!(s.summary("missing").unwrap(), None);
+    // The same id twice is refused and changes nothing.
+    let dup = NewInstance::new("a", "other", "x.sns", "h", paused(b"x", "q"));
+    let err = s.create(&dup, &Event::new("created", "{}")).unwrap_err();
+    assert!(
+        matches!(err, StoreError::Duplicate(ref id) if id == "a"),
+        "{err}"
+    );
+    assert_eq!(s.load("a").unwrap().unwrap().summary.agent, "worker");
 }
 
-#[test]
-fn commit_checks_the_version_and_records_the_event() {
-    for b in backends("commit_checks_the_version") {
-        let s = &*b.store;
-        create(s, "a", paused(b"v1", "q1"));
-        let next = paused(b"v2", "q2");
-        assert_eq!(
-            s.commit("a", 1, &next, &Event::new("resumed", r#"{"value":1}"#))
-                .unwrap(),
-            Commit::Committed { version: 2 }
-        );
-        // A writer that still holds version 1 loses and changes nothing.
-        let stale = paused(b"stale", "q?");
-        assert_eq!(
-            s.commit("a", 1, &stale, &Event::new("resumed", "{}"))
-                .unwrap(),
-            Commit::Conflict { current: Some(2) },
-            "{}",
-            b.name
-        );
-        let got = s.load("a").unwrap().unwrap();
-        assert_eq!(got.snapshot, b"v2");
-        assert_eq!(got.summary.pause_reason.as_deref(), Some("\"q2\""));
-        assert_eq!(
-            s.commit("nope", 1, &stale, &Event::new("resumed", "{}"))
-                .unwrap(),
-            Commit::Conflict { current: None }
-        );
-        let mut done = Record::finished(Status::Completed, b"v3".to_vec());
-        done.output = "done\n".into();
-        assert!(
-            s.commit("a", 2, &done, &Event::new("resumed", "{}"))
-                .unwrap()
-                .is_committed()
-        );
-        let sum = s.summary("a").unwrap().unwrap();
-        assert_eq!((sum.status, sum.version), (Status::Completed, 3));
-        assert_eq!(sum.pause_reason, None);
-        assert_eq!(sum.output, "done\n");
-        let audit = s.audit("a", 0, 100).unwrap();
-        let kinds: Vec<(&str, i64)> = audit.iter().map(|e| (e.kind.as_str(), e.version)).collect();
-        assert_eq!(
-            kinds,
-            [("created", 1), ("resumed", 2), ("resumed", 3)],
-            "{}",
-            b.name
-        );
-        assert_eq!(audit[1].detail, r#"{"value":1}"#);
-        // Paging through the audit trail.
-        let rest = s.audit("a", audit[0].seq, 1).unwrap();
-        assert_eq!(rest.len(), 1);
-        assert_eq!(rest[0], audit[1]);
-    }
+fn commit_checks_the_version_and_records_the_event(kind: StoreKind) {
+    let b = backend(kind, "commit_checks_the_version");
+    let s = &*b.store;
+    create(s, "a", paused(b"v1", "q1"));
+    let next = paused(b"v2", "q2");
+    assert_eq!(
+        s.commit("a", 1, &next, &Event::new("resumed", r#"{"value":1}"#))
+            .unwrap(),
+        Commit::Committed { version: 2 }
+    );
+    // A writer that still holds version 1 loses and changes nothing.
+    let stale = paused(b"stale", "q?");
+    assert_eq!(
+        s.commit("a", 1, &stale, &Event::new("resumed", "{}"))
+            .unwrap(),
+        Commit::Conflict { current: Some(2) },
+        "{}",
+        b.name
+    );
+    let got = s.load("a").unwrap().unwrap();
+    assert_eq!(got.snapshot, b"v2");
+    assert_eq!(got.summary.pause_reason.as_deref(), Some("\"q2\""));
+    assert_eq!(
+        s.commit("nope", 1, &stale, &Event::new("resumed", "{}"))
+            .unwrap(),
+        Commit::Conflict { current: None }
+    );
+    let mut done = Record::finished(Status::Completed, b"v3".to_vec());
+    done.output = "done\n".into();
+    assert!(
+        s.commit("a", 2, &done, &Event::new("resumed", "{}"))
+            .unwrap()
+            .is_committed()
+    );
+    let sum = s.summary("a").unwrap().unwrap();
+    assert_eq!((sum.status, sum.version), (Status::Completed, 3));
+    assert_eq!(sum.pause_reason, None);
+    assert_eq!(sum.output, "done\n");
+    let audit = s.audit("a", 0, 100).unwrap();
+    let kinds: Vec<(&str, i64)> = audit.iter().map(|e| (e.kind.as_str(), e.version)).collect();
+    assert_eq!(
+        kinds,
+        [("created", 1), ("resumed", 2), ("resumed", 3)],
+        "{}",
+        b.name
+    );
+    assert_eq!(audit[1].detail, r#"{"value":1}"#);
+    // Paging through the audit trail.
+    let rest = s.audit("a", audit[0].seq, 1).unwrap();
+    assert_eq!(rest.len(), 1);
+    assert_eq!(rest[0], audit[1]);
 }
 
-#[test]
-fn concurrent_commits_of_one_version_have_one_winner() {
-    for b in backends("concurrent_commits_have_one_winner") {
-        create(&*b.store, "a", paused(b"start", "q"));
-        for round in 1..=5i64 {
-            let threads: Vec<_> = (0..6)
-                .map(|t| {
-                    let store = b.store.clone();
-                    std::thread::spawn(move || {
-                        let rec = paused(format!("r{round}t{t}").as_bytes(), "q");
-                        store
-                            .commit("a", round, &rec, &Event::new("resumed", "{}"))
-                            .unwrap()
-                    })
+fn concurrent_commits_of_one_version_have_one_winner(kind: StoreKind) {
+    let b = backend(kind, "concurrent_commits_have_one_winner");
+    create(&*b.store, "a", paused(b"start", "q"));
+    for round in 1..=5i64 {
+        let threads: Vec<_> = (0..6)
+            .map(|t| {
+                let store = b.store.clone();
+                std::thread::spawn(move || {
+                    let rec = paused(format!("r{round}t{t}").as_bytes(), "q");
+                    store
+                        .commit("a", round, &rec, &Event::new("resumed", "{}"))
+                        .unwrap()
                 })
-                .collect();
-            let outcomes: Vec<Commit> = threads.into_iter().map(|t| t.join().unwrap()).collect();
-            let wins = outcomes.iter().filter(|c| c.is_committed()).count();
-            assert_eq!(wins, 1, "{}: round {round}: {outcomes:?}", b.name);
-            for c in &outcomes {
-                if !c.is_committed() {
-                    assert_eq!(
-                        *c,
-                        Commit::Conflict {
-                            current: Some(round + 1)
-                        }
-                    );
-                }
+            })
+            .collect();
+        let outcomes: Vec<Commit> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        let wins = outcomes.iter().filter(|c| c.is_committed()).count();
+        assert_eq!(wins, 1, "{}: round {round}: {outcomes:?}", b.name);
+        for c in &outcomes {
+            if !c.is_committed() {
+                assert_eq!(
+                    *c,
+                    Commit::Conflict {
+                        current: Some(round + 1)
+                    }
+                );
             }
         }
-        assert_eq!(b.store.summary("a").unwrap().unwrap().version, 6);
-        assert_eq!(b.store.audit("a", 0, 100).unwrap().len(), 6);
     }
+    assert_eq!(b.store.summary("a").unwrap().unwrap().version, 6);
+    assert_eq!(b.store.audit("a", 0, 100).unwrap().len(), 6);
 }
 
 /// Load–modify–commit with retries from many threads and a second store
 /// handle (as a second process would have): every increment counts once.
-#[test]
-fn retried_read_modify_write_loses_no_update() {
-    for b in backends("retried_read_modify_write") {
-        create(&*b.store, "n", paused(&0u64.to_le_bytes(), "count"));
-        let other: Arc<dyn Store> = Arc::from(sense_store::open(&b.url).unwrap());
-        let threads: Vec<_> = (0..8)
-            .map(|t| {
-                let store = if t % 2 == 0 {
-                    b.store.clone()
-                } else {
-                    other.clone()
-                };
-                std::thread::spawn(move || {
-                    for _ in 0..25 {
-                        loop {
-                            let got = store.load("n").unwrap().unwrap();
-                            let n = u64::from_le_bytes(got.snapshot.try_into().unwrap());
-                            let rec = paused(&(n + 1).to_le_bytes(), "count");
-                            let ev = Event::new("resumed", "{}");
-                            if store
-                                .commit("n", got.summary.version, &rec, &ev)
-                                .unwrap()
-                                .is_committed()
-                            {
-                                break;
-                            }
+fn retried_read_modify_write_loses_no_update(kind: StoreKind) {
+    let b = backend(kind, "retried_read_modify_write");
+    create(&*b.store, "n", paused(&0u64.to_le_bytes(), "count"));
+    let other: Arc<dyn Store> = Arc::from(sense_store::open(&b.url).unwrap());
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let store = if t % 2 == 0 {
+                b.store.clone()
+            } else {
+                other.clone()
+            };
+            std::thread::spawn(move || {
+                for _ in 0..25 {
+                    loop {
+                        let got = store.load("n").unwrap().unwrap();
+                        let n = u64::from_le_bytes(got.snapshot.try_into().unwrap());
+                        let rec = paused(&(n + 1).to_le_bytes(), "count");
+                        let ev = Event::new("resumed", "{}");
+                        if store
+                            .commit("n", got.summary.version, &rec, &ev)
+                            .unwrap()
+                            .is_committed()
+                        {
+                            break;
                         }
                     }
-                })
-            })
-            .collect();
-        for t in threads {
-            t.join().unwrap();
-        }
-        let got = b.store.load("n").unwrap().unwrap();
-        assert_eq!(
-            u64::from_le_bytes(got.snapshot.try_into().unwrap()),
-            200,
-            "{}",
-            b.name
-        );
-        assert_eq!(got.summary.version, 201);
-    }
-}
-
-#[test]
-fn list_pages_filters_and_counts() {
-    for b in backends("list_pages_filters_and_counts") {
-        let s = &*b.store;
-        for i in 0..25 {
-            let rec = if i % 5 == 0 {
-                Record::finished(Status::Completed, vec![])
-            } else {
-                paused(b"x", "q")
-            };
-            create(s, &format!("i{i:02}"), rec);
-        }
-        assert_eq!(s.count(None).unwrap(), 25);
-        assert_eq!(s.count(Some(Status::Completed)).unwrap(), 5);
-        assert_eq!(s.count(Some(Status::Failed)).unwrap(), 0);
-        let mut seen = Vec::new();
-        let mut after = 0;
-        loop {
-            let page = s
-                .list(&ListQuery {
-                    status: Some(Status::Paused),
-                    after,
-                    limit: 7,
-                })
-                .unwrap();
-            if page.is_empty() {
-                break;
-            }
-            assert!(page.len() <= 7);
-            after = page.last().unwrap().seq;
-            seen.extend(page.into_iter().map(|x| x.id));
-        }
-        let expected: Vec<String> = (0..25)
-            .filter(|i| i % 5 != 0)
-            .map(|i| format!("i{i:02}"))
-            .collect();
-        assert_eq!(seen, expected, "{}", b.name);
-        let all = s.list(&ListQuery::default()).unwrap();
-        assert_eq!(all.len(), 25);
-        let done: Vec<String> = s
-            .list(&ListQuery {
-                status: Some(Status::Completed),
-                ..Default::default()
-            })
-            .unwrap()
-            .into_iter()
-            .map(|x| x.id)
-            .collect();
-        assert_eq!(done, ["i00", "i05", "i10", "i15", "i20"]);
-    }
-}
-
-#[test]
-fn delete_checks_the_version_and_keeps_the_audit_trail() {
-    for b in backends("delete_checks_the_version") {
-        let s = &*b.store;
-        create(s, "a", paused(b"x", "q"));
-        let ev = Event::new("deleted", "{}");
-        assert_eq!(
-            s.delete("a", Some(7), &ev).unwrap(),
-            Commit::Conflict { current: Some(1) }
-        );
-        assert!(s.summary("a").unwrap().is_some());
-        assert!(s.delete("a", Some(1), &ev).unwrap().is_committed());
-        assert_eq!(s.summary("a").unwrap(), None);
-        assert_eq!(
-            s.delete("a", None, &ev).unwrap(),
-            Commit::Conflict { current: None }
-        );
-        let kinds: Vec<String> = s
-            .audit("a", 0, 10)
-            .unwrap()
-            .into_iter()
-            .map(|e| e.kind)
-            .collect();
-        assert_eq!(kinds, ["created", "deleted"], "{}", b.name);
-        // The id can be used again.
-        create(s, "a", paused(b"y", "q"));
-        assert_eq!(s.load("a").unwrap().unwrap().snapshot, b"y");
-    }
-}
-
-#[test]
-fn pause_requests_are_kept_until_honoured() {
-    for b in backends("pause_requests") {
-        let s = &*b.store;
-        create(s, "a", paused(b"x", "q"));
-        let ev = Event::new("pause_requested", "{}");
-        assert!(!s.request_pause("missing", &ev).unwrap());
-        assert!(s.request_pause("a", &ev).unwrap());
-        let sum = s.summary("a").unwrap().unwrap();
-        assert!(sum.pause_requested);
-        assert_eq!(sum.version, 1, "a request is not a new state");
-        // An answer that ends in another ask keeps the request pending …
-        s.commit("a", 1, &paused(b"y", "q2"), &Event::new("resumed", "{}"))
-            .unwrap();
-        assert!(
-            s.summary("a").unwrap().unwrap().pause_requested,
-            "{}",
-            b.name
-        );
-        // … a pause of kind `host` honours it.
-        let host = Record::paused(b"z".to_vec(), "\"paused by host\"", "host");
-        s.commit("a", 2, &host, &Event::new("resumed", "{}"))
-            .unwrap();
-        assert!(
-            !s.summary("a").unwrap().unwrap().pause_requested,
-            "{}",
-            b.name
-        );
-    }
-}
-
-#[test]
-fn versions_of_many_ids() {
-    for b in backends("versions_of_many_ids") {
-        let s = &*b.store;
-        create(s, "a", paused(b"x", "q"));
-        create(s, "b", paused(b"x", "q"));
-        s.commit("b", 1, &paused(b"y", "q"), &Event::new("resumed", "{}"))
-            .unwrap();
-        let mut v = s
-            .versions(&["a".into(), "b".into(), "gone".into()])
-            .unwrap();
-        v.sort();
-        assert_eq!(
-            v,
-            [("a".to_string(), 1), ("b".to_string(), 2)],
-            "{}",
-            b.name
-        );
-        assert!(s.size_bytes().unwrap() > 0);
-    }
-}
-
-#[test]
-fn migrations_run_once_and_refuse_a_newer_schema() {
-    for b in backends("migrations") {
-        create(&*b.store, "a", paused(b"x", "q"));
-        // Opening again (as a second process does) keeps the data.
-        let again = sense_store::open(&b.url).unwrap();
-        assert!(again.summary("a").unwrap().is_some(), "{}", b.name);
-        // A schema from the future is refused, not misread.
-        if b.name == "sqlite" {
-            let path = b.url.strip_prefix("sqlite:").unwrap();
-            let c = rusqlite::Connection::open(path).unwrap();
-            c.execute("INSERT INTO sense_schema (version) VALUES (99)", [])
-                .unwrap();
-        } else {
-            let mut c = postgres::Client::connect(&b.url, postgres::NoTls).unwrap();
-            c.execute("INSERT INTO sense_schema (version) VALUES (99)", &[])
-                .unwrap();
-        }
-        let err = sense_store::open(&b.url).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                StoreError::NewerSchema {
-                    found: 99,
-                    known: 1
                 }
-            ),
-            "{}: {err}",
-            b.name
-        );
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
     }
+    let got = b.store.load("n").unwrap().unwrap();
+    assert_eq!(
+        u64::from_le_bytes(got.snapshot.try_into().unwrap()),
+        200,
+        "{}",
+        b.name
+    );
+    assert_eq!(got.summary.version, 201);
 }
 
-#[test]
+fn list_pages_filters_and_counts(kind: StoreKind) {
+    let b = backend(kind, "list_pages_filters_and_counts");
+    let s = &*b.store;
+    for i in 0..25 {
+        let rec = if i % 5 == 0 {
+            Record::finished(Status::Completed, vec![])
+        } else {
+            paused(b"x", "q")
+        };
+        create(s, &format!("i{i:02}"), rec);
+    }
+    assert_eq!(s.count(None).unwrap(), 25);
+    assert_eq!(s.count(Some(Status::Completed)).unwrap(), 5);
+    assert_eq!(s.count(Some(Status::Failed)).unwrap(), 0);
+    let mut seen = Vec::new();
+    let mut after = 0;
+    loop {
+        let page = s
+            .list(&ListQuery {
+                status: Some(Status::Paused),
+                after,
+                limit: 7,
+            })
+            .unwrap();
+        if page.is_empty() {
+            break;
+        }
+        assert!(page.len() <= 7);
+        after = page.last().unwrap().seq;
+        seen.extend(page.into_iter().map(|x| x.id));
+    }
+    let expected: Vec<String> = (0..25)
+        .filter(|i| i % 5 != 0)
+        .map(|i| format!("i{i:02}"))
+        .collect();
+    assert_eq!(seen, expected, "{}", b.name);
+    let all = s.list(&ListQuery::default()).unwrap();
+    assert_eq!(all.len(), 25);
+    let done: Vec<String> = s
+        .list(&ListQuery {
+            status: Some(Status::Completed),
+            ..Default::default()
+        })
+        .unwrap()
+        .into_iter()
+        .map(|x| x.id)
+        .collect();
+    assert_eq!(done, ["i00", "i05", "i10", "i15", "i20"]);
+}
+
+fn delete_checks_the_version_and_keeps_the_audit_trail(kind: StoreKind) {
+    let b = backend(kind, "delete_checks_the_version");
+    let s = &*b.store;
+    create(s, "a", paused(b"x", "q"));
+    let ev = Event::new("deleted", "{}");
+    assert_eq!(
+        s.delete("a", Some(7), &ev).unwrap(),
+        Commit::Conflict { current: Some(1) }
+    );
+    assert!(s.summary("a").unwrap().is_some());
+    assert!(s.delete("a", Some(1), &ev).unwrap().is_committed());
+    assert_eq!(s.summary("a").unwrap(), None);
+    assert_eq!(
+        s.delete("a", None, &ev).unwrap(),
+        Commit::Conflict { current: None }
+    );
+    let kinds: Vec<String> = s
+        .audit("a", 0, 10)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(kinds, ["created", "deleted"], "{}", b.name);
+    // The id can be used again.
+    create(s, "a", paused(b"y", "q"));
+    assert_eq!(s.load("a").unwrap().unwrap().snapshot, b"y");
+}
+
+fn pause_requests_are_kept_until_honoured(kind: StoreKind) {
+    let b = backend(kind, "pause_requests");
+    let s = &*b.store;
+    create(s, "a", paused(b"x", "q"));
+    let ev = Event::new("pause_requested", "{}");
+    assert!(!s.request_pause("missing", &ev).unwrap());
+    assert!(s.request_pause("a", &ev).unwrap());
+    let sum = s.summary("a").unwrap().unwrap();
+    assert!(sum.pause_requested);
+    assert_eq!(sum.version, 1, "a request is not a new state");
+    // An answer that ends in another ask keeps the request pending …
+    s.commit("a", 1, &paused(b"y", "q2"), &Event::new("resumed", "{}"))
+        .unwrap();
+    assert!(
+        s.summary("a").unwrap().unwrap().pause_requested,
+        "{}",
+        b.name
+    );
+    // … a pause of kind `host` honours it.
+    let host = Record::paused(b"z".to_vec(), "\"paused by host\"", "host");
+    s.commit("a", 2, &host, &Event::new("resumed", "{}"))
+        .unwrap();
+    assert!(
+        !s.summary("a").unwrap().unwrap().pause_requested,
+        "{}",
+        b.name
+    );
+}
+
+fn versions_of_many_ids(kind: StoreKind) {
+    let b = backend(kind, "versions_of_many_ids");
+    let s = &*b.store;
+    create(s, "a", paused(b"x", "q"));
+    create(s, "b", paused(b"x", "q"));
+    s.commit("b", 1, &paused(b"y", "q"), &Event::new("resumed", "{}"))
+        .unwrap();
+    let mut v = s
+        .versions(&["a".into(), "b".into(), "gone".into()])
+        .unwrap();
+    v.sort();
+    assert_eq!(
+        v,
+        [("a".to_string(), 1), ("b".to_string(), 2)],
+        "{}",
+        b.name
+    );
+    assert!(s.size_bytes().unwrap() > 0);
+}
+
+fn migrations_run_once_and_refuse_a_newer_schema(kind: StoreKind) {
+    let b = backend(kind, "migrations");
+    create(&*b.store, "a", paused(b"x", "q"));
+    // Opening again (as a second process does) keeps the data.
+    let again = sense_store::open(&b.url).unwrap();
+    assert!(again.summary("a").unwrap().is_some(), "{}", b.name);
+    // A schema from the future is refused, not misread.
+    if b.name == "sqlite" {
+        let path = b.url.strip_prefix("sqlite:").unwrap();
+        let c = rusqlite::Connection::open(path).unwrap();
+        c.execute("INSERT INTO sense_schema (version) VALUES (99)", [])
+            .unwrap();
+    } else {
+        let mut c = postgres::Client::connect(&b.url, postgres::NoTls).unwrap();
+        c.execute("INSERT INTO sense_schema (version) VALUES (99)", &[])
+            .unwrap();
+    }
+    let err = sense_store::open(&b.url).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::NewerSchema {
+                found: 99,
+                known: 1
+            }
+        ),
+        "{}: {err}",
+        b.name
+    );
+}
+
 fn bad_urls_are_refused_clearly() {
     for url in [
         "mysql://x",
@@ -429,53 +411,50 @@ fn bad_urls_are_refused_clearly() {
     assert!(matches!(err, StoreError::Sqlite(_)), "{err}");
 }
 
-#[test]
-fn create_many_is_all_or_nothing() {
-    for b in backends("create_many") {
-        let s = &*b.store;
-        let batch: Vec<NewInstance> = (0..50)
-            .map(|i| {
-                NewInstance::new(
-                    &format!("m{i}"),
-                    "worker",
-                    "flow.sns",
-                    "h",
-                    paused(b"x", "q"),
-                )
-            })
-            .collect();
-        s.create_many(&batch, &Event::new("created", "{}")).unwrap();
-        assert_eq!(s.count(None).unwrap(), 50, "{}", b.name);
-        assert_eq!(s.audit("m49", 0, 10).unwrap().len(), 1);
-        // One duplicate anywhere in a batch stores none of it.
-        let mut again: Vec<NewInstance> = (50..60)
-            .map(|i| {
-                NewInstance::new(
-                    &format!("m{i}"),
-                    "worker",
-                    "flow.sns",
-                    "h",
-                    paused(b"x", "q"),
-                )
-            })
-            .collect();
-        again.push(batch[3].clone());
-        let err = s
-            .create_many(&again, &Event::new("created", "{}"))
-            .unwrap_err();
-        assert!(
-            matches!(err, StoreError::Duplicate(ref id) if id == "m3"),
-            "{err}"
-        );
-        assert_eq!(s.count(None).unwrap(), 50, "{}", b.name);
-        assert!(s.summary("m50").unwrap().is_none());
-    }
+fn create_many_is_all_or_nothing(kind: StoreKind) {
+    let b = backend(kind, "create_many");
+    let s = &*b.store;
+    let batch: Vec<NewInstance> = (0..50)
+        .map(|i| {
+            NewInstance::new(
+                &format!("m{i}"),
+                "worker",
+                "flow.sns",
+                "h",
+                paused(b"x", "q"),
+            )
+        })
+        .collect();
+    s.create_many(&batch, &Event::new("created", "{}")).unwrap();
+    assert_eq!(s.count(None).unwrap(), 50, "{}", b.name);
+    assert_eq!(s.audit("m49", 0, 10).unwrap().len(), 1);
+    // One duplicate anywhere in a batch stores none of it.
+    let mut again: Vec<NewInstance> = (50..60)
+        .map(|i| {
+            NewInstance::new(
+                &format!("m{i}"),
+                "worker",
+                "flow.sns",
+                "h",
+                paused(b"x", "q"),
+            )
+        })
+        .collect();
+    again.push(batch[3].clone());
+    let err = s
+        .create_many(&again, &Event::new("created", "{}"))
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::Duplicate(ref id) if id == "m3"),
+        "{err}"
+    );
+    assert_eq!(s.count(None).unwrap(), 50, "{}", b.name);
+    assert!(s.summary("m50").unwrap().is_none());
 }
 
 /// The SQLite file and its `-wal` and `-shm` files hold the same answers
 /// as `sense start`'s state files, and are created owner-only like them.
 #[cfg(unix)]
-#[test]
 fn sqlite_files_are_created_owner_only() {
     use std::os::unix::fs::PermissionsExt;
     let dir = temp_dir("owner-only");
@@ -493,4 +472,23 @@ fn sqlite_files_are_created_owner_only() {
         panic!("{e}");
     }
     assert!(!std::path::Path::new(":memory:").exists());
+}
+
+fn main() {
+    sense_testkit::trials::run(sense_testkit::trials! {
+        plain:
+            bad_urls_are_refused_clearly,
+            #[cfg(unix)] sqlite_files_are_created_owner_only;
+        per_store:
+            create_load_and_summary_round_trip,
+            commit_checks_the_version_and_records_the_event,
+            concurrent_commits_of_one_version_have_one_winner,
+            retried_read_modify_write_loses_no_update,
+            list_pages_filters_and_counts,
+            delete_checks_the_version_and_keeps_the_audit_trail,
+            pause_requests_are_kept_until_honoured,
+            versions_of_many_ids,
+            migrations_run_once_and_refuse_a_newer_schema,
+            create_many_is_all_or_nothing;
+    });
 }

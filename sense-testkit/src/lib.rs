@@ -1,7 +1,8 @@
 //! Test support shared by the workspace's test harnesses: the golden
 //! suite's runner (plain and under GC stress), the walk that finds every
 //! golden program, the one blessing rule, the skip rule for tests that
-//! need a tool the machine may lack, a `sense inspect` server for the
+//! need a tool the machine may lack (and the per-store test lists built
+//! on it, whose PostgreSQL halves need a server), a `sense inspect` server for the
 //! console tests, and (features `loopback`, `serve`) a scripted HTTP
 //! server for the provider tests and a `sense serve` driver.
 //!
@@ -17,6 +18,7 @@ pub mod loopback;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod toolchain;
+pub mod trials;
 
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,8 @@
 //! directories and stores. Test code: it panics on what a test must not
 //! meet.
 
-use sense_store::testing::{TempDatabase, postgres_url_or_skip};
+use crate::trials::{StoreKind, require_postgres_url};
+use sense_store::testing::TempDatabase;
 use serde_json::{Value as Json, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -56,18 +57,18 @@ pub struct TestStore {
     _db: Option<TempDatabase>,
 }
 
-/// SQLite in `dir`, and PostgreSQL when configured (else a loud skip, or
-/// a failure under SENSE_TEST_ALL=1).
-pub fn stores(test: &str, dir: &TempDir) -> Vec<TestStore> {
-    let mut out = vec![TestStore {
-        name: "sqlite",
-        url: format!("sqlite:{}", dir.0.join("store.db").display()),
-        _db: None,
-    }];
-    if let Some(server) = postgres_url_or_skip(test) {
-        out.push(postgres_store(&server));
+/// The store of one trial of a per-store test: SQLite in `dir`, or a
+/// fresh database on the PostgreSQL server the gate of
+/// [`crate::trials::per_store`] found.
+pub fn store(kind: StoreKind, dir: &TempDir) -> TestStore {
+    match kind {
+        StoreKind::Sqlite => TestStore {
+            name: "sqlite",
+            url: format!("sqlite:{}", dir.0.join("store.db").display()),
+            _db: None,
+        },
+        StoreKind::Postgres => postgres_store(&require_postgres_url()),
     }
-    out
 }
 
 /// A fresh PostgreSQL database on `server`.
