@@ -2,10 +2,13 @@
 //! as under `sense run`, whatever the working directory of the process
 //! that runs it: `sense serve` (on SQLite and PostgreSQL, and after a
 //! restart from yet another directory) and `sense inspect` (a file, and a
-//! state file). The C host's case is `tests/hosts/c/imports.c`.
+//! state file). The C host's case is `tests/hosts/c/imports.c`. The
+//! served case runs once per store, as trials `NAME::sqlite` and
+//! `NAME::postgres` (see `sense_testkit::trials`).
 
 use sense_testkit::inspect_server::Server;
-use sense_testkit::serve::{Service, TempDir, create, id_of, resume, stores};
+use sense_testkit::serve::{Service, TempDir, create, id_of, resume, store};
+use sense_testkit::trials::StoreKind;
 use serde_json::{Value as Json, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -50,38 +53,35 @@ fn sense_run(cwd: &Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-#[test]
-fn a_served_program_imports_beside_itself_from_any_directory() {
+fn a_served_program_imports_beside_itself_from_any_directory(kind: StoreKind) {
     let (dir, elsewhere) = layout("served");
     assert_eq!(sense_run(&dir.0), "hello, top level!\n");
     let absolute = dir.0.join("app/prog.sns");
-    for store in stores("served_program_imports", &dir) {
-        // Started from the parent directory with a relative path.
-        let mut first = Service::start_in(BIN, &dir.0, Path::new("app/prog.sns"), &store.url, &[]);
-        let a = create(&first, "greeter");
-        assert_eq!(a["status"], "paused", "{}: {a}", store.name);
-        assert_eq!(a["pause_reason"], "name?");
-        let (status, done) = resume(&first, &id_of(&a), json!("Ada"), None);
-        assert_eq!(status, 200, "{}: {done}", store.name);
-        assert_eq!(done["status"], "completed", "{done}");
-        assert_eq!(done["output"], "hello, top level!\nhello, Ada!\n");
-        let waiting = id_of(&create(&first, "greeter"));
-        first.kill();
-        // Restarted from an unrelated directory: the paused instance is
-        // restored and answered, and new instances import as before.
-        let second = Service::start_in(BIN, &elsewhere, &absolute, &store.url, &[]);
-        let (status, done) = resume(&second, &waiting, json!("Bob"), None);
-        assert_eq!(status, 200, "{}: {done}", store.name);
-        assert_eq!(done["output"], "hello, top level!\nhello, Bob!\n");
-        let c = create(&second, "greeter");
-        assert_eq!(c["status"], "paused", "{}: {c}", store.name);
-        let (status, done) = resume(&second, &id_of(&c), json!("Cy"), None);
-        assert_eq!(status, 200, "{done}");
-        assert_eq!(done["output"], "hello, top level!\nhello, Cy!\n");
-    }
+    let store = store(kind, &dir);
+    // Started from the parent directory with a relative path.
+    let mut first = Service::start_in(BIN, &dir.0, Path::new("app/prog.sns"), &store.url, &[]);
+    let a = create(&first, "greeter");
+    assert_eq!(a["status"], "paused", "{}: {a}", store.name);
+    assert_eq!(a["pause_reason"], "name?");
+    let (status, done) = resume(&first, &id_of(&a), json!("Ada"), None);
+    assert_eq!(status, 200, "{}: {done}", store.name);
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["output"], "hello, top level!\nhello, Ada!\n");
+    let waiting = id_of(&create(&first, "greeter"));
+    first.kill();
+    // Restarted from an unrelated directory: the paused instance is
+    // restored and answered, and new instances import as before.
+    let second = Service::start_in(BIN, &elsewhere, &absolute, &store.url, &[]);
+    let (status, done) = resume(&second, &waiting, json!("Bob"), None);
+    assert_eq!(status, 200, "{}: {done}", store.name);
+    assert_eq!(done["output"], "hello, top level!\nhello, Bob!\n");
+    let c = create(&second, "greeter");
+    assert_eq!(c["status"], "paused", "{}: {c}", store.name);
+    let (status, done) = resume(&second, &id_of(&c), json!("Cy"), None);
+    assert_eq!(status, 200, "{done}");
+    assert_eq!(done["output"], "hello, top level!\nhello, Cy!\n");
 }
 
-#[test]
 fn inspect_imports_beside_the_program_from_any_directory() {
     let (dir, elsewhere) = layout("inspect");
     let absolute = dir.0.join("app/prog.sns");
@@ -152,4 +152,13 @@ fn post_request(port: u16, path: &str, body: &str) -> String {
          Connection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )
+}
+
+fn main() {
+    sense_testkit::trials::run(sense_testkit::trials! {
+        plain:
+            inspect_imports_beside_the_program_from_any_directory;
+        per_store:
+            a_served_program_imports_beside_itself_from_any_directory;
+    });
 }

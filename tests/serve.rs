@@ -2,8 +2,14 @@
 //! lifecycle, exactly-once answers under concurrency (within one process
 //! and across two on one store), messages, long polling, pause, delete,
 //! audit, program versions, and the HTTP limits and access checks.
+//!
+//! A test that runs on both stores is two trials, `NAME::sqlite` and
+//! `NAME::postgres`; without a server (`SENSE_TEST_POSTGRES_URL`) the
+//! second is reported as ignored with the reason, and fails under
+//! `SENSE_TEST_ALL=1` (see `sense_testkit::trials`).
 
-use sense_testkit::serve::{Service, TempDir, call, create, id_of, raw, resume, stores};
+use sense_testkit::serve::{Service, TempDir, call, create, id_of, raw, resume, store};
+use sense_testkit::trials::StoreKind;
 use serde_json::{Value as Json, json};
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -67,326 +73,312 @@ fn cli_output(dir: &TempDir, program: &std::path::Path, answers: &[&str]) -> Str
     text.trim_end_matches("completed\n").to_string()
 }
 
-#[test]
-fn answers_run_the_agent_to_the_uninterrupted_result() {
+fn answers_run_the_agent_to_the_uninterrupted_result(kind: StoreKind) {
     let dir = TempDir::new("lifecycle");
     let program = dir.write("flow.sns", PROGRAM);
     let expected = cli_output(&dir, &program, &["\"Ada\"", "3", "true"]);
     assert_eq!(expected, "summary: [name=Ada, years=3, ready=true]\n");
-    for store in stores("answers_run_the_agent", &dir) {
-        let svc = serve(&program, &store.url, &[]);
-        let first = create(&svc, "interviewer");
-        assert_eq!(first["status"], "paused", "{}: {first}", store.name);
-        assert_eq!(first["pause_reason"], "(1/3) name?");
-        assert_eq!(first["pause_kind"], "ask_human");
-        assert_eq!(first["version"], 1);
-        let id = id_of(&first);
-        // The call stack and locals, as `sense show` lists them.
-        let (_, detail) = svc.call("GET", &format!("/api/instances/{id}"), None);
-        let me = detail["agents"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|a| a["subject"] == true)
-            .unwrap();
-        let functions: Vec<&str> = me["frames"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["function"].as_str().unwrap())
-            .collect();
-        assert_eq!(functions, ["ask", "collect", "interviewer"], "{detail}");
-        assert_eq!(me["frames"][0]["locals"]["topic"], "name");
-        let mut version = 1;
-        for (answer, next) in [
-            (json!("Ada"), Some("(2/3) years?")),
-            (json!(3), Some("(3/3) ready?")),
-            (json!(true), None),
-        ] {
-            let (status, body) = resume(&svc, &id, answer, Some(version));
-            assert_eq!(status, 200, "{}: {body}", store.name);
-            version += 1;
-            assert_eq!(body["version"], version);
-            match next {
-                Some(q) => assert_eq!(body["pause_reason"], q),
-                None => {
-                    assert_eq!(body["status"], "completed");
-                    assert_eq!(body["output"], expected.as_str(), "{}", store.name);
-                }
+    let store = store(kind, &dir);
+    let svc = serve(&program, &store.url, &[]);
+    let first = create(&svc, "interviewer");
+    assert_eq!(first["status"], "paused", "{}: {first}", store.name);
+    assert_eq!(first["pause_reason"], "(1/3) name?");
+    assert_eq!(first["pause_kind"], "ask_human");
+    assert_eq!(first["version"], 1);
+    let id = id_of(&first);
+    // The call stack and locals, as `sense show` lists them.
+    let (_, detail) = svc.call("GET", &format!("/api/instances/{id}"), None);
+    let me = detail["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["subject"] == true)
+        .unwrap();
+    let functions: Vec<&str> = me["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["function"].as_str().unwrap())
+        .collect();
+    assert_eq!(functions, ["ask", "collect", "interviewer"], "{detail}");
+    assert_eq!(me["frames"][0]["locals"]["topic"], "name");
+    let mut version = 1;
+    for (answer, next) in [
+        (json!("Ada"), Some("(2/3) years?")),
+        (json!(3), Some("(3/3) ready?")),
+        (json!(true), None),
+    ] {
+        let (status, body) = resume(&svc, &id, answer, Some(version));
+        assert_eq!(status, 200, "{}: {body}", store.name);
+        version += 1;
+        assert_eq!(body["version"], version);
+        match next {
+            Some(q) => assert_eq!(body["pause_reason"], q),
+            None => {
+                assert_eq!(body["status"], "completed");
+                assert_eq!(body["output"], expected.as_str(), "{}", store.name);
             }
         }
-        // Finished instances cannot be answered again.
-        let (status, body) = resume(&svc, &id, json!("again"), None);
-        assert_eq!(status, 409, "{body}");
-        assert_eq!(body["current"]["status"], "completed");
-        let (_, audit) = svc.call("GET", &format!("/api/instances/{id}/audit"), None);
-        let kinds: Vec<&str> = audit["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["event"].as_str().unwrap())
-            .collect();
-        assert_eq!(
-            kinds,
-            ["created", "resumed", "resumed", "resumed"],
-            "{}",
-            store.name
-        );
-        assert_eq!(audit["events"][1]["detail"]["value"], "Ada");
-        // A failing agent is stored as failed, with its error.
-        let b = create(&svc, "broken");
-        let (status, body) = resume(&svc, &id_of(&b), json!(0), None);
-        assert_eq!(status, 200);
-        assert_eq!(body["status"], "failed");
-        assert!(
-            body["error"].as_str().unwrap().contains("division"),
-            "{body}"
-        );
-        // An unknown agent is a 404 and stores nothing.
-        let (status, _) = svc.call("POST", "/api/instances", Some(json!({"agent": "nobody"})));
-        assert_eq!(status, 404);
-        let (_, list) = svc.call("GET", "/api/instances?status=all", None);
-        assert_eq!(list["instances"].as_array().unwrap().len(), 2);
     }
+    // Finished instances cannot be answered again.
+    let (status, body) = resume(&svc, &id, json!("again"), None);
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["current"]["status"], "completed");
+    let (_, audit) = svc.call("GET", &format!("/api/instances/{id}/audit"), None);
+    let kinds: Vec<&str> = audit["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["created", "resumed", "resumed", "resumed"],
+        "{}",
+        store.name
+    );
+    assert_eq!(audit["events"][1]["detail"]["value"], "Ada");
+    // A failing agent is stored as failed, with its error.
+    let b = create(&svc, "broken");
+    let (status, body) = resume(&svc, &id_of(&b), json!(0), None);
+    assert_eq!(status, 200);
+    assert_eq!(body["status"], "failed");
+    assert!(
+        body["error"].as_str().unwrap().contains("division"),
+        "{body}"
+    );
+    // An unknown agent is a 404 and stores nothing.
+    let (status, _) = svc.call("POST", "/api/instances", Some(json!({"agent": "nobody"})));
+    assert_eq!(status, 404);
+    let (_, list) = svc.call("GET", "/api/instances?status=all", None);
+    assert_eq!(list["instances"].as_array().unwrap().len(), 2);
 }
 
-#[test]
-fn a_stale_version_is_409_and_changes_nothing() {
+fn a_stale_version_is_409_and_changes_nothing(kind: StoreKind) {
     let dir = TempDir::new("stale");
     let program = dir.write("flow.sns", PROGRAM);
-    for store in stores("a_stale_version_is_409", &dir) {
-        let svc = serve(&program, &store.url, &[]);
-        let id = id_of(&create(&svc, "interviewer"));
-        assert_eq!(resume(&svc, &id, json!("Ada"), Some(1)).0, 200);
-        let (status, body) = resume(&svc, &id, json!("Bob"), Some(1));
-        assert_eq!(status, 409, "{}: {body}", store.name);
-        assert_eq!(body["error"]["class"], "VersionConflict");
-        assert_eq!(body["current"]["version"], 2);
-        assert_eq!(body["current"]["pause_reason"], "(2/3) years?");
-        let (_, audit) = svc.call("GET", &format!("/api/instances/{id}/audit"), None);
-        assert_eq!(audit["events"].as_array().unwrap().len(), 2, "{audit}");
-    }
+    let store = store(kind, &dir);
+    let svc = serve(&program, &store.url, &[]);
+    let id = id_of(&create(&svc, "interviewer"));
+    assert_eq!(resume(&svc, &id, json!("Ada"), Some(1)).0, 200);
+    let (status, body) = resume(&svc, &id, json!("Bob"), Some(1));
+    assert_eq!(status, 409, "{}: {body}", store.name);
+    assert_eq!(body["error"]["class"], "VersionConflict");
+    assert_eq!(body["current"]["version"], 2);
+    assert_eq!(body["current"]["pause_reason"], "(2/3) years?");
+    let (_, audit) = svc.call("GET", &format!("/api/instances/{id}/audit"), None);
+    assert_eq!(audit["events"].as_array().unwrap().len(), 2, "{audit}");
 }
 
 /// Six clients answer the same question (the same version) at once,
 /// through two processes on one store: exactly one answer is applied per
 /// round, the others get 409 and change nothing.
-#[test]
-fn concurrent_answers_through_two_processes_apply_once() {
+fn concurrent_answers_through_two_processes_apply_once(kind: StoreKind) {
     let dir = TempDir::new("concurrent");
     let program = dir.write("flow.sns", PROGRAM);
-    for store in stores("concurrent_answers", &dir) {
-        let a = serve(&program, &store.url, &[]);
-        let b = serve(&program, &store.url, &[]);
-        let id = id_of(&create(&a, "interviewer"));
-        let ports = [a.port, b.port];
-        for round in 0..3 {
-            let threads: Vec<_> = (0..6)
-                .map(|t| {
-                    let (port, id) = (ports[t % 2], id.clone());
-                    std::thread::spawn(move || {
-                        let req = json!({"value": format!("r{round}t{t}"), "version": round + 1});
-                        call(
-                            port,
-                            "POST",
-                            &format!("/api/instances/{id}/resume"),
-                            Some(req),
-                        )
-                        .unwrap()
-                    })
+    let store = store(kind, &dir);
+    let a = serve(&program, &store.url, &[]);
+    let b = serve(&program, &store.url, &[]);
+    let id = id_of(&create(&a, "interviewer"));
+    let ports = [a.port, b.port];
+    for round in 0..3 {
+        let threads: Vec<_> = (0..6)
+            .map(|t| {
+                let (port, id) = (ports[t % 2], id.clone());
+                std::thread::spawn(move || {
+                    let req = json!({"value": format!("r{round}t{t}"), "version": round + 1});
+                    call(
+                        port,
+                        "POST",
+                        &format!("/api/instances/{id}/resume"),
+                        Some(req),
+                    )
+                    .unwrap()
                 })
-                .collect();
-            let results: Vec<(u16, Json)> =
-                threads.into_iter().map(|t| t.join().unwrap()).collect();
-            let ok = results.iter().filter(|(s, _)| *s == 200).count();
-            let conflicts = results.iter().filter(|(s, _)| *s == 409).count();
-            assert_eq!(
-                (ok, conflicts),
-                (1, 5),
-                "{}: round {round}: {results:?}",
-                store.name
-            );
-        }
-        let (_, body) = a.call("GET", &format!("/api/instances/{id}"), None);
-        assert_eq!(body["status"], "completed");
-        assert_eq!(body["version"], 4);
-        let (_, audit) = b.call("GET", &format!("/api/instances/{id}/audit"), None);
-        let applied: Vec<String> = audit["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|e| e["event"] == "resumed")
-            .map(|e| e["detail"]["value"].as_str().unwrap().to_string())
+            })
             .collect();
-        assert_eq!(applied.len(), 3, "{audit}");
-        // The output holds exactly the three answers that were applied.
-        let summary = format!(
-            "summary: [name={}, years={}, ready={}]\n",
-            applied[0], applied[1], applied[2]
+        let results: Vec<(u16, Json)> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        let ok = results.iter().filter(|(s, _)| *s == 200).count();
+        let conflicts = results.iter().filter(|(s, _)| *s == 409).count();
+        assert_eq!(
+            (ok, conflicts),
+            (1, 5),
+            "{}: round {round}: {results:?}",
+            store.name
         );
-        assert_eq!(body["output"], summary.as_str(), "{}", store.name);
     }
+    let (_, body) = a.call("GET", &format!("/api/instances/{id}"), None);
+    assert_eq!(body["status"], "completed");
+    assert_eq!(body["version"], 4);
+    let (_, audit) = b.call("GET", &format!("/api/instances/{id}/audit"), None);
+    let applied: Vec<String> = audit["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == "resumed")
+        .map(|e| e["detail"]["value"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(applied.len(), 3, "{audit}");
+    // The output holds exactly the three answers that were applied.
+    let summary = format!(
+        "summary: [name={}, years={}, ready={}]\n",
+        applied[0], applied[1], applied[2]
+    );
+    assert_eq!(body["output"], summary.as_str(), "{}", store.name);
 }
 
 /// A message wakes an agent waiting in `receive()`; a long poll on one
 /// process answers when another process changed the instance.
-#[test]
-fn messages_wake_waiting_agents_and_long_polls_see_other_processes() {
+fn messages_wake_waiting_agents_and_long_polls_see_other_processes(kind: StoreKind) {
     let dir = TempDir::new("messages");
     let program = dir.write("flow.sns", PROGRAM);
-    for store in stores("messages_and_long_polls", &dir) {
-        let a = serve(&program, &store.url, &[]);
-        let b = serve(&program, &store.url, &[]);
-        let first = create(&a, "listener");
-        assert_eq!(first["pause_kind"], "message", "{first}");
-        let id = id_of(&first);
-        let (port, wid) = (a.port, id.clone());
-        let waiting = std::thread::spawn(move || {
-            let t = Instant::now();
-            let r = call(
-                port,
-                "GET",
-                &format!("/api/instances/{wid}/wait?version=1&timeout=20"),
-                None,
-            );
-            (r.unwrap(), t.elapsed())
-        });
-        std::thread::sleep(Duration::from_millis(300));
-        let (status, body) = b.call(
-            "POST",
-            &format!("/api/instances/{id}/messages"),
-            Some(json!({"value": "one"})),
-        );
-        assert_eq!(status, 200, "{body}");
-        assert_eq!(body["status"], "paused");
-        assert_eq!(body["version"], 2);
-        let ((status, woke), took) = waiting.join().unwrap();
-        assert_eq!(status, 200);
-        assert_eq!(woke["changed"], true, "{}: {woke}", store.name);
-        assert_eq!(woke["version"], 2);
-        assert!(took < Duration::from_secs(5), "long poll took {took:?}");
-        let (_, body) = a.call(
-            "POST",
-            &format!("/api/instances/{id}/messages"),
-            Some(json!({"value": [2, "two"]})),
-        );
-        assert_eq!(body["status"], "completed", "{body}");
-        assert_eq!(body["output"], "messages: [one, [2, two]]\n");
-        // A long poll with nothing happening ends at its timeout, unchanged.
-        let other = id_of(&create(&b, "interviewer"));
+    let store = store(kind, &dir);
+    let a = serve(&program, &store.url, &[]);
+    let b = serve(&program, &store.url, &[]);
+    let first = create(&a, "listener");
+    assert_eq!(first["pause_kind"], "message", "{first}");
+    let id = id_of(&first);
+    let (port, wid) = (a.port, id.clone());
+    let waiting = std::thread::spawn(move || {
         let t = Instant::now();
-        let (status, body) = a.call(
+        let r = call(
+            port,
             "GET",
-            &format!("/api/instances/{other}/wait?version=1&timeout=0.5"),
+            &format!("/api/instances/{wid}/wait?version=1&timeout=20"),
             None,
         );
-        assert_eq!((status, &body["changed"]), (200, &json!(false)));
-        assert!(t.elapsed() >= Duration::from_millis(450));
-    }
+        (r.unwrap(), t.elapsed())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, body) = b.call(
+        "POST",
+        &format!("/api/instances/{id}/messages"),
+        Some(json!({"value": "one"})),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["status"], "paused");
+    assert_eq!(body["version"], 2);
+    let ((status, woke), took) = waiting.join().unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(woke["changed"], true, "{}: {woke}", store.name);
+    assert_eq!(woke["version"], 2);
+    assert!(took < Duration::from_secs(5), "long poll took {took:?}");
+    let (_, body) = a.call(
+        "POST",
+        &format!("/api/instances/{id}/messages"),
+        Some(json!({"value": [2, "two"]})),
+    );
+    assert_eq!(body["status"], "completed", "{body}");
+    assert_eq!(body["output"], "messages: [one, [2, two]]\n");
+    // A long poll with nothing happening ends at its timeout, unchanged.
+    let other = id_of(&create(&b, "interviewer"));
+    let t = Instant::now();
+    let (status, body) = a.call(
+        "GET",
+        &format!("/api/instances/{other}/wait?version=1&timeout=0.5"),
+        None,
+    );
+    assert_eq!((status, &body["changed"]), (200, &json!(false)));
+    assert!(t.elapsed() >= Duration::from_millis(450));
 }
 
 /// `POST …/pause` stops an agent that is running right now — through the
 /// process running it, or through another process of the fleet.
-#[test]
-fn pause_stops_a_running_agent_from_any_process() {
+fn pause_stops_a_running_agent_from_any_process(kind: StoreKind) {
     let dir = TempDir::new("pause");
     let program = dir.write("flow.sns", PROGRAM);
-    for store in stores("pause_stops_a_running_agent", &dir) {
-        let a = serve(&program, &store.url, &["--max-steps", "100000000000"]);
-        let b = serve(&program, &store.url, &[]);
-        for via in [a.port, b.port] {
-            let id = id_of(&create(&a, "spinner"));
-            let (port, rid) = (a.port, id.clone());
-            let running = std::thread::spawn(move || {
-                call(
-                    port,
-                    "POST",
-                    &format!("/api/instances/{rid}/resume"),
-                    Some(json!({"value": "go"})),
-                )
-                .unwrap()
-            });
-            std::thread::sleep(Duration::from_millis(500));
-            let (status, body) =
-                call(via, "POST", &format!("/api/instances/{id}/pause"), None).unwrap();
-            assert_eq!(status, 200, "{body}");
-            let t = Instant::now();
-            let (status, body) = running.join().unwrap();
-            assert_eq!(status, 200, "{body}");
-            assert_eq!(body["status"], "paused", "{}: {body}", store.name);
-            assert_eq!(body["pause_kind"], "host");
-            assert_eq!(body["pause_requested"], false);
-            assert!(t.elapsed() < Duration::from_secs(10));
-            // It continues from where it stopped when resumed.
-            let (_, detail) = a.call("GET", &format!("/api/instances/{id}"), None);
-            let n = &detail["agents"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|x| x["subject"] == true)
-                .unwrap()["frames"][0]["locals"]["n"];
-            assert!(n.as_i64().unwrap() > 0, "{detail}");
-        }
+    let store = store(kind, &dir);
+    let a = serve(&program, &store.url, &["--max-steps", "100000000000"]);
+    let b = serve(&program, &store.url, &[]);
+    for via in [a.port, b.port] {
+        let id = id_of(&create(&a, "spinner"));
+        let (port, rid) = (a.port, id.clone());
+        let running = std::thread::spawn(move || {
+            call(
+                port,
+                "POST",
+                &format!("/api/instances/{rid}/resume"),
+                Some(json!({"value": "go"})),
+            )
+            .unwrap()
+        });
+        std::thread::sleep(Duration::from_millis(500));
+        let (status, body) =
+            call(via, "POST", &format!("/api/instances/{id}/pause"), None).unwrap();
+        assert_eq!(status, 200, "{body}");
+        let t = Instant::now();
+        let (status, body) = running.join().unwrap();
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["status"], "paused", "{}: {body}", store.name);
+        assert_eq!(body["pause_kind"], "host");
+        assert_eq!(body["pause_requested"], false);
+        assert!(t.elapsed() < Duration::from_secs(10));
+        // It continues from where it stopped when resumed.
+        let (_, detail) = a.call("GET", &format!("/api/instances/{id}"), None);
+        let n = &detail["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["subject"] == true)
+            .unwrap()["frames"][0]["locals"]["n"];
+        assert!(n.as_i64().unwrap() > 0, "{detail}");
     }
 }
 
-#[test]
-fn delete_and_listing() {
+fn delete_and_listing(kind: StoreKind) {
     let dir = TempDir::new("delete");
     let program = dir.write("flow.sns", PROGRAM);
-    for store in stores("delete_and_listing", &dir) {
-        let svc = serve(&program, &store.url, &[]);
-        let ids: Vec<String> = (0..5)
-            .map(|_| id_of(&create(&svc, "interviewer")))
-            .collect();
-        assert_eq!(resume(&svc, &ids[0], json!(0), None).0, 200);
-        let (status, _) = svc.call(
-            "DELETE",
-            &format!("/api/instances/{}?version=1", ids[0]),
+    let store = store(kind, &dir);
+    let svc = serve(&program, &store.url, &[]);
+    let ids: Vec<String> = (0..5)
+        .map(|_| id_of(&create(&svc, "interviewer")))
+        .collect();
+    assert_eq!(resume(&svc, &ids[0], json!(0), None).0, 200);
+    let (status, _) = svc.call(
+        "DELETE",
+        &format!("/api/instances/{}?version=1", ids[0]),
+        None,
+    );
+    assert_eq!(status, 409, "a stale delete is refused");
+    let (status, _) = svc.call(
+        "DELETE",
+        &format!("/api/instances/{}?version=2", ids[0]),
+        None,
+    );
+    assert_eq!(status, 200);
+    assert_eq!(
+        svc.call("GET", &format!("/api/instances/{}", ids[0]), None)
+            .0,
+        404
+    );
+    let (_, audit) = svc.call("GET", &format!("/api/instances/{}/audit", ids[0]), None);
+    assert_eq!(
+        audit["events"].as_array().unwrap().last().unwrap()["event"],
+        "deleted"
+    );
+    // Pages of two, paused only.
+    let mut seen = Vec::new();
+    let mut after = 0;
+    loop {
+        let (_, page) = svc.call(
+            "GET",
+            &format!("/api/instances?status=paused&limit=2&after={after}"),
             None,
         );
-        assert_eq!(status, 409, "a stale delete is refused");
-        let (status, _) = svc.call(
-            "DELETE",
-            &format!("/api/instances/{}?version=2", ids[0]),
-            None,
-        );
-        assert_eq!(status, 200);
-        assert_eq!(
-            svc.call("GET", &format!("/api/instances/{}", ids[0]), None)
-                .0,
-            404
-        );
-        let (_, audit) = svc.call("GET", &format!("/api/instances/{}/audit", ids[0]), None);
-        assert_eq!(
-            audit["events"].as_array().unwrap().last().unwrap()["event"],
-            "deleted"
-        );
-        // Pages of two, paused only.
-        let mut seen = Vec::new();
-        let mut after = 0;
-        loop {
-            let (_, page) = svc.call(
-                "GET",
-                &format!("/api/instances?status=paused&limit=2&after={after}"),
-                None,
-            );
-            for i in page["instances"].as_array().unwrap() {
-                seen.push(id_of(i));
-            }
-            match page["next"].as_i64() {
-                Some(n) => after = n,
-                None => break,
-            }
+        for i in page["instances"].as_array().unwrap() {
+            seen.push(id_of(i));
         }
-        assert_eq!(seen, ids[1..], "{}", store.name);
-        assert_eq!(svc.call("GET", "/api/instances?status=bogus", None).0, 400);
+        match page["next"].as_i64() {
+            Some(n) => after = n,
+            None => break,
+        }
     }
+    assert_eq!(seen, ids[1..], "{}", store.name);
+    assert_eq!(svc.call("GET", "/api/instances?status=bogus", None).0, 400);
 }
 
 /// Restarting with a changed program: old instances keep their source,
 /// stay resumable, and say so.
-#[test]
 fn a_changed_program_leaves_old_instances_resumable() {
     let dir = TempDir::new("versions");
     let program = dir.write("flow.sns", PROGRAM);
@@ -416,7 +408,6 @@ fn a_changed_program_leaves_old_instances_resumable() {
     assert_eq!(n["program"]["current"], true);
 }
 
-#[test]
 fn http_limits_and_access_checks() {
     let dir = TempDir::new("http");
     let program = dir.write("flow.sns", PROGRAM);
@@ -518,7 +509,6 @@ fn http_limits_and_access_checks() {
 
 /// A client that sends its head and stalls in the body (or never reads
 /// the answer) holds up nobody, even with a single worker.
-#[test]
 fn a_stalled_client_does_not_block_the_others() {
     let dir = TempDir::new("stall");
     let program = dir.write("flow.sns", PROGRAM);
@@ -578,47 +568,44 @@ fn a_stalled_client_does_not_block_the_others() {
 
 /// `kill -9` in the middle of a resume leaves the instance at its last
 /// committed state, answerable by the next process.
-#[test]
-fn a_process_killed_mid_resume_leaves_the_last_committed_state() {
+fn a_process_killed_mid_resume_leaves_the_last_committed_state(kind: StoreKind) {
     let dir = TempDir::new("killed");
     let program = dir.write("flow.sns", PROGRAM);
-    for store in stores("a_process_killed_mid_resume", &dir) {
-        let mut a = serve(&program, &store.url, &["--max-steps", "100000000000"]);
-        let id = id_of(&create(&a, "spinner"));
-        let (port, rid) = (a.port, id.clone());
-        let running = std::thread::spawn(move || {
-            call(
-                port,
-                "POST",
-                &format!("/api/instances/{rid}/resume"),
-                Some(json!({"value": "go"})),
-            )
-        });
-        std::thread::sleep(Duration::from_millis(500));
-        a.kill();
-        assert!(
-            running.join().unwrap().is_err(),
-            "the killed process answered"
-        );
-        let b = serve(&program, &store.url, &[]);
-        let (_, body) = b.call("GET", &format!("/api/instances/{id}"), None);
-        assert_eq!(body["version"], 1, "{}: {body}", store.name);
-        assert_eq!(body["status"], "paused");
-        assert_eq!(body["pause_reason"], "go?");
-        let (_, audit) = b.call("GET", &format!("/api/instances/{id}/audit"), None);
-        assert_eq!(audit["events"].as_array().unwrap().len(), 1, "{audit}");
-        // Still answerable; a pause request made while it waits is
-        // honoured as soon as it runs again.
-        let (status, _) = b.call("POST", &format!("/api/instances/{id}/pause"), None);
-        assert_eq!(status, 200);
-        let (status, body) = resume(&b, &id, json!("go"), Some(1));
-        assert_eq!(status, 200, "{body}");
-        assert_eq!(body["pause_kind"], "host", "{}: {body}", store.name);
-        assert_eq!(body["version"], 2);
-    }
+    let store = store(kind, &dir);
+    let mut a = serve(&program, &store.url, &["--max-steps", "100000000000"]);
+    let id = id_of(&create(&a, "spinner"));
+    let (port, rid) = (a.port, id.clone());
+    let running = std::thread::spawn(move || {
+        call(
+            port,
+            "POST",
+            &format!("/api/instances/{rid}/resume"),
+            Some(json!({"value": "go"})),
+        )
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    a.kill();
+    assert!(
+        running.join().unwrap().is_err(),
+        "the killed process answered"
+    );
+    let b = serve(&program, &store.url, &[]);
+    let (_, body) = b.call("GET", &format!("/api/instances/{id}"), None);
+    assert_eq!(body["version"], 1, "{}: {body}", store.name);
+    assert_eq!(body["status"], "paused");
+    assert_eq!(body["pause_reason"], "go?");
+    let (_, audit) = b.call("GET", &format!("/api/instances/{id}/audit"), None);
+    assert_eq!(audit["events"].as_array().unwrap().len(), 1, "{audit}");
+    // Still answerable; a pause request made while it waits is
+    // honoured as soon as it runs again.
+    let (status, _) = b.call("POST", &format!("/api/instances/{id}/pause"), None);
+    assert_eq!(status, 200);
+    let (status, body) = resume(&b, &id, json!("go"), Some(1));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["pause_kind"], "host", "{}: {body}", store.name);
+    assert_eq!(body["version"], 2);
 }
 
-#[test]
 fn the_default_store_is_a_file_beside_the_program_and_bad_urls_fail_clearly() {
     let dir = TempDir::new("default-store");
     let program = dir.write("flow.sns", PROGRAM);
@@ -667,7 +654,6 @@ fn the_default_store_is_a_file_beside_the_program_and_bad_urls_fail_clearly() {
 
 /// A run that does not pause within the step budget is paused (kind
 /// `budget`) instead of holding a worker, and continues when resumed.
-#[test]
 fn a_runaway_agent_pauses_on_its_step_budget() {
     let dir = TempDir::new("budget");
     let program = dir.write("flow.sns", PROGRAM);
@@ -699,53 +685,71 @@ fn a_runaway_agent_pauses_on_its_step_budget() {
 /// Server-sent events: the state now, then every change — also changes
 /// made through another process — and the stream ends when the instance
 /// completes.
-#[test]
-fn event_streams_report_every_change_until_the_end() {
+fn event_streams_report_every_change_until_the_end(kind: StoreKind) {
     let dir = TempDir::new("events");
     let program = dir.write("flow.sns", PROGRAM);
-    for store in stores("event_streams", &dir) {
-        let a = serve(&program, &store.url, &[]);
-        let b = serve(&program, &store.url, &[]);
-        let id = id_of(&create(&a, "interviewer"));
-        let mut s = std::net::TcpStream::connect(("127.0.0.1", a.port)).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-        write!(
+    let store = store(kind, &dir);
+    let a = serve(&program, &store.url, &[]);
+    let b = serve(&program, &store.url, &[]);
+    let id = id_of(&create(&a, "interviewer"));
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", a.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(
             s,
             "GET /api/instances/{id}/events HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
             a.port
         )
         .unwrap();
-        let mut reader = std::io::BufReader::new(s);
-        let mut next_state = || -> Json {
-            let mut line = String::new();
-            loop {
-                line.clear();
-                let n = std::io::BufRead::read_line(&mut reader, &mut line).unwrap();
-                assert!(n > 0, "the stream ended early");
-                if let Some(data) = line.strip_prefix("data: ") {
-                    return serde_json::from_str(data.trim_end()).unwrap();
-                }
+    let mut reader = std::io::BufReader::new(s);
+    let mut next_state = || -> Json {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = std::io::BufRead::read_line(&mut reader, &mut line).unwrap();
+            assert!(n > 0, "the stream ended early");
+            if let Some(data) = line.strip_prefix("data: ") {
+                return serde_json::from_str(data.trim_end()).unwrap();
             }
-        };
-        let first = next_state();
-        assert_eq!(
-            (first["version"].as_i64(), first["status"].as_str()),
-            (Some(1), Some("paused"))
-        );
-        for (v, answer) in [(1, "Ada"), (2, "3"), (3, "yes")] {
-            let (status, _) = resume(&b, &id, json!(answer), Some(v));
-            assert_eq!(status, 200);
-            let state = next_state();
-            assert_eq!(state["version"], v + 1, "{}: {state}", store.name);
         }
-        // The last state was `completed`: the stream is over.
-        let mut rest = String::new();
-        let _ = std::io::Read::read_to_string(reader.get_mut(), &mut rest);
-        assert!(!rest.contains("data: "), "{rest:?}");
+    };
+    let first = next_state();
+    assert_eq!(
+        (first["version"].as_i64(), first["status"].as_str()),
+        (Some(1), Some("paused"))
+    );
+    for (v, answer) in [(1, "Ada"), (2, "3"), (3, "yes")] {
+        let (status, _) = resume(&b, &id, json!(answer), Some(v));
+        assert_eq!(status, 200);
+        let state = next_state();
+        assert_eq!(state["version"], v + 1, "{}: {state}", store.name);
     }
+    // The last state was `completed`: the stream is over.
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(reader.get_mut(), &mut rest);
+    assert!(!rest.contains("data: "), "{rest:?}");
 }
 
 /// `sense serve PROGRAM --store STORE --port 0 EXTRA…`, this crate's binary.
 fn serve(program: &std::path::Path, store: &str, extra: &[&str]) -> Service {
     Service::start(env!("CARGO_BIN_EXE_sense"), program, store, extra)
+}
+
+fn main() {
+    sense_testkit::trials::run(sense_testkit::trials! {
+        plain:
+            a_changed_program_leaves_old_instances_resumable,
+            http_limits_and_access_checks,
+            a_stalled_client_does_not_block_the_others,
+            the_default_store_is_a_file_beside_the_program_and_bad_urls_fail_clearly,
+            a_runaway_agent_pauses_on_its_step_budget;
+        per_store:
+            answers_run_the_agent_to_the_uninterrupted_result,
+            a_stale_version_is_409_and_changes_nothing,
+            concurrent_answers_through_two_processes_apply_once,
+            messages_wake_waiting_agents_and_long_polls_see_other_processes,
+            pause_stops_a_running_agent_from_any_process,
+            delete_and_listing,
+            a_process_killed_mid_resume_leaves_the_last_committed_state,
+            event_streams_report_every_change_until_the_end;
+    });
 }

@@ -10,9 +10,13 @@
 //! response (the process died after committing) gets 409 instead of
 //! applying the answer again; creates carry a client-chosen id for the
 //! same reason.
+//!
+//! PostgreSQL only: without a server (`SENSE_TEST_POSTGRES_URL`) the test
+//! is reported as ignored with the reason, and fails under
+//! `SENSE_TEST_ALL=1` (see `sense_testkit::trials`).
 
-use sense_store::testing::postgres_url_or_skip;
 use sense_testkit::serve::{Service, TempDir, call, postgres_store};
+use sense_testkit::trials::{postgres_only, require_postgres_url};
 use serde_json::{Value as Json, json};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -164,11 +168,8 @@ fn drive(fleet: &Fleet, rng: &mut Rng, k: usize) -> usize {
     conflicts
 }
 
-#[test]
 fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
-    let Some(server) = postgres_url_or_skip("the chaos test (3 processes, kill -9)") else {
-        return;
-    };
+    let server = require_postgres_url();
     let count: usize = std::env::var("SENSE_CHAOS_INSTANCES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -329,4 +330,11 @@ fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
         kills >= 3 || elapsed < Duration::from_secs(3),
         "too few kills to mean anything: {kills}"
     );
+}
+
+fn main() {
+    sense_testkit::trials::run(vec![postgres_only(
+        "three_processes_killed_at_random_lose_and_repeat_no_answer",
+        three_processes_killed_at_random_lose_and_repeat_no_answer,
+    )]);
 }

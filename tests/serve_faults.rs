@@ -2,9 +2,12 @@
 //! timeouts no `Duration` can hold, the `Authorization` scheme in any
 //! case, two `Host` headers, a pause request for an instance still being
 //! created, and integers beyond 64 bits. (The store's file modes are
-//! checked in `sense-store/tests/store.rs`.)
+//! checked in `sense-store/tests/store.rs`.) The tests that touch the
+//! store run once per store, as trials `NAME::sqlite` and `NAME::postgres`
+//! (see `sense_testkit::trials`).
 
-use sense_testkit::serve::{Service, TempDir, call, create, id_of, raw, resume, stores};
+use sense_testkit::serve::{Service, TempDir, call, create, id_of, raw, resume, store};
+use sense_testkit::trials::StoreKind;
 use serde_json::{Value as Json, json};
 use std::time::Duration;
 
@@ -43,7 +46,6 @@ fn assert_error(body: &Json, class: &str, says: &str) {
     assert!(message.contains(says), "{body}");
 }
 
-#[test]
 fn long_poll_timeouts_out_of_range_are_400() {
     let dir = TempDir::new("wait-timeout");
     let program = dir.write("p.sns", PROGRAM);
@@ -69,7 +71,6 @@ fn long_poll_timeouts_out_of_range_are_400() {
     assert_eq!(status, 200, "{body}");
 }
 
-#[test]
 fn the_bearer_scheme_is_case_insensitive() {
     let dir = TempDir::new("bearer");
     let program = dir.write("p.sns", PROGRAM);
@@ -95,7 +96,6 @@ fn the_bearer_scheme_is_case_insensitive() {
     }
 }
 
-#[test]
 fn two_host_headers_are_400() {
     let dir = TempDir::new("hosts");
     let program = dir.write("p.sns", PROGRAM);
@@ -130,78 +130,86 @@ fn two_host_headers_are_400() {
 /// A pause request for an instance whose first run is still going on (it
 /// is being created, not stored yet) is accepted: 202, and the instance
 /// is stored paused (kind `host`) where the request stopped it.
-#[test]
-fn pausing_an_instance_being_created_is_accepted() {
+fn pausing_an_instance_being_created_is_accepted(kind: StoreKind) {
     let dir = TempDir::new("pause-creating");
     let program = dir.write("p.sns", PROGRAM);
-    for store in stores("pausing_an_instance_being_created", &dir) {
-        let svc = serve(&program, &store.url, &["--max-steps", "100000000000"]);
-        let port = svc.port;
-        let creating = std::thread::spawn(move || {
-            call(
-                port,
-                "POST",
-                "/api/instances",
-                Some(json!({"agent": "slow_start", "id": "slow"})),
-            )
-            .unwrap()
-        });
-        std::thread::sleep(Duration::from_millis(500));
-        let (status, body) = svc.call("POST", "/api/instances/slow/pause", None);
-        assert_eq!(status, 202, "{}: {body}", store.name);
-        assert_eq!(body["status"], "creating");
-        assert_eq!(body["pause_requested"], true);
-        let (status, created) = creating.join().unwrap();
-        assert_eq!(status, 200, "{created}");
-        assert_eq!(created["status"], "paused", "{}: {created}", store.name);
-        assert_eq!(created["pause_kind"], "host");
-        assert_eq!(created["version"], 1);
-        // An id nobody is creating is still unknown.
-        let (status, body) = svc.call("POST", "/api/instances/nobody/pause", None);
-        assert_eq!(status, 404, "{body}");
-    }
+    let store = store(kind, &dir);
+    let svc = serve(&program, &store.url, &["--max-steps", "100000000000"]);
+    let port = svc.port;
+    let creating = std::thread::spawn(move || {
+        call(
+            port,
+            "POST",
+            "/api/instances",
+            Some(json!({"agent": "slow_start", "id": "slow"})),
+        )
+        .unwrap()
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let (status, body) = svc.call("POST", "/api/instances/slow/pause", None);
+    assert_eq!(status, 202, "{}: {body}", store.name);
+    assert_eq!(body["status"], "creating");
+    assert_eq!(body["pause_requested"], true);
+    let (status, created) = creating.join().unwrap();
+    assert_eq!(status, 200, "{created}");
+    assert_eq!(created["status"], "paused", "{}: {created}", store.name);
+    assert_eq!(created["pause_kind"], "host");
+    assert_eq!(created["version"], 1);
+    // An id nobody is creating is still unknown.
+    let (status, body) = svc.call("POST", "/api/instances/nobody/pause", None);
+    assert_eq!(status, 404, "{body}");
 }
 
-#[test]
-fn integers_beyond_64_bits_are_refused_not_rounded() {
+fn integers_beyond_64_bits_are_refused_not_rounded(kind: StoreKind) {
     let dir = TempDir::new("big-ints");
     let program = dir.write("p.sns", PROGRAM);
-    for store in stores("integers_beyond_64_bits", &dir) {
-        let svc = serve(&program, &store.url, &[]);
-        let id = id_of(&create(&svc, "echo"));
-        let path = format!("/api/instances/{id}/resume");
-        for big in [
-            "9223372036854775808",
-            "-9223372036854775809",
-            "18446744073709551616",
-            "123456789012345678901234567890",
+    let store = store(kind, &dir);
+    let svc = serve(&program, &store.url, &[]);
+    let id = id_of(&create(&svc, "echo"));
+    let path = format!("/api/instances/{id}/resume");
+    for big in [
+        "9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551616",
+        "123456789012345678901234567890",
+    ] {
+        for body in [
+            format!(r#"{{"value": {big}}}"#),
+            format!(r#"{{"value": [1, [{big}]]}}"#),
         ] {
-            for body in [
-                format!(r#"{{"value": {big}}}"#),
-                format!(r#"{{"value": [1, [{big}]]}}"#),
-            ] {
-                let request = format!(
-                    "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\
+            let request = format!(
+                "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\
                      Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-                    svc.port,
-                    body.len()
-                );
-                let (status, answer) = raw(svc.port, &request).unwrap();
-                assert_eq!(status, 400, "{body}: {answer}");
-                assert_error(&answer, "BadValue", "does not fit in 64 bits");
-            }
+                svc.port,
+                body.len()
+            );
+            let (status, answer) = raw(svc.port, &request).unwrap();
+            assert_eq!(status, 400, "{body}: {answer}");
+            assert_error(&answer, "BadValue", "does not fit in 64 bits");
         }
-        // Nothing was applied; the largest Int and floats still are.
-        let (_, now) = svc.call("GET", &format!("/api/instances/{id}"), None);
-        assert_eq!(now["version"], 1, "{now}");
-        let (status, body) = resume(&svc, &id, json!(i64::MAX), None);
-        assert_eq!(status, 200, "{body}");
-        let (status, body) = resume(&svc, &id, json!(1.5e20), None);
-        assert_eq!(status, 200, "{body}");
-        assert_eq!(
-            body["output"], "9223372036854775807\n1.5e+20\n",
-            "{}: {body}",
-            store.name
-        );
     }
+    // Nothing was applied; the largest Int and floats still are.
+    let (_, now) = svc.call("GET", &format!("/api/instances/{id}"), None);
+    assert_eq!(now["version"], 1, "{now}");
+    let (status, body) = resume(&svc, &id, json!(i64::MAX), None);
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = resume(&svc, &id, json!(1.5e20), None);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["output"], "9223372036854775807\n1.5e+20\n",
+        "{}: {body}",
+        store.name
+    );
+}
+
+fn main() {
+    sense_testkit::trials::run(sense_testkit::trials! {
+        plain:
+            long_poll_timeouts_out_of_range_are_400,
+            the_bearer_scheme_is_case_insensitive,
+            two_host_headers_are_400;
+        per_store:
+            pausing_an_instance_being_created_is_accepted,
+            integers_beyond_64_bits_are_refused_not_rounded;
+    });
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Editor support (editors/vscode): the npm packages tests/lsp.rs needs to
+# Editor support (editors/vscode): the npm packages tests/vscode.rs needs to
 # tokenize the TextMate grammar (vscode-textmate, vscode-oniguruma) and to
 # drive `sense lsp` with VS Code's protocol client
 # (vscode-languageserver-protocol). Sourced by .ci/run; idempotent.

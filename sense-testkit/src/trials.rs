@@ -27,7 +27,8 @@ pub const POSTGRES_URL_VAR: &str = "SENSE_TEST_POSTGRES_URL";
 
 /// How to get a server: the script starts a throw-away cluster and
 /// exports the variable, so it must be *sourced*, not run.
-pub const POSTGRES_HINT: &str = "set SENSE_TEST_POSTGRES_URL (source .ci/setup.d/10-postgres.sh)";
+pub const POSTGRES_HINT: &str =
+    "source .ci/setup.d/10-postgres.sh to start one and set SENSE_TEST_POSTGRES_URL";
 
 /// Which store one trial of a per-store test runs against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
