@@ -4,8 +4,14 @@
 //! `NAME::postgres`. Without a server the second is reported as ignored,
 //! with the reason; under `SENSE_TEST_ALL=1` it fails (see
 //! `sense_testkit::trials`).
-// The helpers below are test code too: a failed setup fails the test.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// Test code (a libtest-mimic harness, so clippy does not see `#[test]`
+// functions): unwrapping, indexing and panicking fail the test.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use sense_store::testing::TempDatabase;
 use sense_store::{Commit, Event, ListQuery, NewInstance, Record, Status, Store, StoreError};
