@@ -85,7 +85,7 @@ fn store(kind: &str, dir: &TempDir) -> (String, Option<TempDatabase>) {
         "sqlite" => (format!("sqlite:{}", dir.0.join("bench.db").display()), None),
         "postgres" => {
             let server = std::env::var("SENSE_TEST_POSTGRES_URL")
-                .expect("SENSE_TEST_POSTGRES_URL (run .ci/setup.d/10-postgres.sh)");
+                .expect("SENSE_TEST_POSTGRES_URL (source .ci/setup.d/10-postgres.sh)");
             let db = TempDatabase::create(&server).unwrap();
             (db.url().to_string(), Some(db))
         }
