@@ -6,11 +6,18 @@
 //! on its line; under `SENSE_TEST_ALL=1` it fails. Plain tests of the
 //! same suite are listed beside them with [`trials!`](crate::trials!).
 //!
-//! ```ignore
+//! ```no_run
+//! use sense_testkit::trials::StoreKind;
+//!
+//! fn bad_urls_are_refused() {}
+//! fn commit_checks_the_version(kind: StoreKind) {
+//!     assert!(["sqlite", "postgres"].contains(&kind.name()));
+//! }
+//!
 //! fn main() {
 //!     sense_testkit::trials::run(sense_testkit::trials! {
 //!         plain: bad_urls_are_refused;
-//!         per_store: commit_checks_the_version, list_pages;
+//!         per_store: commit_checks_the_version;
 //!     });
 //! }
 //! ```
@@ -131,4 +138,56 @@ macro_rules! trials {
         $( $(#[$sm])* trials.extend($crate::trials::per_store(stringify!($store), $store)); )*
         trials
     }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toolchain::Gate;
+
+    fn once_per_store(kind: StoreKind) {
+        assert!(!kind.name().is_empty());
+    }
+
+    fn plain_test() {}
+
+    #[test]
+    fn a_per_store_test_is_two_trials_named_by_store() {
+        let [sqlite, postgres] = per_store("commit", once_per_store);
+        assert_eq!(sqlite.name(), "commit::sqlite");
+        assert_eq!(postgres.name(), "commit::postgres");
+    }
+
+    #[test]
+    fn the_macro_lists_plain_tests_then_two_trials_per_store_test() {
+        let trials = crate::trials! {
+            plain: plain_test;
+            per_store: once_per_store;
+        };
+        let names: Vec<&str> = trials.iter().map(Trial::name).collect();
+        assert_eq!(
+            names,
+            [
+                "plain_test",
+                "once_per_store::sqlite",
+                "once_per_store::postgres"
+            ]
+        );
+    }
+
+    /// What a reader sees on the ignored (or, under `SENSE_TEST_ALL=1`,
+    /// failed) line when no server is set: a command that works as written.
+    #[test]
+    fn a_missing_server_is_reported_with_the_command_to_source() {
+        let missing = Tool::other("PostgreSQL", POSTGRES_HINT, false);
+        let line = match toolchain::gate(&[missing]) {
+            Gate::Skip(line) | Gate::Fail(line) => line,
+            Gate::Run => panic!("a missing server must not run"),
+        };
+        assert!(
+            line.starts_with("needs PostgreSQL: source .ci/setup.d/10-postgres.sh"),
+            "{line}"
+        );
+        assert!(line.contains(POSTGRES_URL_VAR), "{line}");
+    }
 }
