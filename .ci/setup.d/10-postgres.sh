@@ -6,8 +6,9 @@
 # SENSE_TEST_POSTGRES_URL. Each test creates and drops its own database.
 # Sourced by .ci/run; idempotent (a running cluster is reused). By hand,
 # source it too (`source .ci/setup.d/10-postgres.sh`): run as a program,
-# its export dies with it. Stop the cluster with
-# `pg_ctl -D /tmp/sense-ci-postgres stop` (as user postgres when root).
+# its export dies with it. Stop the cluster with `pg_ctl -D DIR stop`
+# (DIR: $SENSE_PG_DIR, default /tmp/sense-ci-postgres; pg_ctl is in
+# /usr/lib/postgresql/VERSION/bin on Debian; as user postgres when root).
 
 sense_pg_setup() {
   local port="${SENSE_PG_PORT:-54329}"
