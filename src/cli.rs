@@ -12,6 +12,7 @@ mod repl;
 mod run;
 mod serve;
 mod state_file;
+mod state_path;
 mod suggest;
 mod test;
 

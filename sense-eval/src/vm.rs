@@ -125,6 +125,22 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// Largest snapshot, in bytes, that [`Vm::restore`] accepts: twice the
+    /// heap ceiling (a snapshot encodes the heap's values, which are never
+    /// larger encoded than the heap estimate counts them, with room for the
+    /// audit log and saved state) plus the source limit (the sources are
+    /// saved too) and 64 MiB of margin. Hosts use it to bound how much
+    /// they read before handing the bytes over (`sense resume` and
+    /// `sense show` do).
+    pub fn max_snapshot_len(&self) -> usize {
+        self.max_heap
+            .saturating_mul(2)
+            .saturating_add(self.max_source_len)
+            .saturating_add(64 * 1024 * 1024)
+    }
+}
+
 /// The outcome of one `test` block.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TestResult {
