@@ -63,3 +63,27 @@ fn one_huge_allocation_is_refused_before_it_is_made() {
     assert!(err.display_text().contains("out of memory"), "{err}");
     rt.run_source("small.sns", "r = range(1000)\n").unwrap();
 }
+
+/// Issue 27 item 5: a runtime refuses snapshot bytes larger than it could
+/// ever have written under its limits, before decoding any of them, and
+/// says how large it accepts (hosts bound their reads by the same number).
+#[test]
+fn snapshots_larger_than_the_limits_allow_are_refused_by_size() {
+    let config = Config {
+        max_heap: 1 << 20,
+        max_source_len: 1 << 20,
+        ..Config::default()
+    };
+    let limit = config.max_snapshot_len();
+    assert_eq!(limit, (2 << 20) + (1 << 20) + (64 << 20));
+    let mut rt = Runtime::with_config(config);
+    let err = rt.restore_snapshot(&vec![0u8; limit + 1]).unwrap_err();
+    assert!(
+        err.display_text()
+            .contains("more than the largest snapshot this runtime accepts"),
+        "{err}"
+    );
+    // Bytes within the limit get as far as the header check.
+    let err = rt.restore_snapshot(&[0u8; 64]).unwrap_err();
+    assert!(!err.display_text().contains("largest snapshot"), "{err}");
+}
