@@ -147,9 +147,10 @@ pub struct LimitArgs {
     /// default 1G); going over it is a SenseRuntimeError
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_heap: Option<usize>,
-    /// Largest source file parsed, in bytes (default 64 MiB; compiling
-    /// needs about 20 times the file's size in memory)
-    #[arg(long, value_name = "BYTES")]
+    /// Most source text a run compiles: the program and every module it
+    /// imports together (suffixes K, M, G; default 64M; compiling needs
+    /// about 20 times the text's size in memory)
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_source: Option<usize>,
     /// Directory for `persistent memory` databases without an explicit path
     /// (default: $SENSE_MEMORY_DIR, else .sense_memory/ beside the program)

@@ -102,8 +102,9 @@ pub struct Config {
     /// Collect garbage at every safe point (a testing aid that makes a
     /// missing root show up at once).
     pub gc_stress: bool,
-    /// Largest source file (main program or module), in bytes, that is
-    /// parsed; a larger one is a `SenseSyntaxError`. Lexing, parsing and
+    /// Most source text, in bytes, that a run compiles: the main program,
+    /// every module it imports and every REPL input together (a file that
+    /// would pass it is a `SenseSyntaxError`). Lexing, parsing and
     /// compiling take about 15 to 20 times the source size at their peak
     /// (BENCHMARKS.md), so the default (64 MiB) keeps it near 1 GB.
     pub max_source_len: usize,
@@ -350,13 +351,22 @@ impl Vm {
             .map(|f| f.source.clone())
             .ok_or_else(|| EvalError::runtime("unknown source file"))?;
         let len = source.text().len();
-        if len > self.config.max_source_len {
+        // The limit counts every source of a run together (issue 27): the
+        // main program, each imported module, each REPL input.
+        let before = self.code.compiled_source_bytes();
+        let limit = self.config.max_source_len;
+        if before.saturating_add(len) > limit {
             // Refused before any token is made: parsing would need many
             // times this much memory (issue 18).
+            let earlier = if before == 0 {
+                String::new()
+            } else {
+                format!(", after {before} bytes of sources already compiled in this run")
+            };
             let e = sense_syntax::SyntaxError {
                 message: format!(
-                    "source file too large ({len} bytes; the limit is {} bytes)",
-                    self.config.max_source_len
+                    "source file too large ({len} bytes{earlier}; the limit for all the sources \
+                     of a run together is {limit} bytes)"
                 ),
                 span: sense_syntax::span::Span::new(0, 0, 1),
             };

@@ -146,6 +146,39 @@ impl Vm {
         Ok(Value::Array(self.heap.alloc(Obj::Array(items))))
     }
 
+    /// `Op::ConstArray(k)`: a new array of the constants after the run
+    /// header `consts[k]` (`compile/const_array.rs`). Like any literal it
+    /// is not held to the array length cap, but it is to the heap ceiling,
+    /// and its room is reserved fallibly.
+    pub(crate) fn const_array(&mut self, consts: &[Value], k: u32) -> EvalResult<Value> {
+        let start = k as usize + 1;
+        let run = match consts.get(k as usize) {
+            Some(Value::Int(n)) if *n >= 0 => consts.get(start..start.saturating_add(*n as usize)),
+            Some(Value::Int(n)) => {
+                return Err(EvalError::runtime(format!(
+                    "out of memory: an array literal of {} elements could not be compiled",
+                    -1 - *n
+                )));
+            }
+            _ => None,
+        };
+        let Some(run) = run else {
+            return Err(EvalError::runtime(
+                "damaged code: a constant array is cut short",
+            ));
+        };
+        self.check_heap_room(run.len().saturating_mul(crate::heap::VALUE_BYTES))?;
+        let mut items = Vec::new();
+        items.try_reserve_exact(run.len()).map_err(|_| {
+            EvalError::runtime(format!(
+                "out of memory: an array of {} elements could not be made",
+                run.len()
+            ))
+        })?;
+        items.extend_from_slice(run);
+        Ok(Value::Array(self.heap.alloc(Obj::Array(items))))
+    }
+
     pub(crate) fn check_array_len(&self, n: usize) -> EvalResult<()> {
         if n > self.config.max_array_len {
             return Err(EvalError::runtime(format!(
