@@ -137,10 +137,11 @@ pub struct LimitArgs {
     /// Stop after N safe points (calls and loop iterations); unlimited by default
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
-    /// Largest string an operation may build, in bytes
-    #[arg(long, value_name = "BYTES")]
+    /// Largest string an operation may build, in bytes (suffixes K, M, G;
+    /// default 256M)
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_string: Option<usize>,
-    /// Largest array an operation may build, in elements
+    /// Largest array an operation may build, in elements (default 67108864)
     #[arg(long, value_name = "N")]
     pub max_list: Option<usize>,
     /// Heap ceiling: bytes the program's values may hold (suffixes K, M, G;

@@ -17,6 +17,7 @@ static int test_zero_limits_are_invalid(void) {
     CHECK_STATUS(sense_config_set_max_heap(cfg, 0, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_config_set_max_string_len(cfg, 0, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_config_set_max_array_len(cfg, 0, NULL), SENSE_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(sense_config_set_max_source_len(cfg, 0, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_config_set_max_heap(NULL, 1, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     sense_config_free(cfg);
     return 0;
@@ -69,10 +70,32 @@ static int test_heap_ceiling(void) {
     return 0;
 }
 
+/* Issue 27: the source limit counts every source a runtime compiles. */
+static int test_source_limit_counts_every_source(void) {
+    sense_config *cfg = NULL;
+    CHECK_OK(sense_config_new(&cfg, NULL));
+    CHECK_OK(sense_config_set_max_source_len(cfg, 40, NULL));
+    text_buf out;
+    sense_runtime *rt = runtime_with(cfg, &out);
+    sense_config_free(cfg);
+    CHECK(rt != NULL);
+    for (int i = 0; i < 6; i++) {
+        CHECK_OK(harness_run(rt, "a = 1\n", NULL)); /* 6 bytes each, 36 in all */
+    }
+    sense_error *err = NULL;
+    CHECK_STATUS_ERR(harness_run(rt, "b = 22\n", &err), SENSE_STATUS_SYNTAX_ERROR, err);
+    CHECK_CONTAINS(sense_error_message(err), "after 36 bytes of sources already compiled in this run");
+    CHECK_CONTAINS(sense_error_message(err), "the limit for all the sources of a run together is 40 bytes");
+    sense_error_free(err);
+    sense_runtime_free(rt);
+    return 0;
+}
+
 int main(void) {
     HARNESS_START();
     RUN(test_zero_limits_are_invalid);
     RUN(test_string_and_array_limits);
+    RUN(test_source_limit_counts_every_source);
     RUN(test_heap_ceiling);
     HARNESS_END();
 }
