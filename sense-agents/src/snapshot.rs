@@ -125,6 +125,7 @@ impl Runtime {
                  (register it before restoring)"
             )));
         }
+        crate::audit::charge_restored(self.vm());
         self.main_env = main_env;
         self.subject = subject.filter(|a| self.status(*a).is_ok());
         Ok(())

@@ -89,3 +89,35 @@ fn snapshots_larger_than_the_limits_allow_are_refused_by_size() {
     let err = rt.restore_snapshot(&[0u8; 64]).unwrap_err();
     assert!(!err.display_text().contains("largest snapshot"), "{err}");
 }
+
+/// Issue 27 item 1: memory a program causes outside its values counts too.
+/// Each loop is bounded by a step budget, so without the charge it ends
+/// in a budget error (having grown a few tens of megabytes) and the test
+/// fails rather than taking the machine.
+#[test]
+fn mailboxes_and_the_audit_log_count_towards_the_ceiling() {
+    let programs = [
+        (
+            "send.sns",
+            "agent sink:\n    pause(\"never\")\ni = 0\nwhile true:\n    send(sink, i)\n    i = i + 1\n",
+        ),
+        (
+            "tool.sns",
+            "tool ping(x):\n    return x\ni = 0\nwhile true:\n    ping(i)\n    i = i + 1\n",
+        ),
+    ];
+    for (name, source) in programs {
+        let mut rt = Runtime::with_config(Config {
+            max_heap: 8 << 20,
+            max_steps: Some(4_000_000),
+            ..Config::default()
+        });
+        rt.set_output(|_| {});
+        let err = rt.run_source(name, source).unwrap_err();
+        assert!(
+            err.display_text().contains("out of memory")
+                && err.display_text().contains("over the heap limit of"),
+            "{name}: {err}"
+        );
+    }
+}
