@@ -121,3 +121,68 @@ fn mailboxes_and_the_audit_log_count_towards_the_ceiling() {
         );
     }
 }
+
+/// Issue 27 item 1: what a host adds is held to the ceiling even when no
+/// Sense code runs — globals, messages, restored snapshots — and values a
+/// host replaced are freed.
+#[test]
+fn host_values_and_restored_snapshots_count_towards_the_ceiling() {
+    let small = || Config {
+        max_heap: 4 << 20,
+        ..Config::default()
+    };
+    let chunk = "x".repeat(256 * 1024);
+    // Globals: 64 x 256 KiB cannot all fit in 4 MiB.
+    let mut rt = Runtime::with_config(small());
+    rt.set_output(|_| {});
+    rt.run_source("m.sns", "agent sink:\n    pause(\"never\")\n")
+        .unwrap();
+    let failed = (0..64).find_map(|i| rt.set_global(&format!("g{i}"), chunk.as_str()).err());
+    let err = failed.expect("64 globals of 256 KiB fit in a 4 MiB heap");
+    assert!(err.display_text().contains("out of memory"), "{err}");
+    // Messages: 64 x 256 KiB into one mailbox (a fresh runtime).
+    let mut rt = Runtime::with_config(small());
+    rt.set_output(|_| {});
+    rt.run_source("m.sns", "agent sink:\n    pause(\"never\")\n")
+        .unwrap();
+    let sink = rt.agent("sink").unwrap();
+    rt.send(sink, chunk.as_str()).unwrap();
+    let failed = (0..64).find_map(|_| rt.send(sink, chunk.as_str()).err());
+    assert!(failed.is_some(), "16 MiB of messages in a 4 MiB heap");
+
+    // A snapshot of about 4 MiB does not restore into a 1 MiB heap.
+    let mut big = Runtime::new();
+    big.set_output(|_| {});
+    big.run_source(
+        "b.sns",
+        "s = \"x\"\nfor i in range(22):\n    s = s + s\nagent a:\n    pause(\"p\")\n",
+    )
+    .unwrap();
+    let bytes = big.snapshot().unwrap();
+    let mut tiny = Runtime::with_config(Config {
+        max_heap: 1 << 20,
+        ..Config::default()
+    });
+    let err = tiny.restore_snapshot(&bytes).unwrap_err();
+    assert!(err.display_text().contains("out of memory"), "{err}");
+    assert!(
+        Runtime::restore(&bytes).is_ok(),
+        "the default ceiling holds it"
+    );
+}
+
+#[test]
+fn globals_a_host_replaces_are_freed_without_sense_code_running() {
+    let mut rt = Runtime::new();
+    rt.set_output(|_| {});
+    rt.run_source("m.sns", "x = 1\n").unwrap();
+    let text = "y".repeat(1024);
+    for _ in 0..250_000 {
+        rt.set_global("g", text.as_str()).unwrap();
+    }
+    let (objects, _) = rt.heap_live();
+    assert!(
+        objects < 110_000,
+        "{objects} objects live after 250,000 replacements"
+    );
+}

@@ -446,6 +446,21 @@ impl Heap {
         }
     }
 
+    /// Estimates what the heap holds without collecting: every object
+    /// not free, reachable or not, and what is charged outside it (a
+    /// restored heap, checked against the ceiling as it was saved).
+    pub(crate) fn measure_all(&mut self) {
+        let mut bytes = self.objs.len() * OBJ_SLOT_BYTES;
+        for obj in &self.objs {
+            if !matches!(obj, Obj::Free(_)) {
+                bytes = bytes.saturating_add(obj_bytes(obj));
+            }
+        }
+        bytes = bytes.saturating_add(self.live_scopes * SCOPE_BYTES);
+        self.live_bytes = bytes.saturating_add(self.outside_bytes);
+        self.bytes_since_gc = 0;
+    }
+
     /// Number of object slots (live or free).
     pub fn obj_slots(&self) -> usize {
         self.objs.len()

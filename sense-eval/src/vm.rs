@@ -550,6 +550,30 @@ impl Vm {
         });
     }
 
+    /// Collects garbage when it is due (enough allocated since the last
+    /// collection, or the heap may be past its ceiling) and nothing is
+    /// half done. Host calls that add values (globals, messages) call it
+    /// first: what a host replaced is freed, and the ceiling is checked
+    /// against what is live, even when no Sense code runs (issue 27).
+    pub fn collect_if_due(&mut self) {
+        if self.sched.is_quiet() && self.heap.wants_collect_within(self.config.max_heap) {
+            self.collect_garbage();
+        }
+    }
+
+    /// Fails ("out of memory") when the heap is over its ceiling: a
+    /// restored snapshot must fit it too. Measured first without
+    /// collecting (a restored heap stays byte for byte as saved); only a
+    /// heap that seems over is collected before the verdict.
+    pub fn enforce_heap_ceiling(&mut self) -> EvalResult<()> {
+        self.heap.measure_all();
+        if self.check_heap_ceiling().is_ok() {
+            return Ok(());
+        }
+        self.collect_garbage();
+        self.check_heap_ceiling()
+    }
+
     /// The heap (for hosts inspecting values).
     pub fn heap(&self) -> &Heap {
         &self.heap
