@@ -8,7 +8,8 @@
 #
 # Targets: source (program text), snapshot (snapshot bytes), host_api
 # (sequences of host API calls), value_graphs (cyclic arrays and arrays held twice
-# through every renderer and serialiser). Each runs as one job on one core; new
+# through every renderer and serialiser), heap_ceiling (host calls under a
+# small heap ceiling, resident memory bounded). Each runs as one job on one core; new
 # inputs go to fuzz/found/<target>/ (not committed), the committed seeds in
 # fuzz/corpus/<target>/ are read only. Exits non-zero if any target found a
 # crash, a timeout or an out-of-memory; the reproducer is in
@@ -27,6 +28,9 @@ export RUSTC_BOOTSTRAP=1
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-1}"
 
 targets_all=(source snapshot host_api value_graphs)
+# heap_ceiling (host calls under a 4 MiB heap ceiling, resident memory
+# checked) starts from no seeds: its inputs are short operation lists.
+targets_run=("${targets_all[@]}" heap_ceiling)
 
 ensure_tools() {
     if ! command -v c++ >/dev/null 2>&1 && ! command -v clang++ >/dev/null 2>&1; then
@@ -94,7 +98,7 @@ shift || true
 if [[ $# -gt 0 ]]; then
     targets=("$@")
 else
-    targets=("${targets_all[@]}")
+    targets=("${targets_run[@]}")
 fi
 if ! [[ "$seconds" =~ ^[0-9]+$ ]]; then
     echo "usage: fuzz/run.sh [SECONDS] [TARGET...] | fuzz/run.sh seeds" >&2

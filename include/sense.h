@@ -627,6 +627,18 @@ enum sense_status sense_config_set_max_heap(struct sense_config *config,
                                             struct sense_error **error);
 
 /*
+ The most source text, in bytes, a runtime compiles: the main program,
+ every module it imports and every source run on it, together, as long
+ as their code is held (default 64 MiB; `sense run --max-source`). A
+ source that would pass it is refused before it is parsed, with
+ `SENSE_STATUS_SYNTAX_ERROR` ("source file too large"). 0 is
+ `SENSE_STATUS_INVALID_ARGUMENT`.
+ */
+enum sense_status sense_config_set_max_source_len(struct sense_config *config,
+                                                  size_t max_bytes,
+                                                  struct sense_error **error);
+
+/*
  Registers `inference("openai")` and `inference("anthropic")` (HTTP
  providers; the API key is read from the environment when a call is
  made, never stored) and `connect_mcp` (starts MCP servers as child

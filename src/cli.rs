@@ -10,6 +10,7 @@ mod repl;
 mod run;
 mod serve;
 mod state_file;
+mod state_path;
 mod suggest;
 mod test;
 
@@ -134,19 +135,21 @@ pub struct LimitArgs {
     /// Stop after N safe points (calls and loop iterations); unlimited by default
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
-    /// Largest string an operation may build, in bytes
-    #[arg(long, value_name = "BYTES")]
+    /// Largest string an operation may build, in bytes (suffixes K, M, G;
+    /// default 256M)
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_string: Option<usize>,
-    /// Largest array an operation may build, in elements
+    /// Largest array an operation may build, in elements (default 67108864)
     #[arg(long, value_name = "N")]
     pub max_list: Option<usize>,
     /// Heap ceiling: bytes the program's values may hold (suffixes K, M, G;
     /// default 1G); going over it is a SenseRuntimeError
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_heap: Option<usize>,
-    /// Largest source file parsed, in bytes (default 64 MiB; compiling
-    /// needs about 20 times the file's size in memory)
-    #[arg(long, value_name = "BYTES")]
+    /// Most source text a run compiles: the program and every module it
+    /// imports together (suffixes K, M, G; default 64M; compiling needs
+    /// about 20 times the text's size in memory)
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_source: Option<usize>,
     /// Directory for `persistent memory` databases without an explicit path
     /// (default: $SENSE_MEMORY_DIR, else .sense_memory/ beside the program)

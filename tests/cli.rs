@@ -178,7 +178,8 @@ fn max_heap_stops_unbounded_allocation() {
     let err = text(&out.stderr);
     assert!(
         err.starts_with("SenseRuntimeError: [line 3] out of memory:")
-            && err.contains("heap limit of 16 MiB"),
+            && (err.contains("heap limit of 16 MiB") || err.contains("heap limit of 16384 KiB"))
+            && err.contains("= help: raise the heap limit with --max-heap"),
         "{err}"
     );
     let out = sense(&dir, &["run", "--max-heap", "lots", "grow.sns"]);

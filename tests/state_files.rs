@@ -2,7 +2,9 @@
 //! (issue 18 items 5 and 6; issue 13's state-file guarantee): a state file
 //! only ever holds its own run's old or new state, an answer is applied
 //! exactly once or refused clearly, permissions survive a rewrite and
-//! `kill -9` leaves no temporary files.
+//! `kill -9` leaves no temporary files; paths that are not regular files
+//! (FIFOs, directories) are refused, symbolic links written through, and
+//! reads bounded (issue 27 item 3 and 5).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -336,4 +338,153 @@ fn round_of(shown: &str) -> u64 {
         .unwrap()
         .parse()
         .expect("a number")
+}
+
+// Issue 27 item 3: state paths that are not regular files.
+
+/// Runs `sense ARGS`, failing the test (instead of hanging it) when the
+/// command has not finished within 20 seconds.
+fn run_within(args: &[&str]) -> Output {
+    let mut child = spawn(args);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("sense {args:?} hangs");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("sense finishes")
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// A refusal names what the path is and that nothing was written.
+fn assert_not_regular(o: &Output, what: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "stderr: {err}");
+    assert!(
+        err.contains(&format!("is {what}, not a regular file")),
+        "{err}"
+    );
+    assert!(err.contains("nothing was written"), "{err}");
+    assert!(o.stdout.is_empty(), "the program ran: {err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_state_is_refused_at_once_by_every_command() {
+    let dir = Dir::new("fifo");
+    let program = dir.file("p.sns", "print(\"ran\")\nagent a:\n    pause(\"p\")\n");
+    let fifo = dir.0.join("p.state");
+    mkfifo(&fifo);
+    let st = s(&fifo);
+    let what = "a FIFO (named pipe)";
+    assert_not_regular(
+        &run_within(&["start", s(&program), "a", "--state", st]),
+        what,
+    );
+    assert_not_regular(&run_within(&["resume", st, "1"]), what);
+    assert_not_regular(&run_within(&["show", st]), what);
+    let meta = std::fs::symlink_metadata(&fifo).unwrap();
+    use std::os::unix::fs::FileTypeExt;
+    assert!(meta.file_type().is_fifo(), "the FIFO was replaced");
+}
+
+#[test]
+fn a_directory_as_state_is_refused_and_left_alone() {
+    let dir = Dir::new("dirstate");
+    let program = dir.file("p.sns", "print(\"ran\")\nagent a:\n    pause(\"p\")\n");
+    let sub = dir.0.join("d.state");
+    std::fs::create_dir(&sub).unwrap();
+    let o = run_within(&["start", s(&program), "a", "--state", s(&sub)]);
+    assert_not_regular(&o, "a directory");
+    assert_not_regular(&run_within(&["show", s(&sub)]), "a directory");
+    assert!(sub.is_dir());
+    assert_eq!(dir.names(), ["d.state", "p.sns"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_planted_at_a_temporary_name_neither_blocks_nor_is_removed() {
+    let dir = Dir::new("plant");
+    let program = dir.file("p.sns", COLLECTOR);
+    let state = dir.0.join("p.state");
+    start(&program, "collector", &state);
+    // Every name a writer of this process id could pick next, and one more.
+    for n in 0..4 {
+        mkfifo(&dir.0.join(format!(".p.state.sense-tmp-{n}-0")));
+    }
+    ok(&run_within(&["resume", s(&state), "\"a\""]));
+    ok(&run_within(&["resume", s(&state), "\"b\""]));
+    assert_eq!(local(&show(&state), "answers"), "[\"a\", \"b\"]");
+    assert!(
+        dir.0.join(".p.state.sense-tmp-0-0").exists(),
+        "someone else's FIFO was removed"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_state_is_written_through_to_its_target_and_stays_a_link() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Dir::new("link");
+    let program = dir.file("p.sns", COLLECTOR);
+    std::fs::create_dir(dir.0.join("real")).unwrap();
+    let target = dir.0.join("real").join("p.state");
+    let link = dir.0.join("p.state");
+    std::os::unix::fs::symlink("real/p.state", &link).unwrap();
+    // A start through a dangling link creates the target, owner-only.
+    start(&program, "collector", &link);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode(&target), 0o600);
+    ok(&run(&["resume", s(&link), "\"a\""]));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        local(&show(&target), "answers"),
+        "[\"a\"]",
+        "the target is current"
+    );
+    assert_eq!(local(&show(&link), "answers"), "[\"a\"]");
+    // A rewrite through the link keeps the target's mode, as any rewrite.
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+    ok(&run(&["resume", s(&link), "\"b\""]));
+    assert_eq!(mode(&target), 0o640);
+    assert_eq!(dir.names(), ["p.sns", "p.state", "real"]);
+}
+
+#[test]
+fn a_state_larger_than_any_snapshot_is_refused_without_reading_it() {
+    let dir = Dir::new("huge");
+    let state = dir.0.join("p.state");
+    // Sparse: a terabyte that takes no disk space; reading it would take
+    // hours and all memory.
+    std::fs::File::create(&state)
+        .unwrap()
+        .set_len(1 << 40)
+        .unwrap();
+    let t = std::time::Instant::now();
+    for args in [vec!["show", s(&state)], vec!["resume", s(&state), "1"]] {
+        let o = run_within(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("more than the largest snapshot this runtime accepts"),
+            "{err}"
+        );
+    }
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
 }

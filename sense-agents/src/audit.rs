@@ -53,6 +53,29 @@ impl AuditEntry {
     }
 }
 
+impl AuditEntry {
+    /// Estimated bytes the entry holds, for the heap ceiling.
+    fn held_bytes(&self) -> usize {
+        let strings = self.name.len()
+            + self.kind.len()
+            + self.event.len()
+            + self.detail.as_ref().map_or(0, String::len)
+            + self
+                .lineage
+                .iter()
+                .map(|l| l.len() + std::mem::size_of::<String>())
+                .sum::<usize>();
+        std::mem::size_of::<AuditEntry>() + strings
+    }
+}
+
+/// Charges a restored log to the heap ceiling, as its entries were when
+/// they were recorded.
+pub(crate) fn charge_restored(vm: &mut Vm) {
+    let bytes: usize = entries(vm).iter().map(AuditEntry::held_bytes).sum();
+    vm.heap_mut().charge_outside(bytes);
+}
+
 /// The log, kept in the VM as saved host-layer state.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct AuditLog(pub(crate) Vec<AuditEntry>);
@@ -100,6 +123,8 @@ pub(crate) fn entries_mut(vm: &mut Vm) -> Option<&mut Vec<AuditEntry>> {
 }
 
 fn push(vm: &mut Vm, entry: AuditEntry) {
+    // The log is the program's doing: the heap ceiling counts it.
+    vm.heap_mut().charge_outside(entry.held_bytes());
     match entries_mut(vm) {
         Some(log) => log.push(entry),
         None => vm.set_ext_state(AuditLog(vec![entry])),

@@ -47,6 +47,7 @@ impl Runtime {
             return Err(Error::host(format!("'{name}' is not a variable name")));
         }
         let env = self.main_scope();
+        self.vm().collect_if_due();
         let v = self
             .vm()
             .value_from_host(&value.into())

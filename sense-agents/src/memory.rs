@@ -40,6 +40,9 @@ impl Db {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
+        if path != Path::new(":memory:") {
+            create_owner_only(path)?;
+        }
         let conn = Connection::open(path)
             .map_err(|e| format!("cannot open persistent memory {}: {e}", path.display()))?;
         let _ = conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()));
@@ -155,6 +158,28 @@ impl Db {
     }
 }
 
+/// Creates the database file owner-only (0600) when it does not exist yet:
+/// it holds what agents remembered, as private as a state file. SQLite
+/// gives the `-wal` and `-shm` files it makes beside it the database's
+/// mode. An existing file keeps the mode its owner gave it.
+fn create_owner_only(path: &Path) -> Result<(), String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(format!(
+            "cannot create persistent memory {}: {e}",
+            path.display()
+        )),
+    }
+}
+
 /// Opens the SQLite log at `path`: the [`MemoryOpener`] a
 /// [`Runtime`](crate::Runtime) uses unless the host sets another.
 pub fn open_sqlite(path: &Path) -> Result<Box<dyn MemoryLog>, String> {
@@ -208,6 +233,27 @@ mod tests {
         assert_eq!(db.recall("b", None).unwrap(), None);
         assert_eq!(db.keys().unwrap(), vec!["a".to_string()]);
         assert_eq!(db.history("a").unwrap().len(), 2);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn new_databases_and_their_wal_files_are_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("sense-mem-mode-{}", std::process::id()));
+        let path = dir.join("m.db");
+        let db = Db::open(&path).unwrap();
+        db.remember("secret", &Json::from(1)).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        for suffix in ["-wal", "-shm"] {
+            let side = dir.join(format!("m.db{suffix}"));
+            if side.exists() {
+                assert_eq!(mode(&side), 0o600, "{}", side.display());
+            }
+        }
+        assert!(dir.join("m.db-wal").exists(), "the log is in WAL mode");
+        drop(db);
         let _ = std::fs::remove_dir_all(dir);
     }
 

@@ -543,6 +543,7 @@ impl Runtime {
     /// Puts `message` in the agent's mailbox (any status).
     pub fn send(&mut self, id: AgentId, message: impl Into<HostValue>) -> Result<(), Error> {
         self.agent_data(id)?;
+        self.vm.collect_if_due();
         let v = self
             .vm
             .value_from_host(&message.into())

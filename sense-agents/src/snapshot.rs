@@ -125,6 +125,11 @@ impl Runtime {
                  (register it before restoring)"
             )));
         }
+        crate::audit::charge_restored(self.vm());
+        // What was restored must fit this runtime's heap ceiling.
+        self.vm()
+            .enforce_heap_ceiling()
+            .map_err(|e| Error::host(format!("cannot restore snapshot: {}", e.display())))?;
         self.main_env = main_env;
         self.subject = subject.filter(|a| self.status(*a).is_ok());
         Ok(())

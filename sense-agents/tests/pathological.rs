@@ -433,3 +433,26 @@ fn agent_var(rt: &Runtime, expr: &str) -> i64 {
     }
     panic!("{expr} not found in {report:?}")
 }
+
+/// Issue 27 item 4: `remember` on an in-process memory scanned every key,
+/// so 100,000 keys took 80 s (optimised). Indexed, they take about a
+/// second here even in a debug build; order and overwrites stay the
+/// reference's.
+#[test]
+fn remembering_100k_keys_in_a_memory_is_not_quadratic() {
+    let (mut rt, out) = runtime();
+    let t = std::time::Instant::now();
+    rt.run_source(
+        "mem.sns",
+        "memory m\nfor i in range(100000):\n    m.remember(\"k\" + str(i), i)\n\
+         m.remember(\"k5\", -5)\nm.forget(\"k1\")\nm.remember(\"k1\", 1)\n\
+         ks = m.keys()\nprint(len(ks), ks[0], ks[5], ks[99999], m.recall(\"k5\"), m.recall(\"k99998\"))\n",
+    )
+    .unwrap_or_else(|e| panic!("{}", e.rendered()));
+    let took = t.elapsed();
+    assert_eq!(*out.lock().unwrap(), "100000 k0 k6 k1 -5 99998\n");
+    assert!(
+        took < std::time::Duration::from_secs(30),
+        "100,000 remembers took {took:?}"
+    );
+}

@@ -6,6 +6,7 @@
 //! compiler does not resolve variables to slots. Nested bodies (`def`,
 //! agent bodies) become protos of their own, appended to the code store.
 
+mod const_array;
 mod expr;
 mod stmt;
 

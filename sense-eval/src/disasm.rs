@@ -83,6 +83,10 @@ fn render_op(op: Op, p: &Proto, names: &Interner, heap: &Heap) -> String {
                 .get(i as usize)
                 .map_or_else(|| "?".to_string(), |v| constant(*v, heap))
         ),
+        Op::ConstArray(k) => match p.consts.get(k as usize) {
+            Some(Value::Int(n)) if *n >= 0 => format!("ConstArray {k}  ; {n} elements"),
+            _ => format!("ConstArray {k}  ; ?"),
+        },
         Op::Load(s) => format!("Load {}", sym(s)),
         Op::Store(s) => format!("Store {}", sym(s)),
         Op::Define(s) => format!("Define {}", sym(s)),

@@ -71,6 +71,9 @@ pub struct Heap {
     /// Estimated bytes held by live objects and scopes at the last
     /// collection (see [`Heap::approx_bytes`]).
     live_bytes: usize,
+    /// Bytes the program caused outside the arena (the audit log), which
+    /// no collection frees; counted in `live_bytes` at every collection.
+    outside_bytes: usize,
     obj_marks: Vec<bool>,
     scope_marks: Vec<bool>,
     /// What a stray handle reads (never reachable from valid state).
@@ -146,6 +149,7 @@ impl Heap {
             threshold: 100_000,
             bytes_since_gc: 0,
             live_bytes: 0,
+            outside_bytes: 0,
             obj_marks: Vec::new(),
             scope_marks: Vec::new(),
             dead_obj: Obj::Free(NO_FREE),
@@ -324,6 +328,15 @@ impl Heap {
         self.bytes_since_gc = self.bytes_since_gc.saturating_add(bytes);
     }
 
+    /// Counts `bytes` held outside the arena on the program's behalf (an
+    /// audit-log entry): towards the heap ceiling from now on, through
+    /// every collection (issue 27: a tool called in a loop grew the log
+    /// to 15 times the ceiling).
+    pub fn charge_outside(&mut self, bytes: usize) {
+        self.outside_bytes = self.outside_bytes.saturating_add(bytes);
+        self.charge(bytes);
+    }
+
     /// Number of live objects and scopes.
     pub fn live(&self) -> (usize, usize) {
         (self.live_objs, self.live_scopes)
@@ -374,7 +387,7 @@ impl Heap {
             }
         }
         live_bytes = live_bytes.saturating_add(self.live_scopes * SCOPE_BYTES);
-        self.live_bytes = live_bytes;
+        self.live_bytes = live_bytes.saturating_add(self.outside_bytes);
         self.bytes_since_gc = 0;
         for (i, (marked, scope)) in self
             .scope_marks
@@ -425,11 +438,27 @@ impl Heap {
             threshold: (live_objs + live_scopes).max(50_000) * 2,
             bytes_since_gc: 0,
             live_bytes: 0,
+            outside_bytes: 0,
             obj_marks: Vec::new(),
             scope_marks: Vec::new(),
             dead_obj: Obj::Free(NO_FREE),
             dead_scope: Scope::new(None),
         }
+    }
+
+    /// Estimates what the heap holds without collecting: every object
+    /// not free, reachable or not, and what is charged outside it (a
+    /// restored heap, checked against the ceiling as it was saved).
+    pub(crate) fn measure_all(&mut self) {
+        let mut bytes = self.objs.len() * OBJ_SLOT_BYTES;
+        for obj in &self.objs {
+            if !matches!(obj, Obj::Free(_)) {
+                bytes = bytes.saturating_add(obj_bytes(obj));
+            }
+        }
+        bytes = bytes.saturating_add(self.live_scopes * SCOPE_BYTES);
+        self.live_bytes = bytes.saturating_add(self.outside_bytes);
+        self.bytes_since_gc = 0;
     }
 
     /// Number of object slots (live or free).

@@ -145,6 +145,10 @@ pub enum Op {
     /// A comparison then `JumpIfFalse(t)` (an `if`/`while` condition):
     /// `[a, b] -> []`, jumping to `t` unless `a cmp b`.
     CompareJump(Cmp, u32),
+    /// An array literal of constants: `[] -> [array]`, a new array of
+    /// `consts[k+1 ..= k+n]` where `consts[k]` is `Int(n)`
+    /// (`compile/const_array.rs`).
+    ConstArray(u32),
 }
 
 /// The comparison of a fused [`Op::CompareJump`].

@@ -349,6 +349,14 @@ impl Vm {
                 "restore into a fresh runtime (this one has already run code)",
             ));
         }
+        let limit = self.config.max_snapshot_len();
+        if bytes.len() > limit {
+            return Err(corrupt(format!(
+                "it is {} bytes, more than the largest snapshot this runtime accepts ({limit} \
+                 bytes: twice the heap ceiling plus the source limit and a margin)",
+                bytes.len()
+            )));
+        }
         let payload = read_header(bytes)?;
         let image: ImageIn = postcard::from_bytes(payload)
             .map_err(|e| corrupt(format!("the data is damaged ({e})")))?;

@@ -103,8 +103,9 @@ pub struct Config {
     /// Collect garbage at every safe point (a testing aid that makes a
     /// missing root show up at once).
     pub gc_stress: bool,
-    /// Largest source file (main program or module), in bytes, that is
-    /// parsed; a larger one is a `SenseSyntaxError`. Lexing, parsing and
+    /// Most source text, in bytes, that a run compiles: the main program,
+    /// every module it imports and every REPL input together (a file that
+    /// would pass it is a `SenseSyntaxError`). Lexing, parsing and
     /// compiling take about 15 to 20 times the source size at their peak
     /// (BENCHMARKS.md), so the default (64 MiB) keeps it near 1 GB.
     pub max_source_len: usize,
@@ -123,6 +124,22 @@ impl Default for Config {
             gc_stress: false,
             max_source_len: 64 * 1024 * 1024,
         }
+    }
+}
+
+impl Config {
+    /// Largest snapshot, in bytes, that [`Vm::restore`] accepts: twice the
+    /// heap ceiling (a snapshot encodes the heap's values, which are never
+    /// larger encoded than the heap estimate counts them, with room for the
+    /// audit log and saved state) plus the source limit (the sources are
+    /// saved too) and 64 MiB of margin. Hosts use it to bound how much
+    /// they read before handing the bytes over (`sense resume` and
+    /// `sense show` do).
+    pub fn max_snapshot_len(&self) -> usize {
+        self.max_heap
+            .saturating_mul(2)
+            .saturating_add(self.max_source_len)
+            .saturating_add(64 * 1024 * 1024)
     }
 }
 
@@ -341,13 +358,22 @@ impl Vm {
             .map(|f| f.source.clone())
             .ok_or_else(|| EvalError::runtime("unknown source file"))?;
         let len = source.text().len();
-        if len > self.config.max_source_len {
+        // The limit counts every source of a run together (issue 27): the
+        // main program, each imported module, each REPL input.
+        let before = self.code.compiled_source_bytes();
+        let limit = self.config.max_source_len;
+        if before.saturating_add(len) > limit {
             // Refused before any token is made: parsing would need many
             // times this much memory (issue 18).
+            let earlier = if before == 0 {
+                String::new()
+            } else {
+                format!(", after {before} bytes of sources already compiled in this run")
+            };
             let e = sense_syntax::SyntaxError {
                 message: format!(
-                    "source file too large ({len} bytes; the limit is {} bytes)",
-                    self.config.max_source_len
+                    "source file too large ({len} bytes{earlier}; the limit for all the sources \
+                     of a run together is {limit} bytes)"
                 ),
                 span: sense_syntax::span::Span::new(0, 0, 1),
             };
@@ -529,6 +555,30 @@ impl Vm {
             cur.trace(t);
             sched.trace(t);
         });
+    }
+
+    /// Collects garbage when it is due (enough allocated since the last
+    /// collection, or the heap may be past its ceiling) and nothing is
+    /// half done. Host calls that add values (globals, messages) call it
+    /// first: what a host replaced is freed, and the ceiling is checked
+    /// against what is live, even when no Sense code runs (issue 27).
+    pub fn collect_if_due(&mut self) {
+        if self.sched.is_quiet() && self.heap.wants_collect_within(self.config.max_heap) {
+            self.collect_garbage();
+        }
+    }
+
+    /// Fails ("out of memory") when the heap is over its ceiling: a
+    /// restored snapshot must fit it too. Measured first without
+    /// collecting (a restored heap stays byte for byte as saved); only a
+    /// heap that seems over is collected before the verdict.
+    pub fn enforce_heap_ceiling(&mut self) -> EvalResult<()> {
+        self.heap.measure_all();
+        if self.check_heap_ceiling().is_ok() {
+            return Ok(());
+        }
+        self.collect_garbage();
+        self.check_heap_ceiling()
     }
 
     /// The heap (for hosts inspecting values).

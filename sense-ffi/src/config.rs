@@ -108,14 +108,7 @@ pub extern "C" fn sense_config_set_max_string_len(
     max_bytes: usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(config);
-        if max_bytes == 0 {
-            return Err(fail!(InvalidArgument, "max_bytes must be at least 1"));
-        }
-        c.config.max_string_len = max_bytes;
-        Ok(())
-    })
+    set_bytes(config, max_bytes, error, |c, n| c.max_string_len = n)
 }
 
 /// The largest array, in elements, an operation may build (default 64 Mi
@@ -148,12 +141,37 @@ pub extern "C" fn sense_config_set_max_heap(
     max_bytes: usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
+    set_bytes(config, max_bytes, error, |c, n| c.max_heap = n)
+}
+
+/// The most source text, in bytes, a runtime compiles: the main program,
+/// every module it imports and every source run on it, together, as long
+/// as their code is held (default 64 MiB; `sense run --max-source`). A
+/// source that would pass it is refused before it is parsed, with
+/// `SENSE_STATUS_SYNTAX_ERROR` ("source file too large"). 0 is
+/// `SENSE_STATUS_INVALID_ARGUMENT`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_config_set_max_source_len(
+    config: *mut sense_config,
+    max_bytes: usize,
+    error: *mut *mut sense_error,
+) -> sense_status {
+    set_bytes(config, max_bytes, error, |c, n| c.max_source_len = n)
+}
+
+/// The body of every byte-size setter: `max_bytes` must be at least 1.
+fn set_bytes(
+    config: *mut sense_config,
+    max_bytes: usize,
+    error: *mut *mut sense_error,
+    set: fn(&mut Config, usize),
+) -> sense_status {
     ffi_guard!(error, {
         let c = try_mut!(config);
         if max_bytes == 0 {
             return Err(fail!(InvalidArgument, "max_bytes must be at least 1"));
         }
-        c.config.max_heap = max_bytes;
+        set(&mut c.config, max_bytes);
         Ok(())
     })
 }

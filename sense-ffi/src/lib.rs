@@ -60,7 +60,7 @@ pub use callback::sense_free_fn;
 pub use config::{
     sense_config, sense_config_free, sense_config_new, sense_config_set_dry_run,
     sense_config_set_max_array_len, sense_config_set_max_depth, sense_config_set_max_heap,
-    sense_config_set_max_steps, sense_config_set_max_string_len,
+    sense_config_set_max_source_len, sense_config_set_max_steps, sense_config_set_max_string_len,
 };
 pub use embed::{
     sense_agent_lookup_path, sense_agent_member, sense_agent_member_agent,

@@ -4,6 +4,7 @@
 
 use super::output::Output;
 use super::state_file::{self, LockFailure, StateLock};
+use super::state_path;
 use sense::agents::literal::{self, Preview};
 use sense::agents::{AgentReport, HostValue, Runtime, State};
 use std::path::Path;
@@ -90,6 +91,13 @@ fn lock_failed(path: &Path, failure: LockFailure) -> i32 {
 
 /// `sense start FILE AGENT --state STATE`.
 pub fn start(file: &Path, agent: &str, state: &Path, config: sense::Config) -> i32 {
+    // Checked before the program runs: a state that cannot be written
+    // must not cost a run's side effects.
+    let state = match resolved(state) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let state = state.as_path();
     let out = Output::stdout();
     let mut rt = Runtime::with_config(config);
     out.install(&mut rt);
@@ -110,14 +118,23 @@ pub fn start(file: &Path, agent: &str, state: &Path, config: sense::Config) -> i
     report(&rt, result, &out, state, None)
 }
 
-fn read_state(state: &Path) -> Result<Vec<u8>, i32> {
-    std::fs::read(state).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            fail(&format!("no such file or directory: {}", state.display()))
-        } else {
-            fail(&format!("cannot read {}: {e}", state.display()))
-        }
-    })
+/// The path to use for STATE (the target of a link), or the exit status
+/// of a refusal (a FIFO, a device, a directory…) printed before anything
+/// runs or is written.
+fn resolved(state: &Path) -> Result<std::path::PathBuf, i32> {
+    state_path::resolve(state).map_err(|msg| fail(&msg))
+}
+
+fn read_state(state: &Path, limit: usize) -> Result<Vec<u8>, i32> {
+    state_path::open_regular(state)
+        .and_then(|file| state_path::read_bounded(&file, limit))
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                fail(&format!("no such file or directory: {}", state.display()))
+            } else {
+                fail(&format!("cannot read {}: {e}", state.display()))
+            }
+        })
 }
 
 fn restore(bytes: &[u8], out: &Output, config: sense::Config) -> Result<Runtime, i32> {
@@ -137,13 +154,18 @@ pub fn resume(state: &Path, value: Option<&str>, config: sense::Config) -> i32 {
         Ok(v) => v.unwrap_or(HostValue::Nil),
         Err(msg) => return fail(&msg),
     };
+    let state = match resolved(state) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let state = state.as_path();
     // Held from before the read until the new state is in place: a
     // concurrent resume of the same file fails instead of losing an answer.
     let lock = match StateLock::acquire(state) {
         Ok(lock) => lock,
         Err(failure) => return lock_failed(state, failure),
     };
-    let bytes = match lock.read() {
+    let bytes = match lock.read(config.max_snapshot_len()) {
         Ok(b) => b,
         Err(e) => return fail(&format!("cannot read {}: {e}", state.display())),
     };
@@ -165,11 +187,16 @@ pub fn resume(state: &Path, value: Option<&str>, config: sense::Config) -> i32 {
 /// `sense show STATE [--full]`.
 pub fn show(state: &Path, full: bool) -> i32 {
     let out = Output::stdout();
-    let bytes = match read_state(state) {
+    let state = match resolved(state) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let config = sense::Config::default();
+    let bytes = match read_state(&state, config.max_snapshot_len()) {
         Ok(b) => b,
         Err(code) => return code,
     };
-    let rt = match restore(&bytes, &out, sense::Config::default()) {
+    let rt = match restore(&bytes, &out, config) {
         Ok(rt) => rt,
         Err(code) => return code,
     };

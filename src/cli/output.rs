@@ -54,6 +54,7 @@ pub fn diagnostic(rt: &sense::Runtime, e: &sense::Error, repl_text: Option<&str>
     let rendered = e.rendered();
     let Some(help) =
         super::suggest::hint(e.display_text(), rendered, &rt.visible_names(), repl_text)
+            .or_else(|| heap_hint(e.display_text()))
     else {
         return rendered.to_string();
     };
@@ -66,6 +67,14 @@ pub fn diagnostic(rt: &sense::Runtime, e: &sense::Error, repl_text: Option<&str>
         Some(pad) => format!("{rendered}\n{:pad$}= help: {help}", ""),
         None => format!("{rendered}\nhelp: {help}"),
     }
+}
+
+/// The runtime's "out of memory" names no way to raise the ceiling (a C
+/// host has none of the CLI's flags); the CLI names its own.
+fn heap_hint(display: &str) -> Option<String> {
+    display
+        .contains("out of memory: the program's values need about")
+        .then(|| "raise the heap limit with --max-heap (e.g. --max-heap 2G)".to_string())
 }
 
 /// Flushes program output, then prints an error's diagnostic to stderr.

@@ -23,11 +23,14 @@
 //! - **Permissions.** A rewrite keeps the state file's permission bits; a new
 //!   state file is created owner-only (0600): it holds every answer a human
 //!   gave.
+//! - **Only regular files.** Which paths may hold a state (no FIFOs or
+//!   devices, symbolic links followed to their target) is
+//!   `state_path.rs`; every open here goes through it and never blocks.
 //! - **Durability.** The temporary file is synced before the rename and the
 //!   directory after it.
 
 use std::fs::{File, TryLockError};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// Why a state file could not be locked.
@@ -49,7 +52,7 @@ impl StateLock {
     /// Locks the file at `path` without waiting.
     pub fn acquire(path: &Path) -> Result<StateLock, LockFailure> {
         loop {
-            let file = match File::open(path) {
+            let file = match super::state_path::open_regular(path) {
                 Ok(f) => f,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(LockFailure::Missing),
                 Err(e) => return Err(LockFailure::Io(e)),
@@ -67,11 +70,9 @@ impl StateLock {
         }
     }
 
-    /// The locked file's bytes.
-    pub fn read(&self) -> io::Result<Vec<u8>> {
-        let mut bytes = Vec::new();
-        (&self.file).read_to_end(&mut bytes)?;
-        Ok(bytes)
+    /// The locked file's bytes, refused when there are more than `limit`.
+    pub fn read(&self, limit: usize) -> io::Result<Vec<u8>> {
+        super::state_path::read_bounded(&self.file, limit)
     }
 
     fn permissions(&self) -> io::Result<std::fs::Permissions> {
@@ -173,7 +174,9 @@ fn remove_stale_temporaries(dir: &Path, prefix: &str) {
             continue;
         }
         let path = entry.path();
-        let Ok(file) = File::open(&path) else {
+        // Never waits on a FIFO or device planted under such a name, and
+        // leaves anything but a regular file alone.
+        let Ok(file) = super::state_path::open_regular(&path) else {
             continue;
         };
         if file.try_lock().is_ok() && old_enough(&file) {

@@ -12,6 +12,9 @@ use sense_eval::proto::{DeclInfo, FileId};
 use sense_eval::{EvalError, EvalResult, HostValue, Value, Vm};
 use std::path::{Path, PathBuf};
 
+mod entries;
+pub use entries::Entries;
+
 /// A stored value, as JSON.
 pub type Json = serde_json::Value;
 
@@ -76,8 +79,8 @@ pub struct MemoryObj {
     pub name: String,
     /// The optional kind string of an in-process memory.
     pub kind: Option<String>,
-    /// In-process entries, in insertion order.
-    pub entries: Vec<(String, Value)>,
+    /// In-process entries, in insertion order, indexed by key.
+    pub entries: Entries,
     /// Persistent memories: the database path.
     pub path: Option<String>,
     /// Persistent memories: the open database; not part of a snapshot
@@ -103,7 +106,7 @@ impl ExtObject for MemoryObj {
         &MEMORY
     }
     fn trace(&self, t: &mut Tracer) {
-        for (_, v) in &self.entries {
+        for (_, v) in self.entries.iter() {
             t.value(*v);
         }
     }
@@ -111,10 +114,7 @@ impl ExtObject for MemoryObj {
         kind::to_bytes(self)
     }
     fn heap_bytes(&self) -> usize {
-        self.entries
-            .iter()
-            .map(|(k, _)| k.len() + std::mem::size_of::<Value>())
-            .sum()
+        self.entries.heap_bytes()
     }
 }
 
@@ -203,7 +203,9 @@ impl ObjectKind for MemoryKind {
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
-        Ok(Box::new(kind::from_bytes::<MemoryObj>(bytes)?))
+        let mut m = kind::from_bytes::<MemoryObj>(bytes)?;
+        m.entries.reindex();
+        Ok(Box::new(m))
     }
 }
 
@@ -227,7 +229,7 @@ impl Declaration for MemoryDecl {
             MemoryObj {
                 name,
                 kind: None,
-                entries: Vec::new(),
+                entries: Entries::default(),
                 path: Some(path.display().to_string()),
                 db: Some(db),
             }
@@ -235,7 +237,7 @@ impl Declaration for MemoryDecl {
             MemoryObj {
                 name,
                 kind: info.text.clone(),
-                entries: Vec::new(),
+                entries: Entries::default(),
                 path: None,
                 db: None,
             }
@@ -318,11 +320,7 @@ fn recall(vm: &mut Vm, r: ObjRef, key: &str) -> EvalResult<Value> {
             Some(j) => value_from_json(vm, &j),
             None => Ok(Value::Nil),
         },
-        None => Ok(m
-            .entries
-            .iter()
-            .find(|(k, _)| k == key)
-            .map_or(Value::Nil, |(_, v)| *v)),
+        None => Ok(m.entries.get(key).unwrap_or(Value::Nil)),
     }
 }
 
@@ -354,10 +352,7 @@ fn call(vm: &mut Vm, r: ObjRef, method: &str, args: &[Value]) -> EvalResult<Valu
                     .map_or(Ok(()), |db| db.remember(&k, &json))
                     .map_err(EvalError::runtime)?;
             } else if let Some(m) = vm.ext_mut::<MemoryObj>(r) {
-                match m.entries.iter_mut().find(|(ek, _)| *ek == k) {
-                    Some(slot) => slot.1 = arg(1),
-                    None => m.entries.push((k, arg(1))),
-                }
+                m.entries.set(k, arg(1));
             }
             Ok(Value::Nil)
         }
@@ -370,7 +365,7 @@ fn call(vm: &mut Vm, r: ObjRef, method: &str, args: &[Value]) -> EvalResult<Valu
             if let Some(db) = &memory(vm, r)?.db {
                 db.forget(&k).map_err(EvalError::runtime)?;
             } else if let Some(m) = vm.ext_mut::<MemoryObj>(r) {
-                m.entries.retain(|(ek, _)| *ek != k);
+                m.entries.remove(&k);
             }
             Ok(Value::Nil)
         }

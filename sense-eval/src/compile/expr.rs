@@ -37,6 +37,9 @@ impl Compiler<'_> {
                 self.emit(Op::Nil, span);
             }
             ExprKind::Array(items) => {
+                if self.const_array(items, span) {
+                    return;
+                }
                 for it in items {
                     self.expr(it);
                 }

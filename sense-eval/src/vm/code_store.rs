@@ -65,6 +65,27 @@ impl CodeStore {
         }
     }
 
+    /// Bytes of source text of every file compiled so far and still held
+    /// (each file once): what `Config::max_source_len` counts, so a
+    /// program cannot pass it by spreading its text over many modules.
+    pub(crate) fn compiled_source_bytes(&self) -> usize {
+        let mut seen = vec![false; self.files.len()];
+        let mut total = 0usize;
+        for (file, ..) in &self.units {
+            if let Some(s) = seen.get_mut(file.0 as usize)
+                && !*s
+            {
+                *s = true;
+                let len = self
+                    .files
+                    .get(file.0 as usize)
+                    .map_or(0, |f| f.source.text().len());
+                total = total.saturating_add(len);
+            }
+        }
+        total
+    }
+
     /// The compiled code `id` (an empty body for an id that does not
     /// exist — only damaged state could produce one).
     #[inline]

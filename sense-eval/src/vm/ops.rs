@@ -130,19 +130,52 @@ impl Vm {
         Ok(())
     }
 
+    /// The words name no way to raise the limit: a CLI user, a Rust host
+    /// and a C host each have their own (the CLI adds its flag as a help
+    /// line).
     fn out_of_memory(&self, bytes: usize) -> EvalError {
-        const MIB: usize = 1 << 20;
+        let (need, limit) = sizes(bytes, self.config.max_heap);
         EvalError::runtime(format!(
-            "out of memory: the program's values need about {} MiB, over the heap limit of {} MiB \
-             (raise it with --max-heap)",
-            bytes.div_ceil(MIB),
-            self.config.max_heap.div_ceil(MIB)
+            "out of memory: the program's values need about {need}, over the heap limit of {limit}"
         ))
     }
 
     /// Allocates an array value, enforcing the configured size cap.
     pub fn new_array(&mut self, items: Vec<Value>) -> EvalResult<Value> {
         self.check_new_array(items.len())?;
+        Ok(Value::Array(self.heap.alloc(Obj::Array(items))))
+    }
+
+    /// `Op::ConstArray(k)`: a new array of the constants after the run
+    /// header `consts[k]` (`compile/const_array.rs`). Like any literal it
+    /// is not held to the array length cap, but it is to the heap ceiling,
+    /// and its room is reserved fallibly.
+    pub(crate) fn const_array(&mut self, consts: &[Value], k: u32) -> EvalResult<Value> {
+        let start = k as usize + 1;
+        let run = match consts.get(k as usize) {
+            Some(Value::Int(n)) if *n >= 0 => consts.get(start..start.saturating_add(*n as usize)),
+            Some(Value::Int(n)) => {
+                return Err(EvalError::runtime(format!(
+                    "out of memory: an array literal of {} elements could not be compiled",
+                    -1 - *n
+                )));
+            }
+            _ => None,
+        };
+        let Some(run) = run else {
+            return Err(EvalError::runtime(
+                "damaged code: a constant array is cut short",
+            ));
+        };
+        self.check_heap_room(run.len().saturating_mul(crate::heap::VALUE_BYTES))?;
+        let mut items = Vec::new();
+        items.try_reserve_exact(run.len()).map_err(|_| {
+            EvalError::runtime(format!(
+                "out of memory: an array of {} elements could not be made",
+                run.len()
+            ))
+        })?;
+        items.extend_from_slice(run);
         Ok(Value::Array(self.heap.alloc(Obj::Array(items))))
     }
 
@@ -637,4 +670,49 @@ fn exact_int_div(p: i64, q: i64) -> f64 {
 pub(crate) struct Compared {
     budget: usize,
     equal: rustc_hash::FxHashSet<(crate::heap::ObjRef, crate::heap::ObjRef)>,
+}
+
+/// `need` and `limit` in the largest unit (MiB, KiB, bytes) that still
+/// tells them apart, so a small limit never reads "need about 1 MiB, over
+/// the limit of 1 MiB" (issue 27).
+pub(crate) fn sizes(need: usize, limit: usize) -> (String, String) {
+    for (unit, name) in [(1usize << 20, "MiB"), (1 << 10, "KiB")] {
+        let nearest = |b: usize| b.saturating_add(unit / 2) / unit;
+        let (n, l) = (nearest(need), nearest(limit));
+        if n != l {
+            return (format!("{n} {name}"), format!("{l} {name}"));
+        }
+    }
+    (format!("{need} bytes"), format!("{limit} bytes"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sizes;
+
+    #[test]
+    fn sizes_never_read_the_same_for_need_and_limit() {
+        let mib = 1 << 20;
+        assert_eq!(sizes(3 * mib, mib), ("3 MiB".into(), "1 MiB".into()));
+        assert_eq!(
+            sizes(mib + 600 * 1024, mib),
+            ("2 MiB".into(), "1 MiB".into())
+        );
+        assert_eq!(
+            sizes(mib + 2048, mib),
+            ("1026 KiB".into(), "1024 KiB".into())
+        );
+        assert_eq!(
+            sizes(mib + 1, mib),
+            ("1048577 bytes".into(), "1048576 bytes".into())
+        );
+        assert_eq!(
+            sizes(1001, 1000),
+            ("1001 bytes".into(), "1000 bytes".into())
+        );
+        for (need, limit) in [(1025, 1024), (5 * mib + 7, 5 * mib), (100, 99)] {
+            let (n, l) = sizes(need, limit);
+            assert_ne!(n, l);
+        }
+    }
 }

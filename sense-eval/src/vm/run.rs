@@ -272,6 +272,10 @@ impl Vm {
                         let r = self.heap.alloc(Obj::Array(items));
                         self.cur.stack.push(Value::Array(r));
                     }
+                    Op::ConstArray(k) => {
+                        let v = tri!(self.const_array(&proto.consts, k));
+                        self.cur.stack.push(v);
+                    }
                     Op::Index => {
                         let (t, i) = self.pop2();
                         // An array at an in-range, non-negative Int stays in

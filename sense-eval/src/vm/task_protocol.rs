@@ -353,13 +353,17 @@ impl Vm {
             self.unblock(b.task, message);
             return Ok(());
         }
-        match self.task_mut(task) {
-            Some(a) => {
-                a.mailbox.push_back(message);
-                Ok(())
-            }
-            None => Err(self.not_a_task(Value::Obj(task))),
+        if self.task_mut(task).is_none() {
+            return Err(self.not_a_task(Value::Obj(task)));
         }
+        // A queued message holds memory the heap ceiling counts (issue 27:
+        // a loop of sends grew a mailbox to 8 times the ceiling).
+        self.check_heap_room(crate::heap::VALUE_BYTES)?;
+        if let Some(a) = self.task_mut(task) {
+            a.mailbox.push_back(message);
+        }
+        self.heap.charge(crate::heap::VALUE_BYTES);
+        Ok(())
     }
 
     /// Leaves a request to wait for a running async task or a future.

@@ -142,12 +142,17 @@ fn runtime(config: sense::Config, output: &Captured) -> Runtime {
 /// `sense inspect FILE | --state STATE [--port N] [--dry-run]`.
 pub fn inspect(args: InspectArgs) -> i32 {
     let config = args.limits.config();
+    let snapshot_limit = config.max_snapshot_len();
     let output = Captured::default();
     let mut rt = runtime(config, &output);
     rt.set_dry_run(args.dry_run);
     let mut program_error = None;
     let source = match (args.file, args.state) {
         (_, Some(state)) => {
+            let state = match super::state_path::resolve(&state) {
+                Ok(p) => p,
+                Err(msg) => return fail(&msg),
+            };
             let lock = match StateLock::acquire(&state) {
                 Ok(lock) => lock,
                 Err(LockFailure::Missing) => {
@@ -163,7 +168,7 @@ pub fn inspect(args: InspectArgs) -> i32 {
                     return fail(&format!("cannot lock {}: {e}", state.display()));
                 }
             };
-            let bytes = match lock.read() {
+            let bytes = match lock.read(snapshot_limit) {
                 Ok(b) => b,
                 Err(e) => return fail(&format!("cannot read {}: {e}", state.display())),
             };

@@ -17,6 +17,7 @@ static int test_zero_limits_are_invalid(void) {
     CHECK_STATUS(sense_config_set_max_heap(cfg, 0, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_config_set_max_string_len(cfg, 0, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_config_set_max_array_len(cfg, 0, NULL), SENSE_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(sense_config_set_max_source_len(cfg, 0, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_config_set_max_heap(NULL, 1, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     sense_config_free(cfg);
     return 0;
@@ -59,7 +60,8 @@ static int test_heap_ceiling(void) {
                      SENSE_STATUS_RUNTIME_ERROR, err);
     CHECK_STR(sense_error_class(err), "SenseRuntimeError");
     CHECK_CONTAINS(sense_error_message(err), "out of memory");
-    CHECK_CONTAINS(sense_error_message(err), "heap limit of 8 MiB");
+    CHECK_CONTAINS(sense_error_message(err), "heap limit of 8"); /* 8 MiB or 8192 KiB */
+    CHECK(!harness_str_contains(sense_error_message(err), "--max-heap")); /* no CLI flag for a C host */
     CHECK(sense_error_line(err) == 3);
     sense_error_free(err);
     /* The runtime stays usable; the garbage goes once unreachable. */
@@ -69,10 +71,70 @@ static int test_heap_ceiling(void) {
     return 0;
 }
 
+/* Issue 27: the source limit counts every source a runtime compiles. */
+static int test_source_limit_counts_every_source(void) {
+    sense_config *cfg = NULL;
+    CHECK_OK(sense_config_new(&cfg, NULL));
+    CHECK_OK(sense_config_set_max_source_len(cfg, 40, NULL));
+    text_buf out;
+    sense_runtime *rt = runtime_with(cfg, &out);
+    sense_config_free(cfg);
+    CHECK(rt != NULL);
+    for (int i = 0; i < 6; i++) {
+        CHECK_OK(harness_run(rt, "a = 1\n", NULL)); /* 6 bytes each, 36 in all */
+    }
+    sense_error *err = NULL;
+    CHECK_STATUS_ERR(harness_run(rt, "b = 22\n", &err), SENSE_STATUS_SYNTAX_ERROR, err);
+    CHECK_CONTAINS(sense_error_message(err), "after 36 bytes of sources already compiled in this run");
+    CHECK_CONTAINS(sense_error_message(err), "the limit for all the sources of a run together is 40 bytes");
+    sense_error_free(err);
+    sense_runtime_free(rt);
+    return 0;
+}
+
+/* Issue 27: values a host adds are held to the heap ceiling with a status,
+   not a process abort; the message names no CLI flag. */
+static int test_host_values_count_towards_the_ceiling(void) {
+    sense_config *cfg = NULL;
+    CHECK_OK(sense_config_new(&cfg, NULL));
+    CHECK_OK(sense_config_set_max_heap(cfg, 4u << 20, NULL));
+    text_buf out;
+    sense_runtime *rt = runtime_with(cfg, &out);
+    sense_config_free(cfg);
+    CHECK(rt != NULL);
+    CHECK_OK(harness_run(rt, "agent sink:\n    pause(\"never\")\n", NULL));
+    static char chunk[256 * 1024];
+    memset(chunk, 'x', sizeof chunk);
+    sense_value *v = NULL;
+    CHECK_OK(sense_value_new_string(chunk, sizeof chunk, &v, NULL));
+    sense_status st = SENSE_STATUS_OK;
+    sense_error *err = NULL;
+    char name[16];
+    for (int i = 0; i < 64 && st == SENSE_STATUS_OK; i++) {
+        snprintf(name, sizeof name, "g%d", i);
+        st = sense_runtime_set_global(rt, name, strlen(name), v, &err);
+    }
+    CHECK_STATUS_ERR(st, SENSE_STATUS_RUNTIME_ERROR, err);
+    CHECK_CONTAINS(sense_error_message(err), "out of memory");
+    CHECK(!harness_str_contains(sense_error_message(err), "--max-heap"));
+    sense_error_free(err);
+    err = NULL;
+    sense_agent sink;
+    CHECK_OK(sense_agent_lookup(rt, "sink", 4, &sink, NULL));
+    st = sense_agent_send(rt, sink, v, &err);
+    CHECK_STATUS_ERR(st, SENSE_STATUS_RUNTIME_ERROR, err);
+    sense_error_free(err);
+    sense_value_free(v);
+    sense_runtime_free(rt);
+    return 0;
+}
+
 int main(void) {
     HARNESS_START();
     RUN(test_zero_limits_are_invalid);
     RUN(test_string_and_array_limits);
+    RUN(test_source_limit_counts_every_source);
+    RUN(test_host_values_count_towards_the_ceiling);
     RUN(test_heap_ceiling);
     HARNESS_END();
 }
