@@ -20,6 +20,7 @@ mod inspect;
 mod lazy_range;
 mod maps;
 mod membership;
+mod methods;
 mod names;
 mod ops;
 mod registries;
@@ -30,6 +31,7 @@ mod show;
 mod task_protocol;
 mod tasks;
 mod unwind;
+mod walk;
 
 pub use code_store::FileEntry;
 pub(crate) use code_store::ModuleEntry;
