@@ -21,6 +21,7 @@ mod lazy_range;
 mod maps;
 mod membership;
 mod methods;
+pub use methods::{ARRAY_METHODS, MAP_METHODS, STRING_METHODS, builtin_methods};
 mod names;
 mod ops;
 mod registries;

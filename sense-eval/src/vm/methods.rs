@@ -6,8 +6,8 @@
 //! runs the method here. Each type's methods live in their own file
 //! (`methods/string.rs`, `array.rs`, `map.rs`), with Python's names and
 //! semantics. A name the type does not have keeps the reference's
-//! message (`cannot access member 'x' on type String`), with a "did you
-//! mean" when one of the type's methods is close.
+//! message (`cannot access member 'x' on type String`); the CLI adds a
+//! "did you mean" from [`builtin_methods`].
 
 mod array;
 mod map;
@@ -80,11 +80,9 @@ impl Vm {
         };
         let name = self.interner.name(sym);
         if !methods.contains(&name) {
-            let mut err = self.no_member(t, sym);
-            if let Some(close) = closest(name, methods) {
-                err = EvalError::runtime(format!("{} (did you mean '{close}'?)", err.message()));
-            }
-            return Err(err);
+            // The reference's message, word for word; the CLI adds a
+            // "did you mean" from `builtin_methods` under the caret.
+            return Err(self.no_member(t, sym));
         }
         // Built-in methods never read their scope: the global one keeps
         // the bound value valid without capturing the caller's scopes.
@@ -218,15 +216,16 @@ impl MethodCall<'_> {
     }
 }
 
-/// The method of `methods` closest to `name`, when it is close enough to
-/// be a likely typo (`uper` → `upper`).
-fn closest(name: &str, methods: &'static [&'static str]) -> Option<&'static str> {
-    methods
-        .iter()
-        .map(|m| (strsim::normalized_damerau_levenshtein(name, m), *m))
-        .filter(|(score, _)| *score >= 0.7)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, m)| m)
+/// The built-in methods of the type named `type_name` (`String`,
+/// `Array`, `Map`); empty for other types. What editors and the CLI
+/// suggest after a `.`.
+pub fn builtin_methods(type_name: &str) -> &'static [&'static str] {
+    match type_name {
+        "String" => STRING_METHODS,
+        "Array" => ARRAY_METHODS,
+        "Map" => MAP_METHODS,
+        _ => &[],
+    }
 }
 
 /// Python's slice bounds of `start`/`end` (negative counts from the end,
