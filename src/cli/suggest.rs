@@ -190,12 +190,7 @@ mod tests {
     fn members_by_kind() {
         let h = hint("[line 3] agent 'a' has no member 'stauts'", "", &[], None);
         assert_eq!(h.as_deref(), Some("did you mean `status`?"));
-        let h = hint(
-            "cannot access member 'uper' on type String",
-            "",
-            &[],
-            None,
-        );
+        let h = hint("cannot access member 'uper' on type String", "", &[], None);
         assert_eq!(h.as_deref(), Some("did you mean `upper`?"));
         assert_eq!(
             hint("[line 3] agent 'a' has no member 'qqqqqq'", "", &[], None),
