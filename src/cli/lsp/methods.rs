@@ -62,6 +62,67 @@ fn without_the_dot(doc: &Document, before_dot: &str) -> Option<Document> {
     Some(Document::new("completion", &patched))
 }
 
+/// `(type, method, signature)` of every built-in method, for completion
+/// details and hover (`tests`: every method of the runtime has one).
+const SIGNATURES: &[(&str, &str, &str)] = &[
+    ("String", "split", "split(sep?) -> Array<String>"),
+    ("String", "strip", "strip() -> String"),
+    ("String", "lstrip", "lstrip() -> String"),
+    ("String", "rstrip", "rstrip() -> String"),
+    ("String", "lower", "lower() -> String"),
+    ("String", "upper", "upper() -> String"),
+    ("String", "replace", "replace(old, new) -> String"),
+    ("String", "starts_with", "starts_with(prefix) -> Bool"),
+    ("String", "ends_with", "ends_with(suffix) -> Bool"),
+    ("String", "find", "find(sub) -> Int (-1 when absent)"),
+    ("String", "count", "count(sub) -> Int"),
+    ("String", "slice", "slice(start, end?) -> String"),
+    ("String", "join", "join(array) -> String"),
+    ("String", "lines", "lines() -> Array<String>"),
+    ("Array", "push", "push(v) -> Array"),
+    ("Array", "pop", "pop(i?) -> value"),
+    ("Array", "insert", "insert(i, v) -> nil"),
+    ("Array", "remove", "remove(v) -> nil"),
+    ("Array", "index", "index(v) -> Int (-1 when absent)"),
+    ("Array", "contains", "contains(v) -> Bool"),
+    ("Array", "slice", "slice(start, end?) -> Array"),
+    ("Array", "reverse", "reverse() -> nil (in place)"),
+    ("Array", "sort", "sort(key_fn?) -> nil (in place, stable)"),
+    ("Array", "sorted", "sorted(key_fn?) -> Array"),
+    ("Array", "map", "map(f) -> Array"),
+    ("Array", "filter", "filter(f) -> Array"),
+    ("Array", "reduce", "reduce(f, init) -> value"),
+    ("Array", "copy", "copy() -> Array"),
+    ("Map", "keys", "keys() -> Array"),
+    ("Map", "values", "values() -> Array"),
+    ("Map", "items", "items() -> Array of [key, value]"),
+    ("Map", "get", "get(key, default?) -> value"),
+    ("Map", "has", "has(key) -> Bool"),
+    ("Map", "pop", "pop(key, default?) -> value"),
+    ("Map", "copy", "copy() -> Map"),
+];
+
+/// The signature of method `name` of type `ty`.
+fn signature(ty: &str, name: &str) -> Option<&'static str> {
+    SIGNATURES
+        .iter()
+        .find(|(t, n, _)| *t == ty && *n == name)
+        .map(|(_, _, sig)| *sig)
+}
+
+/// Hover text for the name at token `index` when it is a method of a
+/// value whose type shows in the text (`s.split` → its signature).
+pub fn method_hover(doc: &Document, index: usize, name: &str) -> Option<String> {
+    let dot = doc.tokens.get(index.checked_sub(1)?)?;
+    if dot.kind != sense::syntax::token::TokenKind::Dot {
+        return None;
+    }
+    let before_dot = doc.file.text().get(..dot.span.start as usize)?;
+    let ty = known_type(doc, before_dot)?;
+    let sig = signature(ty, name)?;
+    Some(format!("```sense\n{ty}.{sig}\n```\n*method of {ty}*"))
+}
+
 /// The methods of the value before the dot, if its type is known.
 pub fn method_completions(doc: &Document, before_dot: &str) -> Vec<CompletionItem> {
     let patched = without_the_dot(doc, before_dot);
@@ -73,7 +134,7 @@ pub fn method_completions(doc: &Document, before_dot: &str) -> Vec<CompletionIte
         .map(|m| CompletionItem {
             label: (*m).to_string(),
             kind: Some(CompletionItemKind::METHOD),
-            detail: Some(format!("{ty}.{m}")),
+            detail: Some(format!("{ty}.{}", signature(ty, m).unwrap_or(m))),
             ..Default::default()
         })
         .collect()
@@ -90,6 +151,23 @@ mod tests {
             .into_iter()
             .map(|c| c.label)
             .collect()
+    }
+
+    #[test]
+    fn every_method_has_a_signature() {
+        for ty in ["String", "Array", "Map"] {
+            for m in sense::eval::vm::builtin_methods(ty) {
+                assert!(signature(ty, m).is_some(), "{ty}.{m}");
+            }
+        }
+        let doc = Document::new("t.sns", "s = \"a\"\nprint(s.upper())\n");
+        let index = doc
+            .tokens
+            .iter()
+            .position(|t| t.lexeme(doc.file.text()) == "upper")
+            .unwrap();
+        let hover = method_hover(&doc, index, "upper").unwrap();
+        assert!(hover.contains("String.upper() -> String"), "{hover}");
     }
 
     #[test]
