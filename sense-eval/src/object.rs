@@ -67,6 +67,9 @@ pub struct ModuleObj {
 pub enum Method {
     /// A method of an extension object (see [`crate::kind`]), by name.
     Ext(Symbol),
+    /// A method of a String, Array or Map (`s.split`, `xs.map`,
+    /// `m.keys`), by name (see `vm/methods.rs`).
+    Builtin(Symbol),
 }
 
 impl Method {
@@ -74,14 +77,15 @@ impl Method {
     pub fn name(self) -> &'static str {
         match self {
             // Named through the interner: see `Vm::method_name`.
-            Method::Ext(_) => "",
+            Method::Ext(_) | Method::Builtin(_) => "",
         }
     }
 
     /// How many arguments it takes.
     pub fn arity(self) -> usize {
         match self {
-            Method::Ext(_) => 0,
+            // Built-in methods check their own argument counts.
+            Method::Ext(_) | Method::Builtin(_) => 0,
         }
     }
 }
@@ -145,6 +149,14 @@ pub enum Obj {
     Future(Box<FutureObj>),
     /// An object of a kind registered through the seam of [`crate::kind`].
     Ext(crate::kind::ExtObj),
+    /// A map (mutable, shared by reference); its value is `Value::Obj`.
+    /// Last of the variants, so snapshots written before maps existed
+    /// still decode.
+    Map(crate::map::MapObj),
+    /// The state of an array method that calls a Sense function per
+    /// element (`xs.map(f)`, `filter`, `reduce`, `sort(key)`), held by the
+    /// frame of the call in progress (see `vm/walk.rs`).
+    Walk(Box<crate::walk::WalkState>),
 }
 
 impl Obj {
@@ -168,6 +180,12 @@ impl Obj {
                 }
             }
             Obj::Ext(x) => x.0.trace(t),
+            Obj::Map(m) => {
+                for v in m.values() {
+                    t.value(v);
+                }
+            }
+            Obj::Walk(w) => w.trace(t),
         }
     }
 }

@@ -166,6 +166,7 @@ fn literal_kind(e: &Expr) -> Option<&'static str> {
         ExprKind::Bool(_) => "Bool",
         ExprKind::Nil => "Nil",
         ExprKind::Array(_) => "Array",
+        ExprKind::Map(_) => "Map",
         ExprKind::Unary { operand, .. } => match literal_kind(operand)? {
             k @ ("Int" | "Float") => k,
             _ => return None,

@@ -170,6 +170,7 @@ pub fn literal_type(e: &Expr, out: &[Decl]) -> Option<String> {
         ExprKind::Bool(_) => "Bool".into(),
         ExprKind::Nil => "Nil".into(),
         ExprKind::Array(_) => "Array".into(),
+        ExprKind::Map(_) => "Map".into(),
         ExprKind::Assign { value, .. } => return literal_type(value, out),
         ExprKind::Call { callee, .. } => {
             let ExprKind::Name(name) = &callee.kind else {
@@ -479,6 +480,12 @@ fn expr(e: &Expr, full: Span, scope: Option<Span>, out: &mut Vec<Decl>) {
         ExprKind::Array(items) => {
             for i in items {
                 expr(i, full, scope, out);
+            }
+        }
+        ExprKind::Map(entries) => {
+            for (k, v) in entries {
+                expr(k, full, scope, out);
+                expr(v, full, scope, out);
             }
         }
         ExprKind::Int(_)

@@ -126,6 +126,12 @@ pub fn each_sub_expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
                 each_sub_expr(i, f);
             }
         }
+        ExprKind::Map(entries) => {
+            for (k, v) in entries {
+                each_sub_expr(k, f);
+                each_sub_expr(v, f);
+            }
+        }
         ExprKind::Int(_)
         | ExprKind::Float(_)
         | ExprKind::Str(_)

@@ -217,6 +217,16 @@ impl State<'_> {
                     self.value(*v)?;
                 }
             }
+            Obj::Map(m) => {
+                for v in m.values() {
+                    self.value(v)?;
+                }
+            }
+            Obj::Walk(w) => {
+                for v in w.values() {
+                    self.value(v)?;
+                }
+            }
             Obj::Closure(c) => {
                 self.proto(c.proto)?;
                 self.check_scope(c.env)?;
@@ -334,6 +344,11 @@ impl State<'_> {
                         if m.is_some_and(bad) || bad(*b) {
                             return Err(corrupt("an import name is out of range"));
                         }
+                    }
+                }
+                FrameKind::Walk(w) => {
+                    if !matches!(self.obj(*w)?, Obj::Walk(_)) {
+                        return Err(corrupt("a walk frame names an object that is not a walk"));
                     }
                 }
                 FrameKind::Call | FrameKind::Main | FrameKind::TaskBody | FrameKind::Nested => {}

@@ -276,6 +276,12 @@ impl Vm {
                         let v = tri!(self.const_array(&proto.consts, k));
                         self.cur.stack.push(v);
                     }
+                    Op::MakeMap(n) => tri!(self.make_map(n as usize)),
+                    Op::In => {
+                        let (x, xs) = self.pop2();
+                        let found = tri!(self.contains(xs, x));
+                        self.cur.stack.push(Value::Bool(found));
+                    }
                     Op::Index => {
                         let (t, i) = self.pop2();
                         // An array at an in-range, non-negative Int stays in

@@ -4,7 +4,8 @@ use sense::agents::{AgentReport, HostValue};
 use sense_store::{AuditEvent, Summary};
 use serde_json::{Map, Value as Json, json};
 
-/// A host value as JSON: lists become arrays; values JSON cannot hold
+/// A host value as JSON: lists become arrays, maps objects (keys as
+/// their printed text); values JSON cannot hold
 /// (functions, agents, …) become `{"type", "text"}` objects.
 pub fn from_host(v: &HostValue) -> Json {
     match v {
@@ -17,6 +18,12 @@ pub fn from_host(v: &HostValue) -> Json {
         ),
         HostValue::Str(s) => Json::String(s.clone()),
         HostValue::List(items) => Json::Array(items.iter().map(from_host).collect()),
+        HostValue::Map(entries) => Json::Object(
+            entries
+                .iter()
+                .map(|(k, v)| (k.to_string(), from_host(v)))
+                .collect(),
+        ),
         HostValue::Task(a) => json!({"type": "Agent", "text": a.text()}),
         HostValue::Opaque { type_name, text } => json!({"type": type_name, "text": text}),
     }
@@ -27,7 +34,8 @@ pub fn from_host(v: &HostValue) -> Json {
 const MAX_DEPTH: usize = 64;
 
 /// A JSON request value as a host value: `null`, booleans, numbers
-/// (integers when they fit an Int), strings and arrays of those.
+/// (integers when they fit an Int), strings, arrays and objects (Maps)
+/// of those.
 pub fn to_host(v: &Json) -> Result<HostValue, String> {
     to_host_at(v, 0)
 }
@@ -52,13 +60,12 @@ fn to_host_at(v: &Json, depth: usize) -> Result<HostValue, String> {
                 .map(|x| to_host_at(x, depth + 1))
                 .collect::<Result<_, _>>()?,
         ),
-        Json::Object(_) => {
-            return Err(
-                "a value must be null, a boolean, a number, a string or an array of those \
-                 (Sense has no host form for objects)"
-                    .into(),
-            );
-        }
+        Json::Object(fields) => HostValue::Map(
+            fields
+                .iter()
+                .map(|(k, x)| Ok((HostValue::Str(k.clone()), to_host_at(x, depth + 1)?)))
+                .collect::<Result<_, String>>()?,
+        ),
     })
 }
 
@@ -185,7 +192,12 @@ mod tests {
         let v = json!([null, true, 3, -2.5, "x", [1, "y"]]);
         let h = to_host(&v).unwrap();
         assert_eq!(from_host(&h), v);
-        assert!(to_host(&json!({"a": 1})).is_err());
+        // Objects arrive as Maps (issue 23) and go back as objects.
+        let obj = json!({"a": 1, "b": [true, {"c": null}]});
+        let h = to_host(&obj).unwrap();
+        assert_eq!(h.get("a"), Some(&HostValue::Int(1)));
+        assert_eq!(h.type_name(), "Map");
+        assert_eq!(from_host(&h), obj);
         let mut deep = json!(1);
         for _ in 0..100 {
             deep = json!([deep]);
