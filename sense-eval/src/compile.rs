@@ -8,6 +8,7 @@
 
 mod expr;
 mod stmt;
+mod try_stmt;
 
 use crate::heap::Heap;
 use crate::object::{Obj, StrObj};
@@ -191,7 +192,10 @@ impl Compiler<'_> {
             | Op::JumpIfFalseOrPop(t)
             | Op::JumpIfTrueOrPop(t)
             | Op::IterNext(t)
-            | Op::CompareJump(_, t),
+            | Op::CompareJump(_, t)
+            | Op::TryBegin(t)
+            | Op::FinallyBegin(t)
+            | Op::ExceptMatch(_, t),
         ) = self.cur.code.get_mut(at)
         {
             *t = target;

@@ -28,7 +28,7 @@ impl Compiler<'_> {
     }
 
     /// A block in its own (lazily created) scope.
-    fn scoped_block(&mut self, b: &Block) {
+    pub(super) fn scoped_block(&mut self, b: &Block) {
         self.emit(Op::EnterBlock, b.span);
         self.stmts(&b.stmts);
         self.emit(Op::ExitBlock, b.span);
@@ -188,6 +188,8 @@ impl Compiler<'_> {
             StmtKind::Break => {
                 self.emit(Op::Break, span);
             }
+            StmtKind::Try(t) => self.try_stmt(t, span),
+            StmtKind::Raise(v) => self.raise_stmt(v, span),
             StmtKind::Continue => {
                 self.emit(Op::Continue, span);
             }

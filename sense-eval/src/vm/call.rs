@@ -225,7 +225,9 @@ impl Vm {
 
     pub(crate) fn check_depth(&self) -> EvalResult<()> {
         if self.cur.frames.len() + self.sched.caller_frames >= self.config.max_depth {
-            return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
+            return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE)
+                .lineless()
+                .limit());
         }
         Ok(())
     }
@@ -431,6 +433,9 @@ impl Vm {
     /// Returns `v` from the current frame. `Some` when the driven fiber
     /// settled.
     pub(crate) fn do_return(&mut self, v: Value) -> EvalResult<Option<Exit>> {
+        if self.finally_before_return(v) {
+            return Ok(None);
+        }
         let Some(frame) = self.cur.frames.pop() else {
             return Err(EvalError::runtime("internal error: return without a frame"));
         };

@@ -101,7 +101,8 @@ impl Vm {
                 "string too large ({} bytes; the limit is {})",
                 s.len(),
                 self.config.max_string_len
-            )));
+            ))
+            .limit());
         }
         self.check_heap_room(s.len())?;
         Ok(Value::Str(self.heap.alloc(Obj::Str(StrObj::new(s)))))
@@ -138,6 +139,7 @@ impl Vm {
             bytes.div_ceil(MIB),
             self.config.max_heap.div_ceil(MIB)
         ))
+        .limit()
     }
 
     /// Allocates an array value, enforcing the configured size cap.
@@ -151,7 +153,8 @@ impl Vm {
             return Err(EvalError::runtime(format!(
                 "array too large ({n} elements; the limit is {})",
                 self.config.max_array_len
-            )));
+            ))
+            .limit());
         }
         Ok(())
     }
@@ -329,7 +332,9 @@ impl Vm {
         seen: &mut Compared,
     ) -> EvalResult<bool> {
         if depth > 200 {
-            return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
+            return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE)
+                .lineless()
+                .limit());
         }
         let num = |v: Value| match v {
             Value::Bool(b) => Some(Num::I(b as i64)),
@@ -363,6 +368,7 @@ impl Vm {
                 }
                 seen.budget = seen.budget.checked_sub(xs.len()).ok_or_else(|| {
                     EvalError::runtime("comparison too large (arrays share too many sub-arrays)")
+                        .limit()
                 })?;
                 for (p, q) in xs.iter().zip(ys.iter()) {
                     // Python compares list items by identity first.

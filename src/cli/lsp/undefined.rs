@@ -93,6 +93,16 @@ fn stmt<'a>(s: &'a Stmt, out: &mut Vec<(&'a str, Span)>) {
             }
         }
         StmtKind::Tool(t) => block(&t.body, out),
+        StmtKind::Raise(e) => expr(e, out),
+        StmtKind::Try(t) => {
+            block(&t.body, out);
+            for h in &t.handlers {
+                block(&h.body, out);
+            }
+            if let Some(f) = &t.finally {
+                block(f, out);
+            }
+        }
         StmtKind::Return(None)
         | StmtKind::Break
         | StmtKind::Continue
