@@ -198,6 +198,11 @@ pub enum StmtKind {
     Raise(Expr),
 }
 
+/// The words of error handling (an extension): not keywords — the
+/// reference reads them as names — but statements where it rejects the
+/// line (`try:`, `except …:`, `finally:`, `raise VALUE`).
+pub const ERROR_HANDLING_WORDS: &[&str] = &["try", "except", "finally", "raise"];
+
 /// The error classes an `except` clause may name: `SenseError` catches
 /// every catchable error, each other name its own class.
 pub const ERROR_CLASSES: &[&str] = &[

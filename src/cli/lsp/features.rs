@@ -5,7 +5,7 @@
 use super::builtin_docs::builtin_doc;
 use super::document::Document;
 use crate::cli::decls::{Decl, DeclKind, declarations, visible_at};
-use crate::cli::names::{builtins, keywords};
+use crate::cli::names::{builtins, error_classes, keywords};
 use lsp_types::{
     CompletionItem, CompletionItemKind, Diagnostic, DiagnosticSeverity, DocumentSymbol, Position,
     Range, SymbolKind, TextEdit,
@@ -147,6 +147,14 @@ pub fn completion(doc: &Document, dir: Option<&Path>, pos: Position) -> Vec<Comp
         items.push(CompletionItem {
             label: k.to_string(),
             kind: Some(CompletionItemKind::KEYWORD),
+            ..Default::default()
+        });
+    }
+    for c in error_classes() {
+        items.push(CompletionItem {
+            label: c.to_string(),
+            kind: Some(CompletionItemKind::CLASS),
+            detail: Some("error class (except)".to_string()),
             ..Default::default()
         });
     }
