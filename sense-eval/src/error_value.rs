@@ -72,3 +72,24 @@ impl ObjectKind for ErrorKind {
         Ok(Box::new(kind::from_bytes::<ErrorValue>(bytes)?))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ErrorClass::{self, Approval, Import, Name, Policy, Runtime, Syntax, Type};
+    use sense_syntax::ast::ERROR_CLASSES;
+
+    /// Every class can be named by `except` (the match is exhaustive: a
+    /// new class does not compile until it is listed here, and then in
+    /// `ERROR_CLASSES`).
+    #[test]
+    fn except_can_name_every_class() {
+        let all = |c: ErrorClass| match c {
+            Syntax | Name | Type | Runtime | Import | Policy | Approval => c.name(),
+        };
+        for c in [Syntax, Name, Type, Runtime, Import, Policy, Approval] {
+            assert!(ERROR_CLASSES.contains(&all(c)), "{}", c.name());
+        }
+        assert_eq!(ERROR_CLASSES.first(), Some(&"SenseError"));
+        assert_eq!(ERROR_CLASSES.len(), 8);
+    }
+}
