@@ -113,10 +113,11 @@ impl Vm {
         self.cur.stack.push(Value::Int(completion as i64));
     }
 
-    /// `return v` inside a `try` of the current frame that has a
-    /// `finally`: runs it first (true), the return going on after it.
-    pub(super) fn finally_before_return(&mut self, v: Value) -> bool {
-        let base = self.cur.frames.last().map_or(0, |f| f.ctl_base as usize);
+    /// `return v` inside a `try` of the current frame (whose control
+    /// entries start at `base`) that has a `finally`: runs it first
+    /// (true), the return going on after it.
+    #[cold]
+    pub(super) fn finally_before_return(&mut self, base: usize, v: Value) -> bool {
         match self.finally_above(base) {
             Some(pos) => {
                 self.enter_finally(pos, v, Completion::Return);
