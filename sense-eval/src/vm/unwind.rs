@@ -109,8 +109,27 @@ impl Vm {
     }
 
     /// Runs the failure hooks of frames about to be discarded (bodies
-    /// run for an extension object tell its kind).
+    /// run for an extension object tell its kind), and forgets the modules
+    /// whose top level fails: importing one again runs it again, as in the
+    /// reference (not "circular import"), once a `try` or `test` block
+    /// contained the error.
     fn unwind_frames(&mut self, keep: usize, err: &EvalError) {
+        let failed: Vec<u32> = self
+            .cur
+            .frames
+            .iter()
+            .skip(keep)
+            .filter_map(|f| match f.kind {
+                FrameKind::Module { index, .. } => Some(index),
+                _ => None,
+            })
+            .collect();
+        for index in failed {
+            if let Some(m) = self.code.modules.get_mut(index as usize) {
+                // No import resolves to an empty path.
+                m.path = std::path::PathBuf::new();
+            }
+        }
         let doomed: Vec<crate::kind::ExtFrame> = self
             .cur
             .frames
