@@ -12,6 +12,7 @@
 use super::{Ctl, CtlKind, Exit, Vm};
 use crate::error::{EvalError, EvalResult};
 use crate::error_value::ErrorValue;
+use crate::op::Op;
 use crate::value::Value;
 use sense_syntax::ast::ERROR_CLASSES;
 
@@ -29,6 +30,24 @@ pub(crate) enum Completion {
     Break = 3,
     /// `continue`.
     Continue = 4,
+}
+
+impl Completion {
+    /// The completion a `kind` value on the stack stands for.
+    fn of(kind: Value) -> Option<Completion> {
+        let Value::Int(k) = kind else {
+            return None;
+        };
+        [
+            Completion::Normal,
+            Completion::Error,
+            Completion::Return,
+            Completion::Break,
+            Completion::Continue,
+        ]
+        .into_iter()
+        .find(|c| *c as i64 == k)
+    }
 }
 
 impl Vm {
@@ -108,7 +127,7 @@ impl Vm {
         }
     }
 
-    pub(super) fn push_completion(&mut self, payload: Value, completion: Completion) {
+    fn push_completion(&mut self, payload: Value, completion: Completion) {
         self.cur.stack.push(payload);
         self.cur.stack.push(Value::Int(completion as i64));
     }
@@ -127,18 +146,53 @@ impl Vm {
         }
     }
 
+    /// Runs one instruction of `try`/`except`/`finally`/`raise` (kept out
+    /// of the run loop: the loop saves `ip` first and reloads the frame
+    /// after). `Some` when the driven fiber settled.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn exec_handler_op(&mut self, op: Op) -> EvalResult<Option<Exit>> {
+        match op {
+            Op::TryBegin(handler_ip) => self.push_ctl(CtlKind::Try { handler_ip }),
+            Op::FinallyBegin(finally_ip) => self.push_ctl(CtlKind::Finally { finally_ip }),
+            Op::TryEnd => {
+                self.cur.ctl.pop();
+            }
+            Op::FinallyEnter => {
+                self.cur.ctl.pop();
+                self.push_completion(Value::Nil, Completion::Normal);
+            }
+            Op::ExceptMatch(class, t) => {
+                if !self.except_matches(class)? {
+                    self.set_ip(t as usize);
+                }
+            }
+            Op::Raise => {
+                let v = self.pop();
+                return Err(self.raise_value(v));
+            }
+            Op::FinallyExit => return self.finally_exit(),
+            _ => {
+                return Err(EvalError::runtime(
+                    "internal error: malformed code (damaged state)",
+                ));
+            }
+        }
+        Ok(None)
+    }
+
     /// `Op::FinallyExit`: carries on what the `finally` interrupted.
     /// `Some` when the driven fiber settled (a return ended it).
-    pub(super) fn finally_exit(&mut self) -> EvalResult<Option<Exit>> {
+    fn finally_exit(&mut self) -> EvalResult<Option<Exit>> {
         let kind = self.pop();
         let payload = self.pop();
-        match kind {
-            Value::Int(0) => Ok(None),
-            Value::Int(1) => Err(self.error_of(payload)?),
-            Value::Int(2) => self.do_return(payload),
-            Value::Int(3) => self.do_break(false).map(|()| None),
-            Value::Int(4) => self.do_break(true).map(|()| None),
-            _ => Err(EvalError::runtime(
+        match Completion::of(kind) {
+            Some(Completion::Normal) => Ok(None),
+            Some(Completion::Error) => Err(self.error_of(payload)?),
+            Some(Completion::Return) => self.do_return(payload),
+            Some(Completion::Break) => self.do_break(false).map(|()| None),
+            Some(Completion::Continue) => self.do_break(true).map(|()| None),
+            None => Err(EvalError::runtime(
                 "internal error: damaged 'finally' state",
             )),
         }
@@ -146,7 +200,7 @@ impl Vm {
 
     /// `except CLASS`: whether the error on the stack is of class
     /// `ERROR_CLASSES[class]` (0, `SenseError`, matches every error).
-    pub(super) fn except_matches(&self, class: u8) -> EvalResult<bool> {
+    fn except_matches(&self, class: u8) -> EvalResult<bool> {
         let err = self.error_of(self.peek())?;
         if class == 0 {
             return Ok(true);
@@ -156,7 +210,7 @@ impl Vm {
     }
 
     /// `raise v`: the error it raises.
-    pub(super) fn raise_value(&self, v: Value) -> EvalError {
+    fn raise_value(&self, v: Value) -> EvalError {
         if let Some(text) = self.str_of(v) {
             return EvalError::runtime(text);
         }

@@ -573,20 +573,18 @@ impl Vm {
                             ip = t as usize;
                         }
                     }
-                    Op::Unsupported
-                    | Op::TryBegin(_)
+                    Op::Unsupported => tri!(self.exec_rare(op, &proto)),
+                    // `try`/`except`/`finally`/`raise`: rare, out of the
+                    // loop in one arm; the frame is reloaded after each.
+                    Op::TryBegin(_)
                     | Op::TryEnd
+                    | Op::ExceptMatch(..)
                     | Op::Raise
                     | Op::FinallyBegin(_)
-                    | Op::FinallyEnter => tri!(self.exec_rare(op, &proto)),
-                    Op::ExceptMatch(class, t) => {
-                        if !tri!(self.except_matches(class)) {
-                            ip = t as usize;
-                        }
-                    }
-                    Op::FinallyExit => {
+                    | Op::FinallyEnter
+                    | Op::FinallyExit => {
                         self.set_ip(ip);
-                        match self.finally_exit() {
+                        match self.exec_handler_op(op) {
                             Ok(Some(exit)) => return Ok(exit),
                             Ok(None) => continue 'frames,
                             Err(err) => fail!(err),
@@ -643,19 +641,6 @@ impl Vm {
                 let v = self.pop();
                 let msg = self.show(v).unwrap_or_default();
                 return Err(EvalError::runtime(msg));
-            }
-            Op::TryBegin(handler_ip) => self.push_ctl(CtlKind::Try { handler_ip }),
-            Op::FinallyBegin(finally_ip) => self.push_ctl(CtlKind::Finally { finally_ip }),
-            Op::TryEnd => {
-                self.cur.ctl.pop();
-            }
-            Op::FinallyEnter => {
-                self.cur.ctl.pop();
-                self.push_completion(Value::Nil, super::handlers::Completion::Normal);
-            }
-            Op::Raise => {
-                let v = self.pop();
-                return Err(self.raise_value(v));
             }
             _ => return Err(bad_code()),
         }
@@ -733,7 +718,7 @@ impl Vm {
         }
     }
 
-    fn push_ctl(&mut self, kind: CtlKind) {
+    pub(super) fn push_ctl(&mut self, kind: CtlKind) {
         let ctl = super::Ctl {
             kind,
             frame: self.cur.frames.len() as u32 - 1,
