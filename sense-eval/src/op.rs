@@ -171,6 +171,9 @@ pub enum Op {
     /// on what was interrupted (nothing, an error, a return, a break or a
     /// continue).
     FinallyExit,
+    /// `return` inside a `try` with a `finally` (in the same body): the
+    /// `finally` runs first, then the return goes on (`[v] -> !`).
+    ReturnFinally,
 }
 
 /// The comparison of a fused [`Op::CompareJump`].

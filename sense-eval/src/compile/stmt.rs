@@ -181,6 +181,9 @@ impl Compiler<'_> {
                 }
                 if self.cur.kind == ProtoKind::TopLevel {
                     self.emit(Op::ReturnOutside, span);
+                } else if self.finally_depth > 0 {
+                    // Inside a `try` with a `finally`: that runs first.
+                    self.emit(Op::ReturnFinally, span);
                 } else {
                     self.emit(Op::Return, span);
                 }

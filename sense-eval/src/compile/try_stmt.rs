@@ -23,6 +23,9 @@
 //!     FinallyExit            carries on what the `finally` interrupted
 //! ```
 //!
+//! A `return` in `B` or `H` is `ReturnFinally`, which runs the `finally`
+//! before returning (a plain `Return` never looks for one).
+//!
 //! The handler and the `finally` are entries of the fiber's control stack
 //! (`CtlKind::Try`, `CtlKind::Finally`), so they unwind, suspend and
 //! snapshot with the fiber like loops do.
@@ -39,6 +42,9 @@ impl Compiler<'_> {
             .as_ref()
             .map(|_| self.emit(Op::FinallyBegin(0), span));
         let mut to_done = Vec::new();
+        // A `return` in the body or a clause runs the `finally` first.
+        let guarded = u32::from(fin.is_some());
+        self.finally_depth += guarded;
         if t.handlers.is_empty() {
             self.scoped_block(&t.body);
         } else {
@@ -68,6 +74,7 @@ impl Compiler<'_> {
             // No clause matched: the error goes on unwinding.
             self.emit(Op::Raise, span);
         }
+        self.finally_depth -= guarded;
         for j in to_done {
             self.patch(j);
         }

@@ -433,12 +433,6 @@ impl Vm {
     /// Returns `v` from the current frame. `Some` when the driven fiber
     /// settled.
     pub(crate) fn do_return(&mut self, v: Value) -> EvalResult<Option<Exit>> {
-        // Open loops, tests or `try` entries of this frame: a `finally`
-        // among them runs first (one comparison otherwise).
-        let ctl_base = self.cur.frames.last().map_or(0, |f| f.ctl_base as usize);
-        if self.cur.ctl.len() > ctl_base && self.finally_before_return(ctl_base, v) {
-            return Ok(None);
-        }
         let Some(frame) = self.cur.frames.pop() else {
             return Err(EvalError::runtime("internal error: return without a frame"));
         };

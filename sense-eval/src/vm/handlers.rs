@@ -132,17 +132,17 @@ impl Vm {
         self.cur.stack.push(Value::Int(completion as i64));
     }
 
-    /// `return v` inside a `try` of the current frame (whose control
-    /// entries start at `base`) that has a `finally`: runs it first
-    /// (true), the return going on after it.
-    #[cold]
-    pub(super) fn finally_before_return(&mut self, base: usize, v: Value) -> bool {
+    /// `return v` from inside `try` statements with a `finally`: the
+    /// innermost open `finally` of the current frame runs first (its end
+    /// comes back here); with none left, the frame returns.
+    fn return_through_finally(&mut self, v: Value) -> EvalResult<Option<Exit>> {
+        let base = self.cur.frames.last().map_or(0, |f| f.ctl_base as usize);
         match self.finally_above(base) {
             Some(pos) => {
                 self.enter_finally(pos, v, Completion::Return);
-                true
+                Ok(None)
             }
-            None => false,
+            None => self.do_return(v),
         }
     }
 
@@ -172,6 +172,10 @@ impl Vm {
                 return Err(self.raise_value(v));
             }
             Op::FinallyExit => return self.finally_exit(),
+            Op::ReturnFinally => {
+                let v = self.pop();
+                return self.return_through_finally(v);
+            }
             _ => {
                 return Err(EvalError::runtime(
                     "internal error: malformed code (damaged state)",
@@ -189,7 +193,7 @@ impl Vm {
         match Completion::of(kind) {
             Some(Completion::Normal) => Ok(None),
             Some(Completion::Error) => Err(self.error_of(payload)?),
-            Some(Completion::Return) => self.do_return(payload),
+            Some(Completion::Return) => self.return_through_finally(payload),
             Some(Completion::Break) => self.do_break(false).map(|()| None),
             Some(Completion::Continue) => self.do_break(true).map(|()| None),
             None => Err(EvalError::runtime(

@@ -582,7 +582,8 @@ impl Vm {
                     | Op::Raise
                     | Op::FinallyBegin(_)
                     | Op::FinallyEnter
-                    | Op::FinallyExit => {
+                    | Op::FinallyExit
+                    | Op::ReturnFinally => {
                         self.set_ip(ip);
                         match self.exec_handler_op(op) {
                             Ok(Some(exit)) => return Ok(exit),
