@@ -183,3 +183,35 @@ fn bad_state_files_and_values_are_clear_errors() {
             .exists()
     );
 }
+
+/// A pause inside `try`, `except` and `finally` (issue 23): each answer in
+/// its own `sense resume` process; the handler and the `finally` carry
+/// over in the state file.
+#[test]
+fn pauses_inside_try_except_finally_resume_across_processes() {
+    let dir = std::env::temp_dir().join(format!("sense-durable-try-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let program = dir.join("worker.sns");
+    std::fs::write(
+        &program,
+        "agent worker:\n    a = nil\n    try:\n        a = pause(\"in try\")\n        x = 1 / 0\n    \
+         except SenseRuntimeError as e:\n        b = pause(\"in except\")\n        \
+         print(\"except\", a, b, e.line)\n    finally:\n        c = pause(\"in finally\")\n        \
+         print(\"finally\", c)\n",
+    )
+    .expect("write program");
+    let state = state_file("try");
+    let s = state.to_str().expect("utf-8 temp path");
+    let p = program.to_str().expect("utf-8 temp path");
+    let first = stdout(&sense(&["start", p, "worker", "--state", s], ""));
+    assert_eq!(first, "paused: in try\n");
+    let second = stdout(&sense(&["resume", s, "\"one\""], ""));
+    assert_eq!(second, "paused: in except\n");
+    let third = stdout(&sense(&["resume", s, "\"two\""], ""));
+    assert_eq!(third, "except one two 5\npaused: in finally\n");
+    let last = stdout(&sense(&["resume", s, "\"three\""], ""));
+    assert!(last.starts_with("finally three\n"), "{last}");
+    assert!(last.ends_with("completed\n"), "{last}");
+    let _ = std::fs::remove_file(&state);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -334,6 +334,9 @@ fn an_editor_session() {
         "ask_human",
         "while",
         "agent",
+        "try",
+        "except",
+        "SenseRuntimeError",
     ] {
         assert!(labels.contains(&want), "{want} missing from {labels:?}");
     }

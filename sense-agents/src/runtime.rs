@@ -570,7 +570,10 @@ impl Runtime {
     /// let mut rt = Runtime::new();
     /// let stop = rt.cancel_handle();
     /// std::thread::spawn(move || assert!(stop.cancel())).join().unwrap();
-    /// let err = rt.run_source("m.sns", "while true:\n    x = 1\n").unwrap_err();
+    /// // Not even a `try` catches it.
+    /// let err = rt
+    ///     .run_source("m.sns", "try:\n    while true:\n        x = 1\nexcept:\n    print(\"caught\")\n")
+    ///     .unwrap_err();
     /// assert!(err.to_string().contains("interrupted"), "{err}");
     /// // The request was used up: the next run is not stopped.
     /// rt.run_source("m.sns", "y = 2\n")?;

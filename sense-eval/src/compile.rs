@@ -9,6 +9,7 @@
 mod const_array;
 mod expr;
 mod stmt;
+mod try_stmt;
 
 use crate::heap::Heap;
 use crate::object::{Obj, StrObj};
@@ -58,6 +59,7 @@ impl<'a> TopLevelCompiler<'a> {
             sink,
             file,
             cur: Proto::new(name, ProtoKind::TopLevel, file),
+            finally_depth: 0,
         };
         c.cur.no_file_context = false;
         TopLevelCompiler {
@@ -96,6 +98,7 @@ pub fn compile_echo_program(
         sink,
         file,
         cur: Proto::new(name, ProtoKind::TopLevel, file),
+        finally_depth: 0,
     };
     c.cur.no_file_context = false;
     let end = program.stmts.last().map(|s| s.span).unwrap_or_default();
@@ -132,6 +135,10 @@ pub(crate) struct Compiler<'a> {
     sink: CodeSink<'a>,
     file: FileId,
     cur: Proto,
+    /// How many `try` statements with a `finally` of the body being
+    /// compiled enclose the current statement (their `finally` not yet
+    /// running): a `return` there must run them first.
+    finally_depth: u32,
 }
 
 impl Compiler<'_> {
@@ -162,9 +169,11 @@ impl Compiler<'_> {
         let mut fresh = Proto::new(name, kind, self.file);
         setup(self, &mut fresh);
         let outer = std::mem::replace(&mut self.cur, fresh);
+        let outer_finally = std::mem::take(&mut self.finally_depth);
         self.stmts(stmts);
         self.emit(Op::Nil, end);
         self.emit(Op::Return, end);
+        self.finally_depth = outer_finally;
         let done = std::mem::replace(&mut self.cur, outer);
         self.push_proto(done)
     }
@@ -192,7 +201,10 @@ impl Compiler<'_> {
             | Op::JumpIfFalseOrPop(t)
             | Op::JumpIfTrueOrPop(t)
             | Op::IterNext(t)
-            | Op::CompareJump(_, t),
+            | Op::CompareJump(_, t)
+            | Op::TryBegin(t)
+            | Op::FinallyBegin(t)
+            | Op::ExceptMatch(_, t),
         ) = self.cur.code.get_mut(at)
         {
             *t = target;

@@ -101,6 +101,14 @@ fn render_op(op: Op, p: &Proto, names: &Interner, heap: &Heap) -> String {
         Op::StorePop(s) => format!("StorePop {}", sym(s)),
         Op::Bump(s) => format!("Bump {}", sym(s)),
         Op::CompareJump(c, t) => format!("CompareJump {c:?} -> {t}"),
+        Op::TryBegin(t) => format!("TryBegin  ; except -> {t}"),
+        Op::FinallyBegin(t) => format!("FinallyBegin  ; finally -> {t}"),
+        Op::ExceptMatch(c, t) => format!(
+            "ExceptMatch {} else -> {t}",
+            sense_syntax::ast::ERROR_CLASSES
+                .get(c as usize)
+                .unwrap_or(&"?")
+        ),
         Op::Closure(i) => format!("Closure proto {i}"),
         Op::CallLabeled(i) => match p.labels.get(i as usize) {
             Some(l) => {

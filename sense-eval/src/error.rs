@@ -55,6 +55,11 @@ struct Inner {
     file: Option<FileId>,
     /// Never report a line, even once located (builtin-style errors).
     lineless: bool,
+    /// A resource limit (steps, heap, recursion depth, string or array
+    /// size): `except` and `finally` let it pass. Not part of snapshots
+    /// (such an error ends the run before one can be taken).
+    #[serde(skip)]
+    limit: bool,
 }
 
 /// The message of the error that ends a too-deep recursion.
@@ -95,6 +100,7 @@ impl EvalError {
             span: None,
             file: None,
             lineless: false,
+            limit: false,
         }))
     }
 
@@ -104,6 +110,19 @@ impl EvalError {
         self.0.lineless = true;
         self.0.line = None;
         self
+    }
+
+    /// Marks the error as a resource limit: a program's `except` cannot
+    /// catch it and `finally` blocks do not run; it ends the run (a
+    /// `test` block still records it).
+    pub fn limit(mut self) -> Self {
+        self.0.limit = true;
+        self
+    }
+
+    /// True for a resource limit (see [`limit`](Self::limit)).
+    pub fn is_limit(&self) -> bool {
+        self.0.limit
     }
 
     /// A `SenseRuntimeError`.

@@ -13,6 +13,7 @@ pub mod builtins;
 pub mod compile;
 pub mod disasm;
 pub mod error;
+pub mod error_value;
 pub mod heap;
 pub mod host;
 pub mod kind;

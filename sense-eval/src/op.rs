@@ -156,6 +156,35 @@ pub enum Op {
     /// `x in xs`: `[x, xs] -> [bool]` (an array's element by `==`, a map's
     /// key, a substring). `not in` is this and `Not`.
     In,
+
+    // Errors a program handles (`try`/`except`/`finally`/`raise`, an
+    // extension of the reference). Rare: run outside the hot loop.
+    /// Opens a `try` block whose `except` clauses start at `h`: an error
+    /// raised before the matching `TryEnd` unwinds to `h` with
+    /// `[… , error]` on the stack.
+    TryBegin(u32),
+    /// Closes the innermost `try` block (its body completed).
+    TryEnd,
+    /// `except CLASS`: `[error] -> [error]`, jumping to `t` when the error
+    /// is not of class `ERROR_CLASSES[c]` (index 0, `SenseError`, is any).
+    ExceptMatch(u8, u32),
+    /// `raise`: `[v] -> !` (a String raises a `SenseRuntimeError`, an
+    /// `Error` value re-raises that error).
+    Raise,
+    /// Opens a `try` statement's `finally` whose code starts at `f`: an
+    /// error, `return`, `break` or `continue` leaving the statement runs
+    /// it first, with `[payload, kind]` on the stack.
+    FinallyBegin(u32),
+    /// The statement completed normally: closes the innermost `finally`
+    /// and pushes `[nil, 0]` (continue after it) for the code that follows.
+    FinallyEnter,
+    /// The end of a `finally` block: `[payload, kind] -> []`, then carries
+    /// on what was interrupted (nothing, an error, a return, a break or a
+    /// continue).
+    FinallyExit,
+    /// `return` inside a `try` with a `finally` (in the same body): the
+    /// `finally` runs first, then the return goes on (`[v] -> !`).
+    ReturnFinally,
 }
 
 /// The comparison of a fused [`Op::CompareJump`].

@@ -14,6 +14,7 @@ mod ext_call;
 mod ext_state;
 mod fiber;
 pub(crate) mod graph;
+mod handlers;
 mod host_hooks;
 mod import;
 mod inspect;
@@ -262,6 +263,7 @@ impl Vm {
         for def in builtins::core_natives() {
             vm.add_native(def);
         }
+        vm.register_kind(&crate::error_value::ERROR_KIND);
         if vm.config.gc_stress {
             vm.heap.set_threshold(1);
         }

@@ -421,6 +421,21 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
             push(out, name, DeclKind::Memory, full, scope, detail);
             with_type(out, Some("Memory".into()));
         }
+        StmtKind::Raise(e) => expr(e, full, scope, out),
+        StmtKind::Try(t) => {
+            block(&t.body, scope, out);
+            for h in &t.handlers {
+                if let Some(n) = &h.name {
+                    let detail = format!("except … as {}", n.name);
+                    push(out, n, DeclKind::Variable, full, scope, detail);
+                    with_type(out, Some("Error".into()));
+                }
+                block(&h.body, scope, out);
+            }
+            if let Some(f) = &t.finally {
+                block(f, scope, out);
+            }
+        }
         StmtKind::Set { .. }
         | StmtKind::Return(_)
         | StmtKind::Break

@@ -7,7 +7,7 @@ use crate::decls::{Decl, DeclKind, declarations, visible_at};
 use crate::document::Document;
 use crate::infer::{Receiver, receiver};
 use crate::members::{self, Member};
-use crate::names::{builtins, keywords};
+use crate::names::{builtins, error_classes, keywords};
 use lsp_types::{
     CompletionItem, CompletionItemKind, Diagnostic, DiagnosticSeverity, DocumentSymbol, Position,
     Range, SymbolKind, TextEdit,
@@ -154,6 +154,14 @@ pub fn completion(doc: &Document, dir: Option<&Path>, pos: Position) -> Vec<Comp
         items.push(CompletionItem {
             label: k.to_string(),
             kind: Some(CompletionItemKind::KEYWORD),
+            ..Default::default()
+        });
+    }
+    for c in error_classes() {
+        items.push(CompletionItem {
+            label: c.to_string(),
+            kind: Some(CompletionItemKind::CLASS),
+            detail: Some("error class (except)".to_string()),
             ..Default::default()
         });
     }

@@ -1,9 +1,18 @@
 //! The names the language itself provides (keywords and builtins), and
 //! the closest-name match behind "did you mean" hints.
 
-/// The Sense keywords.
+/// The Sense keywords, and the words of error handling (`try`, `except`,
+/// `finally`, `raise`: statements only where the reference rejects the
+/// line, so not reserved).
 pub fn keywords() -> Vec<&'static str> {
-    sense_syntax::token::keywords().collect()
+    sense_syntax::token::keywords()
+        .chain(sense_syntax::ast::ERROR_HANDLING_WORDS.iter().copied())
+        .collect()
+}
+
+/// The error classes an `except` clause may name.
+pub fn error_classes() -> &'static [&'static str] {
+    sense_syntax::ast::ERROR_CLASSES
 }
 
 /// The names of every builtin function, sorted.

@@ -190,6 +190,56 @@ pub enum StmtKind {
     },
     /// `policy: allow|deny cap …`.
     Policy(Vec<PolicyRule>),
+    /// `try: block` with its `except` clauses and `finally` block (an
+    /// extension of the reference: errors a program can handle).
+    Try(Box<TryStmt>),
+    /// `raise expr` (an extension): raises a String as a
+    /// `SenseRuntimeError`, or re-raises an `Error` value.
+    Raise(Expr),
+}
+
+/// The words of error handling (an extension): not keywords — the
+/// reference reads them as names — but statements where it rejects the
+/// line (`try:`, `except …:`, `finally:`, `raise VALUE`).
+pub const ERROR_HANDLING_WORDS: &[&str] = &["try", "except", "finally", "raise"];
+
+/// The error classes an `except` clause may name: `SenseError` catches
+/// every catchable error, each other name its own class.
+pub const ERROR_CLASSES: &[&str] = &[
+    "SenseError",
+    "SenseSyntaxError",
+    "SenseNameError",
+    "SenseTypeError",
+    "SenseRuntimeError",
+    "SenseImportError",
+    "SensePolicyError",
+    "SenseApprovalError",
+];
+
+/// `try: block { except_clause } [ finally: block ]`, with at least one
+/// `except` or the `finally`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TryStmt {
+    /// The guarded block.
+    pub body: Block,
+    /// The `except` clauses, tried in order.
+    pub handlers: Vec<ExceptClause>,
+    /// The `finally` block, run however the statement is left.
+    pub finally: Option<Block>,
+}
+
+/// `except [CLASS] [as NAME]: block`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExceptClause {
+    /// The error class caught (`SenseRuntimeError`, …); `None` catches
+    /// every catchable error.
+    pub class: Option<Ident>,
+    /// The name the `Error` value is bound to.
+    pub name: Option<Ident>,
+    /// The handler.
+    pub body: Block,
+    /// The clause's header, from `except` to its `:` (line of `except`).
+    pub span: Span,
 }
 
 /// A declaration statement as a compiler sees every one alike: the

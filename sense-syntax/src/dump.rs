@@ -149,6 +149,30 @@ fn stmt(out: &mut String, s: &Stmt) {
                 None => out.push('-'),
             }
         }
+        StmtKind::Try(t) => {
+            let _ = write!(out, "(try {l} ");
+            block(out, &t.body);
+            for h in &t.handlers {
+                let class = h.class.as_ref().map_or("-", |c| c.name.as_str());
+                let _ = write!(
+                    out,
+                    " (except {} {class} {} ",
+                    h.span.line,
+                    opt_name(h.name.as_ref())
+                );
+                block(out, &h.body);
+                out.push(')');
+            }
+            out.push(' ');
+            match &t.finally {
+                Some(b) => block(out, b),
+                None => out.push('-'),
+            }
+        }
+        StmtKind::Raise(v) => {
+            let _ = write!(out, "(raise {l} ");
+            expr(out, v);
+        }
         StmtKind::Break => {
             let _ = write!(out, "(break {l}");
         }

@@ -23,6 +23,7 @@ mod error;
 mod expr;
 mod input;
 mod stmt;
+mod try_stmt;
 
 use crate::SyntaxError;
 use crate::ast::{Program, Stmt};

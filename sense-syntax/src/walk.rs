@@ -9,7 +9,8 @@ use crate::ast::{Else, Expr, ExprKind, Stmt, StmtKind};
 
 /// Calls `f` on every statement of `stmts` and of the blocks nested in
 /// them (function, agent, tool and action bodies, a `rollback:` block,
-/// both arms of an `if`, loop, `test` and `session` bodies), in source
+/// both arms of an `if`, loop, `test` and `session` bodies, the blocks
+/// of a `try`), in source
 /// order: a statement before the statements of its blocks.
 pub fn each_stmt<'a>(stmts: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
     for s in stmts {
@@ -36,6 +37,15 @@ pub fn each_stmt<'a>(stmts: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
                     each_stmt(&rb.stmts, f);
                 }
             }
+            StmtKind::Try(t) => {
+                each_stmt(&t.body.stmts, f);
+                for h in &t.handlers {
+                    each_stmt(&h.body.stmts, f);
+                }
+                if let Some(b) = &t.finally {
+                    each_stmt(&b.stmts, f);
+                }
+            }
             _ => {}
         }
     }
@@ -51,6 +61,7 @@ pub fn stmt_exprs(s: &Stmt) -> Vec<&Expr> {
         | StmtKind::Set { value: e, .. }
         | StmtKind::Model { value: e, .. }
         | StmtKind::Return(Some(e))
+        | StmtKind::Raise(e)
         | StmtKind::If { cond: e, .. }
         | StmtKind::While { cond: e, .. }
         | StmtKind::For { iter: e, .. } => vec![e],

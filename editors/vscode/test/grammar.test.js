@@ -156,6 +156,37 @@ function checkExamples(grammar) {
   return { files: files.length, checked };
 }
 
+// try/except/finally/raise (an extension) are keywords only where the
+// reference rejects the line; where it reads them as names they stay names.
+function checkErrorHandling(grammar) {
+  const source = [
+    "try:",
+    "    raise \"no route\"",
+    "except SenseRuntimeError as e:",
+    "    raise e",
+    "except:",
+    "    x = 1",
+    "finally:  # always",
+    "    x = 2",
+    "try: Int = 5",
+    "raise(1)",
+    "except = 3",
+  ].join("\n");
+  const t = tokenize(grammar, source);
+  const kw = "keyword.control.exception";
+  expectScope(t, 1, "try", kw);
+  expectScope(t, 2, "raise", kw);
+  expectScope(t, 3, "except", kw);
+  expectScope(t, 4, "raise", kw);
+  expectScope(t, 5, "except", kw);
+  expectScope(t, 7, "finally", kw);
+  for (const [line, word] of [[9, "try"], [10, "raise"], [11, "except"]]) {
+    const scopes = t.filter((x) => x.line === line && x.text.includes(word)).flatMap((x) => x.scopes);
+    assert.ok(scopes.length > 0, `line ${line}: no ${word}`);
+    assert.ok(!scopes.some((s) => s.startsWith(kw)), `line ${line} ${word} is a name here`);
+  }
+}
+
 // The manifest points at files that exist, and the language
 // configuration's indentation rules indent after a line ending in `:`.
 function checkManifest() {
@@ -176,7 +207,7 @@ function checkManifest() {
   for (const line of ["x = 1", "print(\"a:\")", "# note:", "y: Int = 2"]) {
     assert.ok(!inc.test(line), `should not indent after ${JSON.stringify(line)}`);
   }
-  for (const line of ["else:", "    else if y:", "rollback:"]) {
+  for (const line of ["else:", "    else if y:", "rollback:", "except SenseError as e:", "finally:"]) {
     assert.ok(dec.test(line), `should dedent ${JSON.stringify(line)}`);
   }
   assert.ok(!dec.test("elsewhere = 1"));
@@ -186,6 +217,7 @@ function checkManifest() {
   checkManifest();
   const grammar = await loadGrammar();
   checkTour(grammar);
+  checkErrorHandling(grammar);
   const { files, checked } = checkExamples(grammar);
   console.log(`grammar: tour.sns scopes ok; ${checked} keywords in ${files} example files ok`);
 })().catch((e) => {

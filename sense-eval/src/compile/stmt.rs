@@ -28,7 +28,7 @@ impl Compiler<'_> {
     }
 
     /// A block in its own (lazily created) scope.
-    fn scoped_block(&mut self, b: &Block) {
+    pub(super) fn scoped_block(&mut self, b: &Block) {
         self.emit(Op::EnterBlock, b.span);
         self.stmts(&b.stmts);
         self.emit(Op::ExitBlock, b.span);
@@ -181,6 +181,9 @@ impl Compiler<'_> {
                 }
                 if self.cur.kind == ProtoKind::TopLevel {
                     self.emit(Op::ReturnOutside, span);
+                } else if self.finally_depth > 0 {
+                    // Inside a `try` with a `finally`: that runs first.
+                    self.emit(Op::ReturnFinally, span);
                 } else {
                     self.emit(Op::Return, span);
                 }
@@ -188,6 +191,8 @@ impl Compiler<'_> {
             StmtKind::Break => {
                 self.emit(Op::Break, span);
             }
+            StmtKind::Try(t) => self.try_stmt(t, span),
+            StmtKind::Raise(v) => self.raise_stmt(v, span),
             StmtKind::Continue => {
                 self.emit(Op::Continue, span);
             }

@@ -366,6 +366,8 @@ impl State<'_> {
                     continue_ip,
                 } => *break_ip <= code_len && *continue_ip <= code_len,
                 CtlKind::Test { end_ip, .. } => *end_ip <= code_len,
+                CtlKind::Try { handler_ip } => *handler_ip <= code_len,
+                CtlKind::Finally { finally_ip } => *finally_ip <= code_len,
             };
             if !targets_ok || c.stack as usize > f.stack.len() || c.blocks as usize > f.blocks.len()
             {

@@ -228,7 +228,9 @@ impl Vm {
 
     pub(crate) fn check_depth(&self) -> EvalResult<()> {
         if self.cur.frames.len() + self.sched.caller_frames >= self.config.max_depth {
-            return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
+            return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE)
+                .lineless()
+                .limit());
         }
         Ok(())
     }

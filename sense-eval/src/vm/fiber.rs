@@ -90,6 +90,16 @@ pub enum CtlKind {
         /// The instruction after the block.
         end_ip: u32,
     },
+    /// The body of a `try` statement with `except` clauses.
+    Try {
+        /// Where the `except` clauses start.
+        handler_ip: u32,
+    },
+    /// A `try` statement whose `finally` has not run yet.
+    Finally {
+        /// Where the `finally` block starts.
+        finally_ip: u32,
+    },
 }
 
 /// A loop or test block in progress, with what is needed to unwind to it.

@@ -105,7 +105,8 @@ impl Vm {
                 "string too large ({} bytes; the limit is {})",
                 s.len(),
                 self.config.max_string_len
-            )));
+            ))
+            .limit());
         }
         self.check_heap_room(s.len())?;
         Ok(Value::Str(self.heap.alloc(Obj::Str(StrObj::new(s)))))
@@ -142,6 +143,7 @@ impl Vm {
         EvalError::runtime(format!(
             "out of memory: the program's values need about {need}, over the heap limit of {limit}"
         ))
+        .limit()
     }
 
     /// Allocates an array value, enforcing the configured size cap.
@@ -188,7 +190,8 @@ impl Vm {
             return Err(EvalError::runtime(format!(
                 "array too large ({n} elements; the limit is {})",
                 self.config.max_array_len
-            )));
+            ))
+            .limit());
         }
         Ok(())
     }
@@ -366,7 +369,9 @@ impl Vm {
         seen: &mut Compared,
     ) -> EvalResult<bool> {
         if depth > 200 {
-            return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
+            return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE)
+                .lineless()
+                .limit());
         }
         let num = |v: Value| match v {
             Value::Bool(b) => Some(Num::I(b as i64)),
@@ -400,6 +405,7 @@ impl Vm {
                 }
                 seen.budget = seen.budget.checked_sub(xs.len()).ok_or_else(|| {
                     EvalError::runtime("comparison too large (arrays share too many sub-arrays)")
+                        .limit()
                 })?;
                 for (p, q) in xs.iter().zip(ys.iter()) {
                     // Python compares list items by identity first.

@@ -584,6 +584,23 @@ impl Vm {
                         }
                     }
                     Op::Unsupported => tri!(self.exec_rare(op, &proto)),
+                    // `try`/`except`/`finally`/`raise`: rare, out of the
+                    // loop in one arm; the frame is reloaded after each.
+                    Op::TryBegin(_)
+                    | Op::TryEnd
+                    | Op::ExceptMatch(..)
+                    | Op::Raise
+                    | Op::FinallyBegin(_)
+                    | Op::FinallyEnter
+                    | Op::FinallyExit
+                    | Op::ReturnFinally => {
+                        self.set_ip(ip);
+                        match self.exec_handler_op(op) {
+                            Ok(Some(exit)) => return Ok(exit),
+                            Ok(None) => continue 'frames,
+                            Err(err) => fail!(err),
+                        }
+                    }
                 }
             }
         }
@@ -712,7 +729,7 @@ impl Vm {
         }
     }
 
-    fn push_ctl(&mut self, kind: CtlKind) {
+    pub(super) fn push_ctl(&mut self, kind: CtlKind) {
         let ctl = super::Ctl {
             kind,
             frame: self.cur.frames.len() as u32 - 1,

@@ -121,7 +121,9 @@ impl Vm {
         path: &mut Vec<crate::heap::ObjRef>,
     ) -> EvalResult<()> {
         if depth > MAX_SHOW_DEPTH {
-            return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE).lineless());
+            return Err(EvalError::runtime(crate::error::RECURSION_MESSAGE)
+                .lineless()
+                .limit());
         }
         // Shared sub-arrays print once per reference: stop at the string
         // cap instead of building 2^depth bytes (issue 8).
@@ -129,7 +131,8 @@ impl Vm {
             return Err(EvalError::runtime(format!(
                 "string too large ({} bytes; the limit is {cap})",
                 out.len(),
-            )));
+            ))
+            .limit());
         }
         match v {
             Value::Nil => out.push_str(if python { "None" } else { "nil" }),

@@ -1,16 +1,20 @@
-//! Non-local exits: errors looking for a `test` block, `break`/`continue`
+//! Non-local exits: errors looking for a `test` block or a `try`
+//! statement's handler (`handlers.rs`), `break`/`continue`
 //! looking for a loop (at run time, across calls — LANGUAGE.md §3.7), and
 //! the safe points where pause requests, budgets and the collector act.
 
+use super::handlers::Completion;
 use super::{CtlKind, Exit, FrameKind, TestResult, Vm};
 use crate::error::{EvalError, EvalResult};
 use crate::object::Obj;
 use crate::task::{SuspendCause, TaskStatus};
+use crate::value::Value;
 use std::sync::atomic::Ordering;
 
 impl Vm {
     /// Delivers an error. Returns `Ok` when a `test` block contained it
-    /// (execution continues after that block); otherwise the fiber dies,
+    /// (execution continues after that block) or a `try` statement's
+    /// `except` or `finally` takes it (execution continues there); otherwise the fiber dies,
     /// an agent fiber's agent fails, and the error moves to the fiber that
     /// started or resumed it — or back to the host.
     pub(crate) fn throw(&mut self, err: EvalError) -> EvalResult<()> {
@@ -28,14 +32,18 @@ impl Vm {
     fn throw_from(&mut self, mut err: EvalError, mut containable: bool) -> EvalResult<()> {
         loop {
             let floor = self.sched.nested.last().copied().unwrap_or(0);
-            let handler = self.cur.ctl.iter().rposition(|c| {
-                containable && matches!(c.kind, CtlKind::Test { .. }) && c.frame as usize >= floor
-            });
+            let handler = self.error_handler(&err, containable, floor);
             if let Some(pos) = handler {
                 let Some(ctl) = self.cur.ctl.get(pos).cloned() else {
                     return Err(err);
                 };
                 self.unwind_frames(ctl.frame as usize + 1, &err);
+                if !matches!(ctl.kind, CtlKind::Test { .. }) {
+                    // `try` or `finally`: the program handles it.
+                    self.unwind_to(pos);
+                    self.catch(&ctl, err);
+                    return Ok(());
+                }
                 self.cur.ctl.truncate(pos);
                 self.cur.frames.truncate(ctl.frame as usize + 1);
                 self.cur.stack.truncate(ctl.stack as usize);
@@ -101,8 +109,27 @@ impl Vm {
     }
 
     /// Runs the failure hooks of frames about to be discarded (bodies
-    /// run for an extension object tell its kind).
+    /// run for an extension object tell its kind), and forgets the modules
+    /// whose top level fails: importing one again runs it again, as in the
+    /// reference (not "circular import"), once a `try` or `test` block
+    /// contained the error.
     fn unwind_frames(&mut self, keep: usize, err: &EvalError) {
+        let failed: Vec<u32> = self
+            .cur
+            .frames
+            .iter()
+            .skip(keep)
+            .filter_map(|f| match f.kind {
+                FrameKind::Module { index, .. } => Some(index),
+                _ => None,
+            })
+            .collect();
+        for index in failed {
+            if let Some(m) = self.code.modules.get_mut(index as usize) {
+                // No import resolves to an empty path.
+                m.path = std::path::PathBuf::new();
+            }
+        }
         let doomed: Vec<crate::kind::ExtFrame> = self
             .cur
             .frames
@@ -132,6 +159,17 @@ impl Vm {
             let word = if is_continue { "continue" } else { "break" };
             return Err(EvalError::runtime(format!("'{word}' outside a loop")));
         };
+        if let Some(fin) = self.finally_above(pos + 1) {
+            // A `finally` between here and the loop runs first; its end
+            // carries the `break`/`continue` on.
+            let completion = if is_continue {
+                Completion::Continue
+            } else {
+                Completion::Break
+            };
+            self.enter_finally(fin, Value::Nil, completion);
+            return Ok(());
+        }
         let Some(ctl) = self.cur.ctl.get(pos).cloned() else {
             return Err(EvalError::runtime("internal error: loop record"));
         };
@@ -159,7 +197,11 @@ impl Vm {
     /// their parent — recycled when the enclosing block ends — and a
     /// snapshot of the runtime would not restore (issue 8). Does nothing
     /// when `to` does not enclose `from`.
-    fn release_block_scopes(&mut self, from: crate::heap::ScopeRef, to: crate::heap::ScopeRef) {
+    pub(super) fn release_block_scopes(
+        &mut self,
+        from: crate::heap::ScopeRef,
+        to: crate::heap::ScopeRef,
+    ) {
         let mut chain = Vec::new();
         let mut captured = false;
         let mut at = from;
@@ -202,7 +244,7 @@ impl Vm {
             }
         }
         if self.interrupted() && self.hooks.take_cancel() {
-            return Err(EvalError::runtime("interrupted"));
+            return Err(EvalError::runtime("interrupted").limit());
         }
         if self.interrupted()
             && let Some(task) = self.cur.task
@@ -226,8 +268,6 @@ impl Vm {
         }
         // The run ends here; the next one gets a fresh budget (issue 8).
         self.steps = 0;
-        Err(EvalError::runtime(format!(
-            "step budget exhausted ({max} steps)"
-        )))
+        Err(EvalError::runtime(format!("step budget exhausted ({max} steps)")).limit())
     }
 }

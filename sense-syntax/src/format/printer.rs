@@ -180,6 +180,28 @@ impl<'a> Printer<'a> {
         self.block(b, indent);
     }
 
+    /// `try:`, each `except …:` and `finally:` at the statement's indent.
+    fn try_stmt(&mut self, t: &crate::ast::TryStmt, indent: usize, start: u32) {
+        self.header(indent, "try:", start, &t.body, true);
+        for h in &t.handlers {
+            let mut text = String::from("except");
+            if let Some(c) = &h.class {
+                text.push(' ');
+                text.push_str(&c.name);
+            }
+            if let Some(n) = &h.name {
+                text.push_str(" as ");
+                text.push_str(&n.name);
+            }
+            text.push(':');
+            self.header(indent, &text, h.span.start, &h.body, false);
+        }
+        if let Some(b) = &t.finally {
+            let word = self.token_before(b.span.start);
+            self.header(indent, "finally:", word, b, false);
+        }
+    }
+
     fn simple(&mut self, indent: usize, text: &str, span: Span) {
         self.line(indent, text, span.start, span.end, true);
     }
@@ -236,6 +258,8 @@ impl<'a> Printer<'a> {
                 };
                 self.simple(indent, &text, s.span);
             }
+            StmtKind::Try(t) => self.try_stmt(t, indent, start),
+            StmtKind::Raise(v) => self.simple(indent, &format!("raise {}", expr(v)), s.span),
             StmtKind::Break => self.simple(indent, "break", s.span),
             StmtKind::Continue => self.simple(indent, "continue", s.span),
             StmtKind::Import {

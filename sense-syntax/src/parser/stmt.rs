@@ -10,6 +10,7 @@ use super::decl;
 use super::error::{PResult, ParseError, expect, fail, nest, tok};
 use super::expr::{expr, ident};
 use super::input::Tokens;
+use super::try_stmt;
 use crate::ast::{Block, Else, Ident, Stmt, StmtKind};
 use crate::span::Span;
 use crate::token::{Literal, TokenKind as K};
@@ -35,6 +36,8 @@ fn select(i: &Tokens<'_>) -> StmtParser {
     match i.kind() {
         K::Def => decl::fn_decl,
         K::Ident if looks_like_fn_decl_missing_def(i) => def_hint,
+        K::Ident if try_stmt::starts_try(i) => try_stmt::try_stmt,
+        K::Ident if try_stmt::starts_raise(i) => try_stmt::raise_stmt,
         K::Ident if i.peek_at(1).kind == K::Colon => typed_decl,
         K::Local => local_decl,
         K::Test => decl::test_stmt,
