@@ -7,6 +7,7 @@
 //! agent bodies) become protos of their own, appended to the code store.
 
 mod expr;
+mod fstring;
 mod stmt;
 
 use crate::heap::Heap;

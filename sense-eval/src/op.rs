@@ -30,6 +30,9 @@ pub enum Op {
     Define(Symbol),
     /// `[a, b] -> [a + b]`
     Add,
+    /// `[v] -> [str(v)]`: a `{…}` piece of an f-string, shown as the core
+    /// `str` shows it (whatever the name `str` is bound to).
+    ToStr,
     /// `[a, b] -> [a - b]`
     Sub,
     /// `[a, b] -> [a * b]`

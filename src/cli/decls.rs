@@ -8,7 +8,9 @@
 //! variables…) is visible inside that declaration.
 
 use sense::syntax::Span;
-use sense::syntax::ast::{Block, Else, Expr, ExprKind, Param, Program, Stmt, StmtKind, TypeAnn};
+use sense::syntax::ast::{
+    Block, Else, Expr, ExprKind, FStringPart, Param, Program, Stmt, StmtKind, TypeAnn,
+};
 
 /// What kind of thing a declaration binds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -396,6 +398,11 @@ fn expr(e: &Expr, full: Span, scope: Option<Span>, out: &mut Vec<Decl>) {
         ExprKind::Array(items) => {
             for i in items {
                 expr(i, full, scope, out);
+            }
+        }
+        ExprKind::FString(parts) => {
+            for x in parts.iter().filter_map(FStringPart::expr) {
+                expr(x, full, scope, out);
             }
         }
         ExprKind::Int(_)

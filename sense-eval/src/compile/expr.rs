@@ -42,6 +42,7 @@ impl Compiler<'_> {
                 }
                 self.emit(Op::MakeArray(items.len() as u32), span);
             }
+            ExprKind::FString(parts) => self.fstring(parts, span),
             ExprKind::Name(n) => {
                 let s = self.sym(n);
                 self.emit(Op::Load(s), span);

@@ -70,6 +70,7 @@ fn prec_of(e: &Expr) -> Prec {
         | ExprKind::Bool(_)
         | ExprKind::Nil
         | ExprKind::Array(_)
+        | ExprKind::FString(_)
         | ExprKind::Name(_) => Prec::Primary,
         ExprKind::Assign { .. } | ExprKind::IndexAssign { .. } => Prec::Assign,
         ExprKind::Logic {
@@ -117,6 +118,7 @@ fn write_bare(out: &mut String, e: &Expr) {
             comma_list(out, items);
             out.push(']');
         }
+        ExprKind::FString(parts) => super::fstring::write_fstring(out, parts, expr),
         ExprKind::Assign { name, value } => {
             out.push_str(&name.name);
             out.push_str(" = ");

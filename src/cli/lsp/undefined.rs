@@ -9,7 +9,7 @@ use crate::cli::decls::{Decl, visible_at};
 use crate::cli::names::{builtins, closest};
 use lsp_types::{Diagnostic, DiagnosticSeverity};
 use sense::syntax::Span;
-use sense::syntax::ast::{Block, Else, Expr, ExprKind, Program, Stmt, StmtKind};
+use sense::syntax::ast::{Block, Else, Expr, ExprKind, FStringPart, Program, Stmt, StmtKind};
 
 /// Every read of a name in `program`: the name and where it is written.
 pub fn name_uses(program: &Program) -> Vec<(&str, Span)> {
@@ -142,6 +142,11 @@ fn expr<'a>(e: &'a Expr, out: &mut Vec<(&'a str, Span)>) {
         ExprKind::Array(items) => {
             for i in items {
                 expr(i, out);
+            }
+        }
+        ExprKind::FString(parts) => {
+            for x in parts.iter().filter_map(FStringPart::expr) {
+                expr(x, out);
             }
         }
         ExprKind::Int(_)
