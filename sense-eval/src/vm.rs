@@ -239,6 +239,7 @@ impl Vm {
         for def in builtins::core_natives() {
             vm.add_native(def);
         }
+        crate::stdlib::install(&mut vm);
         if vm.config.gc_stress {
             vm.heap.set_threshold(1);
         }

@@ -195,6 +195,7 @@ impl Compiler<'_> {
                 python,
                 path,
                 alias,
+                bare,
                 ..
             } => {
                 let binding = match alias {
@@ -205,6 +206,7 @@ impl Compiler<'_> {
                 self.cur.imports.push(ImportInfo {
                     python: *python,
                     path: path.clone(),
+                    bare: *bare,
                     names: vec![(None, b)],
                 });
                 let idx = self.cur.imports.len() as u32 - 1;
@@ -214,6 +216,7 @@ impl Compiler<'_> {
                 python,
                 path,
                 names,
+                bare,
                 ..
             } => {
                 let names = names
@@ -227,6 +230,7 @@ impl Compiler<'_> {
                 self.cur.imports.push(ImportInfo {
                     python: *python,
                     path: path.clone(),
+                    bare: *bare,
                     names,
                 });
                 let idx = self.cur.imports.len() as u32 - 1;
