@@ -69,9 +69,6 @@ pub struct ImportInfo {
     pub python: bool,
     /// Path as written (bare paths already turned into `a/b.sns`).
     pub path: String,
-    /// Written as a bare name (`import json`), not a quoted path: when no
-    /// file answers, a built-in module of that name does.
-    pub bare: bool,
     /// Names to bind: `(member, binding)`. For a plain `import` a single
     /// entry whose member is `None` binds the module itself.
     pub names: Vec<(Option<Symbol>, Symbol)>,

@@ -195,7 +195,6 @@ impl Compiler<'_> {
                 python,
                 path,
                 alias,
-                bare,
                 ..
             } => {
                 let binding = match alias {
@@ -206,7 +205,6 @@ impl Compiler<'_> {
                 self.cur.imports.push(ImportInfo {
                     python: *python,
                     path: path.clone(),
-                    bare: *bare,
                     names: vec![(None, b)],
                 });
                 let idx = self.cur.imports.len() as u32 - 1;
@@ -216,7 +214,6 @@ impl Compiler<'_> {
                 python,
                 path,
                 names,
-                bare,
                 ..
             } => {
                 let names = names
@@ -230,7 +227,6 @@ impl Compiler<'_> {
                 self.cur.imports.push(ImportInfo {
                     python: *python,
                     path: path.clone(),
-                    bare: *bare,
                     names,
                 });
                 let idx = self.cur.imports.len() as u32 - 1;

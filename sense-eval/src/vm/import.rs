@@ -93,8 +93,9 @@ impl Vm {
         }
         let text = match size.map(|_| std::fs::read(&path)) {
             Some(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
-            // `import json` with no json.sns beside the importer: the
-            // built-in module.
+            // `import json` (or `import "json.sns"`, as the formatter
+            // writes it) with no json.sns beside the importer: the built-in
+            // module.
             None if let Some(obj) = self.bare_builtin(info) => {
                 return self.bind_import(obj, &info.names);
             }
@@ -139,9 +140,10 @@ impl Vm {
         Ok(())
     }
 
-    /// The built-in module a bare `import NAME` names, if any.
+    /// The built-in module `import NAME` names (path exactly `NAME.sns`),
+    /// if any.
     fn bare_builtin(&mut self, info: &ImportInfo) -> Option<ObjRef> {
-        let name = info.path.strip_suffix(".sns").filter(|_| info.bare)?;
+        let name = info.path.strip_suffix(".sns")?;
         self.builtin_module(name)
     }
 
