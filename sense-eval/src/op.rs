@@ -30,9 +30,6 @@ pub enum Op {
     Define(Symbol),
     /// `[a, b] -> [a + b]`
     Add,
-    /// `[v] -> [str(v)]`: a `{…}` piece of an f-string, shown as the core
-    /// `str` shows it (whatever the name `str` is bound to).
-    ToStr,
     /// `[a, b] -> [a - b]`
     Sub,
     /// `[a, b] -> [a * b]`
@@ -148,6 +145,17 @@ pub enum Op {
     /// A comparison then `JumpIfFalse(t)` (an `if`/`while` condition):
     /// `[a, b] -> []`, jumping to `t` unless `a cmp b`.
     CompareJump(Cmp, u32),
+    /// `{k1: v1, … kn: vn}`: `[k1, v1, … kn, vn] -> [map]`. After the
+    /// fused instructions so that the code of programs without maps (and
+    /// the snapshots holding it) is laid out as before.
+    MakeMap(u32),
+    /// `x in xs`: `[x, xs] -> [bool]` (an array's element by `==`, a map's
+    /// key, a substring). `not in` is this and `Not`.
+    In,
+    /// `[v] -> [str(v)]`: a `{…}` piece of an f-string, shown as the core
+    /// `str` shows it (whatever the name `str` is bound to). Appended last,
+    /// so existing code keeps its layout.
+    ToStr,
 }
 
 /// The comparison of a fused [`Op::CompareJump`].

@@ -407,6 +407,10 @@ pub enum BinOp {
     Gt,
     /// `>=`
     Ge,
+    /// `in` (membership: an array's element, a map's key, a substring)
+    In,
+    /// `not in`
+    NotIn,
 }
 
 impl BinOp {
@@ -424,6 +428,8 @@ impl BinOp {
             BinOp::Le => "<=",
             BinOp::Gt => ">",
             BinOp::Ge => ">=",
+            BinOp::In => "in",
+            BinOp::NotIn => "not in",
         }
     }
 }
@@ -473,6 +479,8 @@ pub enum ExprKind {
     /// `f"text {expr} text"`: its pieces in order (adjacent text merged,
     /// `{{`/`}}` and escapes resolved).
     FString(Vec<FStringPart>),
+    /// `{k: v, …}`: the entries in the order written.
+    Map(Vec<(Expr, Expr)>),
     /// A name.
     Name(String),
     /// `name = value`.
