@@ -16,6 +16,7 @@
 
 mod args;
 mod json;
+mod json_loads;
 mod math;
 mod random;
 mod re;

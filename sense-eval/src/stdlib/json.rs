@@ -1,13 +1,16 @@
 //! `json`: values to JSON text (`dumps`) as Python's `json.dumps` writes
 //! it: `", "` and `": "` between items, or one item per line with
-//! `indent:`; non-ASCII characters escaped as `\uXXXX`; Floats as Python
-//! shows them. Values with no JSON form (functions, agents, NaN and
-//! infinities, an array that contains itself) are an error.
+//! `indent:`; map keys in insertion order (Int and Bool keys written as
+//! strings, as Python writes them); non-ASCII characters escaped as
+//! `\uXXXX`; Floats as Python shows them. Values with no JSON form
+//! (functions, agents, NaN and infinities, a container inside itself) are
+//! an error. `loads` is in `json_loads.rs`.
 
 use super::args::{count, error};
 use crate::builtins::{Arity, NativeDef, arg};
 use crate::error::EvalResult;
 use crate::heap::ObjRef;
+use crate::map::MapKey;
 use crate::value::Value;
 use crate::vm::Vm;
 use std::fmt::Write;
@@ -18,6 +21,11 @@ const M: &str = "json";
 const MAX_DEPTH: usize = 500;
 
 pub(super) fn install(vm: &mut Vm) {
+    vm.register_module_native(
+        M,
+        "loads",
+        NativeDef::new("loads", Arity::Exact(1), super::json_loads::loads).with_line(),
+    );
     vm.register_module_native(
         M,
         "dumps",
@@ -96,6 +104,23 @@ impl Writer<'_> {
                 let items = self.vm.array_of(v).cloned().unwrap_or_default();
                 self.enter(r)?;
                 self.seq('[', ']', items.len(), |w, i| w.value(arg(&items, i)))?;
+                self.open.pop();
+            }
+            Value::Obj(r) if self.vm.is_map(v) => {
+                let entries: Vec<(MapKey, Value)> = self
+                    .vm
+                    .map_of(v)
+                    .map(|m| m.entries.iter().map(|(k, v)| (k.clone(), *v)).collect())
+                    .unwrap_or_default();
+                self.enter(r)?;
+                self.seq('{', '}', entries.len(), |w, i| {
+                    let Some((k, v)) = entries.get(i) else {
+                        return Ok(());
+                    };
+                    string(&mut w.out, &k.text());
+                    w.out.push_str(": ");
+                    w.value(*v)
+                })?;
                 self.open.pop();
             }
             other => {

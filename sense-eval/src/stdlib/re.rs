@@ -1,4 +1,4 @@
-//! `re`: regular expressions with the `regex` crate (linear time: no
+//! `re`: `search`, `findall`, `sub` and `split` over regular expressions with the `regex` crate (linear time: no
 //! pattern can backtrack catastrophically; look-around and
 //! back-references are not supported and say so).
 //!
@@ -28,7 +28,8 @@ struct Cache {
 }
 
 pub(super) fn install(vm: &mut Vm) {
-    let natives: [(&'static str, Arity, crate::builtins::NativeFn); 3] = [
+    let natives: [(&'static str, Arity, crate::builtins::NativeFn); 4] = [
+        ("search", Arity::Exact(2), search),
         ("findall", Arity::Exact(2), findall),
         ("sub", Arity::Variadic, sub),
         ("split", Arity::Variadic, split),
@@ -81,6 +82,42 @@ fn bad_pattern(f: &str, pattern: &str, e: &regex::Error) -> EvalError {
             crate::numfmt::python_repr_str(pattern)
         ),
     )
+}
+
+/// `re.search(pattern, s)`: the first match as a Map `{match, start,
+/// end, groups}` (offsets in characters, as Sense indexes strings;
+/// `groups` holds each group's text, nil for one that took no part), or
+/// nil when nothing matches.
+fn search(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    const F: &str = "re.search";
+    let pattern = string(vm, args, 0, F)?;
+    let text = string(vm, args, 1, F)?;
+    let re = compiled(vm, &pattern, F)?;
+    let Some(caps) = re.captures(&text) else {
+        return Ok(Value::Nil);
+    };
+    let Some(whole) = caps.get(0) else {
+        return Ok(Value::Nil);
+    };
+    let chars = |byte: usize| text.get(..byte).map_or(0, |t| t.chars().count()) as i64;
+    let mut groups = Vec::with_capacity(caps.len());
+    for g in caps.iter().skip(1) {
+        groups.push(match g {
+            Some(m) => vm.new_str(m.as_str())?,
+            None => Value::Nil,
+        });
+    }
+    let entries = vec![
+        ("match", vm.new_str(whole.as_str())?),
+        ("start", Value::Int(chars(whole.start()))),
+        ("end", Value::Int(chars(whole.end()))),
+        ("groups", vm.new_array(groups)?),
+    ];
+    let mut m = crate::map::MapObj::new();
+    for (k, v) in entries {
+        m.insert(crate::map::MapKey::Str(k.into()), v);
+    }
+    vm.alloc_map(m)
 }
 
 /// `re.findall(pattern, s)`: every match's text; with one group, that
