@@ -1,6 +1,6 @@
-//! The standard library members that need the agent layer, added to the
-//! core's built-in modules (`sense_eval::stdlib`) through
-//! `Vm::register_module_native`:
+//! The standard library members that need the agent layer, replacing the
+//! core's plain ones in its built-in modules (`sense_eval::stdlib`)
+//! through `Vm::register_module_native`:
 //!
 //! - `os.getenv(name)` / `os.getenv(name, default)`: reading the process
 //!   environment is the capability `env.read`, which a `policy` can deny
@@ -13,7 +13,7 @@
 //!   Outside an agent it blocks, as the core's does.
 
 use crate::status::PauseKind;
-use sense_eval::builtins::{Arity, NativeDef, arg};
+use sense_eval::builtins::{Arity, NativeDef};
 use sense_eval::stdlib::{sleep_duration, unix_now};
 use sense_eval::{ErrorClass, EvalError, EvalResult, Value, Vm};
 
@@ -34,20 +34,8 @@ pub(crate) fn install(vm: &mut Vm) {
     );
 }
 
+/// The core's `os.getenv`, after the capability check.
 fn getenv(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    if args.is_empty() || args.len() > 2 {
-        return Err(EvalError::runtime(format!(
-            "'os.getenv' expects 1 to 2 argument(s), got {}",
-            args.len()
-        )));
-    }
-    let name = arg(args, 0);
-    let Some(key) = vm.str_of(name).map(str::to_string) else {
-        return Err(EvalError::runtime(format!(
-            "os.getenv() expects a String name, got {}",
-            vm.type_name(name)
-        )));
-    };
     let env = vm.env();
     if !crate::policy::capability_allowed(vm, env, ENV_READ) {
         return Err(EvalError::new(
@@ -55,10 +43,7 @@ fn getenv(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             format!("os.getenv requires capability '{ENV_READ}', which is denied by policy"),
         ));
     }
-    match std::env::var(&key) {
-        Ok(text) => vm.new_str(text),
-        Err(_) => Ok(arg(args, 1)),
-    }
+    sense_eval::stdlib::getenv(vm, args)
 }
 
 fn sleep(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {

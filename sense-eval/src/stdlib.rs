@@ -7,10 +7,11 @@
 //! by that name when a snapshot is restored) and constants. The first
 //! import of a module in a run builds its module object (a scope holding
 //! the members) and caches it with the file modules, so every import sees
-//! the same object. Members that need the agent layer (`os.getenv`'s
-//! capability check, `time.sleep`'s durable timer) are registered by that
-//! layer through [`Vm::register_module_native`]; the core's own `time.sleep`
-//! blocks.
+//! the same object. Where a member needs the agent layer (`os.getenv`'s
+//! capability check, `time.sleep`'s durable timer) that layer replaces the
+//! core's plain one (which reads the environment unchecked, and blocks)
+//! through [`Vm::register_module_native`]; the same name keeps snapshots
+//! of either restorable in both.
 //!
 //! Nothing here opens a connection or starts a process.
 
@@ -18,6 +19,7 @@ mod args;
 mod json;
 mod json_loads;
 mod math;
+mod os;
 mod random;
 mod re;
 mod time;
@@ -30,6 +32,7 @@ use crate::value::{NativeId, Value};
 use crate::vm::{ModuleEntry, Vm};
 use std::path::PathBuf;
 
+pub use os::getenv;
 pub use random::RandomState;
 pub use time::{sleep_duration, unix_now};
 
@@ -60,6 +63,7 @@ pub(crate) fn install(vm: &mut Vm) {
         vm.ensure_module(name);
     }
     math::install(vm);
+    os::install(vm);
     random::install(vm);
     time::install(vm);
     re::install(vm);

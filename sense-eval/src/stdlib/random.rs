@@ -40,6 +40,11 @@ impl SavedState for RandomState {
     fn decode(bytes: &[u8]) -> Result<Self, String> {
         postcard::from_bytes(bytes).map_err(|e| e.to_string())
     }
+
+    /// Never drawn from nor seeded: nothing to carry.
+    fn is_unused(&self) -> bool {
+        !self.seeded
+    }
 }
 
 impl RandomState {

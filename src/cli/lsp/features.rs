@@ -167,12 +167,21 @@ fn module_members(doc: &Document, dir: Option<&Path>, before_dot: &str) -> Vec<C
     else {
         return Vec::new();
     };
+    // `import python "json"` records no module file; its name is in the
+    // detail the declaration shows.
+    let python = import
+        .detail
+        .strip_prefix("import python \"")
+        .and_then(|s| s.strip_suffix('"'));
     let Some(rel) = import.module.as_deref() else {
-        return Vec::new();
+        return python.map_or_else(Vec::new, builtin_members);
     };
     let path = dir.map_or_else(|| PathBuf::from(rel), |d| d.join(rel));
     let Ok(text) = std::fs::read_to_string(&path) else {
-        return Vec::new();
+        // No file answers `import json`: the built-in module does.
+        return rel
+            .strip_suffix(".sns")
+            .map_or_else(Vec::new, builtin_members);
     };
     let Ok(program) = sense::syntax::parse_file(&SourceFile::new("module", text)) else {
         return Vec::new();
@@ -193,6 +202,18 @@ fn module_members(doc: &Document, dir: Option<&Path>, before_dot: &str) -> Vec<C
         });
     }
     items
+}
+
+/// The members of a built-in module, with their signatures.
+fn builtin_members(module: &str) -> Vec<CompletionItem> {
+    super::module_docs::members(module)
+        .map(|(name, sig)| CompletionItem {
+            label: name.to_string(),
+            kind: Some(CompletionItemKind::FIELD),
+            detail: Some(sig.to_string()),
+            ..Default::default()
+        })
+        .collect()
 }
 
 /// The edits `sense fmt` would make: one edit replacing the whole text,
@@ -309,6 +330,23 @@ mod robustness {
                     let _ = completion(&doc, None, pos);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn members_of_a_built_in_module_after_its_name_and_a_dot() {
+        for text in [
+            "import json\nx = json.dumps(1)\n",
+            "import python \"json\"\nx = json.dumps(1)\n",
+        ] {
+            let doc = Document::new("x.sns", text);
+            let dot = text.find("json.d").unwrap() + "json.".len();
+            let pos = doc.position(dot as u32);
+            let labels: Vec<String> = completion(&doc, None, pos)
+                .into_iter()
+                .map(|c| c.label)
+                .collect();
+            assert_eq!(labels, ["loads", "dumps"], "{text}");
         }
     }
 
