@@ -347,6 +347,10 @@ mod robustness {
                 .map(|c| c.label)
                 .collect();
             assert_eq!(labels, ["loads", "dumps"], "{text}");
+            let hover = super::super::navigate::hover(&doc, None, doc.position(dot as u32 + 1))
+                .expect("hover over dumps");
+            let shown = format!("{:?}", hover.contents);
+            assert!(shown.contains("json.dumps(value"), "{shown}");
         }
     }
 

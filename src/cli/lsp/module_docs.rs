@@ -53,6 +53,27 @@ pub const MODULE_DOCS: &[(&str, &str, &str)] = &[
     ("re", "split", "re.split(pattern, s, maxsplit?) -> Array"),
 ];
 
+/// The name of the built-in module an import would bind when no file
+/// answers it: `import json` (module `json.sns`) or `import python
+/// "json"` (which records no module file; its name is in the detail).
+pub fn builtin_name(import: &crate::cli::decls::Decl) -> Option<&str> {
+    let name = match import.module.as_deref() {
+        Some(rel) => rel.strip_suffix(".sns")?,
+        None => import
+            .detail
+            .strip_prefix("import python \"")?
+            .strip_suffix('"')?,
+    };
+    members(name).next().map(|_| name)
+}
+
+/// The signature of member `member` of built-in module `module`.
+pub fn signature(module: &str, member: &str) -> Option<&'static str> {
+    members(module)
+        .find(|(n, _)| *n == member)
+        .map(|(_, sig)| sig)
+}
+
 /// The members of built-in module `module` with their signatures; empty
 /// for any other name.
 pub fn members(module: &str) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {

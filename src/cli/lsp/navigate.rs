@@ -17,7 +17,15 @@ pub fn hover(doc: &Document, dir: Option<&Path>, pos: Position) -> Option<Hover>
     let name = tok.lexeme(doc.file.text());
     let described = |d: &Decl| format!("```sense\n{}\n```\n*{}*", d.detail, d.kind.word());
     let text = if let Some(import) = member_of_module(doc, index) {
-        let (_, module) = load_module(import, dir)?;
+        let Some((_, module)) = load_module(import, dir) else {
+            // A member of a built-in module (`json.dumps`).
+            let builtin = super::module_docs::builtin_name(import)?;
+            let sig = super::module_docs::signature(builtin, name)?;
+            return Some(hover_text(
+                format!("```sense\n{sig}\n```\n*in the built-in module `{builtin}`*"),
+                doc.range(tok.span),
+            ));
+        };
         let d = top_level(&module, name)?;
         let path = import.module.as_deref().unwrap_or_default();
         format!(
@@ -48,13 +56,18 @@ pub fn hover(doc: &Document, dir: Option<&Path>, pos: Position) -> Option<Hover>
             }
         }
     };
-    Some(Hover {
+    Some(hover_text(text, doc.range(tok.span)))
+}
+
+/// A Markdown hover over `range`.
+fn hover_text(value: String, range: Range) -> Hover {
+    Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
-            value: text,
+            value,
         }),
-        range: Some(doc.range(tok.span)),
-    })
+        range: Some(range),
+    }
 }
 
 /// Where the name under the cursor is declared: in this file, or for an
