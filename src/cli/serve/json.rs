@@ -153,7 +153,12 @@ mod tests {
         let v = json!([null, true, 3, -2.5, "x", [1, "y"]]);
         let h = to_host(&v).unwrap();
         assert_eq!(from_host(&h), v);
-        assert!(to_host(&json!({"a": 1})).is_err());
+        // Objects arrive as Maps (issue 23) and go back as objects.
+        let obj = json!({"a": 1, "b": [true, {"c": null}]});
+        let h = to_host(&obj).unwrap();
+        assert_eq!(h.get("a"), Some(&HostValue::Int(1)));
+        assert_eq!(h.type_name(), "Map");
+        assert_eq!(from_host(&h), obj);
         let mut deep = json!(1);
         for _ in 0..100 {
             deep = json!([deep]);
