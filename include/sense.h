@@ -195,6 +195,12 @@ typedef enum sense_pause_kind {
      value becomes that call's result.
      */
     SENSE_PAUSE_KIND_HOST_FUNCTION = 6,
+    /*
+     `time.sleep(seconds)` in its body: a durable timer. The reason is
+     the wake-up time (Unix seconds, a float); resume it when due (a
+     resume before then ends the sleep early).
+     */
+    SENSE_PAUSE_KIND_TIMER = 7,
 } sense_pause_kind;
 
 /*

@@ -215,3 +215,48 @@ fn pauses_inside_try_except_finally_resume_across_processes() {
     let _ = std::fs::remove_file(&state);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn time_sleep_in_an_agent_is_a_durable_timer_across_processes() {
+    let program =
+        std::env::temp_dir().join(format!("sense-durable-{}-nap.sns", std::process::id()));
+    std::fs::write(
+        &program,
+        "import time\nagent napper:\n    print(\"before\")\n    time.sleep(0.5)\n    print(\"after\")\n",
+    )
+    .expect("write program");
+    let p = program.to_str().expect("utf-8 temp path");
+    let state = state_file("nap");
+    let s = state.to_str().expect("utf-8 temp path");
+
+    let started = stdout(&sense(&["start", "--state", s, p, "napper"], ""));
+    assert!(started.contains("before"), "{started}");
+    assert!(
+        started.contains("paused: sleeping (time.sleep) until "),
+        "{started}"
+    );
+    assert!(!started.contains("after"), "{started}");
+
+    let shown = stdout(&sense(&["show", s], ""));
+    assert!(
+        shown.contains("agent napper: paused (timer) due "),
+        "{shown}"
+    );
+
+    // Not due yet: refused, saying when; the state is unchanged.
+    let early = sense(&["resume", s], "");
+    assert!(!early.status.success());
+    let err = String::from_utf8_lossy(&early.stderr);
+    assert!(
+        err.contains("sleeping (time.sleep) until ") && err.contains("due in"),
+        "{err}"
+    );
+    assert!(!String::from_utf8_lossy(&early.stdout).contains("after"));
+
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let done = stdout(&sense(&["resume", s], ""));
+    assert!(done.contains("after"), "{done}");
+    assert!(done.contains("completed"), "{done}");
+    let _ = std::fs::remove_file(&program);
+    let _ = std::fs::remove_file(&state);
+}

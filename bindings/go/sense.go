@@ -437,6 +437,7 @@ const (
 	HostRequest    PauseKind = C.SENSE_PAUSE_KIND_HOST_REQUEST
 	Budget         PauseKind = C.SENSE_PAUSE_KIND_BUDGET
 	HostFunction   PauseKind = C.SENSE_PAUSE_KIND_HOST_FUNCTION
+	Timer          PauseKind = C.SENSE_PAUSE_KIND_TIMER
 )
 
 // Agent looks up the agent bound to name.

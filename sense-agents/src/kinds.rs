@@ -49,6 +49,7 @@ pub(crate) fn install(vm: &mut Vm) {
     for def in natives() {
         vm.register_native(def);
     }
+    crate::stdlib::install(vm);
 }
 
 /// Every native this crate adds to the core's builtins, in the order they

@@ -23,6 +23,7 @@ mod report;
 mod runtime;
 mod snapshot;
 mod status;
+pub mod stdlib;
 
 pub use runtime::read_source;
 

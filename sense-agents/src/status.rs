@@ -87,15 +87,21 @@ pub enum PauseKind {
     Budget,
     /// A host function suspended it.
     HostFunction,
+    /// `time.sleep(seconds)` in the body: a durable timer; the pause
+    /// reason is the wake-up time (Unix seconds, a Float).
+    Timer,
 }
 
 /// The core's tag for `ask_human`: a native's own suspend cause (the core
 /// names only the causes it produces itself).
 const ASK_HUMAN: SuspendCause = SuspendCause(1);
+/// The core's tag for `time.sleep`'s durable timer (the next free byte
+/// after the core's own causes; stored in snapshots, never changes).
+const TIMER: SuspendCause = SuspendCause(6);
 
 impl PauseKind {
     /// A stable lower-case name (`self`, `ask_human`, `message`, `host`,
-    /// `budget`, `host_function`).
+    /// `budget`, `host_function`, `timer`).
     pub fn as_str(self) -> &'static str {
         match self {
             PauseKind::SelfPause => "self",
@@ -104,6 +110,7 @@ impl PauseKind {
             PauseKind::HostRequest => "host",
             PauseKind::Budget => "budget",
             PauseKind::HostFunction => "host_function",
+            PauseKind::Timer => "timer",
         }
     }
 }
@@ -119,6 +126,7 @@ impl From<SuspendCause> for PauseKind {
             SuspendCause::HOST => PauseKind::HostRequest,
             SuspendCause::BUDGET => PauseKind::Budget,
             SuspendCause::HOST_FUNCTION => PauseKind::HostFunction,
+            TIMER => PauseKind::Timer,
             _ => PauseKind::SelfPause,
         }
     }
@@ -134,6 +142,7 @@ impl From<PauseKind> for SuspendCause {
             PauseKind::HostRequest => SuspendCause::HOST,
             PauseKind::Budget => SuspendCause::BUDGET,
             PauseKind::HostFunction => SuspendCause::HOST_FUNCTION,
+            PauseKind::Timer => TIMER,
         }
     }
 }
@@ -152,10 +161,11 @@ mod tests {
             HostRequest,
             Budget,
             HostFunction,
+            Timer,
         ];
         let tags: Vec<u8> = all.iter().map(|k| SuspendCause::from(*k).0).collect();
         // The tags are the byte a snapshot stores: they never change.
-        assert_eq!(tags, [0, 1, 2, 3, 4, 5]);
+        assert_eq!(tags, [0, 1, 2, 3, 4, 5, 6]);
         for k in all {
             assert_eq!(PauseKind::from(SuspendCause::from(k)), k);
         }

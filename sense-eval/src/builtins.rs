@@ -9,7 +9,7 @@
 mod convert;
 mod core;
 
-pub(crate) use core::range_plan;
+pub(crate) use core::{range_plan, str_value};
 
 use crate::error::EvalResult;
 use crate::value::Value;

@@ -8,6 +8,7 @@
 
 mod const_array;
 mod expr;
+mod fstring;
 mod stmt;
 mod try_stmt;
 

@@ -24,6 +24,7 @@ pub mod op;
 pub mod proto;
 pub mod scope;
 pub mod snapshot;
+pub mod stdlib;
 pub mod symbol;
 pub mod task;
 pub mod types;

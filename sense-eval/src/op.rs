@@ -185,6 +185,10 @@ pub enum Op {
     /// `return` inside a `try` with a `finally` (in the same body): the
     /// `finally` runs first, then the return goes on (`[v] -> !`).
     ReturnFinally,
+    /// `[v] -> [str(v)]`: a `{…}` piece of an f-string, shown as the core
+    /// `str` shows it (whatever the name `str` is bound to). Appended last,
+    /// so existing code keeps its layout.
+    ToStr,
 }
 
 /// The comparison of a fused [`Op::CompareJump`].

@@ -271,6 +271,9 @@ impl Vm {
             saved_states: _,
             // The restoring runtime registers its own `set` targets.
             settings: _,
+            // The restoring runtime registers the built-in modules; their
+            // module objects are in the heap, their natives saved by name.
+            modules: _,
         } = registries;
 
         let natives = natives
@@ -517,6 +520,8 @@ impl Vm {
             // Filled in by `decode_saved_states` below.
             saved_states: _,
             settings: _,
+            // Kept from the fresh VM: members are found by native name.
+            modules: _,
         } = registries;
         *vm_interner = fresh.interner;
         *files = std::mem::take(&mut fresh.code.files);

@@ -264,6 +264,7 @@ impl Vm {
             vm.add_native(def);
         }
         vm.register_kind(&crate::error_value::ERROR_KIND);
+        crate::stdlib::install(&mut vm);
         if vm.config.gc_stress {
             vm.heap.set_threshold(1);
         }

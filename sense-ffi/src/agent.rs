@@ -90,6 +90,10 @@ pub enum sense_pause_kind {
     /// A host function suspended it (`sense_call_suspend`); the resume
     /// value becomes that call's result.
     HostFunction = 6,
+    /// `time.sleep(seconds)` in its body: a durable timer. The reason is
+    /// the wake-up time (Unix seconds, a float); resume it when due (a
+    /// resume before then ends the sleep early).
+    Timer = 7,
 }
 
 impl From<PauseKind> for sense_pause_kind {
@@ -101,6 +105,7 @@ impl From<PauseKind> for sense_pause_kind {
             PauseKind::HostRequest => sense_pause_kind::HostRequest,
             PauseKind::Budget => sense_pause_kind::Budget,
             PauseKind::HostFunction => sense_pause_kind::HostFunction,
+            PauseKind::Timer => sense_pause_kind::Timer,
         }
     }
 }

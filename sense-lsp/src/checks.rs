@@ -167,6 +167,7 @@ fn literal_kind(e: &Expr) -> Option<&'static str> {
         ExprKind::Nil => "Nil",
         ExprKind::Array(_) => "Array",
         ExprKind::Map(_) => "Map",
+        ExprKind::FString(_) => "String",
         ExprKind::Unary { operand, .. } => match literal_kind(operand)? {
             k @ ("Int" | "Float") => k,
             _ => return None,

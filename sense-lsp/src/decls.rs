@@ -8,7 +8,9 @@
 //! variables…) is visible inside that declaration.
 
 use sense_syntax::Span;
-use sense_syntax::ast::{Block, Else, Expr, ExprKind, Param, Program, Stmt, StmtKind, TypeAnn};
+use sense_syntax::ast::{
+    Block, Else, Expr, ExprKind, FStringPart, Param, Program, Stmt, StmtKind, TypeAnn,
+};
 
 /// What kind of thing a declaration binds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,6 +173,7 @@ pub fn literal_type(e: &Expr, out: &[Decl]) -> Option<String> {
         ExprKind::Nil => "Nil".into(),
         ExprKind::Array(_) => "Array".into(),
         ExprKind::Map(_) => "Map".into(),
+        ExprKind::FString(_) => "String".into(),
         ExprKind::Assign { value, .. } => return literal_type(value, out),
         ExprKind::Call { callee, .. } => {
             let ExprKind::Name(name) = &callee.kind else {
@@ -495,6 +498,11 @@ fn expr(e: &Expr, full: Span, scope: Option<Span>, out: &mut Vec<Decl>) {
         ExprKind::Array(items) => {
             for i in items {
                 expr(i, full, scope, out);
+            }
+        }
+        ExprKind::FString(parts) => {
+            for x in parts.iter().filter_map(FStringPart::expr) {
+                expr(x, full, scope, out);
             }
         }
         ExprKind::Map(entries) => {

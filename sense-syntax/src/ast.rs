@@ -413,6 +413,25 @@ pub struct Expr {
     pub span: Span,
 }
 
+/// One piece of an f-string.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FStringPart {
+    /// Literal text.
+    Text(String),
+    /// A `{…}` piece, shown as `str()` shows its value.
+    Expr(Expr),
+}
+
+impl FStringPart {
+    /// The expression of a `{…}` piece; `None` for text.
+    pub fn expr(&self) -> Option<&Expr> {
+        match self {
+            FStringPart::Text(_) => None,
+            FStringPart::Expr(e) => Some(e),
+        }
+    }
+}
+
 /// Binary operators (everything except `and`/`or`, which short-circuit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
@@ -507,6 +526,9 @@ pub enum ExprKind {
     Nil,
     /// `[a, b, …]`.
     Array(Vec<Expr>),
+    /// `f"text {expr} text"`: its pieces in order (adjacent text merged,
+    /// `{{`/`}}` and escapes resolved).
+    FString(Vec<FStringPart>),
     /// `{k: v, …}`: the entries in the order written.
     Map(Vec<(Expr, Expr)>),
     /// A name.

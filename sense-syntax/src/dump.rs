@@ -7,7 +7,9 @@
 //! diffed directly. Floats are shown by their bit pattern to avoid any
 //! formatting differences.
 
-use crate::ast::{Block, Else, Expr, ExprKind, Ident, Param, Program, Stmt, StmtKind, TypeAnn};
+use crate::ast::{
+    Block, Else, Expr, ExprKind, FStringPart, Ident, Param, Program, Stmt, StmtKind, TypeAnn,
+};
 use crate::lexer::Lexed;
 use crate::token::py_repr;
 use std::fmt::Write;
@@ -284,6 +286,16 @@ fn expr(out: &mut String, e: &Expr) {
             for x in items {
                 out.push(' ');
                 expr(out, x);
+            }
+        }
+        ExprKind::FString(parts) => {
+            let _ = write!(out, "(fstring {l}");
+            for part in parts {
+                out.push(' ');
+                match part {
+                    FStringPart::Text(t) => out.push_str(&py_repr(t)),
+                    FStringPart::Expr(x) => expr(out, x),
+                }
             }
         }
         ExprKind::Map(entries) => {

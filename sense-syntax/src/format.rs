@@ -30,6 +30,7 @@
 //! again changes nothing.
 
 mod expr;
+mod fstring;
 mod printer;
 
 use crate::SyntaxError;

@@ -63,11 +63,43 @@ pub fn tokenize(file: &SourceFile) -> Result<Lexed, SyntaxError> {
     })
 }
 
+/// Lexes `src[start..end]`, the expression of an f-string's `{…}` piece,
+/// as if it stood inside brackets (no layout tokens), starting the line
+/// count at `line`. Spans are offsets into `src`, so the parser reads
+/// lexemes and reports errors against the whole file. Ends with one EOF.
+pub(crate) fn tokenize_fragment(
+    src: &str,
+    start: usize,
+    end: usize,
+    line: u32,
+) -> Result<Vec<Token>, SyntaxError> {
+    let mut lexer = Lexer::new(src);
+    lexer.pos = start;
+    lexer.end = end.min(src.len());
+    lexer.line = line;
+    lexer.depth = 1;
+    lexer.at_line_start = false;
+    while !lexer.at_end() {
+        lexer.scan_token()?;
+    }
+    let at = lexer.end as u32;
+    lexer.layout(TokenKind::Eof, at, at);
+    Ok(lexer.tokens)
+}
+
+/// The character an escape `\c` in a string or f-string stands for.
+pub(crate) fn escape_char(c: char) -> char {
+    scan::escape(c)
+}
+
 /// Scanning state for one file.
 struct Lexer<'s> {
     src: &'s str,
     /// Byte offset of the next unread character.
     pos: usize,
+    /// Byte offset where scanning stops (the text's length, or the end of
+    /// an f-string's `{…}` piece).
+    end: usize,
     /// The reference's line counter (see §1.9 for where it lags).
     line: u32,
     /// Open `(`/`[`/`{` count; layout is suspended while it is non-zero.
@@ -87,6 +119,7 @@ impl<'s> Lexer<'s> {
         Lexer {
             src,
             pos: 0,
+            end: src.len(),
             line: 1,
             depth: 0,
             braces: 0,
@@ -121,11 +154,11 @@ impl<'s> Lexer<'s> {
     }
 
     fn at_end(&self) -> bool {
-        self.pos >= self.src.len()
+        self.pos >= self.end
     }
 
     fn rest(&self) -> &'s str {
-        self.src.get(self.pos..).unwrap_or("")
+        self.src.get(self.pos..self.end).unwrap_or("")
     }
 
     fn peek(&self) -> Option<char> {
@@ -307,12 +340,17 @@ impl<'s> Lexer<'s> {
                     start,
                 ));
             }
-            '"' => self.string()?,
+            '"' => self.string(start, TokenKind::Str)?,
             c if scan::is_digit(c) => self.number()?,
             c if scan::is_alpha(c) || c == '_' => {
                 let len = scan::identifier(self.rest());
                 self.pos += len;
                 let word = self.src.get(start..self.pos).unwrap_or("");
+                if word == "f" && self.peek() == Some('"') {
+                    // `f"…"` written together is an f-string (the reference
+                    // reads IDENT + STRING there, always a syntax error).
+                    return self.fstring(start);
+                }
                 let kind = TokenKind::keyword(word).unwrap_or(TokenKind::Ident);
                 self.push(kind, start);
             }
@@ -379,9 +417,11 @@ impl<'s> Lexer<'s> {
         Ok(())
     }
 
-    /// Scans a string literal starting at its opening quote.
-    fn string(&mut self) -> Result<(), SyntaxError> {
-        let start = self.pos;
+    /// Scans a string literal whose opening quote is at the current
+    /// position; the token (of `kind`, STRING or FSTRING) starts at `start`
+    /// (before the `f` of an f-string). An f-string ends where a plain
+    /// string would: its `{…}` pieces are read by the parser.
+    fn string(&mut self, start: usize, kind: TokenKind) -> Result<(), SyntaxError> {
         self.pos += 1;
         let triple = self.rest().starts_with("\"\"");
         if triple {
@@ -415,8 +455,92 @@ impl<'s> Lexer<'s> {
             }
         }
         self.pos += if triple { 3 } else { 1 };
-        self.push(TokenKind::Str, start);
+        self.push(kind, start);
         Ok(())
+    }
+
+    /// Scans an f-string from its opening quote (the token starts at the
+    /// `f`, at `start`). It ends at the first closing quote outside its
+    /// `{…}` pieces; inside a piece brackets nest and a `"…"` is a string of
+    /// the expression, so `f"{pause("why?")}"` is one token. A piece of a
+    /// single-quoted f-string ends on its line: a line break (or the end
+    /// of the file) inside one means its `{` was never closed.
+    fn fstring(&mut self, start: usize) -> Result<(), SyntaxError> {
+        self.pos += 1;
+        let triple = self.rest().starts_with("\"\"");
+        if triple {
+            self.pos += 2;
+        }
+        // Open brackets of the current piece (0 in the text), and where
+        // the piece's `{` is.
+        let mut depth = 0u32;
+        let mut open = start;
+        loop {
+            let rest = self.rest();
+            if depth == 0 {
+                let closed = if triple {
+                    rest.starts_with("\"\"\"")
+                } else {
+                    rest.starts_with('"')
+                };
+                if closed {
+                    break;
+                }
+            }
+            let c = match rest.chars().next() {
+                Some('\n') | None if depth > 0 && !triple => return Err(self.never_closed(open)),
+                Some(c) => c,
+                None => return Err(self.unterminated(triple, start)),
+            };
+            self.pos += c.len_utf8();
+            match c {
+                '\n' => self.line += 1,
+                '\\' => match self.peek() {
+                    Some(e) => self.pos += e.len_utf8(),
+                    None => return Err(self.unterminated(triple, start)),
+                },
+                '{' if depth == 0 && self.peek() == Some('{') => self.pos += 1,
+                '{' if depth == 0 => {
+                    open = self.pos - 1;
+                    depth = 1;
+                }
+                '{' | '(' | '[' if depth > 0 => depth += 1,
+                ')' | ']' | '}' if depth > 0 => depth -= 1,
+                '"' if depth > 0 => self.piece_string(triple, open)?,
+                _ => {}
+            }
+        }
+        self.pos += if triple { 3 } else { 1 };
+        self.push(TokenKind::FStr, start);
+        Ok(())
+    }
+
+    /// Skips a `"…"` inside an f-string's piece (whose `{` is at `open`),
+    /// after its opening quote.
+    fn piece_string(&mut self, triple: bool, open: usize) -> Result<(), SyntaxError> {
+        loop {
+            let c = match self.peek() {
+                Some('\n') | None if !triple => return Err(self.never_closed(open)),
+                None => return Err(self.unterminated(true, open)),
+                Some(c) => c,
+            };
+            self.pos += c.len_utf8();
+            match c {
+                '"' => return Ok(()),
+                '\n' => self.line += 1,
+                '\\' => self.pos += self.peek().map_or(0, char::len_utf8),
+                _ => {}
+            }
+        }
+    }
+
+    /// An f-string piece's `{` at `open` with no `}` on its line.
+    fn never_closed(&self, open: usize) -> SyntaxError {
+        SyntaxError {
+            message: "f-string: '{' was never closed (expected '}'; write '{{' for a brace)"
+                .to_string(),
+            span: Span::new(open as u32, open as u32 + 1, self.line),
+        }
     }
 
     fn unterminated(&self, triple: bool, start: usize) -> SyntaxError {

@@ -21,6 +21,7 @@
 mod decl;
 mod error;
 mod expr;
+mod fstring;
 mod input;
 mod stmt;
 mod try_stmt;

@@ -39,6 +39,9 @@ token_kinds! {
     Float => "FLOAT",
     /// String literal (plain or triple-quoted).
     Str => "STRING",
+    /// f-string literal `f"…{expr}…"` (plain or triple-quoted); its pieces
+    /// are read by the parser (`parser/fstring.rs`).
+    FStr => "FSTRING",
     /// Identifier.
     Ident => "IDENT",
     /// `def`

@@ -5,7 +5,7 @@
 //! Expressions hold no statements in Sense, so a walk over statements
 //! sees every declaration a program makes.
 
-use crate::ast::{Else, Expr, ExprKind, Stmt, StmtKind};
+use crate::ast::{Else, Expr, ExprKind, FStringPart, Stmt, StmtKind};
 
 /// Calls `f` on every statement of `stmts` and of the blocks nested in
 /// them (function, agent, tool and action bodies, a `rollback:` block,
@@ -141,6 +141,11 @@ pub fn each_sub_expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
             for (k, v) in entries {
                 each_sub_expr(k, f);
                 each_sub_expr(v, f);
+            }
+        }
+        ExprKind::FString(parts) => {
+            for x in parts.iter().filter_map(FStringPart::expr) {
+                each_sub_expr(x, f);
             }
         }
         ExprKind::Int(_)

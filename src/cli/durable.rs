@@ -6,7 +6,8 @@ use super::output::Output;
 use super::state_file::{self, LockFailure, StateLock};
 use super::state_path;
 use sense::agents::literal::{self, Preview};
-use sense::agents::{AgentReport, HostValue, Runtime, State};
+use sense::agents::stdlib as timer;
+use sense::agents::{AgentReport, HostValue, PauseKind, Runtime, State};
 use std::path::Path;
 
 fn fail(message: &str) -> i32 {
@@ -51,6 +52,17 @@ fn report(
         return 1;
     }
     match state {
+        Ok(State::Paused {
+            reason: HostValue::Float(due),
+            kind: PauseKind::Timer,
+        }) => {
+            out.write(&format!(
+                "paused: sleeping (time.sleep) until {}\n",
+                timer::utc_text(due)
+            ));
+            out.flush();
+            0
+        }
         Ok(State::Paused { reason, .. }) => {
             out.write(&format!(
                 "paused: {}\n",
@@ -180,6 +192,16 @@ pub fn resume(state: &Path, value: Option<&str>, config: sense::Config) -> i32 {
             state.display()
         ));
     };
+    // A durable timer not yet due stays asleep: say when it will be.
+    if let Some(due) = timer::timer_due(&rt, id) {
+        let left = due - sense::eval::stdlib::unix_now();
+        if left > 0.0 {
+            return fail(&format!(
+                "the agent is sleeping (time.sleep) until {} (due in {left:.1} s); resume it then",
+                timer::utc_text(due)
+            ));
+        }
+    }
     let result = rt.resume(id, value);
     report(&rt, result, &out, state, Some(lock))
 }
@@ -229,12 +251,23 @@ fn describe(a: &AgentReport, marker: &str, cap: usize) -> String {
         p.text
     };
     let mut s = format!("{marker} agent {}: {}", a.name, a.status.as_str());
-    if let Some(kind) = a.pause_kind {
-        s.push_str(&format!(
-            " ({}) {}",
-            kind.as_str(),
-            literal(&a.pause_reason)
-        ));
+    match (a.pause_kind, &a.pause_reason) {
+        (Some(PauseKind::Timer), HostValue::Float(due)) => {
+            let left = due - sense::eval::stdlib::unix_now();
+            let when = if left > 0.0 {
+                format!("in {left:.1} s")
+            } else {
+                "now".to_string()
+            };
+            s.push_str(&format!(
+                " (timer) due {when}, at {}",
+                timer::utc_text(*due)
+            ));
+        }
+        (Some(kind), reason) => {
+            s.push_str(&format!(" ({}) {}", kind.as_str(), literal(reason)));
+        }
+        (None, _) => {}
     }
     if a.mailbox > 0 {
         s.push_str(&format!(" [{} message(s) waiting]", a.mailbox));

@@ -123,6 +123,12 @@ function checkTour(grammar) {
   // Nothing after the string on line 12 is left inside it.
   expectScope(t, 14, "policy", "source.sense");
   assert.ok(!scopesOf(t, 14, "policy").some((s) => s.startsWith("string")));
+  // f-strings: text is a string, a {…} piece is code, {{ is an escape.
+  expectScope(t, 43, "sum", "string.quoted.double.fstring");
+  expectScope(t, 43, "a", "meta.interpolation");
+  expectScope(t, 43, "1", "constant.numeric");
+  expectScope(t, 43, "{{", "constant.character.escape");
+  expectScope(t, 43, "plain", "string.quoted.double");
 }
 
 // Every keyword outside strings and comments, in every example program

@@ -497,22 +497,27 @@ fn json_to_host(j: Json) -> HostValue {
     }
 }
 
-/// `time.ctime()` of a Unix timestamp, in UTC: `Mon Nov 30 03:44:42 2026`.
-pub fn ctime(ts: f64) -> String {
-    let secs = ts.floor() as i64;
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (h, m, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+/// The (year, month, day) of `days` since 1970-01-01 (Howard Hinnant's
+/// days-to-civil algorithm).
+pub(crate) fn civil_date(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
     let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
     let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
+    let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// `time.ctime()` of a Unix timestamp, in UTC: `Mon Nov 30 03:44:42 2026`.
+pub fn ctime(ts: f64) -> String {
+    let secs = ts.floor() as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (h, m, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
+    let (year, month, d) = civil_date(days);
     let weekday = (days + 4).rem_euclid(7); // 1970-01-01 was a Thursday
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
     const MONTHS: [&str; 12] = [

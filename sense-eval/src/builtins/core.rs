@@ -141,7 +141,13 @@ pub(crate) fn range_plan(vm: &Vm, args: &[Value]) -> EvalResult<RangePlan> {
 }
 
 fn str_(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    match arg(args, 0) {
+    str_value(vm, arg(args, 0))
+}
+
+/// `str(v)`: a string as it is, anything else as `print` shows it (also
+/// the `{…}` pieces of f-strings).
+pub(crate) fn str_value(vm: &mut Vm, v: Value) -> EvalResult<Value> {
+    match v {
         v @ Value::Str(_) => Ok(v),
         // The text `show` gives an Int, written straight into a buffer the
         // size of the digits (one allocation, no general printer).

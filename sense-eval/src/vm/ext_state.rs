@@ -19,6 +19,12 @@ pub trait SavedState: Default + Send + Sized + 'static {
     /// Rebuilds it from [`encode`](Self::encode)'s bytes; damaged bytes
     /// are an `Err`, never a panic.
     fn decode(bytes: &[u8]) -> Result<Self, String>;
+    /// True when it holds nothing its `Default` does not: then a snapshot
+    /// leaves it out (restoring it is the same as starting afresh), so
+    /// snapshots of programs that never touched it stay as they were.
+    fn is_unused(&self) -> bool {
+        false
+    }
 }
 
 /// Encodes a state, if the VM holds it.
@@ -34,7 +40,9 @@ pub(crate) struct SavedStateEntry {
 }
 
 fn save<T: SavedState>(vm: &Vm) -> Option<Result<Vec<u8>, String>> {
-    vm.ext_state_ref::<T>().map(T::encode)
+    vm.ext_state_ref::<T>()
+        .filter(|s| !s.is_unused())
+        .map(T::encode)
 }
 
 fn reset<T: SavedState>(vm: &mut Vm) {

@@ -41,10 +41,15 @@ impl Vm {
         _from: bool,
     ) -> EvalResult<()> {
         if info.python {
-            return Err(EvalError::import(
-                "import python is not supported: Python interop is not part of this runtime; \
-                 expose native code as host functions (Rust API or C ABI)",
-            ));
+            // `import python "json"` binds the built-in module of the same
+            // name; any other Python module stays refused.
+            return match self.builtin_module(&info.path) {
+                Some(obj) => self.bind_import(obj, &info.names),
+                None => Err(EvalError::import(
+                    "import python is not supported: Python interop is not part of this runtime; \
+                     expose native code as host functions (Rust API or C ABI)",
+                )),
+            };
         }
         let base = if no_file_context {
             None
@@ -88,6 +93,12 @@ impl Vm {
         }
         let text = match size.map(|_| std::fs::read(&path)) {
             Some(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            // `import json` (or `import "json.sns"`, as the formatter
+            // writes it) with no json.sns beside the importer: the built-in
+            // module.
+            None if let Some(obj) = self.bare_builtin(info) => {
+                return self.bind_import(obj, &info.names);
+            }
             _ => {
                 return Err(EvalError::import(format!(
                     "module not found: '{}' (resolved to {})",
@@ -127,6 +138,13 @@ impl Vm {
             },
         });
         Ok(())
+    }
+
+    /// The built-in module `import NAME` names (path exactly `NAME.sns`),
+    /// if any.
+    fn bare_builtin(&mut self, info: &ImportInfo) -> Option<ObjRef> {
+        let name = info.path.strip_suffix(".sns")?;
+        self.builtin_module(name)
     }
 
     /// A module's top level finished: cache it and bind the names.

@@ -28,6 +28,8 @@ pub(crate) struct Registries {
     pub(crate) saved_states: Vec<super::ext_state::SavedStateEntry>,
     /// `set NAME = value` targets ([`Vm::register_setting`](crate::Vm::register_setting)).
     pub(crate) settings: Vec<(&'static str, super::SettingHook)>,
+    /// The built-in modules' members ([`crate::stdlib`]).
+    pub(crate) modules: Vec<crate::stdlib::BuiltinModule>,
 }
 
 impl Registries {

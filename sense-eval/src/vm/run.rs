@@ -264,6 +264,11 @@ impl Vm {
                             self.cur.stack.pop();
                         }
                     }
+                    Op::ToStr => {
+                        let v = self.pop();
+                        let s = tri!(crate::builtins::str_value(self, v));
+                        self.cur.stack.push(s);
+                    }
                     Op::MakeArray(n) => {
                         let Some(at) = self.cur.stack.len().checked_sub(n as usize) else {
                             fail!(super::call::underflow())

@@ -72,6 +72,7 @@ fn prec_of(e: &Expr) -> Prec {
         | ExprKind::Bool(_)
         | ExprKind::Nil
         | ExprKind::Array(_)
+        | ExprKind::FString(_)
         | ExprKind::Map(_)
         | ExprKind::Name(_) => Prec::Primary,
         ExprKind::Assign { .. } | ExprKind::IndexAssign { .. } => Prec::Assign,
@@ -120,6 +121,7 @@ fn write_bare(out: &mut String, e: &Expr) {
             comma_list(out, items);
             out.push(']');
         }
+        ExprKind::FString(parts) => super::fstring::write_fstring(out, parts, expr),
         ExprKind::Map(entries) => {
             out.push('{');
             for (i, (k, v)) in entries.iter().enumerate() {

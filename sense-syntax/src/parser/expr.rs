@@ -39,6 +39,11 @@ pub(crate) fn expr(i: Tokens<'_>) -> PResult<'_, Expr> {
     Ok((i, *e))
 }
 
+/// `expr`, with the height of its tree (for an f-string's pieces).
+pub(super) fn expr_with_height(i: Tokens<'_>) -> PResult<'_, Ex> {
+    assignment(i)
+}
+
 /// `assignment = target '=' assignment | logic_or`.
 ///
 /// Read iteratively: the `=`-separated operands are collected first, then
@@ -466,12 +471,13 @@ fn push_arg(args: &mut Args, label: Option<Tok<'_>>, (value, h): Ex) {
     }
 }
 
-/// `primary = INT | FLOAT | STRING | 'true' | 'false' | 'nil' | IDENT
+/// `primary = INT | FLOAT | STRING | FSTRING | 'true' | 'false' | 'nil' | IDENT
 ///          | '(' expr ')' | '[' [ expr { ',' expr } ] ']'`.
 fn primary(i: Tokens<'_>) -> PResult<'_, Ex> {
     match i.kind() {
         K::LParen => group(i),
         K::LBracket => array(i),
+        K::FStr => super::fstring::fstring(i),
         K::LBrace => map(i),
         _ => leaf(i),
     }

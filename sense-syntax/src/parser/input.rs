@@ -35,6 +35,23 @@ impl<'a> Ctx<'a> {
     }
 }
 
+impl<'a> Ctx<'a> {
+    /// Context for parsing `all`, tokens lexed from a piece of the text
+    /// `outer` parses (an f-string's `{…}`), continuing its nesting depth.
+    pub(crate) fn nested(outer: &Ctx<'a>, all: &'a [Token]) -> Self {
+        Ctx {
+            all,
+            src: outer.src,
+            depth: Cell::new(outer.depth.get()),
+        }
+    }
+
+    /// The whole text being parsed.
+    pub(crate) fn src(&self) -> &'a str {
+        self.src
+    }
+}
+
 /// A window `all[pos..pos + len]` of the token stream.
 ///
 /// Kept to three words on purpose: views are copied into every parser
