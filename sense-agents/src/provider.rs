@@ -98,7 +98,8 @@ pub struct ToolCall {
 /// # Examples
 ///
 /// The messages a provider sees on its second step: the prompt, the tool
-/// calls it asked for, and their results (matched by id).
+/// calls it asked for (with the text it wrote beside them), and their
+/// results (matched by id).
 ///
 /// ```
 /// use sense_agents::provider::{ChatMessage, ToolCall};
@@ -106,7 +107,7 @@ pub struct ToolCall {
 /// let call = ToolCall { id: "c1".into(), name: "weather".into(), arguments: vec![] };
 /// let messages = vec![
 ///     ChatMessage::User("Is it raining in Oslo?".into()),
-///     ChatMessage::ToolCalls(vec![call]),
+///     ChatMessage::ToolCalls { text: "Let me check.".into(), calls: vec![call] },
 ///     ChatMessage::ToolResults(vec![("c1".into(), "rain, 4°C".into())]),
 /// ];
 /// let result = messages.iter().rev().find_map(|m| match m {
@@ -119,8 +120,15 @@ pub struct ToolCall {
 pub enum ChatMessage {
     /// The prompt.
     User(String),
-    /// Tool calls the model asked for.
-    ToolCalls(Vec<ToolCall>),
+    /// Tool calls the model asked for, and the text it sent with them
+    /// (empty if none); providers send both back as the model's turn, so
+    /// the model keeps its own reasoning between turns.
+    ToolCalls {
+        /// The text of the same turn.
+        text: String,
+        /// The calls, in the order the model gave them.
+        calls: Vec<ToolCall>,
+    },
     /// Results of those calls: `(id, text)`; failures read `error: …`.
     ToolResults(Vec<(String, String)>),
 }
@@ -154,11 +162,14 @@ pub enum ChatMessage {
 ///             return Ok(ModelTurn::Answer(format!("the tool said {text}")));
 ///         }
 ///         let tool = tools.first().ok_or("no tools")?;
-///         Ok(ModelTurn::ToolCalls(vec![ToolCall {
-///             id: "1".into(),
-///             name: tool.name.clone(),
-///             arguments: vec![("x".into(), HostValue::Int(2))],
-///         }]))
+///         Ok(ModelTurn::ToolCalls {
+///             text: String::new(),
+///             calls: vec![ToolCall {
+///                 id: "1".into(),
+///                 name: tool.name.clone(),
+///                 arguments: vec![("x".into(), HostValue::Int(2))],
+///             }],
+///         })
 ///     }
 /// }
 ///
@@ -170,11 +181,11 @@ pub enum ChatMessage {
 /// };
 /// let mut p = Scripted;
 /// let mut messages = vec![ChatMessage::User("double 2".into())];
-/// let ModelTurn::ToolCalls(calls) = p.complete_with_tools("m", &messages, &[double.clone()])? else {
+/// let ModelTurn::ToolCalls { text, calls } = p.complete_with_tools("m", &messages, &[double.clone()])? else {
 ///     panic!("a tool call first");
 /// };
 /// assert_eq!(calls[0].name, "double");
-/// messages.push(ChatMessage::ToolCalls(calls));
+/// messages.push(ChatMessage::ToolCalls { text, calls });
 /// messages.push(ChatMessage::ToolResults(vec![("1".into(), "4".into())]));
 /// let answer = p.complete_with_tools("m", &messages, &[double])?;
 /// assert_eq!(answer, ModelTurn::Answer("the tool said 4".into()));
@@ -184,8 +195,14 @@ pub enum ChatMessage {
 pub enum ModelTurn {
     /// The model is done: its final answer.
     Answer(String),
-    /// The model wants these tools run first.
-    ToolCalls(Vec<ToolCall>),
+    /// The model wants these tools run first; `text` is what it wrote
+    /// beside the calls (empty if nothing), kept in the conversation.
+    ToolCalls {
+        /// The text of the turn.
+        text: String,
+        /// The calls.
+        calls: Vec<ToolCall>,
+    },
 }
 
 /// A model provider registered by the host.

@@ -50,18 +50,25 @@ impl Default for McpSettings {
 
 impl McpSettings {
     /// The defaults, with `SENSE_MCP_TIMEOUT` (seconds) setting both
-    /// timeouts and `SENSE_MCP_CALL_TIMEOUT` then the call timeout alone,
-    /// when they are set and valid.
+    /// timeouts and `SENSE_MCP_CALL_TIMEOUT` then the call timeout alone;
+    /// the plain defaults when one is malformed (see
+    /// [`try_from_env`](Self::try_from_env), which refuses it).
     pub fn from_env() -> Self {
+        Self::try_from_env().unwrap_or_default()
+    }
+
+    /// [`from_env`](Self::from_env), with an error naming the variable
+    /// when one is set to something that is not a number of seconds.
+    pub fn try_from_env() -> Result<Self, String> {
         let mut s = McpSettings::default();
-        if let Some(t) = crate::http::env_f64("SENSE_MCP_TIMEOUT") {
-            s.connect_timeout = Duration::from_secs_f64(t);
-            s.call_timeout = Duration::from_secs_f64(t);
+        if let Some(t) = crate::http::env_secs("SENSE_MCP_TIMEOUT")? {
+            s.connect_timeout = t;
+            s.call_timeout = t;
         }
-        if let Some(t) = crate::http::env_f64("SENSE_MCP_CALL_TIMEOUT") {
-            s.call_timeout = Duration::from_secs_f64(t);
+        if let Some(t) = crate::http::env_secs("SENSE_MCP_CALL_TIMEOUT")? {
+            s.call_timeout = t;
         }
-        s
+        Ok(s)
     }
 }
 
@@ -69,17 +76,38 @@ impl McpSettings {
 #[derive(Clone, Debug, Default)]
 pub struct McpStdioConnector {
     settings: McpSettings,
+    /// Why every connection is refused (malformed settings).
+    refusal: Option<String>,
 }
 
 impl McpStdioConnector {
     /// A connector with these timeouts.
     pub fn new(settings: McpSettings) -> Self {
-        McpStdioConnector { settings }
+        McpStdioConnector {
+            settings,
+            refusal: None,
+        }
+    }
+
+    /// A connector with the timeouts of the environment
+    /// ([`McpSettings::try_from_env`]); when a variable is malformed,
+    /// every `connect_mcp` is refused with an error naming it.
+    pub fn from_env() -> Self {
+        match McpSettings::try_from_env() {
+            Ok(settings) => Self::new(settings),
+            Err(why) => McpStdioConnector {
+                settings: McpSettings::default(),
+                refusal: Some(format!("ValueError: {why}")),
+            },
+        }
     }
 }
 
 impl ToolServerConnector for McpStdioConnector {
     fn connect(&mut self, command: &str, args: &[String]) -> Result<Box<dyn ToolServer>, String> {
+        if let Some(why) = &self.refusal {
+            return Err(why.clone());
+        }
         Ok(Box::new(StdioServer::start(
             command,
             args,

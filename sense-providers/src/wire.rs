@@ -6,15 +6,27 @@ use sense_eval::HostValue;
 use serde_json::Value as Json;
 
 /// The API key for a call: the variable `api_key_env:` names, else
-/// `default_env`. The error is the reference's.
+/// `default_env`, without surrounding whitespace (a key pasted with its
+/// newline still works). The error for a missing key is the reference's;
+/// a key that cannot travel in an HTTP header (control characters, or
+/// anything but visible ASCII inside it) is refused as malformed, without
+/// showing it.
 pub(crate) fn api_key(options: &ModelOptions, default_env: &str) -> Result<String, String> {
     let name = options.api_key_env.as_deref().unwrap_or(default_env);
-    match std::env::var(name) {
-        Ok(key) if !key.is_empty() => Ok(key),
-        _ => Err(format!(
+    let key = std::env::var(name).unwrap_or_default();
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(format!(
             "inference() needs the '{name}' environment variable set to a real API key"
-        )),
+        ));
     }
+    if !key.chars().all(|c| c.is_ascii_graphic()) {
+        return Err(format!(
+            "the '{name}' environment variable holds a malformed API key: it contains \
+             spaces, control characters or non-ASCII characters"
+        ));
+    }
+    Ok(key.to_string())
 }
 
 /// The API's base URL: `base_url:`, else the variable `env`, else
@@ -83,11 +95,48 @@ impl ToolNames {
     }
 }
 
-/// A tool's JSON schema, parsed (an empty object schema if unreadable).
+/// A tool's JSON schema, parsed (an empty object schema if unreadable),
+/// with `items: {}` added to every array schema that has none: OpenAI
+/// refuses such a schema (400 "array schema missing items"), and an MCP
+/// server's own schema may hold one.
 pub(crate) fn schema(t: &ToolSpec) -> Json {
     match serde_json::from_str::<Json>(&t.input_schema) {
-        Ok(j @ Json::Object(_)) => j,
+        Ok(mut j @ Json::Object(_)) => {
+            give_arrays_items(&mut j, 0);
+            j
+        }
         _ => serde_json::json!({"type": "object", "properties": {}}),
+    }
+}
+
+/// Schemas nested deeper than this are left as they are (a server's
+/// schema is data, and the walk must not exhaust the stack).
+const MAX_SCHEMA_DEPTH: usize = 64;
+
+fn give_arrays_items(j: &mut Json, depth: usize) {
+    if depth > MAX_SCHEMA_DEPTH {
+        return;
+    }
+    match j {
+        Json::Object(fields) => {
+            let is_array = match fields.get("type") {
+                Some(Json::String(t)) => t == "array",
+                Some(Json::Array(ts)) => ts.iter().any(|t| t == "array"),
+                _ => false,
+            };
+            if is_array && !fields.contains_key("items") && !fields.contains_key("prefixItems") {
+                fields.insert("items".into(), Json::Object(serde_json::Map::new()));
+            }
+            for v in fields.values_mut() {
+                give_arrays_items(v, depth + 1);
+            }
+        }
+        Json::Array(items) => {
+            for v in items {
+                give_arrays_items(v, depth + 1);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -141,6 +190,46 @@ pub(crate) fn set(body: &mut Json, key: &str, value: Json) {
     }
 }
 
+/// The request keys of `inference()`'s options: (key in the body, label).
+const OPTION_KEYS: [(&str, &str); 3] = [
+    ("temperature", "temperature"),
+    ("max_completion_tokens", "max_tokens"),
+    ("max_tokens", "max_tokens"),
+];
+
+/// A 400 (or 422) whose message names an option the request carried gets
+/// a note naming the `inference()` option behind it: models differ in
+/// the sampling parameters they accept, and the API's words name the wire
+/// key, not the label the program wrote.
+pub(crate) fn name_refused_option(error: String, body: &Json) -> String {
+    let refused = ["BadRequestError:", "UnprocessableEntityError:"]
+        .iter()
+        .any(|class| error.starts_with(class));
+    if !refused {
+        return error;
+    }
+    for (key, label) in OPTION_KEYS {
+        if body.get(key).is_some() && names_word(&error, key) {
+            return format!(
+                "{error} -- this model refused inference()'s {label}: option (sent as \
+                 '{key}'); leave it out or change it for this model"
+            );
+        }
+    }
+    error
+}
+
+/// True if `word` stands in `text` as a whole word (not inside another
+/// identifier).
+fn names_word(text: &str, word: &str) -> bool {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| {
+        let before = text.get(..i).and_then(|t| t.chars().next_back());
+        let after = text.get(i + word.len()..).and_then(|t| t.chars().next());
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
 /// "the answer has no X" as a response-validation error.
 pub(crate) fn malformed(provider: &str, what: &str, body: &Json) -> String {
     format!(
@@ -171,6 +260,52 @@ mod tests {
         assert_eq!(names.sense_name("fs__read"), "fs.read");
         assert_eq!(names.sense_name("fs__read2"), "fs__read");
         assert_eq!(names.sense_name("unknown"), "unknown");
+    }
+
+    #[test]
+    fn a_refused_option_is_named_by_its_label() {
+        let body = serde_json::json!({"model": "m", "temperature": 0.2, "max_tokens": 5});
+        let e =
+            "BadRequestError: Error code: 400 - temperature: not supported (invalid_request_error)";
+        let named = name_refused_option(e.to_string(), &body);
+        assert!(
+            named.ends_with("refused inference()'s temperature: option (sent as 'temperature'); leave it out or change it for this model"),
+            "{named}"
+        );
+        // Not sent, another class, or only inside another word: unchanged.
+        let other = serde_json::json!({"model": "m"});
+        assert_eq!(name_refused_option(e.to_string(), &other), e);
+        let auth = "AuthenticationError: Error code: 401 - temperature";
+        assert_eq!(name_refused_option(auth.to_string(), &body), auth);
+        let inside = "BadRequestError: Error code: 400 - bad max_tokens_total";
+        assert_eq!(name_refused_option(inside.to_string(), &body), inside);
+    }
+
+    #[test]
+    fn array_schemas_without_items_get_them() {
+        let t = ToolSpec {
+            input_schema: r#"{"type":"object","properties":{
+                "xs":{"type":"array"},
+                "ys":{"type":["array","null"]},
+                "zs":{"type":"array","items":{"type":"string"}},
+                "o":{"type":"object","properties":{"deep":{"type":"array"}}}}}"#
+                .into(),
+            ..spec("t")
+        };
+        let s = schema(&t);
+        assert_eq!(
+            s["properties"]["xs"],
+            serde_json::json!({"type": "array", "items": {}})
+        );
+        assert_eq!(s["properties"]["ys"]["items"], serde_json::json!({}));
+        assert_eq!(
+            s["properties"]["zs"]["items"],
+            serde_json::json!({"type": "string"})
+        );
+        assert_eq!(
+            s["properties"]["o"]["properties"]["deep"]["items"],
+            serde_json::json!({})
+        );
     }
 
     #[test]

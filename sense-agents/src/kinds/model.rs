@@ -583,14 +583,14 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     for _ in 0..MAX_TOOL_TURNS {
         let turn = with_provider(vm, &m, |p, id, o| p.tool_turn(id, o, &messages, &specs))
             .map_err(|e| unsupported_tools(e, &m.name))?;
-        let calls = match turn {
+        let (said, calls) = match turn {
             ModelTurn::Answer(answer) => {
                 if m.capability.is_some() {
                     crate::audit::record(vm, "model", &m.name, "called", None, Some(line), env);
                 }
                 return new_answer(vm, answer, None, m.name.clone());
             }
-            ModelTurn::ToolCalls(calls) => calls,
+            ModelTurn::ToolCalls { text, calls } => (text, calls),
         };
         let mut results = Vec::with_capacity(calls.len());
         for call in &calls {
@@ -612,7 +612,7 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             };
             results.push((call.id.clone(), text));
         }
-        messages.push(ChatMessage::ToolCalls(calls));
+        messages.push(ChatMessage::ToolCalls { text: said, calls });
         messages.push(ChatMessage::ToolResults(results));
     }
     Err(EvalError::runtime(format!(
