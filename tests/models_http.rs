@@ -729,6 +729,81 @@ fn malformed_http_settings_are_refused() {
     assert!(server.seen().is_empty());
 }
 
+/// `x: Answer<Array<T>> = ask(…)` asks OpenAI for a JSON value with
+/// Structured Outputs (wrapped in an object, as the API wants one at the
+/// root) and the answer's value is an Array; Anthropic is asked in words
+/// and its fenced JSON is read.
+#[test]
+fn structured_answers_ask_for_json() {
+    let server = Loopback::start(vec![Reply::json(
+        200,
+        openai_text("{\"value\": [\"red\", \"green\"]}"),
+    )]);
+    let file = program(
+        "openai_structured",
+        r#"model m = inference("openai")
+colours: Answer<Array<String>> = m.ask("Two colours")
+print(colours.value, type_of(colours.value), len(colours.value))
+"#,
+    );
+    let (out, err, ok) = run(&file, &openai_env(&server));
+    assert!(ok, "stderr: {err}");
+    assert_eq!(out, "[red, green] Array 2\n");
+    assert_eq!(
+        server.seen()[0].body["response_format"],
+        json!({"type": "json_schema", "json_schema": {"name": "answer", "schema": {
+            "type": "object", "required": ["value"],
+            "properties": {"value": {"type": "array", "items": {"type": "string"}}}}}})
+    );
+
+    let server = Loopback::start(vec![
+        Reply::json(
+            200,
+            anthropic_message(
+                json!([{"type": "text", "text": "```json\n[[1, 2], [3]]\n```"}]),
+                "end_turn",
+            ),
+        ),
+        Reply::json(
+            200,
+            anthropic_message(json!([{"type": "text", "text": "still text"}]), "end_turn"),
+        ),
+        Reply::json(
+            200,
+            anthropic_message(
+                json!([{"type": "text", "text": "no JSON here"}]),
+                "end_turn",
+            ),
+        ),
+    ]);
+    let file = program(
+        "anthropic_structured",
+        r#"model m = inference("anthropic")
+set delegation = m
+pairs: Answer<Array<Array<Int>>> = ask("Group 1, 2, 3")
+print(pairs.value)
+plain = ask("Group them again")
+print(plain.value)
+bad: answer<Array> = ask("Again")
+"#,
+    );
+    let (out, err, ok) = run(&file, &anthropic_env(&server));
+    assert!(!ok);
+    assert_eq!(out, "[[1, 2], [3]]\nstill text\n");
+    assert_eq!(
+        first_line(&err),
+        "SenseRuntimeError: [line 7] model 'm' failed: the answer is not the JSON array asked \
+         for by 'Answer<Array>' (expected ident at line 1 column 2): no JSON here"
+    );
+    let seen = server.seen();
+    assert_eq!(
+        seen[0].body["messages"][0]["content"],
+        "Group 1, 2, 3\n\nAnswer with JSON only (no other text, no code fence): one value \
+         matching this JSON schema: {\"items\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"type\":\"array\"}"
+    );
+    assert_eq!(seen[1].body["messages"][0]["content"], "Group them again");
+}
+
 /// examples/research_agent.sns: a model call with a tool turn, a pause for
 /// approval saved by `sense start`, and one more model call after `sense
 /// resume` in a new process (providers re-registered by name; the key in

@@ -14,6 +14,7 @@ pub mod memory;
 pub mod model;
 pub mod model_tools;
 pub mod skill;
+mod structured;
 pub mod tool;
 pub mod tool_server;
 

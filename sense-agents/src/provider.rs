@@ -260,6 +260,22 @@ pub trait ModelProvider: Send {
         self.complete(model_id, prompt)
     }
 
+    /// [`complete_with_options`](Self::complete_with_options) for a
+    /// structured answer: the program asked for a JSON value
+    /// (`x: Answer<Map> = ask(…)`) and `schema` is that value's JSON
+    /// schema (JSON text). The answer's text must be the JSON value
+    /// itself. The default asks in words ([`structured_prompt`]); a
+    /// provider whose API can constrain the output overrides this.
+    fn complete_structured(
+        &mut self,
+        model_id: &str,
+        options: &ModelOptions,
+        prompt: &str,
+        schema: &str,
+    ) -> Result<ModelResponse, String> {
+        self.complete_with_options(model_id, options, &structured_prompt(prompt, schema))
+    }
+
     /// [`complete_with_tools`](Self::complete_with_tools) with the model's
     /// options; the default ignores them.
     fn tool_turn(
@@ -272,6 +288,22 @@ pub trait ModelProvider: Send {
         let _ = options;
         self.complete_with_tools(model_id, messages, tools)
     }
+}
+
+/// The prompt of a structured answer for a provider that cannot
+/// constrain its output: the program's prompt, then a request for JSON
+/// matching `schema`.
+///
+/// ```
+/// let p = sense_agents::provider::structured_prompt("List three colours", r#"{"type":"array"}"#);
+/// assert!(p.starts_with("List three colours\n\n"));
+/// assert!(p.ends_with(r#"{"type":"array"}"#));
+/// ```
+pub fn structured_prompt(prompt: &str, schema: &str) -> String {
+    format!(
+        "{prompt}\n\nAnswer with JSON only (no other text, no code fence): one value \
+         matching this JSON schema: {schema}"
+    )
 }
 
 /// Options of a host-provider model, from `inference(…)`'s labels. They
@@ -322,6 +354,35 @@ pub trait ToolServerConnector: Send {
     /// Starts `command args…` and connects to it. Errors read
     /// `<Kind>: <message>`.
     fn connect(&mut self, command: &str, args: &[String]) -> Result<Box<dyn ToolServer>, String>;
+}
+
+/// A JSON value as a host value, as tool-call arguments and structured
+/// answers come from models: objects become ordered maps of their keys,
+/// arrays lists, integers that fit `Int`s, other numbers `Float`s.
+///
+/// ```
+/// use sense_agents::HostValue;
+/// use sense_agents::provider::host_from_json;
+///
+/// let v = host_from_json(&serde_json::json!([1, 2.5, "x", null]));
+/// assert_eq!(v.to_string(), "[1, 2.5, x, nil]");
+/// ```
+pub fn host_from_json(j: &serde_json::Value) -> HostValue {
+    use serde_json::Value as Json;
+    match j {
+        Json::Null => HostValue::Nil,
+        Json::Bool(b) => HostValue::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => HostValue::Int(i),
+            None => HostValue::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => HostValue::Str(s.clone()),
+        Json::Array(items) => HostValue::List(items.iter().map(host_from_json).collect()),
+        Json::Object(_) => HostValue::Opaque {
+            type_name: "Object".into(),
+            text: j.to_string(),
+        },
+    }
 }
 
 /// The JSON form of a host value, as tool arguments and results travel to

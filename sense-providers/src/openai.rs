@@ -170,6 +170,51 @@ impl ModelProvider for OpenAi {
         })
     }
 
+    /// Structured Outputs: `response_format` with the value's JSON
+    /// schema. The API wants an object at the root, so any other value is
+    /// asked for as the `value` field of one and taken out again.
+    fn complete_structured(
+        &mut self,
+        model_id: &str,
+        options: &ModelOptions,
+        prompt: &str,
+        schema: &str,
+    ) -> Result<ModelResponse, String> {
+        let schema: Json = serde_json::from_str(schema).unwrap_or_else(|_| json!({}));
+        let wrapped = schema.get("type").and_then(Json::as_str) != Some("object");
+        let root = if wrapped {
+            json!({"type": "object", "properties": {"value": schema}, "required": ["value"]})
+        } else {
+            schema
+        };
+        let mut body = request(
+            model_id,
+            options,
+            vec![json!({"role": "user", "content": prompt})],
+        );
+        wire::set(
+            &mut body,
+            "response_format",
+            json!({"type": "json_schema", "json_schema": {"name": "answer", "schema": root}}),
+        );
+        let answer = self.call(options, body)?;
+        let text = content(answered_message(&answer)?);
+        let text = if wrapped {
+            match serde_json::from_str::<Json>(&text) {
+                Ok(Json::Object(mut fields)) => {
+                    fields.remove("value").map_or(text, |v| v.to_string())
+                }
+                _ => text,
+            }
+        } else {
+            text
+        };
+        Ok(ModelResponse {
+            text,
+            confidence: None,
+        })
+    }
+
     fn complete_with_tools(
         &mut self,
         model_id: &str,

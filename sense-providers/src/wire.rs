@@ -1,7 +1,7 @@
 //! What both HTTP providers share: the API key and base URL of a call,
 //! tool names as the APIs accept them, and JSON ↔ host values.
 
-use sense_agents::provider::{ModelOptions, ToolSpec, host_to_json};
+use sense_agents::provider::{ModelOptions, ToolSpec, host_from_json, host_to_json};
 use sense_eval::HostValue;
 use serde_json::Value as Json;
 
@@ -153,23 +153,6 @@ pub(crate) fn args_from_json(j: &Json) -> Result<Vec<(String, HostValue)>, Strin
             "APIResponseValidationError: tool-call arguments are not a JSON object: {}",
             crate::http::preview(&other.to_string())
         )),
-    }
-}
-
-fn host_from_json(j: &Json) -> HostValue {
-    match j {
-        Json::Null => HostValue::Nil,
-        Json::Bool(b) => HostValue::Bool(*b),
-        Json::Number(n) => match n.as_i64() {
-            Some(i) => HostValue::Int(i),
-            None => HostValue::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        Json::String(s) => HostValue::Str(s.clone()),
-        Json::Array(items) => HostValue::List(items.iter().map(host_from_json).collect()),
-        Json::Object(_) => HostValue::Opaque {
-            type_name: "Object".into(),
-            text: j.to_string(),
-        },
     }
 }
 

@@ -3,9 +3,10 @@
 //! delegation` selects it, and `ask`, `ask_with_memory`, `ask_with_tools`
 //! and `model.ask(prompt)` query it (AGENTS.md §6).
 
-use super::answer::new_answer;
+use super::answer::{answer_of, new_answer};
 use super::model_tools::{call_tool_for_model, tool_spec};
 use super::skill::SkillObj;
+use super::structured;
 use super::tool_server;
 use crate::provider::{ChatMessage, ModelOptions, ModelProvider, ModelTurn};
 use sense_eval::builtins::{Arity, NativeDef};
@@ -461,18 +462,29 @@ fn ask_model(
         )));
     };
     check_capability(vm, &m, env)?;
+    // `x: Answer<Map> = ask(…)`: the model is asked for that JSON value.
+    let wanted = structured::wanted(vm);
     let (answer, confidence) = if m.provider == "mock" {
         let answer = mock_format(&m.template, &text)
             .map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))?;
         (answer, m.confidence)
     } else {
-        let r = with_provider(vm, &m, |p, id, o| p.complete_with_options(id, o, &text))?;
+        let r = with_provider(vm, &m, |p, id, o| match &wanted {
+            Some(w) => p.complete_structured(id, o, &text, &w.schema),
+            None => p.complete_with_options(id, o, &text),
+        })?;
         (r.text, r.confidence)
     };
     if m.capability.is_some() {
         crate::audit::record(vm, "model", &m.name, "called", None, Some(line), env);
     }
-    new_answer(vm, answer, confidence, m.name)
+    let Some(wanted) = wanted else {
+        return new_answer(vm, answer, confidence, m.name);
+    };
+    let value = structured::parse(&answer, &wanted)
+        .map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))?;
+    let value = vm.value_from_host(&value)?;
+    Ok(answer_of(vm, value, confidence, m.name))
 }
 
 fn check_capability(vm: &Vm, m: &ModelObj, env: ScopeRef) -> EvalResult<()> {
