@@ -11,6 +11,7 @@ pub mod action;
 pub mod agent;
 pub mod answer;
 pub mod memory;
+pub mod mock_script;
 pub mod model;
 pub mod model_tools;
 pub mod skill;

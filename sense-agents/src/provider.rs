@@ -306,6 +306,28 @@ pub fn structured_prompt(prompt: &str, schema: &str) -> String {
     )
 }
 
+/// At most 200 characters of `s`, on one line, for an error message that
+/// quotes what a model or server sent; `(empty)` when nothing is left.
+///
+/// ```
+/// assert_eq!(sense_agents::provider::preview(" a\nb "), "a b");
+/// assert_eq!(sense_agents::provider::preview("x".repeat(300).as_str()).chars().count(), 201);
+/// ```
+pub fn preview(s: &str) -> String {
+    let one_line: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let t = one_line.trim();
+    if t.chars().count() > 200 {
+        format!("{}…", t.chars().take(200).collect::<String>())
+    } else if t.is_empty() {
+        "(empty)".into()
+    } else {
+        t.to_string()
+    }
+}
+
 /// Options of a host-provider model, from `inference(…)`'s labels. They
 /// are kept with the model (and in snapshots), so they hold no secret:
 /// the API key is read from the variable named by `api_key_env` when a

@@ -346,20 +346,7 @@ fn error_message(body: &str) -> String {
 }
 
 /// At most 200 characters of `s`, on one line.
-pub(crate) fn preview(s: &str) -> String {
-    let one_line: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let t = one_line.trim();
-    if t.chars().count() > 200 {
-        format!("{}…", t.chars().take(200).collect::<String>())
-    } else if t.is_empty() {
-        "(empty body)".into()
-    } else {
-        t.to_string()
-    }
-}
+pub(crate) use sense_agents::provider::preview;
 
 /// `text` with every occurrence of `secret` replaced.
 pub(crate) fn redact(text: &str, secret: &str) -> String {

@@ -9,7 +9,7 @@
 //! reference.
 
 use super::model_tools::type_schema;
-use crate::provider::host_from_json;
+use crate::provider::{host_from_json, preview};
 use sense_eval::HostValue;
 use sense_eval::Vm;
 use serde_json::Value as Json;
@@ -100,20 +100,6 @@ fn unfence(text: &str) -> &str {
     match body.find('\n') {
         Some(nl) => body.get(nl + 1..).unwrap_or("").trim(),
         None => body.trim(),
-    }
-}
-
-/// At most 200 characters of `s`, on one line.
-fn preview(s: &str) -> String {
-    let one_line: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let t = one_line.trim();
-    if t.chars().count() > 200 {
-        format!("{}…", t.chars().take(200).collect::<String>())
-    } else {
-        t.to_string()
     }
 }
 
