@@ -190,7 +190,7 @@ fn backslash_at_end_of_file_inside_a_string_is_unterminated() {
 fn error_messages_use_em_dashes() {
     let cases = [
         (
-            "{",
+            "if x {",
             "Sense uses indentation for blocks, not '{ }' \u{2014} write ':' then an indented block instead",
         ),
         (
@@ -250,4 +250,48 @@ fn digits_of_any_script_and_non_decimal_digits() {
     // crashes converting it; here it is an unexpected character.
     assert_eq!(error("x = 2²\n"), ("unexpected character '²'".into(), 1));
     assert_eq!(error("x = ²\n"), ("unexpected character '²'".into(), 1));
+}
+
+#[test]
+fn braces_open_a_map_only_where_an_operand_may_start() {
+    use TokenKind as K;
+    assert_eq!(
+        kinds("m = {\"a\": {}}\n"),
+        vec![
+            K::Ident,
+            K::Eq,
+            K::LBrace,
+            K::Str,
+            K::Colon,
+            K::LBrace,
+            K::RBrace,
+            K::RBrace,
+            K::Newline,
+            K::Eof
+        ]
+    );
+    // Layout is suspended inside a map, as inside brackets.
+    assert_eq!(
+        kinds("f({\n  1: 2\n})\n"),
+        vec![
+            K::Ident,
+            K::LParen,
+            K::LBrace,
+            K::Int,
+            K::Colon,
+            K::Int,
+            K::RBrace,
+            K::RParen,
+            K::Newline,
+            K::Eof
+        ]
+    );
+    // After an operand, `)` or `else` a brace would open a block.
+    for text in ["if x {", "def f() {", "else {", "x = 1\n}", "m = {}}"] {
+        let (message, _) = error(text);
+        assert!(
+            message.starts_with("Sense uses indentation"),
+            "{text}: {message}"
+        );
+    }
 }
