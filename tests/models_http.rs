@@ -804,6 +804,53 @@ bad: answer<Array> = ask("Again")
     assert_eq!(seen[1].body["messages"][0]["content"], "Group them again");
 }
 
+/// JSON objects from a model arrive as Maps: a tool-call argument for a
+/// `Map` parameter (keys in the order the model wrote them), and an
+/// `Answer<Map<String, T>>` asked for with a JSON schema of an object.
+#[test]
+fn json_objects_from_models_are_maps() {
+    let server = Loopback::start(vec![
+        Reply::json(
+            200,
+            openai_tool_call(
+                "call_m1",
+                "describe",
+                "{\"stock\": {\"pears\": 2, \"apples\": 5}}",
+            ),
+        ),
+        Reply::json(200, openai_text("done")),
+        Reply::json(200, openai_text("{\"zeta\": 1, \"alpha\": 2}")),
+    ]);
+    let file = program(
+        "openai_maps",
+        r#"tool describe(stock: Map<String, Int>) returns String "Describes the stock":
+    return str(stock) + " " + type_of(stock) + " " + str(len(stock))
+model gpt = inference("openai")
+set delegation = gpt
+print(ask_with_tools("what is in stock?", [describe]).value)
+counts: Answer<Map<String, Int>> = ask("count them")
+print(counts.value, counts.value["zeta"] + counts.value["alpha"])
+"#,
+    );
+    let (out, err, ok) = run(&file, &openai_env(&server));
+    assert!(ok, "stderr: {err}");
+    assert_eq!(out, "done\n{zeta: 1, alpha: 2} 3\n");
+    let seen = server.seen();
+    assert_eq!(
+        seen[0].body["tools"][0]["function"]["parameters"]["properties"]["stock"],
+        json!({"type": "object", "additionalProperties": {"type": "integer"}})
+    );
+    assert_eq!(
+        seen[1].body["messages"][2]["content"],
+        "{pears: 2, apples: 5} Map 2"
+    );
+    assert_eq!(
+        seen[2].body["response_format"],
+        json!({"type": "json_schema", "json_schema": {"name": "answer", "schema":
+               {"type": "object", "additionalProperties": {"type": "integer"}}}})
+    );
+}
+
 /// examples/research_agent.sns: a model call with a tool turn, a pause for
 /// approval saved by `sense start`, and one more model call after `sense
 /// resume` in a new process (providers re-registered by name; the key in

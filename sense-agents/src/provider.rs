@@ -88,8 +88,9 @@ pub struct ToolCall {
     pub id: String,
     /// The requested tool.
     pub name: String,
-    /// Arguments by parameter name. A JSON object argument travels as
-    /// `HostValue::Opaque { type_name: "Object", text: <JSON> }`.
+    /// Arguments by parameter name. A JSON object argument travels as a
+    /// `HostValue::Map` (String keys, in the order the model wrote them
+    /// where the provider can tell).
     pub arguments: Vec<(String, HostValue)>,
 }
 
@@ -378,40 +379,13 @@ pub trait ToolServerConnector: Send {
     fn connect(&mut self, command: &str, args: &[String]) -> Result<Box<dyn ToolServer>, String>;
 }
 
-/// A JSON value as a host value, as tool-call arguments and structured
-/// answers come from models: objects become ordered maps of their keys,
-/// arrays lists, integers that fit `Int`s, other numbers `Float`s.
-///
-/// ```
-/// use sense_agents::HostValue;
-/// use sense_agents::provider::host_from_json;
-///
-/// let v = host_from_json(&serde_json::json!([1, 2.5, "x", null]));
-/// assert_eq!(v.to_string(), "[1, 2.5, x, nil]");
-/// ```
-pub fn host_from_json(j: &serde_json::Value) -> HostValue {
-    use serde_json::Value as Json;
-    match j {
-        Json::Null => HostValue::Nil,
-        Json::Bool(b) => HostValue::Bool(*b),
-        Json::Number(n) => match n.as_i64() {
-            Some(i) => HostValue::Int(i),
-            None => HostValue::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        Json::String(s) => HostValue::Str(s.clone()),
-        Json::Array(items) => HostValue::List(items.iter().map(host_from_json).collect()),
-        Json::Object(_) => HostValue::Opaque {
-            type_name: "Object".into(),
-            text: j.to_string(),
-        },
-    }
-}
+pub use crate::json_host::{host_from_json, host_from_json_text};
 
 /// The JSON form of a host value, as tool arguments and results travel to
-/// model APIs and MCP servers: lists become arrays, an `Object` (a JSON
-/// object a model or server sent, kept as its text) becomes that object
-/// again, and anything else that is not plain data becomes its printed
-/// form. A non-finite Float becomes `null`.
+/// model APIs and MCP servers: lists become arrays, maps objects (keys as
+/// their text), an `Object` (a JSON object kept as its text) becomes that
+/// object again, and anything else that is not plain data becomes its
+/// printed form. A non-finite Float becomes `null`.
 ///
 /// ```
 /// use sense_agents::HostValue;

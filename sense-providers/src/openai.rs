@@ -266,17 +266,11 @@ impl ModelProvider for OpenAi {
                 .pointer("/function/arguments")
                 .and_then(Json::as_str)
                 .unwrap_or("{}");
-            let raw = if raw.trim().is_empty() { "{}" } else { raw };
-            let parsed: Json = serde_json::from_str(raw).map_err(|e| {
-                format!(
-                    "APIResponseValidationError: tool call '{name}' has arguments that are not JSON ({e}): {}",
-                    crate::http::preview(raw)
-                )
-            })?;
+            let arguments = wire::args_from_text(name, raw)?;
             out.push(ToolCall {
                 id: id.to_string(),
                 name: names.sense_name(name),
-                arguments: wire::args_from_json(&parsed)?,
+                arguments,
             });
         }
         Ok(ModelTurn::ToolCalls {

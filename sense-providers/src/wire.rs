@@ -1,7 +1,9 @@
 //! What both HTTP providers share: the API key and base URL of a call,
 //! tool names as the APIs accept them, and JSON ↔ host values.
 
-use sense_agents::provider::{ModelOptions, ToolSpec, host_from_json, host_to_json};
+use sense_agents::provider::{
+    ModelOptions, ToolSpec, host_from_json, host_from_json_text, host_to_json,
+};
 use sense_eval::HostValue;
 use serde_json::Value as Json;
 
@@ -141,17 +143,34 @@ fn give_arrays_items(j: &mut Json, depth: usize) {
 }
 
 /// A model's tool-call arguments (a JSON object) as host values; nested
-/// objects travel as `Opaque { type_name: "Object" }` holding their JSON.
+/// objects become Maps.
 pub(crate) fn args_from_json(j: &Json) -> Result<Vec<(String, HostValue)>, String> {
-    match j {
-        Json::Object(map) => Ok(map
-            .iter()
-            .map(|(k, v)| (k.clone(), host_from_json(v)))
+    args_from_host(host_from_json(j), &j.to_string())
+}
+
+/// [`args_from_json`] for arguments sent as JSON text (OpenAI's), keeping
+/// the keys of nested objects in the order the model wrote them.
+pub(crate) fn args_from_text(name: &str, raw: &str) -> Result<Vec<(String, HostValue)>, String> {
+    let raw = if raw.trim().is_empty() { "{}" } else { raw };
+    let value = host_from_json_text(raw).map_err(|e| {
+        format!(
+            "APIResponseValidationError: tool call '{name}' has arguments that are not JSON ({e}): {}",
+            crate::http::preview(raw)
+        )
+    })?;
+    args_from_host(value, raw)
+}
+
+fn args_from_host(value: HostValue, raw: &str) -> Result<Vec<(String, HostValue)>, String> {
+    match value {
+        HostValue::Map(entries) => Ok(entries
+            .into_iter()
+            .map(|(k, v)| (k.as_str().map_or_else(|| k.to_string(), str::to_string), v))
             .collect()),
-        Json::Null => Ok(Vec::new()),
-        other => Err(format!(
+        HostValue::Nil => Ok(Vec::new()),
+        _ => Err(format!(
             "APIResponseValidationError: tool-call arguments are not a JSON object: {}",
-            crate::http::preview(&other.to_string())
+            crate::http::preview(raw)
         )),
     }
 }

@@ -67,11 +67,10 @@ pub(crate) fn next_turn(script: &[ScriptedCall], messages: &[ChatMessage]) -> Op
         .filter(|m| matches!(m, ChatMessage::ToolCalls { .. }))
         .count();
     let call = script.get(made)?;
-    let parsed: Json = serde_json::from_str(&call.arguments).unwrap_or(Json::Null);
-    let arguments = match parsed {
-        Json::Object(fields) => fields
-            .iter()
-            .map(|(k, v)| (k.clone(), crate::provider::host_from_json(v)))
+    let arguments = match crate::provider::host_from_json_text(&call.arguments) {
+        Ok(HostValue::Map(entries)) => entries
+            .into_iter()
+            .map(|(k, v)| (k.as_str().unwrap_or_default().to_string(), v))
             .collect(),
         _ => Vec::new(),
     };

@@ -9,10 +9,9 @@
 //! reference.
 
 use super::model_tools::type_schema;
-use crate::provider::{host_from_json, preview};
+use crate::provider::{host_from_json_text, preview};
 use sense_eval::HostValue;
 use sense_eval::Vm;
-use serde_json::Value as Json;
 
 /// What the program asked for.
 pub(crate) struct Wanted {
@@ -58,7 +57,7 @@ pub(crate) fn wanted(vm: &Vm) -> Option<Wanted> {
 /// is tolerated, models add one) of the right root type.
 pub(crate) fn parse(text: &str, wanted: &Wanted) -> Result<HostValue, String> {
     let body = unfence(text.trim());
-    let j: Json = serde_json::from_str(body).map_err(|e| {
+    let value = host_from_json_text(body).map_err(|e| {
         format!(
             "the answer is not the JSON {} asked for by 'Answer<{}>' ({e}): {}",
             root_word(wanted.root),
@@ -67,8 +66,8 @@ pub(crate) fn parse(text: &str, wanted: &Wanted) -> Result<HostValue, String> {
         )
     })?;
     let root_ok = match wanted.root {
-        Root::Object => j.is_object(),
-        Root::Array => j.is_array(),
+        Root::Object => matches!(value, HostValue::Map(_)),
+        Root::Array => matches!(value, HostValue::List(_)),
     };
     if !root_ok {
         return Err(format!(
@@ -78,7 +77,7 @@ pub(crate) fn parse(text: &str, wanted: &Wanted) -> Result<HostValue, String> {
             preview(text)
         ));
     }
-    Ok(host_from_json(&j))
+    Ok(value)
 }
 
 fn root_word(root: Root) -> &'static str {
