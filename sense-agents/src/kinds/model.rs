@@ -523,13 +523,25 @@ fn ask_model(
     if m.capability.is_some() {
         crate::audit::record(vm, "model", &m.name, "called", None, Some(line), env);
     }
+    finish_answer(vm, answer, confidence, &m.name, wanted.as_ref())
+}
+
+/// The Answer of a model's final text: that text, or the JSON value a
+/// structured answer asked for.
+fn finish_answer(
+    vm: &mut Vm,
+    text: String,
+    confidence: Option<f64>,
+    model: &str,
+    wanted: Option<&structured::Wanted>,
+) -> EvalResult<Value> {
     let Some(wanted) = wanted else {
-        return new_answer(vm, answer, confidence, m.name);
+        return new_answer(vm, text, confidence, model.to_string());
     };
-    let value = structured::parse(&answer, &wanted)
-        .map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))?;
+    let value = structured::parse(&text, wanted)
+        .map_err(|e| EvalError::runtime(format!("model '{model}' failed: {e}")))?;
     let value = vm.value_from_host(&value)?;
-    Ok(answer_of(vm, value, confidence, m.name))
+    Ok(answer_of(vm, value, confidence, model.to_string()))
 }
 
 fn check_capability(vm: &Vm, m: &ModelObj, env: ScopeRef) -> EvalResult<()> {
@@ -636,7 +648,13 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             m.name
         )));
     }
+    // `x: Answer<Map> = ask_with_tools(…)`: the final answer is asked
+    // for as JSON (in words: the tool-calling requests stay as they are).
+    let wanted = structured::wanted(vm);
     let prompt = text.clone();
+    if let (Some(w), false) = (&wanted, m.provider == "mock") {
+        text = crate::provider::structured_prompt(&text, &w.schema);
+    }
     let mut messages = vec![ChatMessage::User(text)];
     for _ in 0..MAX_TOOL_TURNS {
         let turn = if m.provider == "mock" {
@@ -658,7 +676,12 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
                 if m.capability.is_some() {
                     crate::audit::record(vm, "model", &m.name, "called", None, Some(line), env);
                 }
-                return new_answer(vm, answer, None, m.name.clone());
+                let confidence = if m.provider == "mock" {
+                    m.confidence
+                } else {
+                    None
+                };
+                return finish_answer(vm, answer, confidence, &m.name, wanted.as_ref());
             }
             ModelTurn::ToolCalls { text, calls } => (text, calls),
         };
