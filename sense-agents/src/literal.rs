@@ -27,7 +27,7 @@ use sense_syntax::{SourceFile, parse_file};
 pub fn parse(text: &str) -> Result<HostValue, String> {
     let hint = || {
         format!(
-            "the resume value must be a Sense literal such as '\"yes\"', 42, true, nil or [1, 2] (got: {text}); \
+            "the resume value must be a Sense literal such as '\"yes\"', 42, true, nil, [1, 2] or {{\"k\": 1}} (got: {text}); \
              to pass text, quote it, e.g. '\"{text}\"'"
         )
     };

@@ -67,6 +67,9 @@ pub struct ModuleObj {
 pub enum Method {
     /// A method of an extension object (see [`crate::kind`]), by name.
     Ext(Symbol),
+    /// A method of a String, Array or Map (`s.split`, `xs.map`,
+    /// `m.keys`), by name (see `vm/methods.rs`).
+    Builtin(Symbol),
 }
 
 impl Method {
@@ -74,14 +77,15 @@ impl Method {
     pub fn name(self) -> &'static str {
         match self {
             // Named through the interner: see `Vm::method_name`.
-            Method::Ext(_) => "",
+            Method::Ext(_) | Method::Builtin(_) => "",
         }
     }
 
     /// How many arguments it takes.
     pub fn arity(self) -> usize {
         match self {
-            Method::Ext(_) => 0,
+            // Built-in methods check their own argument counts.
+            Method::Ext(_) | Method::Builtin(_) => 0,
         }
     }
 }

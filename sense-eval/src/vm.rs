@@ -20,6 +20,8 @@ mod inspect;
 mod lazy_range;
 mod maps;
 mod membership;
+mod methods;
+pub use methods::{ARRAY_METHODS, MAP_METHODS, STRING_METHODS, builtin_methods};
 mod names;
 mod ops;
 mod registries;
@@ -30,6 +32,7 @@ mod show;
 mod task_protocol;
 mod tasks;
 mod unwind;
+mod walk;
 
 pub use code_store::FileEntry;
 pub(crate) use code_store::ModuleEntry;

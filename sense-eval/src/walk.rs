@@ -24,6 +24,8 @@ pub enum WalkOp {
     /// `xs.sort(key_fn)`: the keys `key_fn(x)`, then a stable sort of the
     /// array in place by them.
     SortKey,
+    /// `xs.sorted(key_fn)`: the same into a new array.
+    SortedKey,
 }
 
 impl WalkOp {
@@ -34,6 +36,7 @@ impl WalkOp {
             WalkOp::Filter => "filter",
             WalkOp::Reduce => "reduce",
             WalkOp::SortKey => "sort",
+            WalkOp::SortedKey => "sorted",
         }
     }
 }

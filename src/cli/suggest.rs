@@ -42,6 +42,11 @@ fn misspelled(message: &str) -> Option<(&str, Option<&str>)> {
     if let Some(rest) = message.strip_prefix("undefined variable '") {
         return Some((rest.strip_suffix('\'')?, None));
     }
+    // `cannot access member 'uper' on type String`: the type's methods.
+    if let Some(rest) = message.strip_prefix("cannot access member '") {
+        let (word, ty) = rest.split_once("' on type ")?;
+        return Some((word, Some(ty)));
+    }
     let (before, after) = message.split_once(" has no member '")?;
     let kind = before.split(' ').next()?;
     Some((after.strip_suffix('\'')?, Some(kind)))
@@ -138,6 +143,10 @@ pub fn hint(
             }
             candidates.extend(builtins());
         }
+        Some(ty @ ("String" | "Array" | "Map")) => {
+            let methods = sense::eval::vm::builtin_methods(ty);
+            candidates.extend(methods.iter().map(|s| s.to_string()));
+        }
         Some(kind) => {
             // An agent's members include the variables of its body.
             candidates.extend(declared());
@@ -181,6 +190,8 @@ mod tests {
     fn members_by_kind() {
         let h = hint("[line 3] agent 'a' has no member 'stauts'", "", &[], None);
         assert_eq!(h.as_deref(), Some("did you mean `status`?"));
+        let h = hint("cannot access member 'uper' on type String", "", &[], None);
+        assert_eq!(h.as_deref(), Some("did you mean `upper`?"));
         assert_eq!(
             hint("[line 3] agent 'a' has no member 'qqqqqq'", "", &[], None),
             None

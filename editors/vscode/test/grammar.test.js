@@ -111,6 +111,15 @@ function checkTour(grammar) {
   expectScope(t, 35, "%", "keyword.operator.arithmetic");
   expectScope(t, 36, "reversible", "storage.modifier");
   expectScope(t, 38, "rollback", "keyword.other.rollback");
+  // Maps and membership (issue 23).
+  expectScope(t, 40, "Map", "support.type");
+  expectScope(t, 40, "{", "punctuation.section.braces");
+  expectScope(t, 40, "}", "punctuation.section.braces");
+  expectScope(t, 41, "for", "keyword.control");
+  expectScope(t, 41, "in", "keyword.control");
+  expectScope(t, 42, "in", "keyword.operator.membership");
+  expectScope(t, 42, "not in", "keyword.operator.membership");
+  expectScope(t, 42, "keys", "variable.other.member");
   // Nothing after the string on line 12 is left inside it.
   expectScope(t, 14, "policy", "source.sense");
   assert.ok(!scopesOf(t, 14, "policy").some((s) => s.startsWith("string")));

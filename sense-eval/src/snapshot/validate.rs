@@ -346,6 +346,11 @@ impl State<'_> {
                         }
                     }
                 }
+                FrameKind::Walk(w) => {
+                    if !matches!(self.obj(*w)?, Obj::Walk(_)) {
+                        return Err(corrupt("a walk frame names an object that is not a walk"));
+                    }
+                }
                 FrameKind::Call | FrameKind::Main | FrameKind::TaskBody | FrameKind::Nested => {}
             }
         }

@@ -57,6 +57,8 @@ impl Vm {
                 let method = self.method_name(b.method);
                 let arity = match (b.method, self.heap.get(b.receiver)) {
                     (crate::object::Method::Ext(_), Obj::Ext(x)) => x.kind().method_arity(method),
+                    // Checked by the method itself (some take optional arguments).
+                    (crate::object::Method::Builtin(_), _) => argc,
                     (m, _) => m.arity(),
                 };
                 let name = format!("{}.{method}", self.object_name(b.receiver));
@@ -90,6 +92,7 @@ impl Vm {
     fn call_method(&mut self, b: crate::object::BoundMethod, callee_at: usize) -> EvalResult<bool> {
         use crate::object::Method;
         match b.method {
+            Method::Builtin(sym) => self.call_builtin_method(b.receiver, sym, callee_at, b.line),
             Method::Ext(sym) => {
                 let Obj::Ext(x) = self.heap.get(b.receiver) else {
                     return Err(EvalError::runtime("not a method of this object"));
@@ -455,12 +458,12 @@ impl Vm {
         self.cur.ctl.truncate(frame.ctl_base as usize);
         if matches!(
             frame.kind,
-            FrameKind::Call | FrameKind::Nested | FrameKind::Ext(_)
+            FrameKind::Call | FrameKind::Nested | FrameKind::Ext(_) | FrameKind::Walk(_)
         ) {
             self.release_frame_scopes(frame.env, frame.outer);
         }
         match frame.kind {
-            FrameKind::Call | FrameKind::Nested => {
+            FrameKind::Call | FrameKind::Nested | FrameKind::Walk(_) => {
                 let proto = self.proto(frame.proto);
                 if let Some(ann) = &proto.ret
                     && !self.matches(v, &ann.spec)
@@ -473,6 +476,10 @@ impl Vm {
                         self.type_name(v)
                     ))
                     .at(span, file));
+                }
+                if let FrameKind::Walk(w) = frame.kind {
+                    self.walk_returned(w, v)?;
+                    return Ok(None);
                 }
                 self.cur.stack.push(v);
                 if matches!(frame.kind, FrameKind::Nested) {

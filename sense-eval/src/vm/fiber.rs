@@ -43,6 +43,11 @@ pub enum FrameKind {
         /// binds the module itself.
         names: Vec<(Option<Symbol>, Symbol)>,
     },
+    /// A function called by an array method once per element (`xs.map(f)`
+    /// and the like): returning hands the result to the walk held by the
+    /// object (an `Obj::Walk`), which calls the function again or
+    /// finishes the method call (see `vm/walk.rs`).
+    Walk(ObjRef),
 }
 
 /// One activation.
@@ -144,6 +149,7 @@ impl Fiber {
                     t.scope(x.env);
                 }
                 FrameKind::FutureBody { future, .. } => t.obj(future),
+                FrameKind::Walk(w) => t.obj(w),
                 _ => {}
             }
         }

@@ -508,6 +508,9 @@ impl Vm {
     /// `t.name` (bound methods remember the scope and `line` of the access).
     pub(crate) fn member(&mut self, t: Value, sym: Symbol, line: u32) -> EvalResult<Value> {
         use crate::object::FutureState;
+        if let Some(v) = self.builtin_member(t, sym, line)? {
+            return Ok(v);
+        }
         let Value::Obj(r) = t else {
             return Err(self.no_member(t, sym));
         };
@@ -539,7 +542,7 @@ impl Vm {
         }
     }
 
-    fn no_member(&self, t: Value, sym: Symbol) -> EvalError {
+    pub(crate) fn no_member(&self, t: Value, sym: Symbol) -> EvalError {
         EvalError::runtime(format!(
             "cannot access member '{}' on type {}",
             self.interner.name(sym),

@@ -226,6 +226,9 @@ impl Vm {
             },
             Obj::Bound(b) => {
                 out.push_str("<builtin ");
+                if let crate::object::Method::Builtin(_) = b.method {
+                    out.push_str(self.type_name(self.receiver_value(b.receiver)));
+                }
                 out.push_str(&self.object_name(b.receiver));
                 out.push('.');
                 out.push_str(self.method_name(b.method));
@@ -298,7 +301,9 @@ impl Vm {
     /// The name of a bound method.
     pub(crate) fn method_name(&self, m: crate::object::Method) -> &str {
         match m {
-            crate::object::Method::Ext(sym) => self.interner.name(sym),
+            crate::object::Method::Ext(sym) | crate::object::Method::Builtin(sym) => {
+                self.interner.name(sym)
+            }
         }
     }
 

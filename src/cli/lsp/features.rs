@@ -113,7 +113,12 @@ pub fn completion(doc: &Document, dir: Option<&Path>, pos: Position) -> Vec<Comp
         .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
         .map_or(0, |(i, c)| i + c.len_utf8());
     if before[..word_start].ends_with('.') {
-        return module_members(doc, dir, &before[..word_start - 1]);
+        let before_dot = &before[..word_start - 1];
+        let members = module_members(doc, dir, before_dot);
+        if members.is_empty() {
+            return super::methods::method_completions(doc, before_dot);
+        }
+        return members;
     }
     let mut items: Vec<CompletionItem> = Vec::new();
     for d in visible_at(&doc.decls, offset) {

@@ -20,6 +20,7 @@
 mod builtin_docs;
 mod document;
 mod features;
+mod methods;
 mod navigate;
 mod transport;
 mod undefined;

@@ -16,7 +16,9 @@ pub fn hover(doc: &Document, dir: Option<&Path>, pos: Position) -> Option<Hover>
     let (index, tok) = doc.ident_at(offset)?;
     let name = tok.lexeme(doc.file.text());
     let described = |d: &Decl| format!("```sense\n{}\n```\n*{}*", d.detail, d.kind.word());
-    let text = if let Some(import) = member_of_module(doc, index) {
+    let text = if let Some(method) = super::methods::method_hover(doc, index, name) {
+        method
+    } else if let Some(import) = member_of_module(doc, index) {
         let (_, module) = load_module(import, dir)?;
         let d = top_level(&module, name)?;
         let path = import.module.as_deref().unwrap_or_default();
