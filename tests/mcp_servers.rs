@@ -476,6 +476,176 @@ s.tools[0](1, 2)
     );
 }
 
+/// A Python 3 for the standard-library fake servers: `SENSE_MCP_PYTHON`
+/// when set, else `python3` on the PATH, or a loud skip.
+fn python3(test: &str) -> Option<String> {
+    if let Ok(v) = std::env::var("SENSE_MCP_PYTHON")
+        && !v.is_empty()
+        && std::path::Path::new(&v).exists()
+    {
+        return Some(v);
+    }
+    let found = std::process::Command::new("python3")
+        .args(["-c", "pass"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if found {
+        return Some("python3".to_string());
+    }
+    installed("SENSE_MCP_PYTHON", test)
+}
+
+/// tests/mcp/unruly_server.py in `mode`, connected through the library,
+/// with the file it reports its progress in.
+fn unruly(
+    py: &str,
+    mode: &str,
+    settings: sense_providers::McpSettings,
+) -> (
+    Box<dyn sense::agents::provider::ToolServer>,
+    std::path::PathBuf,
+) {
+    use sense::agents::provider::ToolServerConnector;
+    let progress =
+        std::env::temp_dir().join(format!("sense-unruly-{mode}-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&progress);
+    let script = format!("{}/tests/mcp/unruly_server.py", env!("CARGO_MANIFEST_DIR"));
+    let args = [
+        script,
+        mode.to_string(),
+        progress.to_str().expect("utf-8 path").to_string(),
+    ];
+    let server = sense_providers::McpStdioConnector::new(settings)
+        .connect(py, &args)
+        .expect("the unruly server initializes like any other");
+    (server, progress)
+}
+
+/// The number in a progress file (0 until it is written).
+fn progress_of(file: &std::path::Path) -> u64 {
+    std::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// A server that floods answers to ids nobody asked for, pings and
+/// notifications is held up by its own pipe while the client is not
+/// reading (nothing piles up in the client), and a call to it still times
+/// out at its deadline although messages keep arriving.
+#[test]
+fn a_flooding_server_is_held_up_and_cannot_extend_a_call() {
+    let Some(py) = python3("a_flooding_server_is_held_up_and_cannot_extend_a_call") else {
+        return;
+    };
+    let settings = sense_providers::McpSettings {
+        connect_timeout: Duration::from_secs(20),
+        call_timeout: Duration::from_secs(2),
+        exit_grace: Duration::from_secs(1),
+    };
+    let (mut server, progress) = unruly(&py, "flood", settings);
+    // The program does something else for a while: nothing is read.
+    std::thread::sleep(Duration::from_millis(2500));
+    let written = progress_of(&progress);
+    assert!(
+        written < 16 * 1024 * 1024,
+        "the client took {written} bytes it had no use for"
+    );
+    let started = Instant::now();
+    let err = server
+        .call_tool("wait", "{}")
+        .expect_err("the server never answers");
+    assert_eq!(
+        err,
+        format!("TimeoutError: MCP server '{py}' did not answer 'tools/call' within 2s")
+    );
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_secs(2) && took < Duration::from_secs(5),
+        "the deadline moved: {took:?}"
+    );
+    assert!(
+        progress_of(&progress) > written,
+        "the client read (and dropped) what arrived during the call"
+    );
+    server.close();
+    let _ = std::fs::remove_file(&progress);
+}
+
+/// True while `pid` is a running (not zombie) process.
+fn running(pid: u64) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .next()?
+                .to_string();
+            Some(state != "Z" && state != "X")
+        })
+        .unwrap_or(false)
+}
+
+/// A server's own children end with it, on `.close()` and on drop: the
+/// server runs in its own process group, which is ended as a whole.
+#[test]
+fn a_servers_children_end_with_the_connection() {
+    let Some(py) = python3("a_servers_children_end_with_the_connection") else {
+        return;
+    };
+    if !std::path::Path::new("/proc/self/stat").exists() {
+        eprintln!("SKIPPED a_servers_children_end_with_the_connection: no /proc");
+        return;
+    }
+    for close in [true, false] {
+        let settings = sense_providers::McpSettings {
+            exit_grace: Duration::from_secs(1),
+            ..sense_providers::McpSettings::default()
+        };
+        let (mut server, progress) = unruly(&py, "spawn", settings);
+        let until = Instant::now() + Duration::from_secs(10);
+        while progress_of(&progress) == 0 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let child = progress_of(&progress);
+        assert!(child > 0 && running(child), "the server started its child");
+        if close {
+            server.close();
+        } else {
+            drop(server);
+        }
+        let until = Instant::now() + Duration::from_secs(5);
+        while running(child) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            !running(child),
+            "the server's child {child} outlived the connection (close: {close})"
+        );
+        let _ = std::fs::remove_file(&progress);
+    }
+}
+
+/// A malformed `SENSE_MCP_TIMEOUT` is refused when a server is connected,
+/// naming the variable.
+#[test]
+fn malformed_mcp_timeouts_are_refused() {
+    let (_, err, ok) = run(
+        "connect_mcp(\"x\", \"true\", [])\n",
+        "mcp_bad_timeout",
+        None,
+        &[("SENSE_MCP_TIMEOUT", "soon")],
+    );
+    assert!(!ok);
+    assert_eq!(
+        err.lines().next().unwrap_or(""),
+        "SenseRuntimeError: connect_mcp() failed to connect to 'x': ValueError: SENSE_MCP_TIMEOUT \
+         is 'soon', which is not a number of seconds (a number greater than 0, e.g. 30 or 0.5)"
+    );
+}
+
 /// `sense ARGS…` (this crate's binary) from the repository root with `env`
 /// set and the provider variables of the machine cleared.
 fn sense(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {

@@ -458,10 +458,13 @@ print(ask_with_tools("Weather in Paris?", [lookup]).value)
         .expect("messages")
         .clone();
     assert_eq!(messages.len(), 3);
+    // The text the model wrote before its call stays in its turn.
     assert_eq!(
         messages[1],
-        json!({"role": "assistant", "content": [{"type": "tool_use",
-               "id": "toolu_01A09q90qw90lq917835lq9", "name": "lookup", "input": {"city": "Paris"}}]})
+        json!({"role": "assistant", "content": [
+               {"type": "text", "text": "Let me look that up."},
+               {"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "lookup",
+                "input": {"city": "Paris"}}]})
     );
     assert_eq!(
         messages[2],
@@ -496,6 +499,355 @@ fn anthropic_401_and_missing_key() {
     assert_eq!(
         err.lines().next().unwrap_or(""),
         "SenseRuntimeError: inference() needs the 'ANTHROPIC_API_KEY' environment variable set to a real API key"
+    );
+}
+
+fn anthropic_env(server: &Loopback) -> Vec<(&'static str, String)> {
+    vec![
+        ("ANTHROPIC_API_KEY", ANTHROPIC_KEY.to_string()),
+        ("ANTHROPIC_BASE_URL", server.url.clone()),
+    ]
+}
+
+/// The first line of a run's stderr.
+fn first_line(err: &str) -> &str {
+    err.lines().next().unwrap_or("")
+}
+
+/// A bare `Array` parameter is sent with `items` (OpenAI refuses an array
+/// schema without it), `Map` as an object, and the same holds for an array
+/// without `items` inside a schema (as an MCP server may send).
+#[test]
+fn array_and_map_parameters_have_complete_schemas() {
+    let server = Loopback::start(vec![Reply::json(200, openai_text("ok"))]);
+    let file = program(
+        "openai_array_schema",
+        r#"tool tally(xs: Array, groups: Array<Array>, counts: Map<String, Int>, m: Map) "Counts":
+    return len(xs)
+model gpt = inference("openai")
+set delegation = gpt
+print(ask_with_tools("count", [tally]).value)
+"#,
+    );
+    let (out, err, ok) = run(&file, &openai_env(&server));
+    assert!(ok, "stderr: {err}");
+    assert_eq!(
+        out,
+        "ok
+"
+    );
+    let params = &server.seen()[0].body["tools"][0]["function"]["parameters"];
+    assert_eq!(
+        params["properties"],
+        json!({
+            "xs": {"type": "array", "items": {}},
+            "groups": {"type": "array", "items": {"type": "array", "items": {}}},
+            "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "m": {"type": "object"}
+        })
+    );
+}
+
+/// Text the model sends together with tool calls is part of its turn in
+/// the next request (`content` beside `tool_calls`).
+#[test]
+fn openai_text_beside_tool_calls_stays_in_the_conversation() {
+    let mut call = openai_tool_call("call_t1", "add", "{\"a\": 1, \"b\": 2}");
+    call["choices"][0]["message"]["content"] = json!("I will add them first.");
+    let server = Loopback::start(vec![
+        Reply::json(200, call),
+        Reply::json(200, openai_text("3")),
+    ]);
+    let file = program(
+        "openai_text_and_calls",
+        r#"tool add(a: Int, b: Int) returns Int "Adds two integers":
+    return a + b
+model gpt = inference("openai")
+set delegation = gpt
+print(ask_with_tools("1 + 2?", [add]).value)
+"#,
+    );
+    let (out, err, ok) = run(&file, &openai_env(&server));
+    assert!(ok, "stderr: {err}");
+    assert_eq!(
+        out,
+        "3
+"
+    );
+    let turn = &server.seen()[1].body["messages"][1];
+    assert_eq!(turn["role"], "assistant");
+    assert_eq!(turn["content"], "I will add them first.");
+    assert_eq!(turn["tool_calls"][0]["id"], "call_t1");
+}
+
+/// `temperature` goes to Anthropic only when the program set it, and a
+/// 400 that names it says which option of `inference()` was refused.
+#[test]
+fn anthropic_sampling_options_only_when_set_and_named_when_refused() {
+    let server = Loopback::start(vec![
+        Reply::json(
+            200,
+            anthropic_message(json!([{"type": "text", "text": "plain"}]), "end_turn"),
+        ),
+        Reply::json(
+            400,
+            json!({"type": "error", "error": {"type": "invalid_request_error",
+                   "message": "temperature: Extra inputs are not permitted"}}),
+        ),
+    ]);
+    let file = program(
+        "anthropic_temperature",
+        r#"model plain = inference("anthropic", "claude-opus-5")
+print(plain.ask("hi").value)
+model warm = inference("anthropic", "claude-opus-5", temperature: 0.7)
+warm.ask("hi")
+"#,
+    );
+    let (out, err, ok) = run(&file, &anthropic_env(&server));
+    assert!(!ok);
+    assert_eq!(
+        out,
+        "plain
+"
+    );
+    assert_eq!(
+        first_line(&err),
+        "SenseRuntimeError: [line 4] model 'warm' failed: BadRequestError: Error code: 400 - \
+         temperature: Extra inputs are not permitted (invalid_request_error) -- this model \
+         refused inference()'s temperature: option (sent as 'temperature'); leave it out or \
+         change it for this model"
+    );
+    let seen = server.seen();
+    assert_eq!(
+        seen[0].body,
+        json!({"model": "claude-opus-5", "max_tokens": 1024,
+               "messages": [{"role": "user", "content": "hi"}]})
+    );
+    assert_eq!(seen[1].body["temperature"], 0.7);
+}
+
+/// An OpenAI refusal (`content` null, `refusal` set) and an Anthropic
+/// `stop_reason: "refusal"` are errors that say so, not empty answers.
+#[test]
+fn refusals_are_errors() {
+    let mut refusal = openai_text("");
+    refusal["choices"][0]["message"]["content"] = json!(null);
+    refusal["choices"][0]["message"]["refusal"] = json!("I'm sorry, I can't help with that.");
+    let server = Loopback::start(vec![Reply::json(200, refusal)]);
+    let file = program(
+        "openai_refusal",
+        "model m = inference(\"openai\")\nprint(m.ask(\"hi\").value)\n",
+    );
+    let (out, err, ok) = run(&file, &openai_env(&server));
+    assert!(!ok);
+    assert_eq!(out, "");
+    assert_eq!(
+        first_line(&err),
+        "SenseRuntimeError: [line 2] model 'm' failed: the model refused: I'm sorry, I can't help with that."
+    );
+    let server = Loopback::start(vec![Reply::json(
+        200,
+        anthropic_message(json!([]), "refusal"),
+    )]);
+    let file = program(
+        "anthropic_refusal",
+        "model m = inference(\"anthropic\")\nprint(m.ask(\"hi\").value)\n",
+    );
+    let (_, err, ok) = run(&file, &anthropic_env(&server));
+    assert!(!ok);
+    assert_eq!(
+        first_line(&err),
+        "SenseRuntimeError: [line 2] model 'm' failed: the model refused to answer (stop_reason: refusal)"
+    );
+}
+
+/// A key read with its trailing newline is sent without it; a key with a
+/// control character inside is refused as malformed, never shown.
+#[test]
+fn api_keys_are_trimmed_and_malformed_ones_refused() {
+    let server = Loopback::start(vec![Reply::json(200, openai_text("ok"))]);
+    let file = program(
+        "openai_key_newline",
+        "model m = inference(\"openai\")\nprint(m.ask(\"hi\").value)\n",
+    );
+    let mut env = openai_env(&server);
+    env[0].1 = format!("  {OPENAI_KEY}\n");
+    let (out, err, ok) = run(&file, &env);
+    assert!(ok, "stderr: {err}");
+    assert_eq!(out, "ok\n");
+    assert_eq!(
+        server.seen()[0].header("authorization"),
+        Some(format!("Bearer {OPENAI_KEY}").as_str())
+    );
+    env[0].1 = "sk-abc\u{7}def-0123456789".to_string();
+    let (_, err, ok) = run(&file, &env);
+    assert!(!ok);
+    assert_eq!(
+        first_line(&err),
+        "SenseRuntimeError: the 'OPENAI_API_KEY' environment variable holds a malformed \
+         API key: it contains spaces, control characters or non-ASCII characters"
+    );
+    assert!(!err.contains("sk-abc"), "{err}");
+    assert_eq!(server.seen().len(), 1, "no request with a malformed key");
+}
+
+/// `SENSE_HTTP_TIMEOUT` / `SENSE_HTTP_RETRIES` set to something malformed
+/// are refused when a model is made, naming the variable (without a line,
+/// as every `inference()` refusal of the reference).
+#[test]
+fn malformed_http_settings_are_refused() {
+    let server = Loopback::start(Vec::new());
+    let file = program(
+        "openai_bad_settings",
+        "print(\"before\")\nmodel m = inference(\"openai\")\nm.ask(\"hi\")\n",
+    );
+    let cases = [
+        (
+            "SENSE_HTTP_TIMEOUT",
+            "30s",
+            "SENSE_HTTP_TIMEOUT is '30s', which is not a number of seconds (a number greater than 0, e.g. 30 or 0.5)",
+        ),
+        (
+            "SENSE_HTTP_TIMEOUT",
+            "-1",
+            "SENSE_HTTP_TIMEOUT is '-1', which is not a number of seconds (a number greater than 0, e.g. 30 or 0.5)",
+        ),
+        (
+            "SENSE_HTTP_RETRIES",
+            "two",
+            "SENSE_HTTP_RETRIES is 'two', which is not a number of retries (a whole number from 0 to 100)",
+        ),
+    ];
+    for (var, value, want) in cases {
+        let mut env = openai_env(&server);
+        env.push((var, value.to_string()));
+        let (out, err, ok) = run(&file, &env);
+        assert!(!ok, "{var}={value} accepted");
+        assert_eq!(out, "before\n");
+        assert_eq!(first_line(&err), format!("SenseRuntimeError: {want}"));
+    }
+    assert!(server.seen().is_empty());
+}
+
+/// `x: Answer<Array<T>> = ask(…)` asks OpenAI for a JSON value with
+/// Structured Outputs (wrapped in an object, as the API wants one at the
+/// root) and the answer's value is an Array; Anthropic is asked in words
+/// and its fenced JSON is read.
+#[test]
+fn structured_answers_ask_for_json() {
+    let server = Loopback::start(vec![Reply::json(
+        200,
+        openai_text("{\"value\": [\"red\", \"green\"]}"),
+    )]);
+    let file = program(
+        "openai_structured",
+        r#"model m = inference("openai")
+colours: Answer<Array<String>> = m.ask("Two colours")
+print(colours.value, type_of(colours.value), len(colours.value))
+"#,
+    );
+    let (out, err, ok) = run(&file, &openai_env(&server));
+    assert!(ok, "stderr: {err}");
+    assert_eq!(out, "[red, green] Array 2\n");
+    assert_eq!(
+        server.seen()[0].body["response_format"],
+        json!({"type": "json_schema", "json_schema": {"name": "answer", "schema": {
+            "type": "object", "required": ["value"],
+            "properties": {"value": {"type": "array", "items": {"type": "string"}}}}}})
+    );
+
+    let server = Loopback::start(vec![
+        Reply::json(
+            200,
+            anthropic_message(
+                json!([{"type": "text", "text": "```json\n[[1, 2], [3]]\n```"}]),
+                "end_turn",
+            ),
+        ),
+        Reply::json(
+            200,
+            anthropic_message(json!([{"type": "text", "text": "still text"}]), "end_turn"),
+        ),
+        Reply::json(
+            200,
+            anthropic_message(
+                json!([{"type": "text", "text": "no JSON here"}]),
+                "end_turn",
+            ),
+        ),
+    ]);
+    let file = program(
+        "anthropic_structured",
+        r#"model m = inference("anthropic")
+set delegation = m
+pairs: Answer<Array<Array<Int>>> = ask("Group 1, 2, 3")
+print(pairs.value)
+plain = ask("Group them again")
+print(plain.value)
+bad: answer<Array> = ask("Again")
+"#,
+    );
+    let (out, err, ok) = run(&file, &anthropic_env(&server));
+    assert!(!ok);
+    assert_eq!(out, "[[1, 2], [3]]\nstill text\n");
+    assert_eq!(
+        first_line(&err),
+        "SenseRuntimeError: [line 7] model 'm' failed: the answer is not the JSON array asked \
+         for by 'Answer<Array>' (expected ident at line 1 column 2): no JSON here"
+    );
+    let seen = server.seen();
+    assert_eq!(
+        seen[0].body["messages"][0]["content"],
+        "Group 1, 2, 3\n\nAnswer with JSON only (no other text, no code fence): one value \
+         matching this JSON schema: {\"items\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"type\":\"array\"}"
+    );
+    assert_eq!(seen[1].body["messages"][0]["content"], "Group them again");
+}
+
+/// JSON objects from a model arrive as Maps: a tool-call argument for a
+/// `Map` parameter (keys in the order the model wrote them), and an
+/// `Answer<Map<String, T>>` asked for with a JSON schema of an object.
+#[test]
+fn json_objects_from_models_are_maps() {
+    let server = Loopback::start(vec![
+        Reply::json(
+            200,
+            openai_tool_call(
+                "call_m1",
+                "describe",
+                "{\"stock\": {\"pears\": 2, \"apples\": 5}}",
+            ),
+        ),
+        Reply::json(200, openai_text("done")),
+        Reply::json(200, openai_text("{\"zeta\": 1, \"alpha\": 2}")),
+    ]);
+    let file = program(
+        "openai_maps",
+        r#"tool describe(stock: Map<String, Int>) returns String "Describes the stock":
+    return str(stock) + " " + type_of(stock) + " " + str(len(stock))
+model gpt = inference("openai")
+set delegation = gpt
+print(ask_with_tools("what is in stock?", [describe]).value)
+counts: Answer<Map<String, Int>> = ask("count them")
+print(counts.value, counts.value["zeta"] + counts.value["alpha"])
+"#,
+    );
+    let (out, err, ok) = run(&file, &openai_env(&server));
+    assert!(ok, "stderr: {err}");
+    assert_eq!(out, "done\n{zeta: 1, alpha: 2} 3\n");
+    let seen = server.seen();
+    assert_eq!(
+        seen[0].body["tools"][0]["function"]["parameters"]["properties"]["stock"],
+        json!({"type": "object", "additionalProperties": {"type": "integer"}})
+    );
+    assert_eq!(
+        seen[1].body["messages"][2]["content"],
+        "{pears: 2, apples: 5} Map 2"
+    );
+    assert_eq!(
+        seen[2].body["response_format"],
+        json!({"type": "json_schema", "json_schema": {"name": "answer", "schema":
+               {"type": "object", "additionalProperties": {"type": "integer"}}}})
     );
 }
 

@@ -11,9 +11,11 @@ pub mod action;
 pub mod agent;
 pub mod answer;
 pub mod memory;
+pub mod mock_script;
 pub mod model;
 pub mod model_tools;
 pub mod skill;
+mod structured;
 pub mod tool;
 pub mod tool_server;
 

@@ -13,6 +13,7 @@ mod error;
 mod ffi_support;
 mod handle;
 pub mod inspect_support;
+mod json_host;
 pub mod kinds;
 pub mod literal;
 mod maintenance;

@@ -88,8 +88,9 @@ pub struct ToolCall {
     pub id: String,
     /// The requested tool.
     pub name: String,
-    /// Arguments by parameter name. A JSON object argument travels as
-    /// `HostValue::Opaque { type_name: "Object", text: <JSON> }`.
+    /// Arguments by parameter name. A JSON object argument travels as a
+    /// `HostValue::Map` (String keys, in the order the model wrote them
+    /// where the provider can tell).
     pub arguments: Vec<(String, HostValue)>,
 }
 
@@ -98,7 +99,8 @@ pub struct ToolCall {
 /// # Examples
 ///
 /// The messages a provider sees on its second step: the prompt, the tool
-/// calls it asked for, and their results (matched by id).
+/// calls it asked for (with the text it wrote beside them), and their
+/// results (matched by id).
 ///
 /// ```
 /// use sense_agents::provider::{ChatMessage, ToolCall};
@@ -106,7 +108,7 @@ pub struct ToolCall {
 /// let call = ToolCall { id: "c1".into(), name: "weather".into(), arguments: vec![] };
 /// let messages = vec![
 ///     ChatMessage::User("Is it raining in Oslo?".into()),
-///     ChatMessage::ToolCalls(vec![call]),
+///     ChatMessage::ToolCalls { text: "Let me check.".into(), calls: vec![call] },
 ///     ChatMessage::ToolResults(vec![("c1".into(), "rain, 4°C".into())]),
 /// ];
 /// let result = messages.iter().rev().find_map(|m| match m {
@@ -119,8 +121,15 @@ pub struct ToolCall {
 pub enum ChatMessage {
     /// The prompt.
     User(String),
-    /// Tool calls the model asked for.
-    ToolCalls(Vec<ToolCall>),
+    /// Tool calls the model asked for, and the text it sent with them
+    /// (empty if none); providers send both back as the model's turn, so
+    /// the model keeps its own reasoning between turns.
+    ToolCalls {
+        /// The text of the same turn.
+        text: String,
+        /// The calls, in the order the model gave them.
+        calls: Vec<ToolCall>,
+    },
     /// Results of those calls: `(id, text)`; failures read `error: …`.
     ToolResults(Vec<(String, String)>),
 }
@@ -154,11 +163,14 @@ pub enum ChatMessage {
 ///             return Ok(ModelTurn::Answer(format!("the tool said {text}")));
 ///         }
 ///         let tool = tools.first().ok_or("no tools")?;
-///         Ok(ModelTurn::ToolCalls(vec![ToolCall {
-///             id: "1".into(),
-///             name: tool.name.clone(),
-///             arguments: vec![("x".into(), HostValue::Int(2))],
-///         }]))
+///         Ok(ModelTurn::ToolCalls {
+///             text: String::new(),
+///             calls: vec![ToolCall {
+///                 id: "1".into(),
+///                 name: tool.name.clone(),
+///                 arguments: vec![("x".into(), HostValue::Int(2))],
+///             }],
+///         })
 ///     }
 /// }
 ///
@@ -170,11 +182,11 @@ pub enum ChatMessage {
 /// };
 /// let mut p = Scripted;
 /// let mut messages = vec![ChatMessage::User("double 2".into())];
-/// let ModelTurn::ToolCalls(calls) = p.complete_with_tools("m", &messages, &[double.clone()])? else {
+/// let ModelTurn::ToolCalls { text, calls } = p.complete_with_tools("m", &messages, &[double.clone()])? else {
 ///     panic!("a tool call first");
 /// };
 /// assert_eq!(calls[0].name, "double");
-/// messages.push(ChatMessage::ToolCalls(calls));
+/// messages.push(ChatMessage::ToolCalls { text, calls });
 /// messages.push(ChatMessage::ToolResults(vec![("1".into(), "4".into())]));
 /// let answer = p.complete_with_tools("m", &messages, &[double])?;
 /// assert_eq!(answer, ModelTurn::Answer("the tool said 4".into()));
@@ -184,8 +196,14 @@ pub enum ChatMessage {
 pub enum ModelTurn {
     /// The model is done: its final answer.
     Answer(String),
-    /// The model wants these tools run first.
-    ToolCalls(Vec<ToolCall>),
+    /// The model wants these tools run first; `text` is what it wrote
+    /// beside the calls (empty if nothing), kept in the conversation.
+    ToolCalls {
+        /// The text of the turn.
+        text: String,
+        /// The calls.
+        calls: Vec<ToolCall>,
+    },
 }
 
 /// A model provider registered by the host.
@@ -243,6 +261,22 @@ pub trait ModelProvider: Send {
         self.complete(model_id, prompt)
     }
 
+    /// [`complete_with_options`](Self::complete_with_options) for a
+    /// structured answer: the program asked for a JSON value
+    /// (`x: Answer<Map> = ask(…)`) and `schema` is that value's JSON
+    /// schema (JSON text). The answer's text must be the JSON value
+    /// itself. The default asks in words ([`structured_prompt`]); a
+    /// provider whose API can constrain the output overrides this.
+    fn complete_structured(
+        &mut self,
+        model_id: &str,
+        options: &ModelOptions,
+        prompt: &str,
+        schema: &str,
+    ) -> Result<ModelResponse, String> {
+        self.complete_with_options(model_id, options, &structured_prompt(prompt, schema))
+    }
+
     /// [`complete_with_tools`](Self::complete_with_tools) with the model's
     /// options; the default ignores them.
     fn tool_turn(
@@ -254,6 +288,44 @@ pub trait ModelProvider: Send {
     ) -> Result<ModelTurn, String> {
         let _ = options;
         self.complete_with_tools(model_id, messages, tools)
+    }
+}
+
+/// The prompt of a structured answer for a provider that cannot
+/// constrain its output: the program's prompt, then a request for JSON
+/// matching `schema`.
+///
+/// ```
+/// let p = sense_agents::provider::structured_prompt("List three colours", r#"{"type":"array"}"#);
+/// assert!(p.starts_with("List three colours\n\n"));
+/// assert!(p.ends_with(r#"{"type":"array"}"#));
+/// ```
+pub fn structured_prompt(prompt: &str, schema: &str) -> String {
+    format!(
+        "{prompt}\n\nAnswer with JSON only (no other text, no code fence): one value \
+         matching this JSON schema: {schema}"
+    )
+}
+
+/// At most 200 characters of `s`, on one line, for an error message that
+/// quotes what a model or server sent; `(empty)` when nothing is left.
+///
+/// ```
+/// assert_eq!(sense_agents::provider::preview(" a\nb "), "a b");
+/// assert_eq!(sense_agents::provider::preview("x".repeat(300).as_str()).chars().count(), 201);
+/// ```
+pub fn preview(s: &str) -> String {
+    let one_line: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let t = one_line.trim();
+    if t.chars().count() > 200 {
+        format!("{}…", t.chars().take(200).collect::<String>())
+    } else if t.is_empty() {
+        "(empty)".into()
+    } else {
+        t.to_string()
     }
 }
 
@@ -307,11 +379,13 @@ pub trait ToolServerConnector: Send {
     fn connect(&mut self, command: &str, args: &[String]) -> Result<Box<dyn ToolServer>, String>;
 }
 
+pub use crate::json_host::{host_from_json, host_from_json_text};
+
 /// The JSON form of a host value, as tool arguments and results travel to
-/// model APIs and MCP servers: lists become arrays, an `Object` (a JSON
-/// object a model or server sent, kept as its text) becomes that object
-/// again, and anything else that is not plain data becomes its printed
-/// form. A non-finite Float becomes `null`.
+/// model APIs and MCP servers: lists become arrays, maps objects (keys as
+/// their text), an `Object` (a JSON object kept as its text) becomes that
+/// object again, and anything else that is not plain data becomes its
+/// printed form. A non-finite Float becomes `null`.
 ///
 /// ```
 /// use sense_agents::HostValue;

@@ -122,11 +122,14 @@ impl ModelProvider for Greedy {
                     .extend(results.iter().map(|(_, t)| t.clone()));
                 Ok(ModelTurn::Answer("done".into()))
             }
-            _ => Ok(ModelTurn::ToolCalls(vec![ToolCall {
-                id: "1".into(),
-                name: "secret".into(),
-                arguments: vec![],
-            }])),
+            _ => Ok(ModelTurn::ToolCalls {
+                text: String::new(),
+                calls: vec![ToolCall {
+                    id: "1".into(),
+                    name: "secret".into(),
+                    arguments: vec![],
+                }],
+            }),
         }
     }
 }

@@ -37,6 +37,11 @@ impl Anthropic {
         }
     }
 
+    /// A provider on this client (which may refuse every call).
+    pub(crate) fn with_client(http: Http) -> Self {
+        Anthropic { http }
+    }
+
     fn call(&self, options: &ModelOptions, body: Json) -> Result<Json, String> {
         let key = wire::api_key(options, KEY_ENV)?;
         let url = format!(
@@ -47,7 +52,9 @@ impl Anthropic {
             ("x-api-key", key.as_str()),
             ("anthropic-version", API_VERSION),
         ];
-        self.http.post_json(&url, &headers, &body, &key)
+        self.http
+            .post_json(&url, &headers, &body, &key)
+            .map_err(|e| wire::name_refused_option(e, &body))
     }
 }
 
@@ -63,12 +70,22 @@ fn request(model_id: &str, options: &ModelOptions, messages: Vec<Json>) -> Json 
     body
 }
 
-/// The answer's content blocks.
+/// The answer's content blocks, unless the model refused (`stop_reason`
+/// `refusal`): then an error saying so, never an empty answer.
 fn blocks(answer: &Json) -> Result<&Vec<Json>, String> {
-    answer
+    let content = answer
         .get("content")
         .and_then(Json::as_array)
-        .ok_or_else(|| wire::malformed("the Anthropic", "content", answer))
+        .ok_or_else(|| wire::malformed("the Anthropic", "content", answer))?;
+    if answer.get("stop_reason").and_then(Json::as_str) == Some("refusal") {
+        let said = text(content);
+        return Err(if said.trim().is_empty() {
+            "the model refused to answer (stop_reason: refusal)".to_string()
+        } else {
+            format!("the model refused: {}", said.trim())
+        });
+    }
+    Ok(content)
 }
 
 /// Its text blocks, joined.
@@ -85,17 +102,20 @@ fn messages_json(messages: &[ChatMessage], names: &ToolNames) -> Vec<Json> {
         .iter()
         .map(|m| match m {
             ChatMessage::User(text) => json!({"role": "user", "content": text}),
-            ChatMessage::ToolCalls(calls) => {
-                let content: Vec<Json> = calls
-                    .iter()
-                    .map(|c| {
+            ChatMessage::ToolCalls { text, calls } => {
+                // The text the model wrote before its calls stays in the
+                // conversation, as the text block it was.
+                let said = (!text.is_empty()).then(|| json!({"type": "text", "text": text}));
+                let content: Vec<Json> = said
+                    .into_iter()
+                    .chain(calls.iter().map(|c| {
                         json!({
                             "type": "tool_use",
                             "id": c.id,
                             "name": names.to_wire(&c.name),
                             "input": wire::args_to_json(&c.arguments),
                         })
-                    })
+                    }))
                     .collect();
                 json!({"role": "assistant", "content": content})
             }
@@ -118,6 +138,7 @@ impl ModelProvider for Anthropic {
     }
 
     fn check(&self, _model_id: &str, options: &ModelOptions) -> Result<(), String> {
+        self.http.usable()?;
         wire::api_key(options, KEY_ENV).map(|_| ())
     }
 
@@ -195,7 +216,10 @@ impl ModelProvider for Anthropic {
         if calls.is_empty() {
             Ok(ModelTurn::Answer(text(content)))
         } else {
-            Ok(ModelTurn::ToolCalls(calls))
+            Ok(ModelTurn::ToolCalls {
+                text: text(content),
+                calls,
+            })
         }
     }
 }

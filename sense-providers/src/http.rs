@@ -34,39 +34,94 @@ impl Default for HttpSettings {
 
 impl HttpSettings {
     /// The defaults, changed by `SENSE_HTTP_TIMEOUT` (seconds, may be
-    /// fractional) and `SENSE_HTTP_RETRIES` when they are set and valid.
+    /// fractional) and `SENSE_HTTP_RETRIES` when they are set; the plain
+    /// defaults when one is malformed (see
+    /// [`try_from_env`](Self::try_from_env), which refuses it).
     pub fn from_env() -> Self {
+        Self::try_from_env().unwrap_or_default()
+    }
+
+    /// The defaults, changed by `SENSE_HTTP_TIMEOUT` and
+    /// `SENSE_HTTP_RETRIES`; an error naming the variable when one is set
+    /// to something that is not a valid value.
+    pub fn try_from_env() -> Result<Self, String> {
         let mut s = HttpSettings::default();
-        if let Some(t) = env_f64("SENSE_HTTP_TIMEOUT") {
-            s.timeout = Duration::from_secs_f64(t);
+        if let Some(t) = env_secs(TIMEOUT_ENV)? {
+            s.timeout = t;
         }
-        if let Some(r) = std::env::var("SENSE_HTTP_RETRIES")
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-        {
+        if let Some(r) = env_count(RETRIES_ENV)? {
             s.max_retries = r;
         }
-        s
+        Ok(s)
     }
 }
 
-/// A positive, finite number of seconds from an environment variable.
-pub(crate) fn env_f64(name: &str) -> Option<f64> {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|t| t.is_finite() && *t > 0.0 && *t < 1.0e9)
+/// Seconds one request may take.
+const TIMEOUT_ENV: &str = "SENSE_HTTP_TIMEOUT";
+/// Retries after the first attempt.
+const RETRIES_ENV: &str = "SENSE_HTTP_RETRIES";
+/// The most retries a variable may ask for.
+const MAX_RETRIES: u32 = 100;
+
+/// A variable's value, trimmed; `None` when unset or blank.
+fn env_value(name: &str) -> Result<Option<String>, String> {
+    match std::env::var(name) {
+        Ok(v) if v.trim().is_empty() => Ok(None),
+        Ok(v) => Ok(Some(v.trim().to_string())),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            Err(format!("{name} is set to something that is not text"))
+        }
+    }
+}
+
+/// A positive, finite number of seconds from an environment variable:
+/// `None` when unset, an error naming the variable when malformed.
+pub(crate) fn env_secs(name: &str) -> Result<Option<Duration>, String> {
+    let Some(v) = env_value(name)? else {
+        return Ok(None);
+    };
+    match v.parse::<f64>() {
+        Ok(t) if t.is_finite() && t > 0.0 && t < 1.0e9 => Ok(Some(Duration::from_secs_f64(t))),
+        _ => Err(format!(
+            "{name} is {}, which is not a number of seconds (a number greater than 0, e.g. 30 or 0.5)",
+            quoted(&v)
+        )),
+    }
+}
+
+/// A count of retries from an environment variable (0 to 100).
+fn env_count(name: &str) -> Result<Option<u32>, String> {
+    let Some(v) = env_value(name)? else {
+        return Ok(None);
+    };
+    match v.parse::<u32>() {
+        Ok(n) if n <= MAX_RETRIES => Ok(Some(n)),
+        _ => Err(format!(
+            "{name} is {}, which is not a number of retries (a whole number from 0 to {MAX_RETRIES})",
+            quoted(&v)
+        )),
+    }
+}
+
+/// A value from the environment, quoted and shortened for a message.
+fn quoted(v: &str) -> String {
+    format!("'{}'", preview(v))
 }
 
 /// Bodies larger than this are refused (a model answer is far smaller).
 const MAX_BODY: u64 = 64 * 1024 * 1024;
 
 /// A blocking JSON client.
+#[derive(Clone)]
 pub(crate) struct Http {
     /// Made on first use: registering the providers costs nothing for a
     /// program that never calls a model.
     agent: std::sync::OnceLock<ureq::Agent>,
     settings: HttpSettings,
+    /// Why every call is refused (settings from the environment that
+    /// are malformed), reported when a model is made and on each call.
+    refusal: Option<String>,
 }
 
 impl Http {
@@ -74,6 +129,23 @@ impl Http {
         Http {
             agent: std::sync::OnceLock::new(),
             settings,
+            refusal: None,
+        }
+    }
+
+    /// A client that refuses every call with `why`.
+    pub(crate) fn refusing(why: String) -> Self {
+        Http {
+            refusal: Some(why),
+            ..Http::new(HttpSettings::default())
+        }
+    }
+
+    /// `Err` when this client refuses every call.
+    pub(crate) fn usable(&self) -> Result<(), String> {
+        match &self.refusal {
+            Some(why) => Err(why.clone()),
+            None => Ok(()),
         }
     }
 
@@ -98,6 +170,7 @@ impl Http {
         body: &Json,
         secret: &str,
     ) -> Result<Json, String> {
+        self.usable()?;
         let text = body.to_string();
         let mut attempt = 0;
         loop {
@@ -273,20 +346,7 @@ fn error_message(body: &str) -> String {
 }
 
 /// At most 200 characters of `s`, on one line.
-pub(crate) fn preview(s: &str) -> String {
-    let one_line: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let t = one_line.trim();
-    if t.chars().count() > 200 {
-        format!("{}…", t.chars().take(200).collect::<String>())
-    } else if t.is_empty() {
-        "(empty body)".into()
-    } else {
-        t.to_string()
-    }
-}
+pub(crate) use sense_agents::provider::preview;
 
 /// `text` with every occurrence of `secret` replaced.
 pub(crate) fn redact(text: &str, secret: &str) -> String {

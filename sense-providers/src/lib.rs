@@ -30,24 +30,34 @@ use sense_agents::Runtime;
 
 /// Registers `inference("openai")`, `inference("anthropic")` and
 /// `connect_mcp` with settings from the environment
-/// ([`HttpSettings::from_env`], [`McpSettings::from_env`]).
+/// ([`HttpSettings::try_from_env`], [`McpSettings::try_from_env`]). A
+/// variable set to a malformed value is not ignored: making a model (or
+/// connecting a server) is then refused with an error naming it.
 pub fn register_defaults(rt: &mut Runtime) {
-    register_with(rt, HttpSettings::from_env(), McpSettings::from_env());
+    let http = match HttpSettings::try_from_env() {
+        Ok(settings) => http::Http::new(settings),
+        Err(why) => http::Http::refusing(why),
+    };
+    register_clients(rt, http, McpStdioConnector::from_env());
 }
 
 /// [`register_defaults`] with explicit settings.
 pub fn register_with(rt: &mut Runtime, http: HttpSettings, mcp: McpSettings) {
+    register_clients(rt, http::Http::new(http), McpStdioConnector::new(mcp));
+}
+
+fn register_clients(rt: &mut Runtime, http: http::Http, mcp: McpStdioConnector) {
     rt.register_provider(
         openai::NAME,
         Some(openai::CAPABILITY),
         openai::DEFAULT_MODEL,
-        openai::OpenAi::new(http.clone()),
+        openai::OpenAi::with_client(http.clone()),
     );
     rt.register_provider(
         anthropic::NAME,
         Some(anthropic::CAPABILITY),
         anthropic::DEFAULT_MODEL,
-        anthropic::Anthropic::new(http),
+        anthropic::Anthropic::with_client(http),
     );
-    rt.register_tool_connector(Box::new(McpStdioConnector::new(mcp)));
+    rt.register_tool_connector(Box::new(mcp));
 }

@@ -6,12 +6,22 @@
 //! `tools/call`). Newline-delimited JSON over pipes, one reader thread and
 //! a channel give every read a timeout, so a server that hangs, exits or
 //! writes garbage becomes an error, never a hang.
+//!
+//! A server cannot make the client buffer without bound: the reader
+//! thread answers the server's pings itself and drops its notifications;
+//! only answers reach the caller, through a channel of
+//! [`INCOMING_QUEUE`] messages, so a server that sends answers nobody
+//! asked for is held up by its own pipe. Replies to the server go through
+//! a bounded queue too. A call's deadline is absolute: messages that keep
+//! arriving do not extend it. The server runs in its own process group,
+//! which is ended as a whole on close or drop (`npx` starts `node`, and
+//! the child must not outlive the connection).
 
 use sense_agents::provider::{RemoteTool, ToolServer, ToolServerConnector};
 use serde_json::{Value as Json, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,6 +35,11 @@ const MAX_LINE: usize = 16 * 1024 * 1024;
 const STDERR_TAIL: usize = 2048;
 /// Pages of `tools/list` followed at most.
 const MAX_PAGES: usize = 100;
+/// Answers (and end-of-stream notes) waiting for the caller; when full,
+/// the reader stops reading and the server's writes block.
+pub const INCOMING_QUEUE: usize = 8;
+/// Lines waiting for the writer thread.
+const OUTGOING_QUEUE: usize = 64;
 
 /// Timeouts of MCP connections.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,18 +65,25 @@ impl Default for McpSettings {
 
 impl McpSettings {
     /// The defaults, with `SENSE_MCP_TIMEOUT` (seconds) setting both
-    /// timeouts and `SENSE_MCP_CALL_TIMEOUT` then the call timeout alone,
-    /// when they are set and valid.
+    /// timeouts and `SENSE_MCP_CALL_TIMEOUT` then the call timeout alone;
+    /// the plain defaults when one is malformed (see
+    /// [`try_from_env`](Self::try_from_env), which refuses it).
     pub fn from_env() -> Self {
+        Self::try_from_env().unwrap_or_default()
+    }
+
+    /// [`from_env`](Self::from_env), with an error naming the variable
+    /// when one is set to something that is not a number of seconds.
+    pub fn try_from_env() -> Result<Self, String> {
         let mut s = McpSettings::default();
-        if let Some(t) = crate::http::env_f64("SENSE_MCP_TIMEOUT") {
-            s.connect_timeout = Duration::from_secs_f64(t);
-            s.call_timeout = Duration::from_secs_f64(t);
+        if let Some(t) = crate::http::env_secs("SENSE_MCP_TIMEOUT")? {
+            s.connect_timeout = t;
+            s.call_timeout = t;
         }
-        if let Some(t) = crate::http::env_f64("SENSE_MCP_CALL_TIMEOUT") {
-            s.call_timeout = Duration::from_secs_f64(t);
+        if let Some(t) = crate::http::env_secs("SENSE_MCP_CALL_TIMEOUT")? {
+            s.call_timeout = t;
         }
-        s
+        Ok(s)
     }
 }
 
@@ -69,17 +91,38 @@ impl McpSettings {
 #[derive(Clone, Debug, Default)]
 pub struct McpStdioConnector {
     settings: McpSettings,
+    /// Why every connection is refused (malformed settings).
+    refusal: Option<String>,
 }
 
 impl McpStdioConnector {
     /// A connector with these timeouts.
     pub fn new(settings: McpSettings) -> Self {
-        McpStdioConnector { settings }
+        McpStdioConnector {
+            settings,
+            refusal: None,
+        }
+    }
+
+    /// A connector with the timeouts of the environment
+    /// ([`McpSettings::try_from_env`]); when a variable is malformed,
+    /// every `connect_mcp` is refused with an error naming it.
+    pub fn from_env() -> Self {
+        match McpSettings::try_from_env() {
+            Ok(settings) => Self::new(settings),
+            Err(why) => McpStdioConnector {
+                settings: McpSettings::default(),
+                refusal: Some(format!("ValueError: {why}")),
+            },
+        }
     }
 }
 
 impl ToolServerConnector for McpStdioConnector {
     fn connect(&mut self, command: &str, args: &[String]) -> Result<Box<dyn ToolServer>, String> {
+        if let Some(why) = &self.refusal {
+            return Err(why.clone());
+        }
         Ok(Box::new(StdioServer::start(
             command,
             args,
@@ -88,7 +131,13 @@ impl ToolServerConnector for McpStdioConnector {
     }
 }
 
-/// What the reader thread hands over.
+/// The writer's queue, shared by the caller and the reader thread (which
+/// answers pings); `None` once the connection is closed, so that closing
+/// it closes the server's stdin.
+type Outgoing = Arc<Mutex<Option<SyncSender<Vec<u8>>>>>;
+
+/// What the reader thread hands over: answers to requests, and why
+/// reading stopped.
 enum Incoming {
     Message(Json),
     Garbage(String),
@@ -99,8 +148,8 @@ enum Incoming {
 pub struct StdioServer {
     command: String,
     child: Option<Child>,
-    /// Lines for the writer thread; dropping it closes the server's stdin.
-    stdin: Option<Sender<Vec<u8>>>,
+    /// Lines for the writer thread; emptying it closes the server's stdin.
+    stdin: Outgoing,
     incoming: Receiver<Incoming>,
     stderr: Arc<Mutex<Vec<u8>>>,
     stderr_reader: Option<std::thread::JoinHandle<()>>,
@@ -114,18 +163,25 @@ pub struct StdioServer {
 impl StdioServer {
     /// Starts `command args…`, initializes the session and lists its tools.
     pub fn start(command: &str, args: &[String], settings: McpSettings) -> Result<Self, String> {
-        let mut child = Command::new(command)
-            .args(args)
+        let mut cmd = Command::new(command);
+        cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| spawn_error(command, &e))?;
-        let (tx, rx) = channel();
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            // Its own process group, ended as a whole by `shutdown`.
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+        }
+        let mut child = cmd.spawn().map_err(|e| spawn_error(command, &e))?;
+        let (tx, rx) = sync_channel(INCOMING_QUEUE);
+        let stdin: Outgoing = Arc::new(Mutex::new(child.stdin.take().map(spawn_writer)));
         let stdout = child.stdout.take();
         let stderr_buf = Arc::new(Mutex::new(Vec::new()));
         if let Some(out) = stdout {
-            std::thread::spawn(move || read_messages(out, tx));
+            let replies = Arc::clone(&stdin);
+            std::thread::spawn(move || read_messages(out, &tx, &replies));
         }
         let stderr_reader = child.stderr.take().map(|err| {
             let buf = Arc::clone(&stderr_buf);
@@ -133,7 +189,7 @@ impl StdioServer {
         });
         let mut server = StdioServer {
             command: command.to_string(),
-            stdin: child.stdin.take().map(spawn_writer),
+            stdin,
             child: Some(child),
             incoming: rx,
             stderr: stderr_buf,
@@ -208,19 +264,25 @@ impl StdioServer {
     }
 
     fn send(&mut self, message: &Json) -> Result<(), String> {
-        let Some(stdin) = self.stdin.as_ref() else {
-            return Err(format!(
-                "RuntimeError: the connection to MCP server '{}' is closed",
-                self.command
-            ));
-        };
         let mut line = message.to_string();
         line.push('\n');
-        if stdin.send(line.into_bytes()).is_err() {
+        match queue_line(&self.stdin, line.into_bytes()) {
+            Ok(()) => Ok(()),
+            Err(Unsent::Closed) => Err(format!(
+                "RuntimeError: the connection to MCP server '{}' is closed",
+                self.command
+            )),
             // The writer met a closed pipe: the server has gone.
-            return Err(self.exited(None));
+            Err(Unsent::Gone) => Err(self.exited(None)),
+            Err(Unsent::Full) => {
+                let e = format!(
+                    "RuntimeError: MCP server '{}' is not reading what it is sent",
+                    self.command
+                );
+                self.broken = Some(e.clone());
+                Err(e)
+            }
         }
-        Ok(())
     }
 
     fn notify(&mut self, method: &str) -> Result<(), String> {
@@ -236,8 +298,15 @@ impl StdioServer {
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
         loop {
+            // Checked before every read: a server that keeps sending
+            // (answers to other ids, …) does not extend the deadline.
             let left = deadline.saturating_duration_since(Instant::now());
-            let msg = match self.incoming.recv_timeout(left) {
+            let received = if left.is_zero() {
+                Err(RecvTimeoutError::Timeout)
+            } else {
+                self.incoming.recv_timeout(left)
+            };
+            let msg = match received {
                 Ok(Incoming::Message(m)) => m,
                 Ok(Incoming::Garbage(line)) => {
                     let e = format!(
@@ -258,10 +327,6 @@ impl StdioServer {
                     ));
                 }
             };
-            if msg.get("method").is_some() {
-                self.answer_server(&msg)?;
-                continue;
-            }
             if msg.get("id").and_then(Json::as_i64) != Some(id) {
                 continue; // a late answer to a request that timed out
             }
@@ -308,21 +373,6 @@ impl StdioServer {
         }
     }
 
-    /// Requests from the server (`ping`, …) and notifications: a ping is
-    /// answered, other requests are refused, notifications are ignored.
-    fn answer_server(&mut self, msg: &Json) -> Result<(), String> {
-        let Some(id) = msg.get("id") else {
-            return Ok(());
-        };
-        let reply = if msg.get("method").and_then(Json::as_str) == Some("ping") {
-            json!({"jsonrpc": "2.0", "id": id, "result": {}})
-        } else {
-            json!({"jsonrpc": "2.0", "id": id,
-                   "error": {"code": -32601, "message": "method not supported by this client"}})
-        };
-        self.send(&reply)
-    }
-
     fn stderr_note(&self) -> String {
         let tail = self
             .stderr
@@ -336,25 +386,72 @@ impl StdioServer {
         }
     }
 
-    /// Closes stdin, waits a little for the server to exit, then kills it;
-    /// always reaps the child.
+    /// Closes stdin, waits a little for the server to exit, then ends its
+    /// whole process group (its own children too); always reaps the child.
     fn shutdown(&mut self) {
-        self.stdin = None;
+        if let Ok(mut stdin) = self.stdin.lock() {
+            *stdin = None;
+        }
         let Some(mut child) = self.child.take() else {
             return;
         };
         let deadline = Instant::now() + self.settings.exit_grace;
-        loop {
+        let exited = loop {
             match child.try_wait() {
-                Ok(Some(_)) => return,
+                Ok(Some(_)) => break true,
                 Ok(None) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(20));
                 }
-                _ => break,
+                _ => break false,
             }
+        };
+        kill_group(&child);
+        if !exited {
+            let _ = child.kill();
+            let _ = child.wait();
         }
-        let _ = child.kill();
-        let _ = child.wait();
+    }
+}
+
+/// Ends the process group `child` leads (it was started with
+/// `process_group(0)`, so the group's id is its pid): whatever the server
+/// started and left running goes with it.
+fn kill_group(child: &Child) {
+    #[cfg(unix)]
+    {
+        use nix::sys::signal::{Signal, killpg};
+        use nix::unistd::Pid;
+        if let Ok(pid) = i32::try_from(child.id()) {
+            // No such group (everyone has exited) is fine.
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = child;
+}
+
+/// Why a line was not queued for the server.
+enum Unsent {
+    /// The connection was closed by the client.
+    Closed,
+    /// The writer thread has stopped (the server's stdin is gone).
+    Gone,
+    /// The queue is full: the server is not reading.
+    Full,
+}
+
+/// Queues a line for the writer thread without blocking.
+fn queue_line(out: &Outgoing, line: Vec<u8>) -> Result<(), Unsent> {
+    let Ok(guard) = out.lock() else {
+        return Err(Unsent::Closed);
+    };
+    let Some(tx) = guard.as_ref() else {
+        return Err(Unsent::Closed);
+    };
+    match tx.try_send(line) {
+        Ok(()) => Ok(()),
+        Err(TrySendError::Full(_)) => Err(Unsent::Full),
+        Err(TrySendError::Disconnected(_)) => Err(Unsent::Gone),
     }
 }
 
@@ -406,9 +503,10 @@ impl Drop for StdioServer {
 }
 
 /// The writer thread: a server that stops reading fills the pipe and
-/// blocks this thread, never the caller (whose reads time out).
-fn spawn_writer(mut stdin: ChildStdin) -> Sender<Vec<u8>> {
-    let (tx, rx) = channel::<Vec<u8>>();
+/// blocks this thread, never the caller (whose reads time out, and whose
+/// writes are refused once the queue is full).
+fn spawn_writer(mut stdin: ChildStdin) -> SyncSender<Vec<u8>> {
+    let (tx, rx) = sync_channel::<Vec<u8>>(OUTGOING_QUEUE);
     std::thread::spawn(move || {
         block_sigpipe();
         for line in rx {
@@ -437,8 +535,12 @@ fn block_sigpipe() {
     }
 }
 
-/// The reader thread: one JSON message per line.
-fn read_messages(out: impl Read, tx: Sender<Incoming>) {
+/// The reader thread: one JSON message per line. Answers go to the
+/// caller (blocking while its queue is full); the server's requests are
+/// answered here (a ping with an empty result, anything else with
+/// "method not found"; dropped while the writer's queue is full) and its
+/// notifications dropped, so nothing the server sends piles up.
+fn read_messages(out: impl Read, tx: &SyncSender<Incoming>, replies: &Outgoing) {
     let mut reader = BufReader::new(out);
     let mut line = Vec::new();
     loop {
@@ -460,10 +562,15 @@ fn read_messages(out: impl Read, tx: Sender<Incoming>) {
                     continue;
                 }
                 let msg = match serde_json::from_str::<Json>(text) {
-                    Ok(j) if j.is_object() => Incoming::Message(j),
-                    _ => Incoming::Garbage(text.to_string()),
+                    Ok(j) if j.is_object() => j,
+                    _ => {
+                        let _ = tx.send(Incoming::Garbage(text.to_string()));
+                        return;
+                    }
                 };
-                if tx.send(msg).is_err() {
+                if msg.get("method").is_some() {
+                    answer_server(&msg, replies);
+                } else if tx.send(Incoming::Message(msg)).is_err() {
                     return;
                 }
             }
@@ -473,6 +580,25 @@ fn read_messages(out: impl Read, tx: Sender<Incoming>) {
             }
         }
     }
+}
+
+/// A request from the server (`ping`, …) is answered: a ping with an
+/// empty result, anything else refused; a notification is ignored. A
+/// reply that finds the writer's queue full is dropped (a server that
+/// pings without reading gets no answers, and costs no memory).
+fn answer_server(msg: &Json, replies: &Outgoing) {
+    let Some(id) = msg.get("id") else {
+        return;
+    };
+    let reply = if msg.get("method").and_then(Json::as_str) == Some("ping") {
+        json!({"jsonrpc": "2.0", "id": id, "result": {}})
+    } else {
+        json!({"jsonrpc": "2.0", "id": id,
+               "error": {"code": -32601, "message": "method not supported by this client"}})
+    };
+    let mut line = reply.to_string();
+    line.push('\n');
+    let _ = queue_line(replies, line.into_bytes());
 }
 
 /// Keeps the last bytes a server wrote to stderr.

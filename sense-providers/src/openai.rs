@@ -34,6 +34,11 @@ impl OpenAi {
         }
     }
 
+    /// A provider on this client (which may refuse every call).
+    pub(crate) fn with_client(http: Http) -> Self {
+        OpenAi { http }
+    }
+
     fn call(&self, options: &ModelOptions, body: Json) -> Result<Json, String> {
         let key = wire::api_key(options, KEY_ENV)?;
         let url = format!(
@@ -43,6 +48,7 @@ impl OpenAi {
         let auth = format!("Bearer {key}");
         self.http
             .post_json(&url, &[("Authorization", auth.as_str())], &body, &key)
+            .map_err(|e| wire::name_refused_option(e, &body))
     }
 }
 
@@ -69,6 +75,8 @@ fn first_message(answer: &Json) -> Result<&Json, String> {
         .ok_or_else(|| wire::malformed("the OpenAI", "choices[0].message", answer))
 }
 
+/// The message's text (empty when `content` is null, as it is beside
+/// tool calls).
 fn content(message: &Json) -> String {
     message
         .get("content")
@@ -77,12 +85,31 @@ fn content(message: &Json) -> String {
         .to_string()
 }
 
+/// The first choice's message, unless the model refused (`refusal` set,
+/// `content` null) or the content filter withheld the answer: then an
+/// error saying so, never an empty answer.
+fn answered_message(answer: &Json) -> Result<&Json, String> {
+    let message = first_message(answer)?;
+    if let Some(why) = message.get("refusal").and_then(Json::as_str) {
+        return Err(format!("the model refused: {}", why.trim()));
+    }
+    let finish = answer
+        .pointer("/choices/0/finish_reason")
+        .and_then(Json::as_str);
+    if finish == Some("content_filter") && message.get("content").is_none_or(Json::is_null) {
+        return Err("the answer was withheld by OpenAI's content filter \
+                    (finish_reason: content_filter)"
+            .to_string());
+    }
+    Ok(message)
+}
+
 fn messages_json(messages: &[ChatMessage], names: &ToolNames) -> Vec<Json> {
     let mut out = Vec::with_capacity(messages.len());
     for m in messages {
         match m {
             ChatMessage::User(text) => out.push(json!({"role": "user", "content": text})),
-            ChatMessage::ToolCalls(calls) => {
+            ChatMessage::ToolCalls { text, calls } => {
                 let calls: Vec<Json> = calls
                     .iter()
                     .map(|c| {
@@ -96,7 +123,14 @@ fn messages_json(messages: &[ChatMessage], names: &ToolNames) -> Vec<Json> {
                         })
                     })
                     .collect();
-                out.push(json!({"role": "assistant", "content": null, "tool_calls": calls}));
+                // The text the model wrote beside its calls stays in the
+                // conversation (`content` is null only when there was none).
+                let content = if text.is_empty() {
+                    Json::Null
+                } else {
+                    json!(text)
+                };
+                out.push(json!({"role": "assistant", "content": content, "tool_calls": calls}));
             }
             ChatMessage::ToolResults(results) => {
                 for (id, text) in results {
@@ -114,6 +148,7 @@ impl ModelProvider for OpenAi {
     }
 
     fn check(&self, _model_id: &str, options: &ModelOptions) -> Result<(), String> {
+        self.http.usable()?;
         wire::api_key(options, KEY_ENV).map(|_| ())
     }
 
@@ -130,7 +165,52 @@ impl ModelProvider for OpenAi {
         );
         let answer = self.call(options, body)?;
         Ok(ModelResponse {
-            text: content(first_message(&answer)?),
+            text: content(answered_message(&answer)?),
+            confidence: None,
+        })
+    }
+
+    /// Structured Outputs: `response_format` with the value's JSON
+    /// schema. The API wants an object at the root, so any other value is
+    /// asked for as the `value` field of one and taken out again.
+    fn complete_structured(
+        &mut self,
+        model_id: &str,
+        options: &ModelOptions,
+        prompt: &str,
+        schema: &str,
+    ) -> Result<ModelResponse, String> {
+        let schema: Json = serde_json::from_str(schema).unwrap_or_else(|_| json!({}));
+        let wrapped = schema.get("type").and_then(Json::as_str) != Some("object");
+        let root = if wrapped {
+            json!({"type": "object", "properties": {"value": schema}, "required": ["value"]})
+        } else {
+            schema
+        };
+        let mut body = request(
+            model_id,
+            options,
+            vec![json!({"role": "user", "content": prompt})],
+        );
+        wire::set(
+            &mut body,
+            "response_format",
+            json!({"type": "json_schema", "json_schema": {"name": "answer", "schema": root}}),
+        );
+        let answer = self.call(options, body)?;
+        let text = content(answered_message(&answer)?);
+        let text = if wrapped {
+            match serde_json::from_str::<Json>(&text) {
+                Ok(Json::Object(mut fields)) => {
+                    fields.remove("value").map_or(text, |v| v.to_string())
+                }
+                _ => text,
+            }
+        } else {
+            text
+        };
+        Ok(ModelResponse {
+            text,
             confidence: None,
         })
     }
@@ -168,7 +248,7 @@ impl ModelProvider for OpenAi {
             .collect::<Vec<_>>();
         wire::set(&mut body, "tools", Json::Array(tools));
         let answer = self.call(options, body)?;
-        let message = first_message(&answer)?;
+        let message = answered_message(&answer)?;
         let calls = match message.get("tool_calls") {
             Some(Json::Array(calls)) if !calls.is_empty() => calls,
             _ => return Ok(ModelTurn::Answer(content(message))),
@@ -186,19 +266,16 @@ impl ModelProvider for OpenAi {
                 .pointer("/function/arguments")
                 .and_then(Json::as_str)
                 .unwrap_or("{}");
-            let raw = if raw.trim().is_empty() { "{}" } else { raw };
-            let parsed: Json = serde_json::from_str(raw).map_err(|e| {
-                format!(
-                    "APIResponseValidationError: tool call '{name}' has arguments that are not JSON ({e}): {}",
-                    crate::http::preview(raw)
-                )
-            })?;
+            let arguments = wire::args_from_text(name, raw)?;
             out.push(ToolCall {
                 id: id.to_string(),
                 name: names.sense_name(name),
-                arguments: wire::args_from_json(&parsed)?,
+                arguments,
             });
         }
-        Ok(ModelTurn::ToolCalls(out))
+        Ok(ModelTurn::ToolCalls {
+            text: content(message),
+            calls: out,
+        })
     }
 }

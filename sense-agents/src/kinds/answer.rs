@@ -30,11 +30,21 @@ pub(crate) fn new_answer(
     source: String,
 ) -> EvalResult<Value> {
     let value = vm.new_str(text)?;
-    Ok(vm.alloc_ext(AnswerObj {
+    Ok(answer_of(vm, value, confidence, source))
+}
+
+/// Allocates an answer whose value is `value` (a structured answer).
+pub(crate) fn answer_of(
+    vm: &mut Vm,
+    value: Value,
+    confidence: Option<f64>,
+    source: String,
+) -> Value {
+    vm.alloc_ext(AnswerObj {
         value,
         confidence,
         source,
-    }))
+    })
 }
 
 impl ExtObject for AnswerObj {

@@ -3,9 +3,11 @@
 //! delegation` selects it, and `ask`, `ask_with_memory`, `ask_with_tools`
 //! and `model.ask(prompt)` query it (AGENTS.md §6).
 
-use super::answer::new_answer;
+use super::answer::{answer_of, new_answer};
+use super::mock_script::{self, ScriptedCall};
 use super::model_tools::{call_tool_for_model, tool_spec};
 use super::skill::SkillObj;
+use super::structured;
 use super::tool_server;
 use crate::provider::{ChatMessage, ModelOptions, ModelProvider, ModelTurn};
 use sense_eval::builtins::{Arity, NativeDef};
@@ -33,6 +35,36 @@ pub struct ModelObj {
     pub capability: Option<String>,
     /// Host providers: `inference(…)`'s options (no secrets).
     pub options: ModelOptions,
+    /// Mock: the tool calls it makes in `ask_with_tools`, one per turn.
+    pub tool_calls: Vec<ScriptedCall>,
+}
+
+/// A model as snapshots before scripted mock tool calls stored it
+/// (decoded when the current layout does not fit the bytes).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ModelObjV1 {
+    name: String,
+    provider: String,
+    template: String,
+    confidence: Option<f64>,
+    model_id: String,
+    capability: Option<String>,
+    options: ModelOptions,
+}
+
+impl From<ModelObjV1> for ModelObj {
+    fn from(m: ModelObjV1) -> Self {
+        ModelObj {
+            name: m.name,
+            provider: m.provider,
+            template: m.template,
+            confidence: m.confidence,
+            model_id: m.model_id,
+            capability: m.capability,
+            options: m.options,
+            tool_calls: Vec::new(),
+        }
+    }
 }
 
 /// A model provider registered by the host.
@@ -184,7 +216,12 @@ impl ObjectKind for ModelKind {
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
-        Ok(Box::new(kind::from_bytes::<ModelObj>(bytes)?))
+        let model = kind::from_bytes::<ModelObj>(bytes).or_else(|e| {
+            kind::from_bytes::<ModelObjV1>(bytes)
+                .map(ModelObj::from)
+                .map_err(|_| e)
+        })?;
+        Ok(Box::new(model))
     }
 }
 
@@ -240,7 +277,8 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         bad.into_iter().map(String::from).collect::<Vec<_>>()
     };
     if provider == "mock" {
-        let bad = unknown(&["confidence", "response_template"]);
+        // `tool_calls:` is ours; the message lists the reference's options.
+        let bad = unknown(&["confidence", "response_template", "tool_calls"]);
         if !bad.is_empty() {
             return Err(EvalError::runtime(format!(
                 "inference(\"mock\"): unknown option(s) {} -- supported: confidence, response_template",
@@ -253,7 +291,12 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
                 EvalError::runtime("inference(\"mock\")'s name argument must be a String")
             })?,
         };
+        let tool_calls = match option("tool_calls") {
+            None => Vec::new(),
+            Some(v) => mock_script::parse(vm, v)?,
+        };
         let template = match option("response_template") {
+            None if !tool_calls.is_empty() => mock_script::TEMPLATE_WITH_TOOLS.to_string(),
             None => "(mock reasoning about: {prompt})".to_string(),
             Some(v) => vm.str_of(v).map(str::to_string).ok_or_else(|| {
                 EvalError::runtime(
@@ -280,6 +323,7 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             model_id: String::new(),
             capability: None,
             options: ModelOptions::default(),
+            tool_calls,
         }));
     }
     let registered = providers(vm).map_err(EvalError::runtime)?;
@@ -365,6 +409,7 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         model_id,
         capability,
         options,
+        tool_calls: Vec::new(),
     }))
 }
 
@@ -461,18 +506,42 @@ fn ask_model(
         )));
     };
     check_capability(vm, &m, env)?;
+    // `x: Answer<Map> = ask(…)`: the model is asked for that JSON value.
+    let wanted = structured::wanted(vm);
     let (answer, confidence) = if m.provider == "mock" {
-        let answer = mock_format(&m.template, &text)
+        let results = (!m.tool_calls.is_empty()).then_some("");
+        let answer = mock_format(&m.template, &text, results)
             .map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))?;
         (answer, m.confidence)
     } else {
-        let r = with_provider(vm, &m, |p, id, o| p.complete_with_options(id, o, &text))?;
+        let r = with_provider(vm, &m, |p, id, o| match &wanted {
+            Some(w) => p.complete_structured(id, o, &text, &w.schema),
+            None => p.complete_with_options(id, o, &text),
+        })?;
         (r.text, r.confidence)
     };
     if m.capability.is_some() {
         crate::audit::record(vm, "model", &m.name, "called", None, Some(line), env);
     }
-    new_answer(vm, answer, confidence, m.name)
+    finish_answer(vm, answer, confidence, &m.name, wanted.as_ref())
+}
+
+/// The Answer of a model's final text: that text, or the JSON value a
+/// structured answer asked for.
+fn finish_answer(
+    vm: &mut Vm,
+    text: String,
+    confidence: Option<f64>,
+    model: &str,
+    wanted: Option<&structured::Wanted>,
+) -> EvalResult<Value> {
+    let Some(wanted) = wanted else {
+        return new_answer(vm, text, confidence, model.to_string());
+    };
+    let value = structured::parse(&text, wanted)
+        .map_err(|e| EvalError::runtime(format!("model '{model}' failed: {e}")))?;
+    let value = vm.value_from_host(&value)?;
+    Ok(answer_of(vm, value, confidence, model.to_string()))
 }
 
 fn check_capability(vm: &Vm, m: &ModelObj, env: ScopeRef) -> EvalResult<()> {
@@ -573,24 +642,48 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         let list: Vec<String> = skills.iter().map(|d| format!("- {d}")).collect();
         text = format!("Available skills:\n{}\n\n{text}", list.join("\n"));
     }
-    if m.provider == "mock" {
+    if m.provider == "mock" && m.tool_calls.is_empty() {
         return Err(EvalError::runtime(format!(
             "model '{}' does not support ask_with_tools(): MockModelProvider does not support tool-calling",
             m.name
         )));
     }
+    // `x: Answer<Map> = ask_with_tools(…)`: the final answer is asked
+    // for as JSON (in words: the tool-calling requests stay as they are).
+    let wanted = structured::wanted(vm);
+    let prompt = text.clone();
+    if let (Some(w), false) = (&wanted, m.provider == "mock") {
+        text = crate::provider::structured_prompt(&text, &w.schema);
+    }
     let mut messages = vec![ChatMessage::User(text)];
     for _ in 0..MAX_TOOL_TURNS {
-        let turn = with_provider(vm, &m, |p, id, o| p.tool_turn(id, o, &messages, &specs))
-            .map_err(|e| unsupported_tools(e, &m.name))?;
-        let calls = match turn {
+        let turn = if m.provider == "mock" {
+            match mock_script::next_turn(&m.tool_calls, &messages) {
+                Some(turn) => turn,
+                None => ModelTurn::Answer(
+                    mock_format(&m.template, &prompt, Some(&mock_script::results(&messages)))
+                        .map_err(|e| {
+                            EvalError::runtime(format!("model '{}' failed: {e}", m.name))
+                        })?,
+                ),
+            }
+        } else {
+            with_provider(vm, &m, |p, id, o| p.tool_turn(id, o, &messages, &specs))
+                .map_err(|e| unsupported_tools(e, &m.name))?
+        };
+        let (said, calls) = match turn {
             ModelTurn::Answer(answer) => {
                 if m.capability.is_some() {
                     crate::audit::record(vm, "model", &m.name, "called", None, Some(line), env);
                 }
-                return new_answer(vm, answer, None, m.name.clone());
+                let confidence = if m.provider == "mock" {
+                    m.confidence
+                } else {
+                    None
+                };
+                return finish_answer(vm, answer, confidence, &m.name, wanted.as_ref());
             }
-            ModelTurn::ToolCalls(calls) => calls,
+            ModelTurn::ToolCalls { text, calls } => (text, calls),
         };
         let mut results = Vec::with_capacity(calls.len());
         for call in &calls {
@@ -612,7 +705,7 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             };
             results.push((call.id.clone(), text));
         }
-        messages.push(ChatMessage::ToolCalls(calls));
+        messages.push(ChatMessage::ToolCalls { text: said, calls });
         messages.push(ChatMessage::ToolResults(results));
     }
     Err(EvalError::runtime(format!(
@@ -636,8 +729,9 @@ fn unsupported_tools(e: EvalError, model: &str) -> EvalError {
 
 /// Python's `str.format(prompt=…)` for the mock template: `{prompt}` is
 /// substituted, `{{`/`}}` are literal braces, anything else fails with
-/// Python's exception text (`KeyError: 'x'`, …), left to right.
-fn mock_format(template: &str, prompt: &str) -> Result<String, String> {
+/// Python's exception text (`KeyError: 'x'`, …), left to right. A mock
+/// with scripted tool calls also knows `{results}`.
+fn mock_format(template: &str, prompt: &str, results: Option<&str>) -> Result<String, String> {
     let mut out = String::with_capacity(template.len() + prompt.len());
     let mut rest = template;
     while let Some(i) = rest.find(['{', '}']) {
@@ -662,11 +756,16 @@ fn mock_format(template: &str, prompt: &str) -> Result<String, String> {
             let field = after.get(..close).unwrap_or("");
             let name_end = field.find(['!', ':', '.', '[']).unwrap_or(field.len());
             let name = field.get(..name_end).unwrap_or("");
-            if name == "prompt" {
+            let value = match (name, results) {
+                ("prompt", _) => Some(prompt),
+                ("results", Some(r)) => Some(r),
+                _ => None,
+            };
+            if let Some(value) = value {
                 // Conversions; other format specs are not reproduced.
                 match field.get(name_end..) {
-                    Some("!r") => out.push_str(&sense_eval::numfmt::python_repr_str(prompt)),
-                    _ => out.push_str(prompt),
+                    Some("!r") => out.push_str(&sense_eval::numfmt::python_repr_str(value)),
+                    _ => out.push_str(value),
                 }
                 rest = after.get(close + 1..).unwrap_or("");
                 continue;
@@ -693,4 +792,40 @@ fn mock_format(template: &str, prompt: &str) -> Result<String, String> {
     }
     out.push_str(rest);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn models_of_older_snapshots_still_decode() {
+        let old = ModelObjV1 {
+            name: "m".into(),
+            provider: "mock".into(),
+            template: "{prompt}".into(),
+            confidence: Some(0.5),
+            model_id: String::new(),
+            capability: None,
+            options: ModelOptions::default(),
+        };
+        let bytes = kind::to_bytes(&old).unwrap();
+        let decoded = MODEL.decode(&bytes).unwrap();
+        let m = (decoded.as_ref() as &dyn std::any::Any)
+            .downcast_ref::<ModelObj>()
+            .unwrap();
+        assert_eq!((m.name.as_str(), m.template.as_str()), ("m", "{prompt}"));
+        assert!(m.tool_calls.is_empty());
+        // The current layout round-trips, scripted calls included.
+        let mut now = m.clone();
+        now.tool_calls.push(ScriptedCall {
+            name: "t".into(),
+            arguments: "{}".into(),
+        });
+        let again = MODEL.decode(&kind::to_bytes(&now).unwrap()).unwrap();
+        let again = (again.as_ref() as &dyn std::any::Any)
+            .downcast_ref::<ModelObj>()
+            .unwrap();
+        assert_eq!(again.tool_calls, now.tool_calls);
+    }
 }

@@ -89,8 +89,8 @@ pub(crate) fn call_tool_for_model(
 }
 
 /// The JSON schema of a Sense tool's parameters: every parameter is
-/// required; `Int`/`Float`/`String`/`Bool`/`Array<T>` annotations map to
-/// JSON types, anything else is unconstrained (as the reference does).
+/// required; annotations map to JSON types ([`type_schema`]), anything
+/// else is unconstrained (as the reference does).
 fn params_schema(params: &[(String, Option<String>)]) -> Json {
     let properties: serde_json::Map<String, Json> = params
         .iter()
@@ -103,7 +103,13 @@ fn params_schema(params: &[(String, Option<String>)]) -> Json {
     serde_json::json!({"type": "object", "properties": properties, "required": required})
 }
 
-fn type_schema(ann: &str) -> Json {
+/// The JSON schema of one annotation: `Int`, `Float`, `String`, `Bool`
+/// as JSON's types; `Array` / `Array<T>` as an array whose `items` is
+/// `T`'s schema (`{}`, anything, for a bare `Array`: OpenAI refuses an
+/// array schema without `items`); `Map` / `Map<K, V>` as an object whose
+/// values are `V`'s schema (JSON keys are always strings). Anything else
+/// is `{}`.
+pub(crate) fn type_schema(ann: &str) -> Json {
     let ann = ann.trim();
     let simple = match ann {
         "Int" => Some("integer"),
@@ -116,10 +122,82 @@ fn type_schema(ann: &str) -> Json {
         return serde_json::json!({ "type": t });
     }
     if ann == "Array" {
-        return serde_json::json!({"type": "array"});
+        return serde_json::json!({"type": "array", "items": {}});
     }
-    if let Some(inner) = ann.strip_prefix("Array<").and_then(|r| r.strip_suffix('>')) {
+    if let Some(inner) = generic_args(ann, "Array") {
         return serde_json::json!({"type": "array", "items": type_schema(inner)});
     }
+    if ann == "Map" {
+        return serde_json::json!({"type": "object"});
+    }
+    if let Some(inner) = generic_args(ann, "Map") {
+        // `Map<K, V>`: the value type is what follows the first
+        // top-level comma.
+        let value = split_top_level(inner).map_or("", |(_, v)| v);
+        return match type_schema(value) {
+            Json::Object(o) if o.is_empty() => serde_json::json!({"type": "object"}),
+            v => serde_json::json!({"type": "object", "additionalProperties": v}),
+        };
+    }
     serde_json::json!({})
+}
+
+/// `T` of `Name<T>`.
+fn generic_args<'a>(ann: &'a str, name: &str) -> Option<&'a str> {
+    ann.strip_prefix(name)?
+        .trim_start()
+        .strip_prefix('<')?
+        .strip_suffix('>')
+}
+
+/// `K` and `V` of `K, V`, split at the first comma outside `<…>`.
+fn split_top_level(args: &str) -> Option<(&str, &str)> {
+    let mut depth = 0usize;
+    for (i, c) in args.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => return Some((args.get(..i)?, args.get(i + 1..)?)),
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn arrays_always_say_what_their_items_are() {
+        assert_eq!(type_schema("Array"), json!({"type": "array", "items": {}}));
+        assert_eq!(
+            type_schema("Array<Array>"),
+            json!({"type": "array", "items": {"type": "array", "items": {}}})
+        );
+        assert_eq!(
+            type_schema("Array<Int>"),
+            json!({"type": "array", "items": {"type": "integer"}})
+        );
+    }
+
+    #[test]
+    fn maps_are_objects() {
+        assert_eq!(type_schema("Map"), json!({"type": "object"}));
+        assert_eq!(
+            type_schema("Map<String, Int>"),
+            json!({"type": "object", "additionalProperties": {"type": "integer"}})
+        );
+        assert_eq!(
+            type_schema("Map<String, Map<String, Array>>"),
+            json!({"type": "object", "additionalProperties": {"type": "object",
+                   "additionalProperties": {"type": "array", "items": {}}}})
+        );
+        assert_eq!(
+            type_schema("Map<String, Whatever>"),
+            json!({"type": "object"})
+        );
+        assert_eq!(type_schema("Mapping"), json!({}));
+    }
 }

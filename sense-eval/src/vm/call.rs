@@ -403,6 +403,22 @@ impl Vm {
         (span.line, file)
     }
 
+    /// The annotation, as written (`Name<P, …>`), that the result of the
+    /// native call now running is checked against next: set when the call
+    /// is the whole right-hand side of `x: T = call(…)` or `local x: T =
+    /// call(…)`, else `None`. A native may shape its result for it (a
+    /// model asked for a structured answer); the check itself still runs.
+    pub fn result_annotation(&self) -> Option<&str> {
+        let f = self.cur.frames.last()?;
+        let p = self.proto(f.proto);
+        match p.code.get(f.ip as usize)? {
+            crate::op::Op::CheckType(i) => {
+                p.decl_types.get(*i as usize).map(|d| d.ann.text.as_str())
+            }
+            _ => None,
+        }
+    }
+
     /// Span of the instruction the current frame is executing.
     pub fn current_span(&self) -> (sense_syntax::Span, crate::proto::FileId) {
         match self.cur.frames.last() {
