@@ -641,9 +641,13 @@ enum sense_status sense_runtime_register_default_providers(struct sense_runtime 
 /*
  Binds the main program's variable `name` (UTF-8, `name_len` bytes) to a
  copy of `value` (NULL means nil; the caller keeps it), as a top-level
- assignment would: programs run afterwards see it.
+ assignment would: programs run afterwards see it. On a new runtime, a
+ global set before `sense_runtime_restore` is kept: it is bound again
+ after the restore, replacing the snapshot's value of that name (so a
+ host can hand a restored program its settings, keys, …).
 
- Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`name` is not an identifier),
+ Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`name` is not an identifier:
+ empty, starting with a digit, or a keyword such as `if`, `true`, `nil`),
  `SENSE_STATUS_RUNTIME_ERROR` (`value` is opaque, or too large for the
  runtime's limits).
  */
@@ -840,8 +844,9 @@ void sense_error_free(struct sense_error *error);
  resumed with becomes the call's result. Outside agents that is a
  `SenseRuntimeError`.
 
- Errors: `SENSE_STATUS_INVALID_ARGUMENT` (NULL `callback`, `arity` out of
- range).
+ Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`name` is not an identifier —
+ empty, starting with a digit, or a keyword such as `if` —, NULL
+ `callback`, `arity` out of range).
  */
 enum sense_status sense_runtime_register_fn(struct sense_runtime *runtime,
                                             const char *name,
@@ -906,10 +911,12 @@ enum sense_status sense_call_suspend(struct sense_call *call,
                                      struct sense_error **error);
 
 /*
- Answers by raising a `SenseRuntimeError` with `message` (UTF-8, copied)
- in the calling Sense code; it reaches the host as the failure of the
+ Answers by raising a `SenseRuntimeError` with `message` (copied) in
+ the calling Sense code; it reaches the host as the failure of the
  `sense_runtime_run_source` / `sense_agent_start` / `sense_agent_resume`
- call that was running (an agent's body then reads `failed`).
+ call that was running (an agent's body then reads `failed`). Bytes of
+ `message` that are not UTF-8 are replaced with U+FFFD: the failure is
+ never dropped for its text.
  */
 enum sense_status sense_call_fail(struct sense_call *call,
                                   const char *message,
@@ -1172,7 +1179,9 @@ enum sense_status sense_runtime_snapshot(const struct sense_runtime *runtime,
  to run or restore code. Before restoring, set it up as the snapshotted
  one was: register every host function and model provider the snapshot's
  code uses, and set the output and input callbacks. The runtime keeps its
- own configuration.
+ own configuration, and the globals set on it with
+ `sense_runtime_set_global` before this call (they replace the
+ snapshot's values of the same names).
 
  Afterwards the runtime is the snapshotted one: look agents up by name
  (`sense_agent_lookup`), or read the subject

@@ -26,7 +26,7 @@ mod status;
 
 pub use runtime::read_source;
 
-pub use embed::ValueRef;
+pub use embed::{ValueRef, is_bindable_name};
 pub use error::Error;
 pub use handle::{AgentId, PauseHandle};
 pub use provider::{ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec};

@@ -98,6 +98,9 @@ pub struct Runtime {
     pub(crate) subject: Option<AgentId>,
     /// Programs run since unused code was last released.
     runs_since_release: u32,
+    /// Globals a host set before any code ran, bound again after a
+    /// snapshot is restored (which replaces the main scope they were in).
+    pub(crate) preset_globals: Vec<(String, HostValue)>,
 }
 
 /// How many programs run between two releases of unused code (each one
@@ -125,6 +128,7 @@ impl Runtime {
             main_env: None,
             subject: None,
             runs_since_release: 0,
+            preset_globals: Vec::new(),
         }
     }
 
