@@ -19,8 +19,13 @@ import (
 // agents held in arrays, holds, host functions that learn their caller,
 // and pause reasons read without copying the whole value.
 
-// SetGlobal binds the main program's variable name to value (nil, bool,
-// int, int64, float64, string or []any), as a top-level assignment would.
+// SetGlobal binds the main program's variable name to value, as a
+// top-level assignment would: nil, a bool, any integer type (unsigned
+// values above math.MaxInt64 are an error), float32 or float64, a string,
+// an Agent, or a slice or array of these ([]any, []string, ...). name must
+// be an identifier that is not a keyword (StatusInvalidArgument). A global
+// set on a new runtime before Restore is kept, replacing the snapshot's
+// value of that name.
 func (r *Runtime) SetGlobal(name string, value any) error {
 	defer runtime.KeepAlive(r)
 	v, err := newValue(value)
