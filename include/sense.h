@@ -832,6 +832,81 @@ uint32_t sense_error_column(const struct sense_error *error);
 void sense_error_free(struct sense_error *error);
 
 /*
+ Holds the current value of the main program's variable (or builtin)
+ `name` — a function, a closure with its state, a list, anything — and
+ stores its id (never 0) in `*out`. The value stays alive, whatever
+ the program does with the name, until `sense_runtime_release_held`.
+ Ids are never reused. Held values are not saved in snapshots, and
+ `sense_runtime_restore` releases them.
+
+ Threads and ownership: as for the runtime. An id is plain data; it is
+ valid only with this runtime.
+
+ Errors: `SENSE_STATUS_NOT_FOUND` (nothing is bound to `name`).
+ */
+enum sense_status sense_runtime_hold_global(struct sense_runtime *runtime,
+                                            const char *name,
+                                            size_t name_len,
+                                            uint64_t *out,
+                                            struct sense_error **error);
+
+/*
+ Holds a copy of `value` made into a Sense value (NULL: nil; an agent
+ value is the agent itself) and stores its id in `*out`; see
+ `sense_runtime_hold_global`.
+
+ Errors: `SENSE_STATUS_RUNTIME_ERROR` (`value` is opaque, or too large
+ for the runtime's limits).
+ */
+enum sense_status sense_runtime_hold_value(struct sense_runtime *runtime,
+                                           const struct sense_value *value,
+                                           uint64_t *out,
+                                           struct sense_error **error);
+
+/*
+ A copy of the value held under `id` into `*out` (free it with
+ `sense_value_free`; a function comes out as `SENSE_VALUE_KIND_OPAQUE`).
+
+ Errors: `SENSE_STATUS_NOT_FOUND` (nothing is held under `id`).
+ */
+enum sense_status sense_runtime_held_value(struct sense_runtime *runtime,
+                                           uint64_t id,
+                                           struct sense_value **out,
+                                           struct sense_error **error);
+
+/*
+ Calls the value held under `id` (a function, a closure, a tool, a
+ builtin) with copies of `args[0..arg_count]` (each NULL means nil;
+ `args` may be NULL when `arg_count` is 0), as `sense_runtime_call`
+ calls a named one. When `out` is not NULL it receives a copy of the
+ result (free it with `sense_value_free`); when `out_held` is not NULL
+ the result is also held and its id stored there — how a host keeps a
+ function that a call returns, to call it later.
+
+ Errors: `SENSE_STATUS_NOT_FOUND` (nothing is held under `id`),
+ `SENSE_STATUS_RUNTIME_ERROR` (the call raised — not callable, wrong
+ argument count, an error inside: the error has its location — or an
+ argument is opaque), `SENSE_STATUS_WRONG_STATE` (from a callback).
+ */
+enum sense_status sense_runtime_call_held(struct sense_runtime *runtime,
+                                          uint64_t id,
+                                          const struct sense_value *const *args,
+                                          size_t arg_count,
+                                          struct sense_value **out,
+                                          uint64_t *out_held,
+                                          struct sense_error **error);
+
+/*
+ Releases the value held under `id`; the id is invalid from then on.
+
+ Errors: `SENSE_STATUS_NOT_FOUND` (nothing is held under `id`, e.g.
+ released already).
+ */
+enum sense_status sense_runtime_release_held(struct sense_runtime *runtime,
+                                             uint64_t id,
+                                             struct sense_error **error);
+
+/*
  Registers `callback` as a Sense function `name(…)` taking `arity`
  arguments (-1: any number; otherwise 0..=255, and a call with another
  count is a `SenseRuntimeError`). Registering a name again replaces the

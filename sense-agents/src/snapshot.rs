@@ -96,7 +96,12 @@ impl Runtime {
     /// one before registering it raises a `SenseRuntimeError`. Globals set
     /// with [`Runtime::set_global`] before the restore are kept: they are
     /// bound again afterwards, replacing the snapshot's value of the name.
+    /// Values held with [`Runtime::hold_value`] are released.
     pub fn restore_snapshot(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        // Held values live in the heap the restore replaces: released.
+        for (_, cell) in std::mem::take(&mut self.held) {
+            self.vm().unhold(cell);
+        }
         let blob = self.vm().restore(bytes).map_err(|e| {
             Error::from_eval(
                 &e,

@@ -41,6 +41,7 @@ mod config;
 mod default_providers;
 mod embed;
 mod error;
+mod held;
 mod host_fn;
 mod pause;
 mod provider;
@@ -71,6 +72,10 @@ pub use embed::{
 pub use error::{
     sense_error, sense_error_class, sense_error_column, sense_error_free, sense_error_line,
     sense_error_message, sense_error_rendered, sense_error_status,
+};
+pub use held::{
+    sense_runtime_call_held, sense_runtime_held_value, sense_runtime_hold_global,
+    sense_runtime_hold_value, sense_runtime_release_held,
 };
 pub use host_fn::{
     sense_call, sense_call_agent, sense_call_arg, sense_call_arg_count, sense_call_fail,
