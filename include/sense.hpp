@@ -390,6 +390,37 @@ private:
     Agent a_;
 };
 
+/// A value the runtime holds for the host (sense_runtime_hold_global /
+/// sense_runtime_hold_value): any value — a function or closure included —
+/// kept alive until this object is destroyed, then released. Call it with
+/// Runtime::call(held, args). Must not outlive its Runtime.
+class Held {
+public:
+    Held(sense_runtime *rt, uint64_t id) noexcept : rt_(rt), id_(id) {}
+    Held(const Held &) = delete;
+    Held &operator=(const Held &) = delete;
+    Held(Held &&o) noexcept : rt_(std::exchange(o.rt_, nullptr)), id_(o.id_) {}
+    Held &operator=(Held &&o) noexcept {
+        if (this != &o) {
+            reset();
+            rt_ = std::exchange(o.rt_, nullptr);
+            id_ = o.id_;
+        }
+        return *this;
+    }
+    ~Held() { reset(); }
+    /// The C id (0 for a moved-from Held).
+    uint64_t id() const noexcept { return rt_ ? id_ : 0; }
+
+private:
+    void reset() noexcept {
+        if (rt_) sense_runtime_release_held(rt_, id_, nullptr);
+        rt_ = nullptr;
+    }
+    sense_runtime *rt_;
+    uint64_t id_;
+};
+
 /// A Sense runtime and the host state of its callbacks.
 class Runtime {
 public:
@@ -528,6 +559,40 @@ public:
             throw;
         }
         return Value(out);
+    }
+
+    /// Holds the current value of variable (or builtin) `name` — e.g. a
+    /// function — whatever the program later binds to the name.
+    Held hold_global(std::string_view name) {
+        uint64_t id = 0;
+        check([&](sense_error **e) {
+            return sense_runtime_hold_global(get(), name.data(), name.size(), &id, e);
+        });
+        return Held(get(), id);
+    }
+    /// Holds a copy of `value` inside the runtime.
+    Held hold_value(const Value &value) {
+        const sense_value *raw = value.get();
+        uint64_t id = 0;
+        check([&](sense_error **e) { return sense_runtime_hold_value(get(), raw, &id, e); });
+        return Held(get(), id);
+    }
+    /// A copy of a held value (a function comes out opaque).
+    Value held_value(const Held &held) const {
+        sense_value *v = nullptr;
+        check([&](sense_error **e) { return sense_runtime_held_value(get(), held.id(), &v, e); });
+        return Value(v);
+    }
+    /// Calls a held value (a function, a closure, a builtin) with `args`.
+    Value call(const Held &fn, const std::vector<Value> &args = {}) {
+        return call_held(fn, args, nullptr);
+    }
+    /// Calls a held value and holds its result: a function it returns can
+    /// be called in turn.
+    Held call_and_hold(const Held &fn, const std::vector<Value> &args = {}) {
+        uint64_t id = 0;
+        call_held(fn, args, &id);
+        return Held(get(), id);
     }
 
     /// The agent bound to `name`.
@@ -682,6 +747,24 @@ public:
     }
 
 private:
+    Value call_held(const Held &fn, const std::vector<Value> &args, uint64_t *out_held) {
+        std::vector<const sense_value *> raw;
+        raw.reserve(args.size());
+        for (const Value &a : args) raw.push_back(a.get());
+        sense_value *out = nullptr;
+        try {
+            exec([&](sense_error **e) {
+                return sense_runtime_call_held(get(), fn.id(), raw.data(), raw.size(), &out,
+                                               out_held, e);
+            });
+        } catch (...) {
+            sense_value_free(out);
+            if (out_held && *out_held) sense_runtime_release_held(get(), *out_held, nullptr);
+            throw;
+        }
+        return Value(out);
+    }
+
     /// Runs a C call that may run Sense code: an exception the output or
     /// input callback stored meanwhile is rethrown first, then a failure
     /// of the call itself.
