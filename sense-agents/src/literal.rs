@@ -53,6 +53,19 @@ fn expr_literal(e: &Expr) -> Option<HostValue> {
         ExprKind::Array(items) => {
             HostValue::List(items.iter().map(expr_literal).collect::<Option<_>>()?)
         }
+        ExprKind::Map(entries) => HostValue::Map(
+            entries
+                .iter()
+                .map(|(k, v)| {
+                    let key = expr_literal(k)?;
+                    let ok = matches!(
+                        key,
+                        HostValue::Str(_) | HostValue::Int(_) | HostValue::Bool(_)
+                    );
+                    Some((ok.then_some(key)?, expr_literal(v)?))
+                })
+                .collect::<Option<_>>()?,
+        ),
         ExprKind::Unary {
             op: UnaryOp::Neg,
             operand,
@@ -162,6 +175,24 @@ fn write(v: &HostValue, out: &mut String, cap: usize, quoted: bool) -> bool {
             }
             out.push(']');
         }
+        HostValue::Map(entries) => {
+            out.push('{');
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                // Keys are quoted in a literal (so it parses back), bare
+                // in the printed form, as `print` shows them.
+                if !write(k, out, cap, quoted) {
+                    return false;
+                }
+                out.push_str(": ");
+                if !write(v, out, cap, quoted) {
+                    return false;
+                }
+            }
+            out.push('}');
+        }
         other => out.push_str(&other.to_string()),
     }
     out.len() <= cap
@@ -192,7 +223,18 @@ mod tests {
     #[test]
     fn refuses_what_is_not_a_literal_with_a_hint() {
         for bad in [
-            "yes", "1 + 2", "f()", "", "x = 1", "1\n2", "[1, y]", "-x", "\"open",
+            "yes",
+            "1 + 2",
+            "f()",
+            "",
+            "x = 1",
+            "1\n2",
+            "[1, y]",
+            "-x",
+            "\"open",
+            "{1.5: 2}",
+            "{[1]: 2}",
+            "{\"a\": y}",
         ] {
             let err = parse(bad).unwrap_err();
             assert!(
@@ -212,6 +254,11 @@ mod tests {
             HostValue::Bool(false),
             HostValue::Nil,
             HostValue::List(vec![]),
+            HostValue::Map(vec![
+                (HostValue::from("k\"ey"), HostValue::Int(1)),
+                (HostValue::Int(2), HostValue::Map(vec![])),
+                (HostValue::Bool(true), HostValue::List(vec![HostValue::Nil])),
+            ]),
         ]);
         let p = Preview::literal(&v, 1000);
         assert!(!p.cut);

@@ -329,6 +329,12 @@ pub fn host_to_json(v: &HostValue) -> serde_json::Value {
         HostValue::Float(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
         HostValue::Str(s) => Json::String(s.clone()),
         HostValue::List(items) => Json::Array(items.iter().map(host_to_json).collect()),
+        HostValue::Map(entries) => Json::Object(
+            entries
+                .iter()
+                .map(|(k, v)| (k.to_string(), host_to_json(v)))
+                .collect(),
+        ),
         HostValue::Opaque { type_name, text } if type_name == "Object" => {
             serde_json::from_str(text).unwrap_or_else(|_| Json::String(text.clone()))
         }

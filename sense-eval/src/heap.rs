@@ -35,6 +35,8 @@ fn obj_bytes(obj: &Obj) -> usize {
             std::mem::size_of::<crate::task::Task>() + a.mailbox.len() * VALUE_BYTES + stack
         }
         Obj::Ext(x) => x.0.heap_bytes(),
+        Obj::Map(m) => m.heap_bytes(),
+        Obj::Walk(w) => w.heap_bytes(),
         _ => 64,
     }
 }

@@ -45,6 +45,9 @@ pub enum HostValue {
     Str(String),
     /// An Array (copied deeply).
     List(Vec<HostValue>),
+    /// A Map (copied deeply): its entries in insertion order. Keys are
+    /// `Str`, `Int` or `Bool`; anything else is refused on the way in.
+    Map(Vec<(HostValue, HostValue)>),
     /// A task (an agent of the agent runtime): which one, and how `print`
     /// showed it when it was copied out. Passed back into the runtime it
     /// came from, it is the same task again (see [`HostTask`]).
@@ -69,6 +72,7 @@ impl HostValue {
             HostValue::Float(_) => "Float",
             HostValue::Str(_) => "String",
             HostValue::List(_) => "Array",
+            HostValue::Map(_) => "Map",
             HostValue::Task(t) => t.type_name,
             HostValue::Opaque { type_name, .. } => type_name,
         }
@@ -88,6 +92,22 @@ impl HostValue {
             HostValue::Int(i) => Some(*i),
             _ => None,
         }
+    }
+
+    /// The entries, if this is a Map.
+    pub fn as_map(&self) -> Option<&[(HostValue, HostValue)]> {
+        match self {
+            HostValue::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    /// The value at String key `key`, if this is a Map that has it.
+    pub fn get(&self, key: &str) -> Option<&HostValue> {
+        self.as_map()?
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, v)| v)
     }
 
     /// The task, if this is one.
@@ -175,6 +195,16 @@ impl fmt::Display for HostValue {
                     write!(f, "{it}")?;
                 }
                 f.write_str("]")
+            }
+            HostValue::Map(entries) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k}: {v}")?;
+                }
+                f.write_str("}")
             }
             HostValue::Task(a) => f.write_str(&a.text),
             HostValue::Opaque { text, .. } => f.write_str(text),
@@ -300,6 +330,24 @@ impl Vm {
             }
             Value::Array(_) => elided(),
             Value::Obj(r) => match self.heap.try_get(r) {
+                Some(Obj::Map(m)) if depth < MAX_DEPTH => {
+                    match walk.enter(r, m.len()) {
+                        Step::Enter => {}
+                        Step::Cycle | Step::Exhausted => {
+                            return HostValue::Opaque {
+                                type_name: "Map".to_string(),
+                                text: "{...}".to_string(),
+                            };
+                        }
+                    }
+                    let entries = m
+                        .entries
+                        .iter()
+                        .map(|(k, x)| (key_to_host(k), self.to_host_in(*x, depth + 1, walk)))
+                        .collect();
+                    walk.leave();
+                    HostValue::Map(entries)
+                }
                 Some(Obj::Task(a)) => HostValue::Task(HostTask {
                     obj: r,
                     serial: a.serial,
@@ -352,6 +400,26 @@ impl Vm {
                 // Rust vector: no collection runs inside this function.
                 Value::Array(self.heap.alloc(Obj::Array(vals)))
             }
+            HostValue::Map(entries) => {
+                let mut m = crate::map::MapObj::new();
+                for (k, x) in entries {
+                    let key = match k {
+                        HostValue::Str(s) => crate::map::MapKey::Str(s.as_str().into()),
+                        HostValue::Int(i) => crate::map::MapKey::Int(*i),
+                        HostValue::Bool(b) => crate::map::MapKey::Bool(*b),
+                        other => {
+                            return Err(EvalError::type_error(format!(
+                                "map keys must be String, Int or Bool, got {}",
+                                other.type_name()
+                            )));
+                        }
+                    };
+                    let v = self.value_from_host_depth(x, depth + 1)?;
+                    m.insert(key, v);
+                }
+                // As for arrays: no collection runs inside this function.
+                self.alloc_map(m)?
+            }
             HostValue::Task(a) => match self.heap.try_get(a.obj) {
                 Some(Obj::Task(live)) if live.serial == a.serial => Value::Obj(a.obj),
                 _ => {
@@ -365,5 +433,14 @@ impl Vm {
                 )));
             }
         })
+    }
+}
+
+/// A map key as a host value.
+fn key_to_host(k: &crate::map::MapKey) -> HostValue {
+    match k {
+        crate::map::MapKey::Str(s) => HostValue::Str(s.to_string()),
+        crate::map::MapKey::Int(i) => HostValue::Int(*i),
+        crate::map::MapKey::Bool(b) => HostValue::Bool(*b),
     }
 }

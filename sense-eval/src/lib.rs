@@ -16,6 +16,7 @@ pub mod error;
 pub mod heap;
 pub mod host;
 pub mod kind;
+pub mod map;
 pub mod numfmt;
 pub mod object;
 pub mod op;
@@ -27,6 +28,7 @@ pub mod task;
 pub mod types;
 pub mod value;
 pub mod vm;
+pub mod walk;
 
 pub use error::{ErrorClass, EvalError, EvalResult};
 pub use host::{HostFn, HostReturn, HostTask, HostValue};

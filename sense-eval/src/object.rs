@@ -145,6 +145,14 @@ pub enum Obj {
     Future(Box<FutureObj>),
     /// An object of a kind registered through the seam of [`crate::kind`].
     Ext(crate::kind::ExtObj),
+    /// A map (mutable, shared by reference); its value is `Value::Obj`.
+    /// Last of the variants, so snapshots written before maps existed
+    /// still decode.
+    Map(crate::map::MapObj),
+    /// The state of an array method that calls a Sense function per
+    /// element (`xs.map(f)`, `filter`, `reduce`, `sort(key)`), held by the
+    /// frame of the call in progress (see `vm/walk.rs`).
+    Walk(Box<crate::walk::WalkState>),
 }
 
 impl Obj {
@@ -168,6 +176,12 @@ impl Obj {
                 }
             }
             Obj::Ext(x) => x.0.trace(t),
+            Obj::Map(m) => {
+                for v in m.values() {
+                    t.value(v);
+                }
+            }
+            Obj::Walk(w) => w.trace(t),
         }
     }
 }

@@ -145,6 +145,13 @@ pub enum Op {
     /// A comparison then `JumpIfFalse(t)` (an `if`/`while` condition):
     /// `[a, b] -> []`, jumping to `t` unless `a cmp b`.
     CompareJump(Cmp, u32),
+    /// `{k1: v1, … kn: vn}`: `[k1, v1, … kn, vn] -> [map]`. After the
+    /// fused instructions so that the code of programs without maps (and
+    /// the snapshots holding it) is laid out as before.
+    MakeMap(u32),
+    /// `x in xs`: `[x, xs] -> [bool]` (an array's element by `==`, a map's
+    /// key, a substring). `not in` is this and `Not`.
+    In,
 }
 
 /// The comparison of a fused [`Op::CompareJump`].

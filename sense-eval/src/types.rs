@@ -26,6 +26,10 @@ pub enum TypeSpec {
     Nil,
     /// `Array` / `Array<T>` (every element must match T).
     Array(Option<Box<TypeSpec>>),
+    /// `Map` / `Map<K, V>`: a map's keys must match K and its values V.
+    /// Any other value matches, as the reference (which has no maps)
+    /// accepts anything under this name.
+    Map(Option<Box<(TypeSpec, TypeSpec)>>),
     /// `Function`: user or builtin functions.
     Function,
     /// A core kind checked by `type_of` name (`Agent`, `Tool`, …).
@@ -58,6 +62,10 @@ impl TypeSpec {
             "Bool" => TypeSpec::Bool,
             "Nil" => TypeSpec::Nil,
             "Array" => TypeSpec::Array(first()),
+            "Map" => TypeSpec::Map(match ann.params.as_slice() {
+                [k, v] => Some(Box::new((TypeSpec::from_ann(k), TypeSpec::from_ann(v)))),
+                _ => None,
+            }),
             "Function" => TypeSpec::Function,
             "Future" => TypeSpec::Kind("Future"),
             "Python" => TypeSpec::Kind("Python"),

@@ -18,6 +18,8 @@ mod host_hooks;
 mod import;
 mod inspect;
 mod lazy_range;
+mod maps;
+mod membership;
 mod names;
 mod ops;
 mod registries;

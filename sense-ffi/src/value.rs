@@ -199,7 +199,9 @@ pub extern "C" fn sense_value_get_kind(
             HostValue::Float(_) => sense_value_kind::Float,
             HostValue::Str(_) => sense_value_kind::String,
             HostValue::List(_) => sense_value_kind::List,
-            HostValue::Opaque { .. } => sense_value_kind::Opaque,
+            // Until the C ABI has a map kind, a map reads as an opaque
+            // value (its type name says `Map`).
+            HostValue::Opaque { .. } | HostValue::Map(_) => sense_value_kind::Opaque,
             HostValue::Task(_) => sense_value_kind::Agent,
         });
         Ok(())

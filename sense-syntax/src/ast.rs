@@ -388,6 +388,10 @@ pub enum BinOp {
     Gt,
     /// `>=`
     Ge,
+    /// `in` (membership: an array's element, a map's key, a substring)
+    In,
+    /// `not in`
+    NotIn,
 }
 
 impl BinOp {
@@ -405,6 +409,8 @@ impl BinOp {
             BinOp::Le => "<=",
             BinOp::Gt => ">",
             BinOp::Ge => ">=",
+            BinOp::In => "in",
+            BinOp::NotIn => "not in",
         }
     }
 }
@@ -451,6 +457,8 @@ pub enum ExprKind {
     Nil,
     /// `[a, b, …]`.
     Array(Vec<Expr>),
+    /// `{k: v, …}`: the entries in the order written.
+    Map(Vec<(Expr, Expr)>),
     /// A name.
     Name(String),
     /// `name = value`.

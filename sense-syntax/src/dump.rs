@@ -262,6 +262,16 @@ fn expr(out: &mut String, e: &Expr) {
                 expr(out, x);
             }
         }
+        ExprKind::Map(entries) => {
+            let _ = write!(out, "(map {l}");
+            for (k, v) in entries {
+                out.push_str(" (");
+                expr(out, k);
+                out.push(' ');
+                expr(out, v);
+                out.push(')');
+            }
+        }
         ExprKind::Name(n) => {
             let _ = write!(out, "(name {l} {n}");
         }

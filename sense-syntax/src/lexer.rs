@@ -2,7 +2,7 @@
 //!
 //! Layout (LANGUAGE.md §1.8) is decided here, not in the parser: an
 //! indentation stack, a bracket depth that turns newlines into plain
-//! whitespace inside `(` `[`, one DEDENT per closed level, and closing
+//! whitespace inside `(` `[` `{`, one DEDENT per closed level, and closing
 //! DEDENTs at end of input. Line numbers follow §1.9, quirks included,
 //! because every error the parser reports takes its line from a token.
 //! Scanning of single tokens (numbers, names, operators, strings) lives in
@@ -70,8 +70,10 @@ struct Lexer<'s> {
     pos: usize,
     /// The reference's line counter (see §1.9 for where it lags).
     line: u32,
-    /// Open `(`/`[` count; layout is suspended while it is non-zero.
+    /// Open `(`/`[`/`{` count; layout is suspended while it is non-zero.
     depth: u32,
+    /// Open `{` count: a `}` closes a map literal only while one is open.
+    braces: u32,
     indents: Vec<u32>,
     at_line_start: bool,
     /// Whether the current logical line produced a real token yet.
@@ -87,6 +89,7 @@ impl<'s> Lexer<'s> {
             pos: 0,
             line: 1,
             depth: 0,
+            braces: 0,
             indents: vec![0],
             at_line_start: true,
             line_has_content: false,
@@ -225,6 +228,36 @@ impl<'s> Lexer<'s> {
         });
     }
 
+    /// Whether a `{` here opens a map literal: only where an operand may
+    /// start (after an operator, an opening bracket, a comma, a colon, a
+    /// keyword such as `return`, or at the start of a line). After an
+    /// operand, a `)` or `else` it would open a block, C-style: that keeps
+    /// the reference's diagnosis (`if x {`, `def f() {`).
+    fn operand_may_start(&self) -> bool {
+        use TokenKind as K;
+        let prev = if self.line_has_content || self.depth > 0 {
+            self.tokens.last().map(|t| t.kind)
+        } else {
+            None
+        };
+        !matches!(
+            prev,
+            Some(
+                K::Int
+                    | K::Float
+                    | K::Str
+                    | K::Ident
+                    | K::True
+                    | K::False
+                    | K::Nil
+                    | K::RParen
+                    | K::RBracket
+                    | K::RBrace
+                    | K::Else
+            )
+        )
+    }
+
     /// Scans one token (or one piece of whitespace or a comment).
     fn scan_token(&mut self) -> Result<(), SyntaxError> {
         let start = self.pos;
@@ -247,6 +280,18 @@ impl<'s> Lexer<'s> {
                 }
             }
             '#' => self.comment(self.line_has_content),
+            '{' if self.operand_may_start() => {
+                self.pos += 1;
+                self.braces += 1;
+                self.depth += 1;
+                self.push(TokenKind::LBrace, start);
+            }
+            '}' if self.braces > 0 => {
+                self.pos += 1;
+                self.braces -= 1;
+                self.depth = self.depth.saturating_sub(1);
+                self.push(TokenKind::RBrace, start);
+            }
             '{' | '}' => {
                 self.pos += 1;
                 return Err(self.error(

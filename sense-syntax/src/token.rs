@@ -151,6 +151,10 @@ token_kinds! {
     LBracket => "LBRACKET",
     /// `]`
     RBracket => "RBRACKET",
+    /// `{` (opens a map literal; elsewhere the lexer refuses it)
+    LBrace => "LBRACE",
+    /// `}`
+    RBrace => "RBRACE",
     /// `,`
     Comma => "COMMA",
     /// `:`

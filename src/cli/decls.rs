@@ -398,6 +398,12 @@ fn expr(e: &Expr, full: Span, scope: Option<Span>, out: &mut Vec<Decl>) {
                 expr(i, full, scope, out);
             }
         }
+        ExprKind::Map(entries) => {
+            for (k, v) in entries {
+                expr(k, full, scope, out);
+                expr(v, full, scope, out);
+            }
+        }
         ExprKind::Int(_)
         | ExprKind::Float(_)
         | ExprKind::Str(_)

@@ -61,6 +61,9 @@ fn len(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     {
         return Ok(Value::Int(s.char_len() as i64));
     }
+    if let Some(m) = vm.map_of(v) {
+        return Ok(Value::Int(m.len() as i64));
+    }
     Err(EvalError::runtime(format!(
         "len() not supported for type {}",
         vm.type_name(v)

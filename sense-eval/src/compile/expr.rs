@@ -42,6 +42,13 @@ impl Compiler<'_> {
                 }
                 self.emit(Op::MakeArray(items.len() as u32), span);
             }
+            ExprKind::Map(entries) => {
+                for (k, v) in entries {
+                    self.expr(k);
+                    self.expr(v);
+                }
+                self.emit(Op::MakeMap(entries.len() as u32), span);
+            }
             ExprKind::Name(n) => {
                 let s = self.sym(n);
                 self.emit(Op::Load(s), span);
@@ -93,6 +100,11 @@ impl Compiler<'_> {
                     BinOp::Le => Op::Le,
                     BinOp::Gt => Op::Gt,
                     BinOp::Ge => Op::Ge,
+                    BinOp::In => Op::In,
+                    BinOp::NotIn => {
+                        self.emit(Op::In, span);
+                        Op::Not
+                    }
                 };
                 self.emit(op, span);
             }

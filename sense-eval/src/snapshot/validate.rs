@@ -217,6 +217,16 @@ impl State<'_> {
                     self.value(*v)?;
                 }
             }
+            Obj::Map(m) => {
+                for v in m.values() {
+                    self.value(v)?;
+                }
+            }
+            Obj::Walk(w) => {
+                for v in w.values() {
+                    self.value(v)?;
+                }
+            }
             Obj::Closure(c) => {
                 self.proto(c.proto)?;
                 self.check_scope(c.env)?;

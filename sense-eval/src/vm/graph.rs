@@ -63,8 +63,8 @@ impl Walk {
 }
 
 impl Vm {
-    /// The elements of every array reachable from `v` through arrays, each
-    /// array counted once.
+    /// The elements of every array and map reachable from `v` through
+    /// arrays and maps, each counted once.
     pub(crate) fn distinct_elements(&self, v: Value) -> usize {
         self.distinct_elements_of(std::iter::once(v))
     }
@@ -76,6 +76,18 @@ impl Vm {
         let mut todo: Vec<Value> = roots.collect();
         let mut total = 0usize;
         while let Some(v) = todo.pop() {
+            if let Some(m) = self.map_of(v)
+                && let Some(r) = v.obj_ref()
+            {
+                if seen.insert(r) {
+                    total = total.saturating_add(m.len());
+                    todo.extend(
+                        m.values()
+                            .filter(|x| matches!(x, Value::Array(_) | Value::Obj(_))),
+                    );
+                }
+                continue;
+            }
             let Value::Array(r) = v else { continue };
             if !seen.insert(r) {
                 continue;
@@ -86,7 +98,7 @@ impl Vm {
                     items
                         .iter()
                         .copied()
-                        .filter(|x| matches!(x, Value::Array(_))),
+                        .filter(|x| matches!(x, Value::Array(_) | Value::Obj(_))),
                 );
             }
         }

@@ -60,6 +60,10 @@ impl Vm {
                 Obj::Array(a) => !a.is_empty(),
                 _ => true,
             },
+            Value::Obj(r) => match self.heap.get(r) {
+                Obj::Map(m) => !m.is_empty(),
+                _ => true,
+            },
             _ => true,
         }
     }
@@ -377,12 +381,48 @@ impl Vm {
                 seen.equal.insert((x, y));
                 true
             }
+            (Value::Obj(x), Value::Obj(y))
+                if matches!(self.heap.get(x), Obj::Map(_))
+                    && matches!(self.heap.get(y), Obj::Map(_)) =>
+            {
+                x == y || self.maps_equal(a, b, depth, seen)?
+            }
             (Value::Func(x), Value::Func(y)) | (Value::Obj(x), Value::Obj(y)) => {
                 x == y || self.objects_equal(x, y, depth)?
             }
             (Value::Native(x), Value::Native(y)) => x == y,
             _ => false,
         })
+    }
+
+    /// Two maps are equal when they have the same keys (in any order)
+    /// with equal values.
+    fn maps_equal(
+        &self,
+        a: Value,
+        b: Value,
+        depth: usize,
+        seen: &mut Compared,
+    ) -> EvalResult<bool> {
+        let (Some(x), Some(y)) = (self.map_of(a), self.map_of(b)) else {
+            return Ok(false);
+        };
+        if x.len() != y.len() {
+            return Ok(false);
+        }
+        seen.budget = seen.budget.checked_sub(x.len()).ok_or_else(|| {
+            EvalError::runtime("comparison too large (values share too many sub-values)")
+        })?;
+        for (k, p) in &x.entries {
+            let Some(q) = y.get(k) else {
+                return Ok(false);
+            };
+            let same = matches!((p.obj_ref(), q.obj_ref()), (Some(r1), Some(r2)) if r1 == r2);
+            if !same && !self.host_equal_in(*p, q, depth + 1, seen)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Structural equality for the object kinds that have it (extension
@@ -424,6 +464,7 @@ impl Vm {
                 let ch = s.char_at(pos).unwrap_or("").to_string();
                 self.new_str(ch)
             }
+            Value::Obj(_) if self.is_map(t) => self.map_index(t, i),
             _ => Err(EvalError::runtime(format!(
                 "cannot index into type {}",
                 self.type_name(t)
@@ -432,6 +473,9 @@ impl Vm {
     }
 
     pub(crate) fn index_store(&mut self, t: Value, i: Value, v: Value) -> EvalResult<()> {
+        if self.is_map(t) {
+            return self.map_set(t, i, v);
+        }
         let Value::Array(r) = t else {
             return Err(EvalError::runtime(format!(
                 "cannot index-assign into type {}",
@@ -521,6 +565,7 @@ impl Vm {
                 }
                 self.new_array(items)
             }
+            Value::Obj(_) if self.is_map(v) => self.map_keys(v),
             _ => Err(EvalError::runtime(format!(
                 "cannot iterate over value of type {}",
                 self.type_name(v)
@@ -542,6 +587,30 @@ impl Vm {
                 Some(items) => match elem {
                     None => true,
                     Some(e) => items.iter().all(|x| self.matches(*x, e)),
+                },
+            },
+            // A value that is not a map passes, as under any name the
+            // reference does not know (it accepts `b: Map = "text"`, and
+            // programs it accepts keep their meaning); a map's keys and
+            // values are checked against `K` and `V`.
+            TypeSpec::Map(kv) => match self.map_of(v) {
+                None => true,
+                Some(m) => match kv.as_deref() {
+                    None => true,
+                    Some((ks, vs)) => m.entries.iter().all(|(k, x)| {
+                        let key_ok = match k {
+                            crate::map::MapKey::Str(_) => {
+                                matches!(ks, TypeSpec::Any | TypeSpec::String)
+                            }
+                            crate::map::MapKey::Int(_) => {
+                                matches!(ks, TypeSpec::Any | TypeSpec::Int | TypeSpec::Float)
+                            }
+                            crate::map::MapKey::Bool(_) => {
+                                matches!(ks, TypeSpec::Any | TypeSpec::Bool)
+                            }
+                        } || matches!(ks, TypeSpec::Named(_));
+                        key_ok && self.matches(*x, vs)
+                    }),
                 },
             },
             TypeSpec::Function => self.type_name(v) == "Function",

@@ -272,6 +272,12 @@ impl Vm {
                         let r = self.heap.alloc(Obj::Array(items));
                         self.cur.stack.push(Value::Array(r));
                     }
+                    Op::MakeMap(n) => tri!(self.make_map(n as usize)),
+                    Op::In => {
+                        let (x, xs) = self.pop2();
+                        let found = tri!(self.contains(xs, x));
+                        self.cur.stack.push(Value::Bool(found));
+                    }
                     Op::Index => {
                         let (t, i) = self.pop2();
                         // An array at an in-range, non-negative Int stays in

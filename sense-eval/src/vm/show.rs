@@ -249,8 +249,49 @@ impl Vm {
                 };
                 x.kind().render(self, r, &mut render)?;
             }
-            Obj::Str(_) | Obj::Array(_) | Obj::Closure(_) | Obj::Free(_) => {}
+            Obj::Map(_) => self.show_map(r, out, depth, python, cap, path)?,
+            Obj::Str(_) | Obj::Array(_) | Obj::Closure(_) | Obj::Free(_) | Obj::Walk(_) => {}
         }
+        Ok(())
+    }
+
+    /// `{k: v, …}` (Python's repr in `python` mode: `{'k': v}`, and a
+    /// map inside itself as `{...}`); like an array, a map inside itself
+    /// runs into the depth limit in Sense's own form.
+    fn show_map(
+        &self,
+        r: crate::heap::ObjRef,
+        out: &mut String,
+        depth: usize,
+        python: bool,
+        cap: usize,
+        path: &mut Vec<crate::heap::ObjRef>,
+    ) -> EvalResult<()> {
+        if python && path.contains(&r) {
+            out.push_str("{...}");
+            return Ok(());
+        }
+        let Obj::Map(m) = self.heap.get(r) else {
+            return Ok(());
+        };
+        out.push('{');
+        path.push(r);
+        for (i, (k, v)) in m.entries.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            match k {
+                crate::map::MapKey::Str(s) if python => out.push_str(&python_repr_str(s)),
+                crate::map::MapKey::Bool(b) if python => {
+                    out.push_str(if *b { "True" } else { "False" })
+                }
+                _ => out.push_str(&k.text()),
+            }
+            out.push_str(": ");
+            self.show_into(*v, out, depth + 1, python, cap, path)?;
+        }
+        path.pop();
+        out.push('}');
         Ok(())
     }
 
@@ -317,6 +358,8 @@ impl Vm {
                 Obj::Closure(_) => "Function",
                 Obj::Free(_) => "Nil",
                 Obj::Ext(x) => x.kind().type_name(),
+                Obj::Map(_) => "Map",
+                Obj::Walk(_) => "Function",
             },
         }
     }

@@ -55,7 +55,9 @@ impl Prec {
 fn binop_prec(op: BinOp) -> Prec {
     match op {
         BinOp::Eq | BinOp::Ne => Prec::Equality,
-        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => Prec::Comparison,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::In | BinOp::NotIn => {
+            Prec::Comparison
+        }
         BinOp::Add | BinOp::Sub => Prec::Term,
         BinOp::Mul | BinOp::Div | BinOp::Mod => Prec::Factor,
     }
@@ -70,6 +72,7 @@ fn prec_of(e: &Expr) -> Prec {
         | ExprKind::Bool(_)
         | ExprKind::Nil
         | ExprKind::Array(_)
+        | ExprKind::Map(_)
         | ExprKind::Name(_) => Prec::Primary,
         ExprKind::Assign { .. } | ExprKind::IndexAssign { .. } => Prec::Assign,
         ExprKind::Logic {
@@ -117,6 +120,18 @@ fn write_bare(out: &mut String, e: &Expr) {
             comma_list(out, items);
             out.push(']');
         }
+        ExprKind::Map(entries) => {
+            out.push('{');
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_expr(out, k, Prec::Assign);
+                out.push_str(": ");
+                write_expr(out, v, Prec::Assign);
+            }
+            out.push('}');
+        }
         ExprKind::Assign { name, value } => {
             out.push_str(&name.name);
             out.push_str(" = ");
@@ -135,7 +150,22 @@ fn write_bare(out: &mut String, e: &Expr) {
         }
         ExprKind::Binary { op, lhs, rhs } => {
             let p = binop_prec(*op);
-            write_expr(out, lhs, p);
+            // `not x in xs` reads as `not (x in xs)`, as in Python: a
+            // `not` operand of `in` keeps its parentheses.
+            let not_lhs = matches!(
+                lhs.kind,
+                ExprKind::Unary {
+                    op: UnaryOp::Not,
+                    ..
+                }
+            );
+            if matches!(op, BinOp::In | BinOp::NotIn) && not_lhs {
+                out.push('(');
+                write_bare(out, lhs);
+                out.push(')');
+            } else {
+                write_expr(out, lhs, p);
+            }
             out.push(' ');
             out.push_str(op.as_str());
             out.push(' ');

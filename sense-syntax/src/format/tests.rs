@@ -515,7 +515,7 @@ fn syntax_errors_are_returned() {
         err.message,
         "expected ')' after the expression (got NEWLINE '')"
     );
-    let err = format_source(&SourceFile::new("t.sns", "x = {\n")).unwrap_err();
+    let err = format_source(&SourceFile::new("t.sns", "while x {\n")).unwrap_err();
     assert!(err.message.starts_with("Sense uses indentation"));
 }
 
@@ -540,4 +540,19 @@ fn the_deepest_parsable_expressions_format() {
     let out = checked(&text);
     assert!(out.starts_with(&format!("x = {chain}\ny = not not")));
     assert!(out.contains("z = - - -"));
+}
+
+#[test]
+fn maps_and_membership_round_trip() {
+    same(
+        "m = {\"a\": 1, 2: [3], true: {}}\nprint(\"a\" in m, 1 not in m)\n",
+        "m = {\"a\": 1, 2: [3], true: {}}\nprint(\"a\" in m, 1 not in m)\n",
+    );
+    // `not x in xs` is `not (x in xs)`; `(not x) in xs` keeps its parentheses.
+    same("print(not a in b)\n", "print(not (a in b))\n");
+    same("print((not a) in b)\n", "print((not a) in b)\n");
+    same(
+        "m = {\n    \"a\": 1,\n    \"b\": 2,\n}\n",
+        "m = {\"a\": 1, \"b\": 2}\n",
+    );
 }

@@ -190,7 +190,7 @@ fn backslash_at_end_of_file_inside_a_string_is_unterminated() {
 fn error_messages_use_em_dashes() {
     let cases = [
         (
-            "{",
+            "if x {",
             "Sense uses indentation for blocks, not '{ }' \u{2014} write ':' then an indented block instead",
         ),
         (
@@ -264,5 +264,46 @@ fn bindable_names_are_identifiers_that_are_not_keywords() {
     }
     for kw in crate::token::keywords() {
         assert!(!super::is_bindable_name(kw), "keyword {kw} accepted");
+
+fn braces_open_a_map_only_where_an_operand_may_start() {
+    use TokenKind as K;
+    assert_eq!(
+        kinds("m = {\"a\": {}}\n"),
+        vec![
+            K::Ident,
+            K::Eq,
+            K::LBrace,
+            K::Str,
+            K::Colon,
+            K::LBrace,
+            K::RBrace,
+            K::RBrace,
+            K::Newline,
+            K::Eof
+        ]
+    );
+    // Layout is suspended inside a map, as inside brackets.
+    assert_eq!(
+        kinds("f({\n  1: 2\n})\n"),
+        vec![
+            K::Ident,
+            K::LParen,
+            K::LBrace,
+            K::Int,
+            K::Colon,
+            K::Int,
+            K::RBrace,
+            K::RParen,
+            K::Newline,
+            K::Eof
+        ]
+    );
+    // After an operand, `)` or `else` a brace would open a block.
+    for text in ["if x {", "def f() {", "else {", "x = 1\n}", "m = {}}"] {
+        let (message, _) = error(text);
+        assert!(
+            message.starts_with("Sense uses indentation"),
+            "{text}: {message}"
+        );
     }
 }

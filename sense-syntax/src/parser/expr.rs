@@ -131,6 +131,7 @@ fn infix(kind: K) -> Option<(u8, Infix)> {
         K::And => (2, Infix::Logic(LogicOp::And)),
         K::EqEq => (3, Infix::Bin(BinOp::Eq)),
         K::BangEq => (3, Infix::Bin(BinOp::Ne)),
+        K::In => (4, Infix::Bin(BinOp::In)),
         K::Lt => (4, Infix::Bin(BinOp::Lt)),
         K::LtEq => (4, Infix::Bin(BinOp::Le)),
         K::Gt => (4, Infix::Bin(BinOp::Gt)),
@@ -144,6 +145,15 @@ fn infix(kind: K) -> Option<(u8, Infix)> {
     })
 }
 
+/// The infix operator at the start of `i` and how many tokens it takes:
+/// one, or two for `not in` (comparison level, as `in`).
+fn infix_at(i: &Tokens<'_>) -> Option<(u8, Infix, usize)> {
+    if i.kind() == K::Not && i.peek_at(1).kind == K::In {
+        return Some((4, Infix::Bin(BinOp::NotIn), 2));
+    }
+    infix(i.kind()).map(|(bp, op)| (bp, op, 1))
+}
+
 /// Pending operators of [`binary`]: binding power, operator, token.
 type Ops<'a> = Vec<(u8, Infix, Tok<'a>)>;
 
@@ -151,20 +161,20 @@ type Ops<'a> = Vec<(u8, Infix, Tok<'a>)>;
 /// operators, folded left-associatively by binding power.
 fn binary(i: Tokens<'_>) -> PResult<'_, Ex> {
     let (mut i, first) = unary(i)?;
-    if infix(i.kind()).is_none() {
+    if infix_at(&i).is_none() {
         return Ok((i, first));
     }
     let mut operands: Vec<Ex> = vec![first];
     let mut ops: Ops<'_> = Vec::new();
     let mut count = 0;
-    while let Some((bp, op)) = infix(i.kind()) {
+    while let Some((bp, op, width)) = infix_at(&i) {
         count += 1;
         if count > MAX_CHAIN {
             return Err(too_long(i.peek()));
         }
         reduce_while(&mut operands, &mut ops, bp)?;
         ops.push((bp, op, i.peek()));
-        let (rest, operand) = unary(i.skip(1))?;
+        let (rest, operand) = unary(i.skip(width))?;
         operands.push(operand);
         i = rest;
     }
@@ -208,10 +218,67 @@ fn reduce(operands: &mut Vec<Ex>, ops: &mut Ops<'_>) -> Result<(), Fail> {
     let span = Span::new(lhs.span.start, rhs.span.end, tok.span.line);
     let kind = match op {
         Infix::Logic(op) => ExprKind::Logic { op, lhs, rhs },
+        Infix::Bin(op @ (BinOp::In | BinOp::NotIn)) => {
+            push_membership(operands, op, lhs, rhs, height, span, tok);
+            return Ok(());
+        }
         Infix::Bin(op) => ExprKind::Binary { op, lhs, rhs },
     };
     operands.push((Box::new(Expr { kind, span }), height));
     Ok(())
+}
+
+/// Builds `lhs in rhs`. A `not` written right before the left operand
+/// (no parentheses around `not x`) applies to the whole test, as in
+/// Python: `not x in xs` is `not (x in xs)`. (`not` binds tighter than
+/// the other comparisons, as in the reference; `in` is new, so it can
+/// read the way Python programmers expect.)
+#[inline(never)]
+fn push_membership(
+    operands: &mut Vec<Ex>,
+    op: BinOp,
+    lhs: Box<Expr>,
+    rhs: Box<Expr>,
+    height: u32,
+    span: Span,
+    tok: Tok<'_>,
+) {
+    let mut nots = Vec::new();
+    let mut lhs = lhs;
+    // Bounded: each step removes one `not` the parser already counted.
+    loop {
+        match lhs.kind {
+            ExprKind::Unary {
+                op: UnaryOp::Not,
+                operand,
+            } if lhs.span.end == operand.span.end => {
+                nots.push(lhs.span);
+                lhs = operand;
+            }
+            kind => {
+                lhs = Box::new(Expr {
+                    kind,
+                    span: lhs.span,
+                });
+                break;
+            }
+        }
+    }
+    let start = lhs.span.start;
+    let mut e = Box::new(Expr {
+        kind: ExprKind::Binary { op, lhs, rhs },
+        span: Span::new(start, span.end, tok.span.line),
+    });
+    for not in nots.into_iter().rev() {
+        e = Box::new(Expr {
+            kind: ExprKind::Unary {
+                op: UnaryOp::Not,
+                operand: e,
+            },
+            span: Span::new(not.start, span.end, not.line),
+        });
+    }
+    operands.push((e, height));
 }
 
 fn too_long(at: Tok<'_>) -> Fail {
@@ -405,8 +472,50 @@ fn primary(i: Tokens<'_>) -> PResult<'_, Ex> {
     match i.kind() {
         K::LParen => group(i),
         K::LBracket => array(i),
+        K::LBrace => map(i),
         _ => leaf(i),
     }
+}
+
+/// `'{' [ expr ':' expr { ',' expr ':' expr } [','] ] '}'`; the node
+/// reports the `{`'s line.
+fn map(i: Tokens<'_>) -> PResult<'_, Ex> {
+    let open = i.peek();
+    let _level = nest(&i, open)?;
+    let mut keys = Args::default();
+    let mut values = Args::default();
+    let mut i = i.skip(1);
+    if !i.check(K::RBrace) {
+        loop {
+            let (rest, key) = assignment(i)?;
+            let (rest, _) = expect(K::Colon, "expected ':' after the map key")(rest)?;
+            let (rest, value) = assignment(rest)?;
+            push_arg(&mut keys, None, key);
+            push_arg(&mut values, None, value);
+            i = rest;
+            if i.kind() != K::Comma {
+                break;
+            }
+            i = i.skip(1);
+            // A trailing comma is allowed (a map written one entry a line).
+            if i.check(K::RBrace) {
+                break;
+            }
+        }
+    }
+    let (i, close) = expect(K::RBrace, "expected '}' after the map entries")(i)?;
+    Ok((i, make_map(keys, values, open, close)?))
+}
+
+#[inline(never)]
+fn make_map(keys: Args, values: Args, open: Tok<'_>, close: Tok<'_>) -> Result<Ex, Fail> {
+    let height = keys.height.max(values.height) + 1;
+    if height > MAX_HEIGHT {
+        return Err(too_long(open));
+    }
+    let span = Span::new(open.span.start, close.span.end, open.span.line);
+    let kind = ExprKind::Map(keys.args.into_iter().zip(values.args).collect());
+    Ok((Box::new(Expr { kind, span }), height))
 }
 
 /// A literal or a name.

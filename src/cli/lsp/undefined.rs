@@ -144,6 +144,12 @@ fn expr<'a>(e: &'a Expr, out: &mut Vec<(&'a str, Span)>) {
                 expr(i, out);
             }
         }
+        ExprKind::Map(entries) => {
+            for (k, v) in entries {
+                expr(k, out);
+                expr(v, out);
+            }
+        }
         ExprKind::Int(_)
         | ExprKind::Float(_)
         | ExprKind::Str(_)

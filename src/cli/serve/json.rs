@@ -4,7 +4,8 @@ use sense::agents::{AgentReport, HostValue};
 use sense_store::{AuditEvent, Summary};
 use serde_json::{Map, Value as Json, json};
 
-/// A host value as JSON: lists become arrays; values JSON cannot hold
+/// A host value as JSON: lists become arrays, maps objects (keys as
+/// their printed text); values JSON cannot hold
 /// (functions, agents, …) become `{"type", "text"}` objects.
 pub fn from_host(v: &HostValue) -> Json {
     match v {
@@ -17,6 +18,12 @@ pub fn from_host(v: &HostValue) -> Json {
         ),
         HostValue::Str(s) => Json::String(s.clone()),
         HostValue::List(items) => Json::Array(items.iter().map(from_host).collect()),
+        HostValue::Map(entries) => Json::Object(
+            entries
+                .iter()
+                .map(|(k, v)| (k.to_string(), from_host(v)))
+                .collect(),
+        ),
         HostValue::Task(a) => json!({"type": "Agent", "text": a.text()}),
         HostValue::Opaque { type_name, text } => json!({"type": type_name, "text": text}),
     }
@@ -26,7 +33,8 @@ pub fn from_host(v: &HostValue) -> Json {
 const MAX_DEPTH: usize = 64;
 
 /// A JSON request value as a host value: `null`, booleans, numbers
-/// (integers when they fit an Int), strings and arrays of those.
+/// (integers when they fit an Int), strings, arrays and objects (Maps)
+/// of those.
 pub fn to_host(v: &Json) -> Result<HostValue, String> {
     to_host_at(v, 0)
 }
@@ -51,13 +59,12 @@ fn to_host_at(v: &Json, depth: usize) -> Result<HostValue, String> {
                 .map(|x| to_host_at(x, depth + 1))
                 .collect::<Result<_, _>>()?,
         ),
-        Json::Object(_) => {
-            return Err(
-                "a value must be null, a boolean, a number, a string or an array of those \
-                 (Sense has no host form for objects)"
-                    .into(),
-            );
-        }
+        Json::Object(fields) => HostValue::Map(
+            fields
+                .iter()
+                .map(|(k, x)| Ok((HostValue::Str(k.clone()), to_host_at(x, depth + 1)?)))
+                .collect::<Result<_, String>>()?,
+        ),
     })
 }
 

@@ -1,0 +1,106 @@
+//! Issue 23: maps cross the host boundary (`HostValue::Map`, ordered
+//! entries) both ways, survive a snapshot, and a map inside itself reads
+//! as an elision instead of recursing.
+// Test code may unwrap and index (the workspace lints forbid it in library code).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use sense_agents::{HostValue, Runtime};
+use std::sync::{Arc, Mutex};
+
+fn runtime() -> (Runtime, Arc<Mutex<String>>) {
+    let mut rt = Runtime::new();
+    let out = Arc::new(Mutex::new(String::new()));
+    let sink = out.clone();
+    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
+    (rt, out)
+}
+
+#[test]
+fn a_map_comes_out_with_its_entries_in_order() {
+    let (mut rt, _) = runtime();
+    rt.run_source(
+        "m.sns",
+        "m = {\"b\": 1, 2: [true], false: {}}\nm[\"a\"] = nil\n",
+    )
+    .unwrap();
+    let m = rt.global("m").unwrap();
+    assert_eq!(
+        m,
+        HostValue::Map(vec![
+            (HostValue::from("b"), HostValue::Int(1)),
+            (
+                HostValue::Int(2),
+                HostValue::List(vec![HostValue::Bool(true)])
+            ),
+            (HostValue::Bool(false), HostValue::Map(vec![])),
+            (HostValue::from("a"), HostValue::Nil),
+        ])
+    );
+    assert_eq!(m.type_name(), "Map");
+    assert_eq!(m.to_string(), "{b: 1, 2: [true], false: {}, a: nil}");
+    assert_eq!(m.get("b"), Some(&HostValue::Int(1)));
+}
+
+#[test]
+fn a_host_map_goes_in_as_a_map() {
+    let (mut rt, out) = runtime();
+    let v = HostValue::Map(vec![
+        (HostValue::from("z"), HostValue::Int(1)),
+        (HostValue::from("a"), HostValue::from("two")),
+    ]);
+    rt.set_global("cfg", v).unwrap();
+    rt.run_source(
+        "m.sns",
+        "print(type_of(cfg), cfg, cfg[\"a\"], len(cfg))\ncfg[\"n\"] = 3\nprint(cfg)\n",
+    )
+    .unwrap();
+    assert_eq!(
+        out.lock().unwrap().as_str(),
+        "Map {z: 1, a: two} two 2\n{z: 1, a: two, n: 3}\n"
+    );
+}
+
+#[test]
+fn a_host_map_with_a_bad_key_is_refused() {
+    let (mut rt, _) = runtime();
+    let v = HostValue::Map(vec![(HostValue::Float(1.5), HostValue::Int(1))]);
+    let err = rt.set_global("cfg", v).unwrap_err().to_string();
+    assert!(
+        err.contains("map keys must be String, Int or Bool"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_map_inside_itself_is_elided() {
+    let (mut rt, _) = runtime();
+    rt.run_source("m.sns", "m = {}\nm[\"self\"] = m\n").unwrap();
+    let m = rt.global("m").unwrap();
+    assert_eq!(m.to_string(), "{self: {...}}");
+}
+
+#[test]
+fn a_map_survives_a_snapshot() {
+    let (mut rt, _) = runtime();
+    rt.run_source(
+        "m.sns",
+        "m = {\"k\": [1, 2], 3: \"x\"}\nm[\"m\"] = {\"in\": true}\n",
+    )
+    .unwrap();
+    let bytes = rt.snapshot().unwrap();
+    let mut back = Runtime::restore(&bytes).unwrap();
+    let out = Arc::new(Mutex::new(String::new()));
+    let sink = out.clone();
+    back.set_output(move |s| sink.lock().unwrap().push_str(s));
+    back.run_source("n.sns", "print(m, m[\"m\"][\"in\"], \"k\" in m)\n")
+        .unwrap();
+    assert_eq!(
+        out.lock().unwrap().as_str(),
+        "{k: [1, 2], 3: x, m: {in: true}} true true\n"
+    );
+}
