@@ -135,6 +135,57 @@ typedef enum sense_status {
 } sense_status;
 
 /*
+ What a [`sense_value`] holds.
+ */
+typedef enum sense_value_kind {
+    /*
+     `nil`.
+     */
+    SENSE_VALUE_KIND_NIL = 0,
+    /*
+     A Bool.
+     */
+    SENSE_VALUE_KIND_BOOL = 1,
+    /*
+     An Int (64-bit signed).
+     */
+    SENSE_VALUE_KIND_INT = 2,
+    /*
+     A Float (double).
+     */
+    SENSE_VALUE_KIND_FLOAT = 3,
+    /*
+     A String (UTF-8).
+     */
+    SENSE_VALUE_KIND_STRING = 4,
+    /*
+     An Array of values.
+     */
+    SENSE_VALUE_KIND_LIST = 5,
+    /*
+     Any other Sense value (a function, a dict, …) copied out as its
+     type name (`sense_value_type_name`) and printed form
+     (`sense_value_as_string`). It cannot be passed back into Sense.
+     */
+    SENSE_VALUE_KIND_OPAQUE = 6,
+    /*
+     An agent: `sense_value_as_agent` gives its id, to drive it like any
+     other; `sense_value_as_string` its printed form when it was copied
+     out. Passed back into the runtime it came from, it is the same
+     agent (see `sense_value_new_agent`).
+     */
+    SENSE_VALUE_KIND_AGENT = 7,
+    /*
+     A Map: its entries in insertion order, read with
+     `sense_value_map_len`, `sense_value_map_key`,
+     `sense_value_map_value` and `sense_value_map_get`; built with
+     `sense_value_new_map` and `sense_value_map_set`. Keys are Strings,
+     Ints or Bools.
+     */
+    SENSE_VALUE_KIND_MAP = 8,
+} sense_value_kind;
+
+/*
  An agent's status, as `agent.status` reads in Sense.
  */
 typedef enum sense_agent_status {
@@ -196,49 +247,6 @@ typedef enum sense_pause_kind {
      */
     SENSE_PAUSE_KIND_HOST_FUNCTION = 6,
 } sense_pause_kind;
-
-/*
- What a [`sense_value`] holds.
- */
-typedef enum sense_value_kind {
-    /*
-     `nil`.
-     */
-    SENSE_VALUE_KIND_NIL = 0,
-    /*
-     A Bool.
-     */
-    SENSE_VALUE_KIND_BOOL = 1,
-    /*
-     An Int (64-bit signed).
-     */
-    SENSE_VALUE_KIND_INT = 2,
-    /*
-     A Float (double).
-     */
-    SENSE_VALUE_KIND_FLOAT = 3,
-    /*
-     A String (UTF-8).
-     */
-    SENSE_VALUE_KIND_STRING = 4,
-    /*
-     An Array of values.
-     */
-    SENSE_VALUE_KIND_LIST = 5,
-    /*
-     Any other Sense value (a function, a dict, …) copied out as its
-     type name (`sense_value_type_name`) and printed form
-     (`sense_value_as_string`). It cannot be passed back into Sense.
-     */
-    SENSE_VALUE_KIND_OPAQUE = 6,
-    /*
-     An agent: `sense_value_as_agent` gives its id, to drive it like any
-     other; `sense_value_as_string` its printed form when it was copied
-     out. Passed back into the runtime it came from, it is the same
-     agent (see `sense_value_new_agent`).
-     */
-    SENSE_VALUE_KIND_AGENT = 7,
-} sense_value_kind;
 
 /*
  An owned, immutable byte buffer made by libsense (a snapshot): read it
@@ -444,6 +452,137 @@ extern "C" {
  program was compiled against.
  */
 struct sense_str sense_version(void);
+
+/*
+ A new `nil`. Free it with `sense_value_free`. NULL only if libsense
+ panicked.
+ */
+struct sense_value *sense_value_new_nil(void);
+
+/*
+ A new Bool. Free it with `sense_value_free`.
+ */
+struct sense_value *sense_value_new_bool(bool b);
+
+/*
+ A new Int. Free it with `sense_value_free`.
+ */
+struct sense_value *sense_value_new_int(int64_t i);
+
+/*
+ A new Float. Free it with `sense_value_free`.
+ */
+struct sense_value *sense_value_new_float(double f);
+
+/*
+ A new, empty List; add items with `sense_value_list_push`. Free it with
+ `sense_value_free`.
+ */
+struct sense_value *sense_value_new_list(void);
+
+/*
+ A new String copied from `len` bytes of UTF-8 at `ptr` (`ptr` may be
+ NULL when `len` is 0). On success `*out` receives a value to free with
+ `sense_value_free`.
+
+ Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`out` NULL, or `ptr` NULL with
+ `len` > 0), `SENSE_STATUS_INVALID_UTF8`.
+ */
+enum sense_status sense_value_new_string(const char *ptr,
+                                         size_t len,
+                                         struct sense_value **out,
+                                         struct sense_error **error);
+
+/*
+ A deep copy of `value` into `*out` (free it with `sense_value_free`).
+ */
+enum sense_status sense_value_clone(const struct sense_value *value,
+                                    struct sense_value **out,
+                                    struct sense_error **error);
+
+/*
+ Frees a value (and, for a List, its items). NULL is allowed and does
+ nothing. Never pass a borrowed pointer (from `sense_value_list_get` or
+ `sense_call_arg`); freeing twice is undefined.
+ */
+void sense_value_free(struct sense_value *value);
+
+/*
+ Stores what `value` holds in `*out`.
+ */
+enum sense_status sense_value_get_kind(const struct sense_value *value,
+                                       enum sense_value_kind *out,
+                                       struct sense_error **error);
+
+/*
+ The Sense type name of `value` (`Nil`, `Bool`, `Int`, `Float`,
+ `String`, `Array`, or for an opaque value its type, e.g. `Function`).
+ The view is borrowed from `value` (valid until it is freed or mutated).
+ */
+enum sense_status sense_value_type_name(const struct sense_value *value,
+                                        struct sense_str *out,
+                                        struct sense_error **error);
+
+/*
+ The Bool in `value`. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one
+ (`*out` untouched).
+ */
+enum sense_status sense_value_as_bool(const struct sense_value *value,
+                                      bool *out,
+                                      struct sense_error **error);
+
+/*
+ The Int in `value`. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one
+ (`*out` untouched; a Float is not converted).
+ */
+enum sense_status sense_value_as_int(const struct sense_value *value,
+                                     int64_t *out,
+                                     struct sense_error **error);
+
+/*
+ The Float in `value`. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one
+ (`*out` untouched; an Int is not converted).
+ */
+enum sense_status sense_value_as_float(const struct sense_value *value,
+                                       double *out,
+                                       struct sense_error **error);
+
+/*
+ The text of a String (or the printed form of an opaque value or an
+ agent) as a view borrowed from `value`: valid until `value` is freed,
+ not NUL-terminated. `SENSE_STATUS_INVALID_ARGUMENT` for other kinds.
+ */
+enum sense_status sense_value_as_string(const struct sense_value *value,
+                                        struct sense_str *out,
+                                        struct sense_error **error);
+
+/*
+ The number of items in a List. `SENSE_STATUS_INVALID_ARGUMENT` if
+ `value` is not a List.
+ */
+enum sense_status sense_value_list_len(const struct sense_value *value,
+                                       size_t *out,
+                                       struct sense_error **error);
+
+/*
+ Item `index` (0-based) of a List, *borrowed*: valid until the list is
+ freed or pushed to; never free it (copy it with `sense_value_clone` to
+ keep it). `SENSE_STATUS_INVALID_ARGUMENT` if `value` is not a List,
+ `SENSE_STATUS_NOT_FOUND` if `index` is out of range.
+ */
+enum sense_status sense_value_list_get(const struct sense_value *value,
+                                       size_t index,
+                                       const struct sense_value **out,
+                                       struct sense_error **error);
+
+/*
+ Appends a deep copy of `item` to the List `list` (the caller still owns
+ `item`). Invalidates pointers from `sense_value_list_get` on `list`.
+ `SENSE_STATUS_INVALID_ARGUMENT` if `list` is not a List.
+ */
+enum sense_status sense_value_list_push(struct sense_value *list,
+                                        const struct sense_value *item,
+                                        struct sense_error **error);
 
 /*
  Looks up the agent bound to `name` in the main program's top level into
@@ -999,6 +1138,68 @@ enum sense_status sense_call_fail(struct sense_call *call,
                                   struct sense_error **error);
 
 /*
+ A new, empty Map; add entries with `sense_value_map_set`. Free it with
+ `sense_value_free`. NULL only if libsense panicked.
+ */
+struct sense_value *sense_value_new_map(void);
+
+/*
+ The number of entries of a Map. `SENSE_STATUS_INVALID_ARGUMENT` if
+ `value` is not a Map.
+ */
+enum sense_status sense_value_map_len(const struct sense_value *value,
+                                      size_t *out,
+                                      struct sense_error **error);
+
+/*
+ The key of entry `index` (0-based, in insertion order) of a Map: a
+ String, Int or Bool, *borrowed* like `sense_value_list_get`'s items
+ (valid until the map is freed or set; never free it).
+ `SENSE_STATUS_INVALID_ARGUMENT` if `value` is not a Map,
+ `SENSE_STATUS_NOT_FOUND` if `index` is out of range.
+ */
+enum sense_status sense_value_map_key(const struct sense_value *value,
+                                      size_t index,
+                                      const struct sense_value **out,
+                                      struct sense_error **error);
+
+/*
+ The value of entry `index` (0-based, in insertion order) of a Map,
+ borrowed as for `sense_value_map_key`. Errors as for
+ `sense_value_map_key`.
+ */
+enum sense_status sense_value_map_value(const struct sense_value *value,
+                                        size_t index,
+                                        const struct sense_value **out,
+                                        struct sense_error **error);
+
+/*
+ The value stored under `key` (a String, Int or Bool; compared as Sense
+ compares map keys: `1` and `true` are different keys) in a Map,
+ borrowed as for `sense_value_map_key`. `SENSE_STATUS_NOT_FOUND` when
+ the map has no such key, `SENSE_STATUS_INVALID_ARGUMENT` if `value` is
+ not a Map or `key` is NULL.
+ */
+enum sense_status sense_value_map_get(const struct sense_value *value,
+                                      const struct sense_value *key,
+                                      const struct sense_value **out,
+                                      struct sense_error **error);
+
+/*
+ Stores a deep copy of `item` (NULL: nil) under a copy of `key` in the
+ Map `map`: a new key goes last, an existing one keeps its place and
+ gets the new value (as `m[k] = v` in Sense). The caller still owns
+ `key` and `item`. Invalidates pointers borrowed from `map`.
+
+ Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`map` is not a Map, `key` is
+ NULL or not a String, Int or Bool).
+ */
+enum sense_status sense_value_map_set(struct sense_value *map,
+                                      const struct sense_value *key,
+                                      const struct sense_value *item,
+                                      struct sense_error **error);
+
+/*
  A pause handle for `agent` into `*out` (free it with
  `sense_pause_handle_free`). Call this on the runtime's thread, then hand
  the handle to the other thread. `SENSE_STATUS_NOT_FOUND` for a stale id.
@@ -1192,7 +1393,9 @@ enum sense_status sense_runtime_run_file(struct sense_runtime *runtime,
 /*
  Copies the value of a top-level variable of the main program (or a
  builtin) into `*out` (free it with `sense_value_free`). Values other than
- nil/bool/int/float/string/list come out as `SENSE_VALUE_KIND_OPAQUE`.
+ nil/bool/int/float/string/list/map/agent come out as
+ `SENSE_VALUE_KIND_OPAQUE` (hold one with `sense_runtime_hold_global` to
+ call it).
  `SENSE_STATUS_NOT_FOUND` when the name is not defined.
  */
 enum sense_status sense_runtime_global(const struct sense_runtime *runtime,
@@ -1323,137 +1526,6 @@ enum sense_status sense_runtime_set_subject(struct sense_runtime *runtime,
 enum sense_status sense_runtime_get_subject(const struct sense_runtime *runtime,
                                             struct sense_agent *out,
                                             struct sense_error **error);
-
-/*
- A new `nil`. Free it with `sense_value_free`. NULL only if libsense
- panicked.
- */
-struct sense_value *sense_value_new_nil(void);
-
-/*
- A new Bool. Free it with `sense_value_free`.
- */
-struct sense_value *sense_value_new_bool(bool b);
-
-/*
- A new Int. Free it with `sense_value_free`.
- */
-struct sense_value *sense_value_new_int(int64_t i);
-
-/*
- A new Float. Free it with `sense_value_free`.
- */
-struct sense_value *sense_value_new_float(double f);
-
-/*
- A new, empty List; add items with `sense_value_list_push`. Free it with
- `sense_value_free`.
- */
-struct sense_value *sense_value_new_list(void);
-
-/*
- A new String copied from `len` bytes of UTF-8 at `ptr` (`ptr` may be
- NULL when `len` is 0). On success `*out` receives a value to free with
- `sense_value_free`.
-
- Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`out` NULL, or `ptr` NULL with
- `len` > 0), `SENSE_STATUS_INVALID_UTF8`.
- */
-enum sense_status sense_value_new_string(const char *ptr,
-                                         size_t len,
-                                         struct sense_value **out,
-                                         struct sense_error **error);
-
-/*
- A deep copy of `value` into `*out` (free it with `sense_value_free`).
- */
-enum sense_status sense_value_clone(const struct sense_value *value,
-                                    struct sense_value **out,
-                                    struct sense_error **error);
-
-/*
- Frees a value (and, for a List, its items). NULL is allowed and does
- nothing. Never pass a borrowed pointer (from `sense_value_list_get` or
- `sense_call_arg`); freeing twice is undefined.
- */
-void sense_value_free(struct sense_value *value);
-
-/*
- Stores what `value` holds in `*out`.
- */
-enum sense_status sense_value_get_kind(const struct sense_value *value,
-                                       enum sense_value_kind *out,
-                                       struct sense_error **error);
-
-/*
- The Sense type name of `value` (`Nil`, `Bool`, `Int`, `Float`,
- `String`, `Array`, or for an opaque value its type, e.g. `Function`).
- The view is borrowed from `value` (valid until it is freed or mutated).
- */
-enum sense_status sense_value_type_name(const struct sense_value *value,
-                                        struct sense_str *out,
-                                        struct sense_error **error);
-
-/*
- The Bool in `value`. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one
- (`*out` untouched).
- */
-enum sense_status sense_value_as_bool(const struct sense_value *value,
-                                      bool *out,
-                                      struct sense_error **error);
-
-/*
- The Int in `value`. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one
- (`*out` untouched; a Float is not converted).
- */
-enum sense_status sense_value_as_int(const struct sense_value *value,
-                                     int64_t *out,
-                                     struct sense_error **error);
-
-/*
- The Float in `value`. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one
- (`*out` untouched; an Int is not converted).
- */
-enum sense_status sense_value_as_float(const struct sense_value *value,
-                                       double *out,
-                                       struct sense_error **error);
-
-/*
- The text of a String (or the printed form of an opaque value or an
- agent) as a view borrowed from `value`: valid until `value` is freed,
- not NUL-terminated. `SENSE_STATUS_INVALID_ARGUMENT` for other kinds.
- */
-enum sense_status sense_value_as_string(const struct sense_value *value,
-                                        struct sense_str *out,
-                                        struct sense_error **error);
-
-/*
- The number of items in a List. `SENSE_STATUS_INVALID_ARGUMENT` if
- `value` is not a List.
- */
-enum sense_status sense_value_list_len(const struct sense_value *value,
-                                       size_t *out,
-                                       struct sense_error **error);
-
-/*
- Item `index` (0-based) of a List, *borrowed*: valid until the list is
- freed or pushed to; never free it (copy it with `sense_value_clone` to
- keep it). `SENSE_STATUS_INVALID_ARGUMENT` if `value` is not a List,
- `SENSE_STATUS_NOT_FOUND` if `index` is out of range.
- */
-enum sense_status sense_value_list_get(const struct sense_value *value,
-                                       size_t index,
-                                       const struct sense_value **out,
-                                       struct sense_error **error);
-
-/*
- Appends a deep copy of `item` to the List `list` (the caller still owns
- `item`). Invalidates pointers from `sense_value_list_get` on `list`.
- `SENSE_STATUS_INVALID_ARGUMENT` if `list` is not a List.
- */
-enum sense_status sense_value_list_push(struct sense_value *list,
-                                        const struct sense_value *item,
-                                        struct sense_error **error);
 
 #ifdef __cplusplus
 }  // extern "C"

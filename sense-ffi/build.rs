@@ -77,7 +77,12 @@ fn write_pc(profile_dir: &Path) -> std::io::Result<()> {
     );
     let path = dir.join("sense.pc");
     if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-        std::fs::write(path, text)?;
+        // A new file renamed over the old one, never a write into it: a
+        // target directory copied with hard links (`cp -al`) shares the old
+        // file's inode with other checkouts, whose copy must not change.
+        let tmp = dir.join("sense.pc.tmp");
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(tmp, path)?;
     }
     Ok(())
 }

@@ -31,6 +31,9 @@
 mod guard;
 #[macro_use]
 mod strings;
+// `try_value!` is used by the other value modules (map_value.rs).
+#[macro_use]
+mod value;
 
 mod agent;
 mod agent_value;
@@ -43,13 +46,13 @@ mod embed;
 mod error;
 mod held;
 mod host_fn;
+mod map_value;
 mod pause;
 mod provider;
 mod resume_scalar;
 mod runtime;
 mod snapshot;
 mod status;
-mod value;
 
 pub use agent::{
     sense_agent, sense_agent_get_status, sense_agent_lookup, sense_agent_pause_kind,
@@ -81,6 +84,10 @@ pub use host_fn::{
     sense_call, sense_call_agent, sense_call_arg, sense_call_arg_count, sense_call_fail,
     sense_call_name, sense_call_return, sense_call_suspend, sense_host_fn,
     sense_runtime_register_fn,
+};
+pub use map_value::{
+    sense_value_map_get, sense_value_map_key, sense_value_map_len, sense_value_map_set,
+    sense_value_map_value, sense_value_new_map,
 };
 pub use pause::{
     sense_pause_handle, sense_pause_handle_free, sense_pause_handle_is_requested,

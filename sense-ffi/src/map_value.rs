@@ -17,7 +17,10 @@ fn entries(v: &HostValue) -> Result<&[(HostValue, HostValue)], crate::guard::Fai
 
 /// Whether `key` may be a map key: a String, an Int or a Bool.
 fn is_key(key: &HostValue) -> bool {
-    matches!(key, HostValue::Str(_) | HostValue::Int(_) | HostValue::Bool(_))
+    matches!(
+        key,
+        HostValue::Str(_) | HostValue::Int(_) | HostValue::Bool(_)
+    )
 }
 
 /// A new, empty Map; add entries with `sense_value_map_set`. Free it with
