@@ -184,6 +184,13 @@ public:
         for (const Value &it : items) l.push(it);
         return l;
     }
+    /// A Map of copies of `entries`, in this order (keys: String, Int or
+    /// Bool; a repeated key keeps its first place and its last value).
+    static Value map(const std::vector<std::pair<Value, Value>> &entries = {}) {
+        Value m(sense_value_new_map());
+        for (const auto &entry : entries) m.set(entry.first, entry.second);
+        return m;
+    }
 
     /// The C value (borrowed). Throws sense::Error for a moved-from Value,
     /// which holds none (the C API would read NULL as nil).
@@ -245,11 +252,42 @@ public:
         for (size_t i = 0; i < n; i++) {
             const sense_value *item = nullptr;
             check([&](sense_error **e) { return sense_value_list_get(get(), i, &item, e); });
-            sense_value *copy = nullptr;
-            check([&](sense_error **e) { return sense_value_clone(item, &copy, e); });
-            out.emplace_back(copy);
+            out.push_back(copy_of(item));
         }
         return out;
+    }
+    bool is_map() const { return kind() == SENSE_VALUE_KIND_MAP; }
+    /// A Map's entries in insertion order, copied.
+    std::vector<std::pair<Value, Value>> as_map() const {
+        size_t n = 0;
+        check([&](sense_error **e) { return sense_value_map_len(get(), &n, e); });
+        std::vector<std::pair<Value, Value>> out;
+        out.reserve(n);
+        for (size_t i = 0; i < n; i++) {
+            const sense_value *k = nullptr, *v = nullptr;
+            check([&](sense_error **e) { return sense_value_map_key(get(), i, &k, e); });
+            check([&](sense_error **e) { return sense_value_map_value(get(), i, &v, e); });
+            out.emplace_back(copy_of(k), copy_of(v));
+        }
+        return out;
+    }
+    /// A copy of the value this Map holds under `key`; empty when it has
+    /// no such key. Throws sense::Error for a value that is not a Map.
+    std::optional<Value> get(const Value &key) const {
+        const sense_value *k = key.get();
+        const sense_value *v = nullptr;
+        if (!check_or(SENSE_STATUS_NOT_FOUND,
+                      [&](sense_error **e) { return sense_value_map_get(get(), k, &v, e); }))
+            return std::nullopt;
+        return copy_of(v);
+    }
+    /// Stores a copy of `value` under `key` (a String, Int or Bool) in this
+    /// Map: a new key goes last, an existing one keeps its place.
+    void set(const Value &key, const Value &value) {
+        get();  // throws for a moved-from map
+        const sense_value *k = key.get();
+        const sense_value *v = value.get();
+        check([&](sense_error **e) { return sense_value_map_set(v_.get(), k, v, e); });
     }
     /// Appends a copy of `item` to this List.
     void push(const Value &item) {
@@ -259,6 +297,13 @@ public:
     }
 
 private:
+    /// An owned copy of a borrowed C value.
+    static Value copy_of(const sense_value *borrowed) {
+        sense_value *copy = nullptr;
+        check([&](sense_error **e) { return sense_value_clone(borrowed, &copy, e); });
+        return Value(copy);
+    }
+
     std::unique_ptr<sense_value, detail::ValueDeleter> v_;
 };
 
