@@ -127,8 +127,10 @@ type Suspend struct {
 
 // newValue builds an owned C value from a Go value: nil; a bool; any
 // signed or unsigned integer type (an unsigned value above math.MaxInt64 is
-// an error); float32 or float64; a string; an Agent; or a slice or array
-// of these (recursively: []any, []string, []int32, ...). Named types whose
+// an error); float32 or float64; a string; an Agent; a Map (in its Keys'
+// order) or a Go map with string, integer or bool keys (in sorted key
+// order); or a slice or array of these (recursively: []any, []string,
+// map[string]any, ...). Named types whose
 // underlying type is one of these convert too. It is the one conversion
 // every call that passes values into Sense uses.
 func newValue(v any) (*C.sense_value, error) {
@@ -137,6 +139,13 @@ func newValue(v any) (*C.sense_value, error) {
 		return C.sense_value_new_nil(), nil
 	case Agent:
 		return C.sense_value_new_agent(x.id), nil
+	case Map:
+		return newMapValue(x.Keys, func(k any) any { return x.Values[k] })
+	case *Map:
+		if x == nil {
+			return C.sense_value_new_nil(), nil
+		}
+		return newMapValue(x.Keys, func(k any) any { return x.Values[k] })
 	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
@@ -177,6 +186,8 @@ func newValue(v any) (*C.sense_value, error) {
 			}
 		}
 		return list, nil
+	case reflect.Map:
+		return newGoMapValue(rv)
 	default:
 		return nil, fmt.Errorf("sense: cannot convert %T to a Sense value", v)
 	}
@@ -215,6 +226,8 @@ func goValue(v *C.sense_value) any {
 			items[i] = goValue(item)
 		}
 		return items
+	case C.SENSE_VALUE_KIND_MAP:
+		return goMap(v)
 	case C.SENSE_VALUE_KIND_OPAQUE:
 		var t, s C.sense_str
 		C.sense_value_type_name(v, &t, nil)
