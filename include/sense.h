@@ -17,7 +17,8 @@
  * |                               | and must pass to sense_X_free exactly once; on failure
  * |                               | it is left untouched
  * | const sense_X * / sense_X *   | borrowed for the call only; values passed in are copied
- * | const sense_value **out       | (sense_value_list_get, sense_call_arg) a borrowed view
+ * | const sense_value **out       | (sense_value_list_get, sense_value_map_key/_value/_get,
+ * |                               | sense_call_arg) a borrowed view
  * |                               | into its owner: never free it
  * | sense_X_free(NULL)            | allowed, does nothing; freeing twice is undefined
  * | sense_str returned            | borrowed view, valid until its owner is freed or next
@@ -35,6 +36,9 @@
  * |                               | them is allowed and does nothing) so those paths never
  * |                               | allocate.
  * | sense_agent                   | plain data; no freeing; does not keep the agent alive
+ * | held value id (uint64_t)      | plain data naming a value the runtime keeps alive for
+ * |                               | the host until sense_runtime_release_held (or the
+ * |                               | runtime is freed, or a restore); never reused
  * | callbacks                     | user_data is passed back verbatim; free_user_data (may be
  * |                               | NULL) runs exactly once, when the registration is
  * |                               | replaced, the runtime is freed, or the registering call
@@ -49,7 +53,8 @@
  *                     (SENSE_STATUS_WRONG_STATE).
  * sense_pause_handle  thread-safe: request from any thread, any time.
  * sense_value         no shared state: const functions may run concurrently,
- *                     mutation (list_push, free) needs exclusive access.
+ *                     mutation (list_push, map_set, free) needs exclusive
+ *                     access.
  * sense_error         immutable; readable from any thread.
  * sense_bytes         immutable; readable from any thread.
  * sense_config        plain data; one thread at a time.
@@ -64,6 +69,8 @@
  * included) to bytes; sense_runtime_restore loads them into a new runtime
  * on which the host first registered the same host functions, model
  * providers and output/input callbacks (none of those is in the bytes).
+ * Globals it set before restoring are kept (bound again afterwards); held
+ * values are not saved and are released by a restore.
  * Damaged or truncated bytes give SENSE_STATUS_RUNTIME_ERROR, never a crash.
  */
 

@@ -16,6 +16,7 @@ static const char *PROGRAM =
     "def fail(x):\n"
     "    return x / 0\n";
 
+// ANCHOR: held
 static int test_call_a_returned_closure_later(void) {
     text_buf out;
     sense_runtime *rt = harness_runtime(&out);
@@ -54,6 +55,7 @@ static int test_call_a_returned_closure_later(void) {
     CHECK_OK(sense_runtime_call_held(rt, counter, step_args, 1, NULL, NULL, NULL));
     sense_value_free(step);
     CHECK_STR(text_buf_view(&out), "n is 15\nn is 20\n");
+    // ANCHOR_END: held
 
     /* Errors keep their location; a wrong argument count is an error. */
     sense_error *err = NULL;

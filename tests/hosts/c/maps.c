@@ -166,6 +166,7 @@ static int test_host_maps_go_in(void) {
     return 0;
 }
 
+// ANCHOR: maps
 static int test_maps_as_pause_reasons_and_resume_values(void) {
     text_buf out;
     sense_runtime *rt = harness_runtime(&out);
@@ -205,6 +206,7 @@ static int test_maps_as_pause_reasons_and_resume_values(void) {
     sense_runtime_free(rt);
     return 0;
 }
+// ANCHOR_END: maps
 
 int main(void) {
     HARNESS_START();
