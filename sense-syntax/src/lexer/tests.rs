@@ -264,7 +264,10 @@ fn bindable_names_are_identifiers_that_are_not_keywords() {
     }
     for kw in crate::token::keywords() {
         assert!(!super::is_bindable_name(kw), "keyword {kw} accepted");
+    }
+}
 
+#[test]
 fn braces_open_a_map_only_where_an_operand_may_start() {
     use TokenKind as K;
     assert_eq!(
