@@ -74,3 +74,22 @@ fn restoring_a_snapshot_releases_held_values() {
     assert!(back.held_value(h).is_err());
     assert_eq!(back.held_count(), 0);
 }
+
+#[test]
+fn a_held_function_keeps_its_code_when_unused_code_is_released() {
+    let mut rt = runtime();
+    rt.run_source("first.sns", "def triple(x):\n    return x * 3\n")
+        .unwrap();
+    let f = rt.hold_global("triple").unwrap();
+    rt.run_source("m.sns", "triple = nil\n").unwrap();
+    // Many programs later (code is released every few runs), the held
+    // function's code is still there.
+    for i in 0..80 {
+        rt.run_source("n.sns", &format!("x{i} = {i}\n")).unwrap();
+    }
+    rt.release_unused_code();
+    assert_eq!(
+        rt.call_held(f, &[HostValue::Int(5)]).unwrap(),
+        HostValue::Int(15)
+    );
+}
