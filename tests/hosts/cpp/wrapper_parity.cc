@@ -141,6 +141,19 @@ static int output_exceptions_are_rethrown() {
     return 0;
 }
 
+static int input_exceptions_are_rethrown() {
+    sense::Runtime rt;
+    rt.on_output([](std::string_view) {});
+    rt.on_input([]() -> std::optional<std::string> { throw std::logic_error("no terminal"); });
+    try {
+        rt.run("i.sns", "name = ask_human(\"name?\")\n");
+        return 1;
+    } catch (const std::logic_error &e) {
+        CHECK(std::string(e.what()) == "no terminal");
+    }
+    return 0;
+}
+
 static int non_utf8_host_exceptions_are_kept() {
     sense::Runtime rt;
     rt.on_output([](std::string_view) {});
@@ -164,6 +177,7 @@ int main() {
     failed += integer_types();
     failed += moved_from_value_is_an_error();
     failed += output_exceptions_are_rethrown();
+    failed += input_exceptions_are_rethrown();
     failed += non_utf8_host_exceptions_are_kept();
     std::printf("%d failed\n", failed);
     return failed == 0 ? 0 : 1;
