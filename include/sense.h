@@ -1145,6 +1145,26 @@ enum sense_status sense_call_fail(struct sense_call *call,
                                   struct sense_error **error);
 
 /*
+ The names bound in the main program's scope (its variables, functions,
+ agents, imported modules, the globals the host set; not the builtins),
+ sorted, as a new List of Strings in `*out` (free it with
+ `sense_value_free`). Empty before anything ran.
+ */
+enum sense_status sense_runtime_global_names(const struct sense_runtime *runtime,
+                                             struct sense_value **out,
+                                             struct sense_error **error);
+
+/*
+ Every live agent of the runtime, oldest first, as a new List of agent
+ values (`SENSE_VALUE_KIND_AGENT`: `sense_value_as_agent` gives each
+ id) in `*out` (free it with `sense_value_free`). An agent nothing
+ refers to any more may be collected; from then on it is not listed.
+ */
+enum sense_status sense_runtime_agents(const struct sense_runtime *runtime,
+                                       struct sense_value **out,
+                                       struct sense_error **error);
+
+/*
  A new, empty Map; add entries with `sense_value_map_set`. Free it with
  `sense_value_free`. NULL only if libsense panicked.
  */

@@ -15,6 +15,7 @@ mod handle;
 mod held;
 pub mod inspect_support;
 pub mod kinds;
+mod listing;
 pub mod literal;
 mod maintenance;
 pub mod memory;

@@ -46,6 +46,7 @@ mod embed;
 mod error;
 mod held;
 mod host_fn;
+mod listing;
 mod map_value;
 mod pause;
 mod provider;
@@ -85,6 +86,7 @@ pub use host_fn::{
     sense_call_name, sense_call_return, sense_call_suspend, sense_host_fn,
     sense_runtime_register_fn,
 };
+pub use listing::{sense_runtime_agents, sense_runtime_global_names};
 pub use map_value::{
     sense_value_map_get, sense_value_map_key, sense_value_map_len, sense_value_map_set,
     sense_value_map_value, sense_value_new_map,
