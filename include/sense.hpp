@@ -640,6 +640,24 @@ public:
         return Held(get(), id);
     }
 
+    /// The names bound in the main program's scope (not the builtins),
+    /// sorted.
+    std::vector<std::string> global_names() const {
+        sense_value *raw = nullptr;
+        check([&](sense_error **e) { return sense_runtime_global_names(get(), &raw, e); });
+        std::vector<std::string> names;
+        for (const Value &v : Value(raw).as_list()) names.push_back(v.as_string());
+        return names;
+    }
+    /// Every live agent, oldest first.
+    std::vector<Agent> agents() const {
+        sense_value *raw = nullptr;
+        check([&](sense_error **e) { return sense_runtime_agents(get(), &raw, e); });
+        std::vector<Agent> out;
+        for (const Value &v : Value(raw).as_list()) out.push_back(v.as_agent());
+        return out;
+    }
+
     /// The agent bound to `name`.
     Agent agent(std::string_view name) const {
         Agent a{};

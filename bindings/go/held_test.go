@@ -2,6 +2,7 @@ package sense
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -48,5 +49,22 @@ func TestHeldClosures(t *testing.T) {
 	}
 	if _, err := rt.HoldGlobal("nothing_here"); !errors.As(err, &e) || e.Status != StatusNotFound {
 		t.Fatalf("HoldGlobal(missing) = %v", err)
+	}
+}
+
+func TestListing(t *testing.T) {
+	rt, _ := newRuntime(t)
+	if names, err := rt.GlobalNames(); err != nil || len(names) != 0 {
+		t.Fatalf("before running: %v %v", names, err)
+	}
+	mustRun(t, rt, "b = 1\ndef a():\n    return 2\nagent w:\n    pause()\n")
+	names, err := rt.GlobalNames()
+	if err != nil || !reflect.DeepEqual(names, []string{"a", "b", "w"}) {
+		t.Fatalf("names = %v, %v", names, err)
+	}
+	w, _ := rt.Agent("w")
+	agents, err := rt.Agents()
+	if err != nil || len(agents) != 1 || agents[0] != w {
+		t.Fatalf("agents = %v, %v", agents, err)
 	}
 }

@@ -1,6 +1,6 @@
 // Held values through sense.hpp: a function held past the rebinding of its
 // name, a closure a call returned held and called later (RAII releases
-// each), errors as exceptions.
+// each), errors as exceptions; listing globals and agents.
 #include <sense.hpp>
 
 #include <cstdio>
@@ -60,8 +60,19 @@ static int closures_held_and_called() {
     return 0;
 }
 
+static int globals_and_agents_listed() {
+    sense::Runtime rt;
+    rt.on_output([](std::string_view) {});
+    rt.run("l.sns", "b = 1\ndef a():\n    return 2\nagent w:\n    pause()\n");
+    CHECK((rt.global_names() == std::vector<std::string>{"a", "b", "w"}));
+    auto agents = rt.agents();
+    CHECK(agents.size() == 1 && agents[0].serial == rt.agent("w").serial);
+    return 0;
+}
+
 int main() {
     int failed = closures_held_and_called();
+    failed += globals_and_agents_listed();
     std::printf("%d failed\n", failed);
     return failed == 0 ? 0 : 1;
 }
