@@ -17,7 +17,8 @@
  * |                               | and must pass to sense_X_free exactly once; on failure
  * |                               | it is left untouched
  * | const sense_X * / sense_X *   | borrowed for the call only; values passed in are copied
- * | const sense_value **out       | (sense_value_list_get, sense_call_arg) a borrowed view
+ * | const sense_value **out       | (sense_value_list_get, sense_value_map_key/_value/_get,
+ * |                               | sense_call_arg) a borrowed view
  * |                               | into its owner: never free it
  * | sense_X_free(NULL)            | allowed, does nothing; freeing twice is undefined
  * | sense_str returned            | borrowed view, valid until its owner is freed or next
@@ -35,6 +36,9 @@
  * |                               | them is allowed and does nothing) so those paths never
  * |                               | allocate.
  * | sense_agent                   | plain data; no freeing; does not keep the agent alive
+ * | held value id (uint64_t)      | plain data naming a value the runtime keeps alive for
+ * |                               | the host until sense_runtime_release_held (or the
+ * |                               | runtime is freed, or a restore); never reused
  * | callbacks                     | user_data is passed back verbatim; free_user_data (may be
  * |                               | NULL) runs exactly once, when the registration is
  * |                               | replaced, the runtime is freed, or the registering call
@@ -49,7 +53,8 @@
  *                     (SENSE_STATUS_WRONG_STATE).
  * sense_pause_handle  thread-safe: request from any thread, any time.
  * sense_value         no shared state: const functions may run concurrently,
- *                     mutation (list_push, free) needs exclusive access.
+ *                     mutation (list_push, map_set, free) needs exclusive
+ *                     access.
  * sense_error         immutable; readable from any thread.
  * sense_bytes         immutable; readable from any thread.
  * sense_config        plain data; one thread at a time.
@@ -64,6 +69,8 @@
  * included) to bytes; sense_runtime_restore loads them into a new runtime
  * on which the host first registered the same host functions, model
  * providers and output/input callbacks (none of those is in the bytes).
+ * Globals it set before restoring are kept (bound again afterwards); held
+ * values are not saved and are released by a restore.
  * Damaged or truncated bytes give SENSE_STATUS_RUNTIME_ERROR, never a crash.
  */
 
@@ -135,6 +142,57 @@ typedef enum sense_status {
 } sense_status;
 
 /*
+ What a [`sense_value`] holds.
+ */
+typedef enum sense_value_kind {
+    /*
+     `nil`.
+     */
+    SENSE_VALUE_KIND_NIL = 0,
+    /*
+     A Bool.
+     */
+    SENSE_VALUE_KIND_BOOL = 1,
+    /*
+     An Int (64-bit signed).
+     */
+    SENSE_VALUE_KIND_INT = 2,
+    /*
+     A Float (double).
+     */
+    SENSE_VALUE_KIND_FLOAT = 3,
+    /*
+     A String (UTF-8).
+     */
+    SENSE_VALUE_KIND_STRING = 4,
+    /*
+     An Array of values.
+     */
+    SENSE_VALUE_KIND_LIST = 5,
+    /*
+     Any other Sense value (a function, a dict, …) copied out as its
+     type name (`sense_value_type_name`) and printed form
+     (`sense_value_as_string`). It cannot be passed back into Sense.
+     */
+    SENSE_VALUE_KIND_OPAQUE = 6,
+    /*
+     An agent: `sense_value_as_agent` gives its id, to drive it like any
+     other; `sense_value_as_string` its printed form when it was copied
+     out. Passed back into the runtime it came from, it is the same
+     agent (see `sense_value_new_agent`).
+     */
+    SENSE_VALUE_KIND_AGENT = 7,
+    /*
+     A Map: its entries in insertion order, read with
+     `sense_value_map_len`, `sense_value_map_key`,
+     `sense_value_map_value` and `sense_value_map_get`; built with
+     `sense_value_new_map` and `sense_value_map_set`. Keys are Strings,
+     Ints or Bools.
+     */
+    SENSE_VALUE_KIND_MAP = 8,
+} sense_value_kind;
+
+/*
  An agent's status, as `agent.status` reads in Sense.
  */
 typedef enum sense_agent_status {
@@ -202,49 +260,6 @@ typedef enum sense_pause_kind {
      */
     SENSE_PAUSE_KIND_TIMER = 7,
 } sense_pause_kind;
-
-/*
- What a [`sense_value`] holds.
- */
-typedef enum sense_value_kind {
-    /*
-     `nil`.
-     */
-    SENSE_VALUE_KIND_NIL = 0,
-    /*
-     A Bool.
-     */
-    SENSE_VALUE_KIND_BOOL = 1,
-    /*
-     An Int (64-bit signed).
-     */
-    SENSE_VALUE_KIND_INT = 2,
-    /*
-     A Float (double).
-     */
-    SENSE_VALUE_KIND_FLOAT = 3,
-    /*
-     A String (UTF-8).
-     */
-    SENSE_VALUE_KIND_STRING = 4,
-    /*
-     An Array of values.
-     */
-    SENSE_VALUE_KIND_LIST = 5,
-    /*
-     Any other Sense value (a function, a dict, …) copied out as its
-     type name (`sense_value_type_name`) and printed form
-     (`sense_value_as_string`). It cannot be passed back into Sense.
-     */
-    SENSE_VALUE_KIND_OPAQUE = 6,
-    /*
-     An agent: `sense_value_as_agent` gives its id, to drive it like any
-     other; `sense_value_as_string` its printed form when it was copied
-     out. Passed back into the runtime it came from, it is the same
-     agent (see `sense_value_new_agent`).
-     */
-    SENSE_VALUE_KIND_AGENT = 7,
-} sense_value_kind;
 
 /*
  An owned, immutable byte buffer made by libsense (a snapshot): read it
@@ -450,6 +465,137 @@ extern "C" {
  program was compiled against.
  */
 struct sense_str sense_version(void);
+
+/*
+ A new `nil`. Free it with `sense_value_free`. NULL only if libsense
+ panicked.
+ */
+struct sense_value *sense_value_new_nil(void);
+
+/*
+ A new Bool. Free it with `sense_value_free`.
+ */
+struct sense_value *sense_value_new_bool(bool b);
+
+/*
+ A new Int. Free it with `sense_value_free`.
+ */
+struct sense_value *sense_value_new_int(int64_t i);
+
+/*
+ A new Float. Free it with `sense_value_free`.
+ */
+struct sense_value *sense_value_new_float(double f);
+
+/*
+ A new, empty List; add items with `sense_value_list_push`. Free it with
+ `sense_value_free`.
+ */
+struct sense_value *sense_value_new_list(void);
+
+/*
+ A new String copied from `len` bytes of UTF-8 at `ptr` (`ptr` may be
+ NULL when `len` is 0). On success `*out` receives a value to free with
+ `sense_value_free`.
+
+ Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`out` NULL, or `ptr` NULL with
+ `len` > 0), `SENSE_STATUS_INVALID_UTF8`.
+ */
+enum sense_status sense_value_new_string(const char *ptr,
+                                         size_t len,
+                                         struct sense_value **out,
+                                         struct sense_error **error);
+
+/*
+ A deep copy of `value` into `*out` (free it with `sense_value_free`).
+ */
+enum sense_status sense_value_clone(const struct sense_value *value,
+                                    struct sense_value **out,
+                                    struct sense_error **error);
+
+/*
+ Frees a value (and, for a List, its items). NULL is allowed and does
+ nothing. Never pass a borrowed pointer (from `sense_value_list_get` or
+ `sense_call_arg`); freeing twice is undefined.
+ */
+void sense_value_free(struct sense_value *value);
+
+/*
+ Stores what `value` holds in `*out`.
+ */
+enum sense_status sense_value_get_kind(const struct sense_value *value,
+                                       enum sense_value_kind *out,
+                                       struct sense_error **error);
+
+/*
+ The Sense type name of `value` (`Nil`, `Bool`, `Int`, `Float`,
+ `String`, `Array`, or for an opaque value its type, e.g. `Function`).
+ The view is borrowed from `value` (valid until it is freed or mutated).
+ */
+enum sense_status sense_value_type_name(const struct sense_value *value,
+                                        struct sense_str *out,
+                                        struct sense_error **error);
+
+/*
+ The Bool in `value`. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one
+ (`*out` untouched).
+ */
+enum sense_status sense_value_as_bool(const struct sense_value *value,
+                                      bool *out,
+                                      struct sense_error **error);
+
+/*
+ The Int in `value`. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one
+ (`*out` untouched; a Float is not converted).
+ */
+enum sense_status sense_value_as_int(const struct sense_value *value,
+                                     int64_t *out,
+                                     struct sense_error **error);
+
+/*
+ The Float in `value`. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one
+ (`*out` untouched; an Int is not converted).
+ */
+enum sense_status sense_value_as_float(const struct sense_value *value,
+                                       double *out,
+                                       struct sense_error **error);
+
+/*
+ The text of a String (or the printed form of an opaque value or an
+ agent) as a view borrowed from `value`: valid until `value` is freed,
+ not NUL-terminated. `SENSE_STATUS_INVALID_ARGUMENT` for other kinds.
+ */
+enum sense_status sense_value_as_string(const struct sense_value *value,
+                                        struct sense_str *out,
+                                        struct sense_error **error);
+
+/*
+ The number of items in a List. `SENSE_STATUS_INVALID_ARGUMENT` if
+ `value` is not a List.
+ */
+enum sense_status sense_value_list_len(const struct sense_value *value,
+                                       size_t *out,
+                                       struct sense_error **error);
+
+/*
+ Item `index` (0-based) of a List, *borrowed*: valid until the list is
+ freed or pushed to; never free it (copy it with `sense_value_clone` to
+ keep it). `SENSE_STATUS_INVALID_ARGUMENT` if `value` is not a List,
+ `SENSE_STATUS_NOT_FOUND` if `index` is out of range.
+ */
+enum sense_status sense_value_list_get(const struct sense_value *value,
+                                       size_t index,
+                                       const struct sense_value **out,
+                                       struct sense_error **error);
+
+/*
+ Appends a deep copy of `item` to the List `list` (the caller still owns
+ `item`). Invalidates pointers from `sense_value_list_get` on `list`.
+ `SENSE_STATUS_INVALID_ARGUMENT` if `list` is not a List.
+ */
+enum sense_status sense_value_list_push(struct sense_value *list,
+                                        const struct sense_value *item,
+                                        struct sense_error **error);
 
 /*
  Looks up the agent bound to `name` in the main program's top level into
@@ -659,9 +805,13 @@ enum sense_status sense_runtime_register_default_providers(struct sense_runtime 
 /*
  Binds the main program's variable `name` (UTF-8, `name_len` bytes) to a
  copy of `value` (NULL means nil; the caller keeps it), as a top-level
- assignment would: programs run afterwards see it.
+ assignment would: programs run afterwards see it. On a new runtime, a
+ global set before `sense_runtime_restore` is kept: it is bound again
+ after the restore, replacing the snapshot's value of that name (so a
+ host can hand a restored program its settings, keys, …).
 
- Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`name` is not an identifier),
+ Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`name` is not an identifier:
+ empty, starting with a digit, or a keyword such as `if`, `true`, `nil`),
  `SENSE_STATUS_RUNTIME_ERROR` (`value` is opaque, or too large for the
  runtime's limits).
  */
@@ -846,6 +996,81 @@ uint32_t sense_error_column(const struct sense_error *error);
 void sense_error_free(struct sense_error *error);
 
 /*
+ Holds the current value of the main program's variable (or builtin)
+ `name` — a function, a closure with its state, a list, anything — and
+ stores its id (never 0) in `*out`. The value stays alive, whatever
+ the program does with the name, until `sense_runtime_release_held`.
+ Ids are never reused. Held values are not saved in snapshots, and
+ `sense_runtime_restore` releases them.
+
+ Threads and ownership: as for the runtime. An id is plain data; it is
+ valid only with this runtime.
+
+ Errors: `SENSE_STATUS_NOT_FOUND` (nothing is bound to `name`).
+ */
+enum sense_status sense_runtime_hold_global(struct sense_runtime *runtime,
+                                            const char *name,
+                                            size_t name_len,
+                                            uint64_t *out,
+                                            struct sense_error **error);
+
+/*
+ Holds a copy of `value` made into a Sense value (NULL: nil; an agent
+ value is the agent itself) and stores its id in `*out`; see
+ `sense_runtime_hold_global`.
+
+ Errors: `SENSE_STATUS_RUNTIME_ERROR` (`value` is opaque, or too large
+ for the runtime's limits).
+ */
+enum sense_status sense_runtime_hold_value(struct sense_runtime *runtime,
+                                           const struct sense_value *value,
+                                           uint64_t *out,
+                                           struct sense_error **error);
+
+/*
+ A copy of the value held under `id` into `*out` (free it with
+ `sense_value_free`; a function comes out as `SENSE_VALUE_KIND_OPAQUE`).
+
+ Errors: `SENSE_STATUS_NOT_FOUND` (nothing is held under `id`).
+ */
+enum sense_status sense_runtime_held_value(struct sense_runtime *runtime,
+                                           uint64_t id,
+                                           struct sense_value **out,
+                                           struct sense_error **error);
+
+/*
+ Calls the value held under `id` (a function, a closure, a tool, a
+ builtin) with copies of `args[0..arg_count]` (each NULL means nil;
+ `args` may be NULL when `arg_count` is 0), as `sense_runtime_call`
+ calls a named one. When `out` is not NULL it receives a copy of the
+ result (free it with `sense_value_free`); when `out_held` is not NULL
+ the result is also held and its id stored there — how a host keeps a
+ function that a call returns, to call it later.
+
+ Errors: `SENSE_STATUS_NOT_FOUND` (nothing is held under `id`),
+ `SENSE_STATUS_RUNTIME_ERROR` (the call raised — not callable, wrong
+ argument count, an error inside: the error has its location — or an
+ argument is opaque), `SENSE_STATUS_WRONG_STATE` (from a callback).
+ */
+enum sense_status sense_runtime_call_held(struct sense_runtime *runtime,
+                                          uint64_t id,
+                                          const struct sense_value *const *args,
+                                          size_t arg_count,
+                                          struct sense_value **out,
+                                          uint64_t *out_held,
+                                          struct sense_error **error);
+
+/*
+ Releases the value held under `id`; the id is invalid from then on.
+
+ Errors: `SENSE_STATUS_NOT_FOUND` (nothing is held under `id`, e.g.
+ released already).
+ */
+enum sense_status sense_runtime_release_held(struct sense_runtime *runtime,
+                                             uint64_t id,
+                                             struct sense_error **error);
+
+/*
  Registers `callback` as a Sense function `name(…)` taking `arity`
  arguments (-1: any number; otherwise 0..=255, and a call with another
  count is a `SenseRuntimeError`). Registering a name again replaces the
@@ -858,8 +1083,9 @@ void sense_error_free(struct sense_error *error);
  resumed with becomes the call's result. Outside agents that is a
  `SenseRuntimeError`.
 
- Errors: `SENSE_STATUS_INVALID_ARGUMENT` (NULL `callback`, `arity` out of
- range).
+ Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`name` is not an identifier —
+ empty, starting with a digit, or a keyword such as `if` —, NULL
+ `callback`, `arity` out of range).
  */
 enum sense_status sense_runtime_register_fn(struct sense_runtime *runtime,
                                             const char *name,
@@ -924,15 +1150,99 @@ enum sense_status sense_call_suspend(struct sense_call *call,
                                      struct sense_error **error);
 
 /*
- Answers by raising a `SenseRuntimeError` with `message` (UTF-8, copied)
- in the calling Sense code; it reaches the host as the failure of the
+ Answers by raising a `SenseRuntimeError` with `message` (copied) in
+ the calling Sense code; it reaches the host as the failure of the
  `sense_runtime_run_source` / `sense_agent_start` / `sense_agent_resume`
- call that was running (an agent's body then reads `failed`).
+ call that was running (an agent's body then reads `failed`). Bytes of
+ `message` that are not UTF-8 are replaced with U+FFFD: the failure is
+ never dropped for its text.
  */
 enum sense_status sense_call_fail(struct sense_call *call,
                                   const char *message,
                                   size_t message_len,
                                   struct sense_error **error);
+
+/*
+ The names bound in the main program's scope (its variables, functions,
+ agents, imported modules, the globals the host set; not the builtins),
+ sorted, as a new List of Strings in `*out` (free it with
+ `sense_value_free`). Empty before anything ran.
+ */
+enum sense_status sense_runtime_global_names(const struct sense_runtime *runtime,
+                                             struct sense_value **out,
+                                             struct sense_error **error);
+
+/*
+ Every live agent of the runtime, oldest first, as a new List of agent
+ values (`SENSE_VALUE_KIND_AGENT`: `sense_value_as_agent` gives each
+ id) in `*out` (free it with `sense_value_free`). An agent nothing
+ refers to any more may be collected; from then on it is not listed.
+ */
+enum sense_status sense_runtime_agents(const struct sense_runtime *runtime,
+                                       struct sense_value **out,
+                                       struct sense_error **error);
+
+/*
+ A new, empty Map; add entries with `sense_value_map_set`. Free it with
+ `sense_value_free`. NULL only if libsense panicked.
+ */
+struct sense_value *sense_value_new_map(void);
+
+/*
+ The number of entries of a Map. `SENSE_STATUS_INVALID_ARGUMENT` if
+ `value` is not a Map.
+ */
+enum sense_status sense_value_map_len(const struct sense_value *value,
+                                      size_t *out,
+                                      struct sense_error **error);
+
+/*
+ The key of entry `index` (0-based, in insertion order) of a Map: a
+ String, Int or Bool, *borrowed* like `sense_value_list_get`'s items
+ (valid until the map is freed or set; never free it).
+ `SENSE_STATUS_INVALID_ARGUMENT` if `value` is not a Map,
+ `SENSE_STATUS_NOT_FOUND` if `index` is out of range.
+ */
+enum sense_status sense_value_map_key(const struct sense_value *value,
+                                      size_t index,
+                                      const struct sense_value **out,
+                                      struct sense_error **error);
+
+/*
+ The value of entry `index` (0-based, in insertion order) of a Map,
+ borrowed as for `sense_value_map_key`. Errors as for
+ `sense_value_map_key`.
+ */
+enum sense_status sense_value_map_value(const struct sense_value *value,
+                                        size_t index,
+                                        const struct sense_value **out,
+                                        struct sense_error **error);
+
+/*
+ The value stored under `key` (a String, Int or Bool; compared as Sense
+ compares map keys: `1` and `true` are different keys) in a Map,
+ borrowed as for `sense_value_map_key`. `SENSE_STATUS_NOT_FOUND` when
+ the map has no such key, `SENSE_STATUS_INVALID_ARGUMENT` if `value` is
+ not a Map or `key` is NULL.
+ */
+enum sense_status sense_value_map_get(const struct sense_value *value,
+                                      const struct sense_value *key,
+                                      const struct sense_value **out,
+                                      struct sense_error **error);
+
+/*
+ Stores a deep copy of `item` (NULL: nil) under a copy of `key` in the
+ Map `map`: a new key goes last, an existing one keeps its place and
+ gets the new value (as `m[k] = v` in Sense). The caller still owns
+ `key` and `item`. Invalidates pointers borrowed from `map`.
+
+ Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`map` is not a Map, `key` is
+ NULL or not a String, Int or Bool).
+ */
+enum sense_status sense_value_map_set(struct sense_value *map,
+                                      const struct sense_value *key,
+                                      const struct sense_value *item,
+                                      struct sense_error **error);
 
 /*
  A pause handle for `agent` into `*out` (free it with
@@ -1128,7 +1438,9 @@ enum sense_status sense_runtime_run_file(struct sense_runtime *runtime,
 /*
  Copies the value of a top-level variable of the main program (or a
  builtin) into `*out` (free it with `sense_value_free`). Values other than
- nil/bool/int/float/string/list come out as `SENSE_VALUE_KIND_OPAQUE`.
+ nil/bool/int/float/string/list/map/agent come out as
+ `SENSE_VALUE_KIND_OPAQUE` (hold one with `sense_runtime_hold_global` to
+ call it).
  `SENSE_STATUS_NOT_FOUND` when the name is not defined.
  */
 enum sense_status sense_runtime_global(const struct sense_runtime *runtime,
@@ -1190,7 +1502,9 @@ enum sense_status sense_runtime_snapshot(const struct sense_runtime *runtime,
  to run or restore code. Before restoring, set it up as the snapshotted
  one was: register every host function and model provider the snapshot's
  code uses, and set the output and input callbacks. The runtime keeps its
- own configuration.
+ own configuration, and the globals set on it with
+ `sense_runtime_set_global` before this call (they replace the
+ snapshot's values of the same names).
 
  Afterwards the runtime is the snapshotted one: look agents up by name
  (`sense_agent_lookup`), or read the subject
@@ -1257,137 +1571,6 @@ enum sense_status sense_runtime_set_subject(struct sense_runtime *runtime,
 enum sense_status sense_runtime_get_subject(const struct sense_runtime *runtime,
                                             struct sense_agent *out,
                                             struct sense_error **error);
-
-/*
- A new `nil`. Free it with `sense_value_free`. NULL only if libsense
- panicked.
- */
-struct sense_value *sense_value_new_nil(void);
-
-/*
- A new Bool. Free it with `sense_value_free`.
- */
-struct sense_value *sense_value_new_bool(bool b);
-
-/*
- A new Int. Free it with `sense_value_free`.
- */
-struct sense_value *sense_value_new_int(int64_t i);
-
-/*
- A new Float. Free it with `sense_value_free`.
- */
-struct sense_value *sense_value_new_float(double f);
-
-/*
- A new, empty List; add items with `sense_value_list_push`. Free it with
- `sense_value_free`.
- */
-struct sense_value *sense_value_new_list(void);
-
-/*
- A new String copied from `len` bytes of UTF-8 at `ptr` (`ptr` may be
- NULL when `len` is 0). On success `*out` receives a value to free with
- `sense_value_free`.
-
- Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`out` NULL, or `ptr` NULL with
- `len` > 0), `SENSE_STATUS_INVALID_UTF8`.
- */
-enum sense_status sense_value_new_string(const char *ptr,
-                                         size_t len,
-                                         struct sense_value **out,
-                                         struct sense_error **error);
-
-/*
- A deep copy of `value` into `*out` (free it with `sense_value_free`).
- */
-enum sense_status sense_value_clone(const struct sense_value *value,
-                                    struct sense_value **out,
-                                    struct sense_error **error);
-
-/*
- Frees a value (and, for a List, its items). NULL is allowed and does
- nothing. Never pass a borrowed pointer (from `sense_value_list_get` or
- `sense_call_arg`); freeing twice is undefined.
- */
-void sense_value_free(struct sense_value *value);
-
-/*
- Stores what `value` holds in `*out`.
- */
-enum sense_status sense_value_get_kind(const struct sense_value *value,
-                                       enum sense_value_kind *out,
-                                       struct sense_error **error);
-
-/*
- The Sense type name of `value` (`Nil`, `Bool`, `Int`, `Float`,
- `String`, `Array`, or for an opaque value its type, e.g. `Function`).
- The view is borrowed from `value` (valid until it is freed or mutated).
- */
-enum sense_status sense_value_type_name(const struct sense_value *value,
-                                        struct sense_str *out,
-                                        struct sense_error **error);
-
-/*
- The Bool in `value`. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one
- (`*out` untouched).
- */
-enum sense_status sense_value_as_bool(const struct sense_value *value,
-                                      bool *out,
-                                      struct sense_error **error);
-
-/*
- The Int in `value`. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one
- (`*out` untouched; a Float is not converted).
- */
-enum sense_status sense_value_as_int(const struct sense_value *value,
-                                     int64_t *out,
-                                     struct sense_error **error);
-
-/*
- The Float in `value`. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one
- (`*out` untouched; an Int is not converted).
- */
-enum sense_status sense_value_as_float(const struct sense_value *value,
-                                       double *out,
-                                       struct sense_error **error);
-
-/*
- The text of a String (or the printed form of an opaque value or an
- agent) as a view borrowed from `value`: valid until `value` is freed,
- not NUL-terminated. `SENSE_STATUS_INVALID_ARGUMENT` for other kinds.
- */
-enum sense_status sense_value_as_string(const struct sense_value *value,
-                                        struct sense_str *out,
-                                        struct sense_error **error);
-
-/*
- The number of items in a List. `SENSE_STATUS_INVALID_ARGUMENT` if
- `value` is not a List.
- */
-enum sense_status sense_value_list_len(const struct sense_value *value,
-                                       size_t *out,
-                                       struct sense_error **error);
-
-/*
- Item `index` (0-based) of a List, *borrowed*: valid until the list is
- freed or pushed to; never free it (copy it with `sense_value_clone` to
- keep it). `SENSE_STATUS_INVALID_ARGUMENT` if `value` is not a List,
- `SENSE_STATUS_NOT_FOUND` if `index` is out of range.
- */
-enum sense_status sense_value_list_get(const struct sense_value *value,
-                                       size_t index,
-                                       const struct sense_value **out,
-                                       struct sense_error **error);
-
-/*
- Appends a deep copy of `item` to the List `list` (the caller still owns
- `item`). Invalidates pointers from `sense_value_list_get` on `list`.
- `SENSE_STATUS_INVALID_ARGUMENT` if `list` is not a List.
- */
-enum sense_status sense_value_list_push(struct sense_value *list,
-                                        const struct sense_value *item,
-                                        struct sense_error **error);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -12,7 +12,13 @@
 // - Errors: every failing call throws sense::Error (status, class, message,
 //   line, column; what() is the rendered diagnostic).
 // - Host functions are std::function objects; an exception thrown by one
-//   becomes a SenseRuntimeError in the calling Sense code.
+//   becomes a SenseRuntimeError in the calling Sense code (its what(),
+//   with bytes that are not UTF-8 replaced by U+FFFD).
+// - An exception thrown by the output or input callback is kept and
+//   rethrown, unchanged, when the Runtime call that ran the code returns
+//   (output after it is dropped until then).
+// - A moved-from Value is empty: using it throws sense::Error
+//   (SENSE_STATUS_INVALID_ARGUMENT) instead of passing nil.
 // - Snapshots are std::vector<uint8_t>.
 //
 // Threads: as for the C API — use a Runtime from one thread at a time;
@@ -24,12 +30,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -38,9 +47,21 @@ namespace sense {
 /// A borrowed libsense string as a string_view.
 inline std::string_view view(sense_str s) noexcept { return {s.ptr ? s.ptr : "", s.len}; }
 
+/// The version of the libsense library in use, e.g. "0.1.0" (compare with
+/// SENSE_VERSION_STRING, the version this header belongs to).
+inline std::string_view version() noexcept { return view(sense_version()); }
+
 /// A failed libsense call, with the details of its sense_error copied.
 class Error : public std::runtime_error {
 public:
+    /// A failure found by the wrapper itself (no Sense class).
+    Error(sense_status status, const std::string &message)
+        : std::runtime_error(message),
+          status_(status),
+          class_("SenseError"),
+          message_(message),
+          line_(0),
+          column_(0) {}
     Error(sense_status status, const sense_error *raw)
         : std::runtime_error(raw ? std::string(view(sense_error_rendered(raw)))
                                  : std::string("libsense call failed")),
@@ -126,9 +147,25 @@ public:
     }
 
     static Value nil() { return Value(); }
-    static Value of(int64_t i) { return Value(sense_value_new_int(i)); }
-    static Value of(int i) { return of(static_cast<int64_t>(i)); }
+    /// An Int from any integer type (int, long long, unsigned, size_t,
+    /// uint64_t, …; not bool or the character types). An unsigned value
+    /// above INT64_MAX throws sense::Error (SENSE_STATUS_INVALID_ARGUMENT).
+    template <typename T,
+              std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+                                   !std::is_same_v<T, char> && !std::is_same_v<T, wchar_t> &&
+                                   !std::is_same_v<T, char16_t> && !std::is_same_v<T, char32_t>,
+                               int> = 0>
+    static Value of(T i) {
+        if constexpr (std::is_unsigned_v<T>) {
+            if (static_cast<uint64_t>(i) > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+                throw Error(SENSE_STATUS_INVALID_ARGUMENT,
+                            "sense::Value::of: " + std::to_string(i) +
+                                " does not fit a Sense Int (64-bit signed)");
+        }
+        return Value(sense_value_new_int(static_cast<int64_t>(i)));
+    }
     static Value of(double f) { return Value(sense_value_new_float(f)); }
+    static Value of(float f) { return of(static_cast<double>(f)); }
     static Value of(bool b) { return Value(sense_value_new_bool(b)); }
     static Value of(std::string_view s) {
         sense_value *v = nullptr;
@@ -147,9 +184,24 @@ public:
         for (const Value &it : items) l.push(it);
         return l;
     }
+    /// A Map of copies of `entries`, in this order (keys: String, Int or
+    /// Bool; a repeated key keeps its first place and its last value).
+    static Value map(const std::vector<std::pair<Value, Value>> &entries = {}) {
+        Value m(sense_value_new_map());
+        for (const auto &entry : entries) m.set(entry.first, entry.second);
+        return m;
+    }
 
-    /// The C value (borrowed).
-    const sense_value *get() const noexcept { return v_.get(); }
+    /// The C value (borrowed). Throws sense::Error for a moved-from Value,
+    /// which holds none (the C API would read NULL as nil).
+    const sense_value *get() const {
+        if (!v_)
+            throw Error(SENSE_STATUS_INVALID_ARGUMENT,
+                        "use of a moved-from sense::Value (it holds no value)");
+        return v_.get();
+    }
+    /// False for a moved-from Value.
+    bool valid() const noexcept { return v_ != nullptr; }
     sense_value_kind kind() const {
         sense_value_kind k{};
         check([&](sense_error **e) { return sense_value_get_kind(get(), &k, e); });
@@ -200,18 +252,58 @@ public:
         for (size_t i = 0; i < n; i++) {
             const sense_value *item = nullptr;
             check([&](sense_error **e) { return sense_value_list_get(get(), i, &item, e); });
-            sense_value *copy = nullptr;
-            check([&](sense_error **e) { return sense_value_clone(item, &copy, e); });
-            out.emplace_back(copy);
+            out.push_back(copy_of(item));
         }
         return out;
     }
+    bool is_map() const { return kind() == SENSE_VALUE_KIND_MAP; }
+    /// A Map's entries in insertion order, copied.
+    std::vector<std::pair<Value, Value>> as_map() const {
+        size_t n = 0;
+        check([&](sense_error **e) { return sense_value_map_len(get(), &n, e); });
+        std::vector<std::pair<Value, Value>> out;
+        out.reserve(n);
+        for (size_t i = 0; i < n; i++) {
+            const sense_value *k = nullptr, *v = nullptr;
+            check([&](sense_error **e) { return sense_value_map_key(get(), i, &k, e); });
+            check([&](sense_error **e) { return sense_value_map_value(get(), i, &v, e); });
+            out.emplace_back(copy_of(k), copy_of(v));
+        }
+        return out;
+    }
+    /// A copy of the value this Map holds under `key`; empty when it has
+    /// no such key. Throws sense::Error for a value that is not a Map.
+    std::optional<Value> get(const Value &key) const {
+        const sense_value *k = key.get();
+        const sense_value *v = nullptr;
+        if (!check_or(SENSE_STATUS_NOT_FOUND,
+                      [&](sense_error **e) { return sense_value_map_get(get(), k, &v, e); }))
+            return std::nullopt;
+        return copy_of(v);
+    }
+    /// Stores a copy of `value` under `key` (a String, Int or Bool) in this
+    /// Map: a new key goes last, an existing one keeps its place.
+    void set(const Value &key, const Value &value) {
+        get();  // throws for a moved-from map
+        const sense_value *k = key.get();
+        const sense_value *v = value.get();
+        check([&](sense_error **e) { return sense_value_map_set(v_.get(), k, v, e); });
+    }
     /// Appends a copy of `item` to this List.
     void push(const Value &item) {
-        check([&](sense_error **e) { return sense_value_list_push(v_.get(), item.get(), e); });
+        get();  // throws for a moved-from list
+        const sense_value *it = item.get();
+        check([&](sense_error **e) { return sense_value_list_push(v_.get(), it, e); });
     }
 
 private:
+    /// An owned copy of a borrowed C value.
+    static Value copy_of(const sense_value *borrowed) {
+        sense_value *copy = nullptr;
+        check([&](sense_error **e) { return sense_value_clone(borrowed, &copy, e); });
+        return Value(copy);
+    }
+
     std::unique_ptr<sense_value, detail::ValueDeleter> v_;
 };
 
@@ -343,6 +435,37 @@ private:
     Agent a_;
 };
 
+/// A value the runtime holds for the host (sense_runtime_hold_global /
+/// sense_runtime_hold_value): any value — a function or closure included —
+/// kept alive until this object is destroyed, then released. Call it with
+/// Runtime::call(held, args). Must not outlive its Runtime.
+class Held {
+public:
+    Held(sense_runtime *rt, uint64_t id) noexcept : rt_(rt), id_(id) {}
+    Held(const Held &) = delete;
+    Held &operator=(const Held &) = delete;
+    Held(Held &&o) noexcept : rt_(std::exchange(o.rt_, nullptr)), id_(o.id_) {}
+    Held &operator=(Held &&o) noexcept {
+        if (this != &o) {
+            reset();
+            rt_ = std::exchange(o.rt_, nullptr);
+            id_ = o.id_;
+        }
+        return *this;
+    }
+    ~Held() { reset(); }
+    /// The C id (0 for a moved-from Held).
+    uint64_t id() const noexcept { return rt_ ? id_ : 0; }
+
+private:
+    void reset() noexcept {
+        if (rt_) sense_runtime_release_held(rt_, id_, nullptr);
+        rt_ = nullptr;
+    }
+    sense_runtime *rt_;
+    uint64_t id_;
+};
+
 /// A Sense runtime and the host state of its callbacks.
 class Runtime {
 public:
@@ -360,20 +483,29 @@ public:
     /// The C runtime (borrowed).
     sense_runtime *get() const noexcept { return rt_.get(); }
 
-    /// Sends program output to `sink` (called with each piece of text).
+    /// Sends program output to `sink` (called with each piece of text). An
+    /// exception `sink` throws is rethrown by the Runtime call that was
+    /// running code (run, call, start, resume, …) when it returns; the
+    /// output of that call after the throw is dropped.
     void on_output(std::function<void(std::string_view)> sink) {
-        auto *boxed = new std::function<void(std::string_view)>(std::move(sink));
+        struct State {
+            std::function<void(std::string_view)> fn;
+            std::shared_ptr<std::exception_ptr> pending;
+        };
+        auto *state = new State{std::move(sink), pending_};
         check([&](sense_error **e) {
             return sense_runtime_set_output(
                 get(),
                 [](void *ud, sense_str text) {
+                    auto *s = static_cast<State *>(ud);
+                    if (*s->pending) return;
                     try {
-                        (*static_cast<std::function<void(std::string_view)> *>(ud))(view(text));
+                        s->fn(view(text));
                     } catch (...) {
+                        *s->pending = std::current_exception();
                     }
                 },
-                boxed, [](void *ud) { delete static_cast<std::function<void(std::string_view)> *>(ud); },
-                e);
+                state, [](void *ud) { delete static_cast<State *>(ud); }, e);
         });
     }
     /// Appends program output to `*sink` (which must outlive the runtime).
@@ -381,13 +513,15 @@ public:
         on_output([sink](std::string_view text) { sink->append(text); });
     }
     /// Supplies `ask_human` input outside agents: return a line, or nullopt
-    /// at end of input.
+    /// at end of input. An exception `source` throws ends the input and is
+    /// rethrown when the running Runtime call returns (as for on_output).
     void on_input(std::function<std::optional<std::string>()> source) {
         struct State {
             std::function<std::optional<std::string>()> fn;
             std::string line;
+            std::shared_ptr<std::exception_ptr> pending;
         };
-        auto *state = new State{std::move(source), {}};
+        auto *state = new State{std::move(source), {}, pending_};
         check([&](sense_error **e) {
             return sense_runtime_set_input(
                 get(),
@@ -401,6 +535,7 @@ public:
                         line->len = s->line.size();
                         return true;
                     } catch (...) {
+                        if (!*s->pending) *s->pending = std::current_exception();
                         return false;
                     }
                 },
@@ -410,14 +545,21 @@ public:
 
     /// Runs source text as a main program.
     void run(std::string_view name, std::string_view source) {
-        check([&](sense_error **e) {
+        exec([&](sense_error **e) {
             return sense_runtime_run_source(get(), name.data(), name.size(), source.data(),
                                             source.size(), e);
         });
     }
     /// Reads and runs a file.
     void run_file(std::string_view path) {
-        check([&](sense_error **e) { return sense_runtime_run_file(get(), path.data(), path.size(), e); });
+        exec([&](sense_error **e) { return sense_runtime_run_file(get(), path.data(), path.size(), e); });
+    }
+
+    /// Registers the network model providers (`inference("openai")`,
+    /// `inference("anthropic")`) and `connect_mcp`, as the `sense` command
+    /// has them (see sense_runtime_register_default_providers).
+    void register_default_providers() {
+        check([&](sense_error **e) { return sense_runtime_register_default_providers(get(), e); });
     }
 
     /// Registers a host function taking `arity` arguments (-1: any).
@@ -452,10 +594,68 @@ public:
         raw.reserve(args.size());
         for (const Value &a : args) raw.push_back(a.get());
         sense_value *out = nullptr;
-        check([&](sense_error **e) {
-            return sense_runtime_call(get(), name.data(), name.size(), raw.data(), raw.size(), &out, e);
-        });
+        try {
+            exec([&](sense_error **e) {
+                return sense_runtime_call(get(), name.data(), name.size(), raw.data(), raw.size(),
+                                          &out, e);
+            });
+        } catch (...) {
+            sense_value_free(out);  // a result the output callback's exception preempted
+            throw;
+        }
         return Value(out);
+    }
+
+    /// Holds the current value of variable (or builtin) `name` — e.g. a
+    /// function — whatever the program later binds to the name.
+    Held hold_global(std::string_view name) {
+        uint64_t id = 0;
+        check([&](sense_error **e) {
+            return sense_runtime_hold_global(get(), name.data(), name.size(), &id, e);
+        });
+        return Held(get(), id);
+    }
+    /// Holds a copy of `value` inside the runtime.
+    Held hold_value(const Value &value) {
+        const sense_value *raw = value.get();
+        uint64_t id = 0;
+        check([&](sense_error **e) { return sense_runtime_hold_value(get(), raw, &id, e); });
+        return Held(get(), id);
+    }
+    /// A copy of a held value (a function comes out opaque).
+    Value held_value(const Held &held) const {
+        sense_value *v = nullptr;
+        check([&](sense_error **e) { return sense_runtime_held_value(get(), held.id(), &v, e); });
+        return Value(v);
+    }
+    /// Calls a held value (a function, a closure, a builtin) with `args`.
+    Value call(const Held &fn, const std::vector<Value> &args = {}) {
+        return call_held(fn, args, nullptr);
+    }
+    /// Calls a held value and holds its result: a function it returns can
+    /// be called in turn.
+    Held call_and_hold(const Held &fn, const std::vector<Value> &args = {}) {
+        uint64_t id = 0;
+        call_held(fn, args, &id);
+        return Held(get(), id);
+    }
+
+    /// The names bound in the main program's scope (not the builtins),
+    /// sorted.
+    std::vector<std::string> global_names() const {
+        sense_value *raw = nullptr;
+        check([&](sense_error **e) { return sense_runtime_global_names(get(), &raw, e); });
+        std::vector<std::string> names;
+        for (const Value &v : Value(raw).as_list()) names.push_back(v.as_string());
+        return names;
+    }
+    /// Every live agent, oldest first.
+    std::vector<Agent> agents() const {
+        sense_value *raw = nullptr;
+        check([&](sense_error **e) { return sense_runtime_agents(get(), &raw, e); });
+        std::vector<Agent> out;
+        for (const Value &v : Value(raw).as_list()) out.push_back(v.as_agent());
+        return out;
     }
 
     /// The agent bound to `name`.
@@ -483,27 +683,40 @@ public:
     }
     sense_agent_status start(Agent a) {
         sense_agent_status s{};
-        check([&](sense_error **e) { return sense_agent_start(get(), a, &s, e); });
+        exec([&](sense_error **e) { return sense_agent_start(get(), a, &s, e); });
         return s;
     }
     sense_agent_status resume(Agent a, const Value &v = Value()) {
         sense_agent_status s{};
-        check([&](sense_error **e) { return sense_agent_resume(get(), a, v.get(), &s, e); });
+        const sense_value *raw = v.get();
+        exec([&](sense_error **e) { return sense_agent_resume(get(), a, raw, &s, e); });
         return s;
     }
     /// Resumes with an Int passed directly: nothing to allocate or free
     /// (read the new pause value with `pause_reason_int`).
     sense_agent_status resume_int(Agent a, int64_t v) {
         sense_agent_status s{};
-        check([&](sense_error **e) { return sense_agent_resume_int(get(), a, v, &s, e); });
+        exec([&](sense_error **e) { return sense_agent_resume_int(get(), a, v, &s, e); });
         return s;
     }
     /// Resumes with a String passed directly (the runtime copies it).
     sense_agent_status resume_string(Agent a, std::string_view v) {
         sense_agent_status s{};
-        check([&](sense_error **e) {
+        exec([&](sense_error **e) {
             return sense_agent_resume_string(get(), a, v.data(), v.size(), &s, e);
         });
+        return s;
+    }
+    /// Resumes with a Float passed directly.
+    sense_agent_status resume_float(Agent a, double v) {
+        sense_agent_status s{};
+        exec([&](sense_error **e) { return sense_agent_resume_float(get(), a, v, &s, e); });
+        return s;
+    }
+    /// Resumes with a Bool passed directly.
+    sense_agent_status resume_bool(Agent a, bool v) {
+        sense_agent_status s{};
+        exec([&](sense_error **e) { return sense_agent_resume_bool(get(), a, v, &s, e); });
         return s;
     }
     void send(Agent a, const Value &message) {
@@ -597,6 +810,36 @@ public:
     }
 
 private:
+    Value call_held(const Held &fn, const std::vector<Value> &args, uint64_t *out_held) {
+        std::vector<const sense_value *> raw;
+        raw.reserve(args.size());
+        for (const Value &a : args) raw.push_back(a.get());
+        sense_value *out = nullptr;
+        try {
+            exec([&](sense_error **e) {
+                return sense_runtime_call_held(get(), fn.id(), raw.data(), raw.size(), &out,
+                                               out_held, e);
+            });
+        } catch (...) {
+            sense_value_free(out);
+            if (out_held && *out_held) sense_runtime_release_held(get(), *out_held, nullptr);
+            throw;
+        }
+        return Value(out);
+    }
+
+    /// Runs a C call that may run Sense code: an exception the output or
+    /// input callback stored meanwhile is rethrown first, then a failure
+    /// of the call itself.
+    template <typename F>
+    void exec(F &&call) {
+        sense_error *raw = nullptr;
+        sense_status st = call(&raw);
+        std::unique_ptr<sense_error, detail::ErrorDeleter> owned(raw);
+        if (pending_ && *pending_) std::rethrow_exception(std::exchange(*pending_, nullptr));
+        if (st != SENSE_STATUS_OK) throw Error(st, raw);
+    }
+
     // Exceptions must not cross into C: they become Sense errors.
     static void trampoline(void *ud, sense_call *call) {
         try {
@@ -614,6 +857,9 @@ private:
         }
     }
 
+    /// An exception from the output or input callback, until rethrown.
+    /// Shared with the callbacks' state, so it survives moves.
+    std::shared_ptr<std::exception_ptr> pending_ = std::make_shared<std::exception_ptr>();
     std::unique_ptr<sense_runtime, detail::RuntimeDeleter> rt_;
 };
 

@@ -44,4 +44,8 @@ abs_prefix=$(cd "$prefix" && pwd)
 sed "s|^prefix=.*|prefix=$abs_prefix|" "$root/include/sense.pc" > "$prefix/lib/pkgconfig/sense.pc"
 echo "   include/: sense.h sense.hpp module.modulemap"
 echo "   lib/: libsense.a libsense.so.$version libsense.so.$major libsense.so"
+for f in "libsense.so.$version" libsense.a; do
+  bytes=$(wc -c < "$prefix/lib/$f")
+  echo "   $f: $(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB", b / 1048576 }')"
+done
 echo "   lib/pkgconfig/sense.pc (PKG_CONFIG_PATH=$abs_prefix/lib/pkgconfig)"

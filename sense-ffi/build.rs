@@ -1,14 +1,19 @@
-//! Linker settings and a build-tree pkg-config file for libsense.
+//! Linker settings and the build tree's soname link and pkg-config file.
 //!
 //! - On Linux the shared library gets the soname `libsense.so.<major>`
 //!   (for 0.x, `libsense.so.0`), so programs linked against it keep working
 //!   across compatible updates; `scripts/install.sh` installs the
 //!   `libsense.so.0` name and the `libsense.so` development link.
+//! - `target/<profile>/libsense.so.0` is a symlink to `libsense.so` beside
+//!   it (made here, before the library exists; it resolves once the build
+//!   ends), so a program linked against the build tree finds the name its
+//!   `DT_NEEDED` entry asks the loader for.
 //! - `target/<profile>/pkgconfig/sense.pc` points at this checkout's
 //!   `include/` and at `target/<profile>/`, so `PKG_CONFIG_PATH=
 //!   target/debug/pkgconfig pkg-config --cflags --libs sense` works without
-//!   installing. It links the static library: the build tree has no
-//!   `libsense.so.0` for the loader to find (an install does).
+//!   installing. Like the installed file (`include/sense.pc`) it links the
+//!   shared library with a run path to it, and with `--static` the static
+//!   library (`Cflags.private: -Wl,-Bstatic` comes before `-lsense`).
 
 use std::path::{Path, PathBuf};
 
@@ -20,7 +25,26 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     if let Some(profile_dir) = profile_dir() {
         let _ = write_pc(&profile_dir);
+        if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+            let _ = soname_link(&profile_dir, &major);
+        }
     }
+}
+
+/// `<profile>/libsense.so.<major>` → `libsense.so`, unless it is there.
+#[cfg(unix)]
+fn soname_link(profile_dir: &Path, major: &str) -> std::io::Result<()> {
+    let link = profile_dir.join(format!("libsense.so.{major}"));
+    if std::fs::read_link(&link).is_ok_and(|t| t == Path::new("libsense.so")) {
+        return Ok(());
+    }
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("libsense.so", link)
+}
+
+#[cfg(not(unix))]
+fn soname_link(_profile_dir: &Path, _major: &str) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// `target/<profile>` (or `target/<triple>/<profile>`): three levels above
@@ -45,13 +69,20 @@ fn write_pc(profile_dir: &Path) -> std::io::Result<()> {
          Description: libsense, the C ABI of the Sense runtime (build tree)\n\
          Version: {version}\n\
          Cflags: -I${{includedir}}\n\
-         Libs: ${{libdir}}/libsense.a -lpthread -ldl -lm\n",
+         Cflags.private: -Wl,-Bstatic\n\
+         Libs: -L${{libdir}} -Wl,-rpath,${{libdir}} -lsense\n\
+         Libs.private: -Wl,-Bdynamic -lpthread -ldl -lm\n",
         profile_dir.display(),
         include.display()
     );
     let path = dir.join("sense.pc");
     if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-        std::fs::write(path, text)?;
+        // A new file renamed over the old one, never a write into it: a
+        // target directory copied with hard links (`cp -al`) shares the old
+        // file's inode with other checkouts, whose copy must not change.
+        let tmp = dir.join("sense.pc.tmp");
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(tmp, path)?;
     }
     Ok(())
 }

@@ -19,8 +19,13 @@ import (
 // agents held in arrays, holds, host functions that learn their caller,
 // and pause reasons read without copying the whole value.
 
-// SetGlobal binds the main program's variable name to value (nil, bool,
-// int, int64, float64, string or []any), as a top-level assignment would.
+// SetGlobal binds the main program's variable name to value, as a
+// top-level assignment would: nil, a bool, any integer type (unsigned
+// values above math.MaxInt64 are an error), float32 or float64, a string,
+// an Agent, or a slice or array of these ([]any, []string, ...). name must
+// be an identifier that is not a keyword (StatusInvalidArgument). A global
+// set on a new runtime before Restore is kept, replacing the snapshot's
+// value of that name.
 func (r *Runtime) SetGlobal(name string, value any) error {
 	defer runtime.KeepAlive(r)
 	v, err := newValue(value)
@@ -39,40 +44,59 @@ func (r *Runtime) SetGlobal(name string, value any) error {
 // a name bound to nothing gives Status StatusNotFound.
 func (r *Runtime) Call(name string, args ...any) (any, error) {
 	defer runtime.KeepAlive(r)
-	n := len(args)
-	if n == 0 {
-		n = 1 // keep the C array non-empty; arg_count stays 0
+	cargs, err := newArgs(args)
+	if err != nil {
+		return nil, err
 	}
-	// C memory: cgo forbids passing Go memory holding C pointers.
-	mem := C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0))))
-	defer C.free(mem)
-	cargs := unsafe.Slice((**C.sense_value)(mem), n)
-	for i, a := range args {
-		v, err := newValue(a)
-		if err != nil {
-			for _, made := range cargs[:i] {
-				C.sense_value_free(made)
-			}
-			return nil, err
-		}
-		cargs[i] = v
-	}
-	defer func() {
-		for _, v := range cargs[:len(args)] {
-			C.sense_value_free(v)
-		}
-	}()
+	defer cargs.free()
 	p, pl := cString(name)
 	defer C.free(unsafe.Pointer(p))
 	var out *C.sense_value
 	var cerr *C.sense_error
-	st := C.sense_runtime_call(r.ptr, p, pl, (**C.sense_value)(unsafe.Pointer(&cargs[0])),
-		C.size_t(len(args)), &out, &cerr)
+	st := C.sense_runtime_call(r.ptr, p, pl, cargs.ptr(), cargs.len(), &out, &cerr)
 	if err := check(st, cerr); err != nil {
 		return nil, err
 	}
 	defer C.sense_value_free(out)
 	return goValue(out), nil
+}
+
+// cArgs is a C array of owned C values made from Go arguments.
+type cArgs struct {
+	mem unsafe.Pointer
+	n   int
+}
+
+// newArgs converts args into C memory (cgo forbids passing Go memory
+// that holds C pointers); free it with free.
+func newArgs(args []any) (cArgs, error) {
+	size := len(args)
+	if size == 0 {
+		size = 1 // keep the C array non-empty; the count stays 0
+	}
+	mem := C.calloc(C.size_t(size), C.size_t(unsafe.Sizeof(uintptr(0))))
+	a := cArgs{mem: mem}
+	items := unsafe.Slice((**C.sense_value)(mem), size)
+	for i, arg := range args {
+		v, err := newValue(arg)
+		if err != nil {
+			a.free()
+			return cArgs{}, err
+		}
+		items[i] = v
+		a.n = i + 1
+	}
+	return a, nil
+}
+
+func (a cArgs) ptr() **C.sense_value { return (**C.sense_value)(a.mem) }
+func (a cArgs) len() C.size_t        { return C.size_t(a.n) }
+
+func (a cArgs) free() {
+	for _, v := range unsafe.Slice((**C.sense_value)(a.mem), a.n) {
+		C.sense_value_free(v)
+	}
+	C.free(a.mem)
 }
 
 // AgentAt finds the agent at path (array indexes, outermost first) inside

@@ -44,6 +44,8 @@ import "C"
 
 import (
 	"fmt"
+	"math"
+	"reflect"
 	"runtime"
 	"runtime/cgo"
 	"unsafe"
@@ -123,22 +125,44 @@ type Suspend struct {
 	Reason any
 }
 
-// newValue builds an owned C value from nil, bool, int, int64, float64,
-// string, Agent or []any (recursively).
+// newValue builds an owned C value from a Go value: nil; a bool; any
+// signed or unsigned integer type (an unsigned value above math.MaxInt64 is
+// an error); float32 or float64; a string; an Agent; a Map (in its Keys'
+// order) or a Go map with string, integer or bool keys (in sorted key
+// order); or a slice or array of these (recursively: []any, []string,
+// map[string]any, ...). Named types whose
+// underlying type is one of these convert too. It is the one conversion
+// every call that passes values into Sense uses.
 func newValue(v any) (*C.sense_value, error) {
 	switch x := v.(type) {
 	case nil:
 		return C.sense_value_new_nil(), nil
-	case bool:
-		return C.sense_value_new_bool(C.bool(x)), nil
-	case int:
-		return C.sense_value_new_int(C.int64_t(x)), nil
-	case int64:
-		return C.sense_value_new_int(C.int64_t(x)), nil
-	case float64:
-		return C.sense_value_new_float(C.double(x)), nil
-	case string:
-		p, n := cString(x)
+	case Agent:
+		return C.sense_value_new_agent(x.id), nil
+	case Map:
+		return newMapValue(x.Keys, func(k any) any { return x.Values[k] })
+	case *Map:
+		if x == nil {
+			return C.sense_value_new_nil(), nil
+		}
+		return newMapValue(x.Keys, func(k any) any { return x.Values[k] })
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Bool:
+		return C.sense_value_new_bool(C.bool(rv.Bool())), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return C.sense_value_new_int(C.int64_t(rv.Int())), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		u := rv.Uint()
+		if u > math.MaxInt64 {
+			return nil, fmt.Errorf("sense: %d (%T) does not fit a Sense Int (64-bit signed)", u, v)
+		}
+		return C.sense_value_new_int(C.int64_t(u)), nil
+	case reflect.Float32, reflect.Float64:
+		return C.sense_value_new_float(C.double(rv.Float())), nil
+	case reflect.String:
+		p, n := cString(rv.String())
 		defer C.free(unsafe.Pointer(p))
 		var out *C.sense_value
 		var cerr *C.sense_error
@@ -146,12 +170,10 @@ func newValue(v any) (*C.sense_value, error) {
 			return nil, err
 		}
 		return out, nil
-	case Agent:
-		return C.sense_value_new_agent(x.id), nil
-	case []any:
+	case reflect.Slice, reflect.Array:
 		list := C.sense_value_new_list()
-		for _, item := range x {
-			cv, err := newValue(item)
+		for i := 0; i < rv.Len(); i++ {
+			cv, err := newValue(rv.Index(i).Interface())
 			if err != nil {
 				C.sense_value_free(list)
 				return nil, err
@@ -164,6 +186,8 @@ func newValue(v any) (*C.sense_value, error) {
 			}
 		}
 		return list, nil
+	case reflect.Map:
+		return newGoMapValue(rv)
 	default:
 		return nil, fmt.Errorf("sense: cannot convert %T to a Sense value", v)
 	}
@@ -202,6 +226,8 @@ func goValue(v *C.sense_value) any {
 			items[i] = goValue(item)
 		}
 		return items
+	case C.SENSE_VALUE_KIND_MAP:
+		return goMap(v)
 	case C.SENSE_VALUE_KIND_OPAQUE:
 		var t, s C.sense_str
 		C.sense_value_type_name(v, &t, nil)
@@ -365,9 +391,10 @@ func (r *Runtime) SetInput(fn func() (line string, ok bool)) error {
 		userData(&inputState{fn: fn}), C.sense_free_fn(C.senseGoFree), &cerr), cerr)
 }
 
-// HostFunc is a Go function callable from Sense. Return a value (nil,
-// bool, int, int64, float64, string, []any), a Suspend to pause the
-// calling agent, or an error to raise a SenseRuntimeError.
+// HostFunc is a Go function callable from Sense. Return a value (any
+// that SetGlobal accepts), a Suspend to pause the calling agent, or an
+// error to raise a SenseRuntimeError (its text: bytes that are not UTF-8
+// become U+FFFD).
 type HostFunc func(args []any) (any, error)
 
 // RegisterFunc makes fn callable from Sense as name(...) with arity
@@ -484,6 +511,46 @@ func (r *Runtime) ResumeInt(a Agent, value int64) (AgentStatus, error) {
 	var cerr *C.sense_error
 	err := check(C.sense_agent_resume_int(r.ptr, a.id, C.int64_t(value), &s, &cerr), cerr)
 	return AgentStatus(s), err
+}
+
+// ResumeString continues a paused agent with a String passed directly
+// (libsense copies it; no value is built).
+func (r *Runtime) ResumeString(a Agent, value string) (AgentStatus, error) {
+	defer runtime.KeepAlive(r)
+	p, n := cString(value)
+	defer C.free(unsafe.Pointer(p))
+	var s uint32
+	var cerr *C.sense_error
+	err := check(C.sense_agent_resume_string(r.ptr, a.id, p, n, &s, &cerr), cerr)
+	return AgentStatus(s), err
+}
+
+// ResumeFloat continues a paused agent with a Float passed directly.
+func (r *Runtime) ResumeFloat(a Agent, value float64) (AgentStatus, error) {
+	defer runtime.KeepAlive(r)
+	var s uint32
+	var cerr *C.sense_error
+	err := check(C.sense_agent_resume_float(r.ptr, a.id, C.double(value), &s, &cerr), cerr)
+	return AgentStatus(s), err
+}
+
+// ResumeBool continues a paused agent with a Bool passed directly.
+func (r *Runtime) ResumeBool(a Agent, value bool) (AgentStatus, error) {
+	defer runtime.KeepAlive(r)
+	var s uint32
+	var cerr *C.sense_error
+	err := check(C.sense_agent_resume_bool(r.ptr, a.id, C.bool(value), &s, &cerr), cerr)
+	return AgentStatus(s), err
+}
+
+// RegisterDefaultProviders registers the network model providers
+// (inference("openai"), inference("anthropic"); keys are read from the
+// environment when a call is made) and connect_mcp, as the sense command
+// has them. Call it before restoring a snapshot whose models use them.
+func (r *Runtime) RegisterDefaultProviders() error {
+	defer runtime.KeepAlive(r)
+	var cerr *C.sense_error
+	return check(C.sense_runtime_register_default_providers(r.ptr, &cerr), cerr)
 }
 
 // Status returns the agent's status.
@@ -622,6 +689,16 @@ func (h *PauseHandle) Request() (bool, error) {
 	var cerr *C.sense_error
 	err := check(C.sense_pause_handle_request(h.ptr, &newly, &cerr), cerr)
 	return bool(newly), err
+}
+
+// IsRequested reports whether a pause request is pending (made and not
+// yet taken by the agent at a safe point).
+func (h *PauseHandle) IsRequested() (bool, error) {
+	defer runtime.KeepAlive(h)
+	var requested C.bool
+	var cerr *C.sense_error
+	err := check(C.sense_pause_handle_is_requested(h.ptr, &requested, &cerr), cerr)
+	return bool(requested), err
 }
 
 // Close frees the handle; closing twice is harmless. Do not close it while

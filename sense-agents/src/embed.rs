@@ -32,7 +32,9 @@ pub enum ValueRef<'a> {
 
 impl Runtime {
     /// Binds a variable of the main program (as a top-level assignment
-    /// would), so programs run afterwards see it.
+    /// would), so programs run afterwards see it. A global set before any
+    /// code ran survives [`Runtime::restore_snapshot`]: it is bound again
+    /// after the restore, replacing the snapshot's value of that name.
     ///
     /// ```
     /// use sense_agents::{HostValue, Runtime};
@@ -43,16 +45,21 @@ impl Runtime {
     /// assert_eq!(rt.global("twice"), Some(HostValue::Int(6)));
     /// ```
     pub fn set_global(&mut self, name: &str, value: impl Into<HostValue>) -> Result<(), Error> {
-        if !is_identifier(name) {
+        if !is_bindable_name(name) {
             return Err(Error::host(format!("'{name}' is not a variable name")));
         }
+        let value = value.into();
         let env = self.main_scope();
         self.vm().collect_if_due();
         let v = self
             .vm()
-            .value_from_host(&value.into())
+            .value_from_host(&value)
             .map_err(|e| self.error(&e))?;
         self.vm().define_named(env, name, v);
+        if !self.has_run_code() {
+            self.preset_globals.retain(|(n, _)| n != name);
+            self.preset_globals.push((name.to_string(), value));
+        }
         Ok(())
     }
 
@@ -310,9 +317,14 @@ impl Runtime {
     }
 }
 
-/// A plain Sense identifier (what `set_global` may bind).
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
-        && chars.all(|c| c == '_' || c.is_alphanumeric())
+/// A name a host may bind (a global, a host function): an identifier as
+/// the lexer reads one, and not a reserved word (`if`, `true`, `nil`, …).
+///
+/// ```
+/// assert!(sense_agents::is_bindable_name("limit"));
+/// assert!(!sense_agents::is_bindable_name("if"));
+/// assert!(!sense_agents::is_bindable_name("1bad"));
+/// ```
+pub fn is_bindable_name(name: &str) -> bool {
+    sense_syntax::lexer::is_bindable_name(name)
 }

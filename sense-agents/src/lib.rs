@@ -12,9 +12,11 @@ mod embed;
 mod error;
 mod ffi_support;
 mod handle;
+mod held;
 pub mod inspect_support;
 mod json_host;
 pub mod kinds;
+mod listing;
 pub mod literal;
 mod maintenance;
 pub mod memory;
@@ -28,9 +30,10 @@ pub mod stdlib;
 
 pub use runtime::read_source;
 
-pub use embed::ValueRef;
+pub use embed::{ValueRef, is_bindable_name};
 pub use error::Error;
 pub use handle::{AgentId, PauseHandle};
+pub use held::HeldId;
 pub use provider::{ChatMessage, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec};
 pub use report::AgentReport;
 pub use runtime::Runtime;

@@ -98,6 +98,13 @@ pub struct Runtime {
     pub(crate) subject: Option<AgentId>,
     /// Programs run since unused code was last released.
     runs_since_release: u32,
+    /// Globals a host set before any code ran, bound again after a
+    /// snapshot is restored (which replaces the main scope they were in).
+    pub(crate) preset_globals: Vec<(String, HostValue)>,
+    /// Values the host holds (see `held.rs`): id → the held cell.
+    pub(crate) held: std::collections::HashMap<u64, sense_eval::heap::ObjRef>,
+    /// The last id given to a held value.
+    pub(crate) next_held: u64,
 }
 
 /// How many programs run between two releases of unused code (each one
@@ -125,6 +132,9 @@ impl Runtime {
             main_env: None,
             subject: None,
             runs_since_release: 0,
+            preset_globals: Vec::new(),
+            held: std::collections::HashMap::new(),
+            next_held: 0,
         }
     }
 

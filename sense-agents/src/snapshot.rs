@@ -93,8 +93,15 @@ impl Runtime {
     /// function, or whose models use a provider, that this runtime lacks is
     /// refused here, with its name. Host functions registered when the
     /// snapshot was taken but never named by its code need not be: calling
-    /// one before registering it raises a `SenseRuntimeError`.
+    /// one before registering it raises a `SenseRuntimeError`. Globals set
+    /// with [`Runtime::set_global`] before the restore are kept: they are
+    /// bound again afterwards, replacing the snapshot's value of the name.
+    /// Values held with [`Runtime::hold_value`] are released.
     pub fn restore_snapshot(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        // Held values live in the heap the restore replaces: released.
+        for (_, cell) in std::mem::take(&mut self.held) {
+            self.vm().unhold(cell);
+        }
         let blob = self.vm().restore(bytes).map_err(|e| {
             Error::from_eval(
                 &e,
@@ -132,6 +139,9 @@ impl Runtime {
             .map_err(|e| Error::host(format!("cannot restore snapshot: {}", e.display())))?;
         self.main_env = main_env;
         self.subject = subject.filter(|a| self.status(*a).is_ok());
+        for (name, value) in std::mem::take(&mut self.preset_globals) {
+            self.set_global(&name, value)?;
+        }
         Ok(())
     }
 

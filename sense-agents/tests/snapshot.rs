@@ -351,3 +351,33 @@ fn the_checked_in_v3_snapshot_still_restores() {
         "summary: [name=Ada, years of experience=3, ready to start=yes]\n"
     );
 }
+
+#[test]
+fn a_global_set_before_restoring_is_kept_and_wins_over_the_snapshots() {
+    let (mut rt, _) = runtime();
+    rt.run_source(
+        "m.sns",
+        "limit = 1\nagent a:\n    pause()\n    print(limit, key)\n",
+    )
+    .unwrap();
+    let bytes = rt.snapshot().unwrap();
+    let (mut back, out) = runtime();
+    back.set_global("limit", 7).unwrap();
+    back.set_global("key", "k").unwrap();
+    back.restore_snapshot(&bytes).unwrap();
+    assert_eq!(back.global("limit"), Some(HostValue::Int(7)));
+    assert_eq!(back.global("key"), Some(HostValue::from("k")));
+    let a = back.agent("a").unwrap();
+    back.start(a).unwrap();
+    back.resume(a, HostValue::Nil).unwrap();
+    assert_eq!(out.lock().unwrap().as_str(), "7 k\n");
+}
+
+#[test]
+fn keywords_and_non_identifiers_are_not_bindable() {
+    let (mut rt, _) = runtime();
+    for bad in ["if", "true", "nil", "def", "", "1bad"] {
+        assert!(rt.set_global(bad, 1).is_err(), "{bad:?} was bound");
+    }
+    rt.set_global("ok_name", 1).unwrap();
+}

@@ -38,9 +38,13 @@ fn index_path<'a>(path: *const usize, path_len: usize) -> Result<&'a [usize], Fa
 
 /// Binds the main program's variable `name` (UTF-8, `name_len` bytes) to a
 /// copy of `value` (NULL means nil; the caller keeps it), as a top-level
-/// assignment would: programs run afterwards see it.
+/// assignment would: programs run afterwards see it. On a new runtime, a
+/// global set before `sense_runtime_restore` is kept: it is bound again
+/// after the restore, replacing the snapshot's value of that name (so a
+/// host can hand a restored program its settings, keys, …).
 ///
-/// Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`name` is not an identifier),
+/// Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`name` is not an identifier:
+/// empty, starting with a digit, or a keyword such as `if`, `true`, `nil`),
 /// `SENSE_STATUS_RUNTIME_ERROR` (`value` is opaque, or too large for the
 /// runtime's limits).
 #[unsafe(no_mangle)]

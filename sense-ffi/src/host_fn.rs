@@ -3,7 +3,7 @@
 
 use crate::agent::sense_agent;
 use crate::callback::{UserData, sense_free_fn};
-use crate::error::sense_error;
+use crate::error::{self, sense_error};
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
 use crate::strings::sense_str;
@@ -56,8 +56,9 @@ pub type sense_host_fn =
 /// resumed with becomes the call's result. Outside agents that is a
 /// `SenseRuntimeError`.
 ///
-/// Errors: `SENSE_STATUS_INVALID_ARGUMENT` (NULL `callback`, `arity` out of
-/// range).
+/// Errors: `SENSE_STATUS_INVALID_ARGUMENT` (`name` is not an identifier —
+/// empty, starting with a digit, or a keyword such as `if` —, NULL
+/// `callback`, `arity` out of range).
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_runtime_register_fn(
     runtime: *mut sense_runtime,
@@ -73,6 +74,12 @@ pub extern "C" fn sense_runtime_register_fn(
     ffi_guard!(error, {
         let rt = try_ref!(runtime);
         let name = str_arg!(name, name_len).to_string();
+        if !sense_agents::is_bindable_name(&name) {
+            return Err(error::host(
+                sense_status::InvalidArgument,
+                &format!("'{name}' is not a function name (an identifier that is not a keyword)"),
+            ));
+        }
         let Some(cb) = callback else {
             return Err(fail!(InvalidArgument, "argument `callback` is NULL"));
         };
@@ -216,10 +223,12 @@ pub extern "C" fn sense_call_suspend(
     })
 }
 
-/// Answers by raising a `SenseRuntimeError` with `message` (UTF-8, copied)
-/// in the calling Sense code; it reaches the host as the failure of the
+/// Answers by raising a `SenseRuntimeError` with `message` (copied) in
+/// the calling Sense code; it reaches the host as the failure of the
 /// `sense_runtime_run_source` / `sense_agent_start` / `sense_agent_resume`
-/// call that was running (an agent's body then reads `failed`).
+/// call that was running (an agent's body then reads `failed`). Bytes of
+/// `message` that are not UTF-8 are replaced with U+FFFD: the failure is
+/// never dropped for its text.
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_call_fail(
     call: *mut sense_call,
@@ -229,8 +238,17 @@ pub extern "C" fn sense_call_fail(
 ) -> sense_status {
     ffi_guard!(error, {
         let c = try_mut!(call);
-        let message = str_arg!(message, message_len);
-        c.failure = Some(message.to_string());
+        let message = sense_str {
+            ptr: message,
+            len: message_len,
+        };
+        if message.ptr.is_null() && message.len != 0 {
+            return Err(fail!(
+                InvalidArgument,
+                "argument `message` is NULL but `message_len` is not 0"
+            ));
+        }
+        c.failure = Some(message.to_string_lossy());
         c.outcome = None;
         Ok(())
     })

@@ -31,6 +31,9 @@
 mod guard;
 #[macro_use]
 mod strings;
+// `try_value!` is used by the other value modules (map_value.rs).
+#[macro_use]
+mod value;
 
 mod agent;
 mod agent_value;
@@ -41,14 +44,16 @@ mod config;
 mod default_providers;
 mod embed;
 mod error;
+mod held;
 mod host_fn;
+mod listing;
+mod map_value;
 mod pause;
 mod provider;
 mod resume_scalar;
 mod runtime;
 mod snapshot;
 mod status;
-mod value;
 
 pub use agent::{
     sense_agent, sense_agent_get_status, sense_agent_lookup, sense_agent_pause_kind,
@@ -72,10 +77,19 @@ pub use error::{
     sense_error, sense_error_class, sense_error_column, sense_error_free, sense_error_line,
     sense_error_message, sense_error_rendered, sense_error_status,
 };
+pub use held::{
+    sense_runtime_call_held, sense_runtime_held_value, sense_runtime_hold_global,
+    sense_runtime_hold_value, sense_runtime_release_held,
+};
 pub use host_fn::{
     sense_call, sense_call_agent, sense_call_arg, sense_call_arg_count, sense_call_fail,
     sense_call_name, sense_call_return, sense_call_suspend, sense_host_fn,
     sense_runtime_register_fn,
+};
+pub use listing::{sense_runtime_agents, sense_runtime_global_names};
+pub use map_value::{
+    sense_value_map_get, sense_value_map_key, sense_value_map_len, sense_value_map_set,
+    sense_value_map_value, sense_value_new_map,
 };
 pub use pause::{
     sense_pause_handle, sense_pause_handle_free, sense_pause_handle_is_requested,

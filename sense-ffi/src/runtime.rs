@@ -216,7 +216,9 @@ pub extern "C" fn sense_runtime_run_file(
 
 /// Copies the value of a top-level variable of the main program (or a
 /// builtin) into `*out` (free it with `sense_value_free`). Values other than
-/// nil/bool/int/float/string/list come out as `SENSE_VALUE_KIND_OPAQUE`.
+/// nil/bool/int/float/string/list/map/agent come out as
+/// `SENSE_VALUE_KIND_OPAQUE` (hold one with `sense_runtime_hold_global` to
+/// call it).
 /// `SENSE_STATUS_NOT_FOUND` when the name is not defined.
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_runtime_global(

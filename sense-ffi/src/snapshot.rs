@@ -65,7 +65,9 @@ pub extern "C" fn sense_runtime_snapshot(
 /// to run or restore code. Before restoring, set it up as the snapshotted
 /// one was: register every host function and model provider the snapshot's
 /// code uses, and set the output and input callbacks. The runtime keeps its
-/// own configuration.
+/// own configuration, and the globals set on it with
+/// `sense_runtime_set_global` before this call (they replace the
+/// snapshot's values of the same names).
 ///
 /// Afterwards the runtime is the snapshotted one: look agents up by name
 /// (`sense_agent_lookup`), or read the subject

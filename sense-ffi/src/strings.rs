@@ -37,8 +37,9 @@ impl sense_str {
         if self.ptr.is_null() || self.len == 0 {
             return String::new();
         }
-        // SAFETY: a callback that hands us a sense_str promises (header docs
-        // of sense_input_fn) `len` readable bytes at a non-NULL `ptr`.
+        // SAFETY: whoever hands us a sense_str — a callback (header docs of
+        // sense_input_fn) or a `ptr, len` argument ("strings in") —
+        // promises `len` readable bytes at a non-NULL `ptr` for the call.
         let bytes = unsafe { std::slice::from_raw_parts(self.ptr.cast::<u8>(), self.len) };
         String::from_utf8_lossy(bytes).into_owned()
     }

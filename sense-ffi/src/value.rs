@@ -1,5 +1,6 @@
 //! [`sense_value`]: owned Sense values (nil, bool, int, float, string,
-//! list, agent, and opaque copies of anything else).
+//! list, agent, map — its calls are in `map_value.rs` — and opaque copies
+//! of anything else).
 
 use crate::error::sense_error;
 use crate::guard::Failure;
@@ -50,6 +51,12 @@ pub enum sense_value_kind {
     /// out. Passed back into the runtime it came from, it is the same
     /// agent (see `sense_value_new_agent`).
     Agent = 7,
+    /// A Map: its entries in insertion order, read with
+    /// `sense_value_map_len`, `sense_value_map_key`,
+    /// `sense_value_map_value` and `sense_value_map_get`; built with
+    /// `sense_value_new_map` and `sense_value_map_set`. Keys are Strings,
+    /// Ints or Bools.
+    Map = 8,
 }
 
 /// Moves a host value to the heap and hands it to C.
@@ -70,6 +77,8 @@ pub(crate) fn as_raw(v: &HostValue) -> *const sense_value {
     std::ptr::from_ref(v).cast()
 }
 
+/// The `HostValue` behind a pointer argument, or `INVALID_ARGUMENT` for
+/// NULL. Expands to a borrowed `&HostValue`.
 macro_rules! try_value {
     ($p:ident) => {
         match $crate::value::as_host($p) {
@@ -96,6 +105,7 @@ pub(crate) fn wrong_kind(expected: &'static str) -> Failure {
         "Float" => fail!(InvalidArgument, "the value is not a Float"),
         "String" => fail!(InvalidArgument, "the value is not a String"),
         "Agent" => fail!(InvalidArgument, "the value is not an Agent"),
+        "Map" => fail!(InvalidArgument, "the value is not a Map"),
         _ => fail!(InvalidArgument, "the value is not a List"),
     }
 }
@@ -199,9 +209,8 @@ pub extern "C" fn sense_value_get_kind(
             HostValue::Float(_) => sense_value_kind::Float,
             HostValue::Str(_) => sense_value_kind::String,
             HostValue::List(_) => sense_value_kind::List,
-            // Until the C ABI has a map kind, a map reads as an opaque
-            // value (its type name says `Map`).
-            HostValue::Opaque { .. } | HostValue::Map(_) => sense_value_kind::Opaque,
+            HostValue::Map(_) => sense_value_kind::Map,
+            HostValue::Opaque { .. } => sense_value_kind::Opaque,
             HostValue::Task(_) => sense_value_kind::Agent,
         });
         Ok(())

@@ -369,6 +369,10 @@ fn run_host(exe: &Path, cwd: &Path) -> Result<String, Failed> {
         Command::new(exe)
     };
     cmd.current_dir(cwd);
+    // Hosts find libsense the way a user's program would: linked in, or
+    // through the run path their link gave them. Cargo's own loader path
+    // (target/<profile>/deps) must not stand in for that.
+    cmd.env_remove("LD_LIBRARY_PATH");
     // Under valgrind or a sanitizer, long loops (tests/hosts/c/regressions.c
     // runs 100,000 programs) run shorter, and RSS is not compared: their
     // allocators keep freed memory on purpose.
@@ -508,16 +512,21 @@ fn dynamic_link() -> Result<(), Failed> {
     Ok(())
 }
 
-/// The build tree's `target/<profile>/pkgconfig/sense.pc` (written by
-/// `sense-ffi/build.rs`) gives working flags without installing.
-fn pkg_config() -> Result<(), Failed> {
-    require_compiler(c_compiler())?;
-    require("pkg-config", "pkg-config")?;
-    let pc_dir = deps_dir().parent().expect("profile dir").join("pkgconfig");
+/// Builds the README example with the flags `pkg-config [--static]
+/// --cflags --libs sense` gives from `pc_dir`, runs it (with
+/// `LD_LIBRARY_PATH` unset, see [`run_host`]) and checks how it was
+/// linked: `--static` must leave no `NEEDED` entry for libsense, the
+/// default must link the shared library by its soname.
+fn pkg_config_example(pc_dir: &Path, static_link: bool, exe_name: &str) -> Result<(), Failed> {
+    let mut args = vec!["--cflags", "--libs"];
+    if static_link {
+        args.insert(0, "--static");
+    }
     let flags = run(Command::new("pkg-config")
-        .env("PKG_CONFIG_PATH", &pc_dir)
-        .args(["--cflags", "--libs", "sense"]))?;
-    let exe = out_dir().join("c_example_readme_pkg_config");
+        .env("PKG_CONFIG_PATH", pc_dir)
+        .args(&args)
+        .arg("sense"))?;
+    let exe = out_dir().join(exe_name);
     let mut cmd = Command::new(c_compiler().0);
     cmd.args(with_sanitizer_flags(C_FLAGS))
         .arg(hosts_dir().join("c/example_readme.c"))
@@ -525,13 +534,54 @@ fn pkg_config() -> Result<(), Failed> {
         .arg("-o")
         .arg(&exe);
     run(&mut cmd)?;
-    run_host(&exe, &hosts_dir().join("c")).map(drop)
+    let out = run_host(&exe, &hosts_dir().join("c"))?;
+    if !out.contains("1 passed, 0 failed") {
+        return Err(format!("unexpected output:\n{out}").into());
+    }
+    require("readelf", "binutils")?;
+    let dynamic = run(Command::new("readelf").arg("-d").arg(&exe))?;
+    let needs_libsense = dynamic.contains("[libsense.so.0]");
+    match (static_link, needs_libsense) {
+        (true, true) => Err(format!(
+            "`pkg-config --static` flags ({}) linked the shared library:\n{dynamic}",
+            flags.trim()
+        )
+        .into()),
+        (false, false) => Err(format!(
+            "`pkg-config` flags ({}) did not link libsense.so.0:\n{dynamic}",
+            flags.trim()
+        )
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// The build tree's `target/<profile>/pkgconfig/sense.pc` (written by
+/// `sense-ffi/build.rs`) gives working flags without installing: the
+/// shared library through `target/<profile>/libsense.so.0` (the soname
+/// link build.rs makes) and a run path, or with `--static` the archive.
+fn pkg_config() -> Result<(), Failed> {
+    require_compiler(c_compiler())?;
+    require("pkg-config", "pkg-config")?;
+    let profile_dir = deps_dir().parent().expect("profile dir").to_path_buf();
+    if !profile_dir.join("libsense.so.0").exists() {
+        return Err(format!(
+            "{} has no libsense.so.0 (the soname of libsense.so)",
+            profile_dir.display()
+        )
+        .into());
+    }
+    let pc_dir = profile_dir.join("pkgconfig");
+    pkg_config_example(&pc_dir, false, "c_example_readme_pkg_config")?;
+    pkg_config_example(&pc_dir, true, "c_example_readme_pkg_config_static")
 }
 
 /// `scripts/install.sh PREFIX` lays out the header, the C++ wrapper, the
 /// libraries (soname link included) and `lib/pkgconfig/sense.pc`; the
-/// README example builds against the install through pkg-config and runs
-/// through the installed soname.
+/// README example builds against the install with the README's
+/// `cc app.c $(pkg-config --cflags --libs sense)` and runs through the
+/// installed soname with `LD_LIBRARY_PATH` unset; `--static` links the
+/// archive.
 fn install_prefix() -> Result<(), Failed> {
     require_compiler(c_compiler())?;
     require("pkg-config", "pkg-config")?;
@@ -555,28 +605,12 @@ fn install_prefix() -> Result<(), Failed> {
             return Err(format!("install.sh did not install {f}").into());
         }
     }
-    let pc = |args: &[&str]| {
-        run(Command::new("pkg-config")
-            .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
-            .args(args)
-            .arg("sense"))
-    };
-    let flags = pc(&["--cflags", "--libs"])?;
-    let exe = out_dir().join("c_example_readme_installed");
-    let mut cmd = Command::new(c_compiler().0);
-    cmd.args(with_sanitizer_flags(C_FLAGS))
-        .arg(hosts_dir().join("c/example_readme.c"))
-        .args(flags.split_whitespace())
-        .arg(format!("-Wl,-rpath,{}", prefix.join("lib").display()))
-        .arg("-o")
-        .arg(&exe);
-    run(&mut cmd)?;
-    // The program runs through the soname the install provides.
-    let out = run_host(&exe, &hosts_dir().join("c"))?;
-    if !out.contains("1 passed, 0 failed") {
-        return Err(format!("unexpected output:\n{out}").into());
-    }
-    Ok(())
+    // The README's command verbatim: no -Wl,-rpath of our own, and the
+    // program runs with LD_LIBRARY_PATH unset, through the soname the
+    // install provides and the run path sense.pc gives.
+    let pc_dir = prefix.join("lib/pkgconfig");
+    pkg_config_example(&pc_dir, false, "c_example_readme_installed")?;
+    pkg_config_example(&pc_dir, true, "c_example_readme_installed_static")
 }
 
 /// Every function the header declares is called from some C host test.

@@ -606,3 +606,11 @@ mod tests;
 pub fn decimal_value(c: char) -> Option<u32> {
     scan::decimal_value(c)
 }
+
+/// True when `word` is a name a program can bind: the whole of it lexes
+/// as one identifier (a letter or `_`, then letters, digits and `_`, with
+/// Python's Unicode classes) and it is not a reserved word. Hosts check
+/// the names they bind (globals, host functions) with it.
+pub fn is_bindable_name(word: &str) -> bool {
+    !word.is_empty() && scan::identifier(word) == word.len() && TokenKind::keyword(word).is_none()
+}

@@ -253,6 +253,21 @@ fn digits_of_any_script_and_non_decimal_digits() {
 }
 
 #[test]
+fn bindable_names_are_identifiers_that_are_not_keywords() {
+    for good in ["x", "_", "limit_2", "café", "名前", "print"] {
+        assert!(super::is_bindable_name(good), "{good} refused");
+    }
+    for bad in [
+        "", "1bad", "a-b", "a b", "if", "true", "nil", "def", "x\u{0}",
+    ] {
+        assert!(!super::is_bindable_name(bad), "{bad:?} accepted");
+    }
+    for kw in crate::token::keywords() {
+        assert!(!super::is_bindable_name(kw), "keyword {kw} accepted");
+    }
+}
+
+#[test]
 fn braces_open_a_map_only_where_an_operand_may_start() {
     use TokenKind as K;
     assert_eq!(
