@@ -6,29 +6,33 @@
 //! clean errors and leave no child process behind.
 
 use sense_testkit::loopback::{self, Loopback, Reply, program, text};
+use sense_testkit::toolchain::{self, Tool};
+use sense_testkit::trials::Trial;
 use serde_json::json;
 use std::time::{Duration, Instant};
 
 const KEY: &str = "sk-test-mcp-0123456789";
 
-/// The value of `var` (a path that exists), or a loud skip — a failure
-/// under SENSE_TEST_ALL=1.
-fn installed(var: &str, test: &str) -> Option<String> {
-    if let Ok(v) = std::env::var(var)
-        && !v.is_empty()
-        && std::path::Path::new(&v).exists()
-    {
-        return Some(v);
-    }
-    let msg = format!(
-        "SKIPPED {test}: {var} is not set; source .ci/setup.d/30-mcp.sh (npm \
-         @modelcontextprotocol/server-everything, PyPI mcp) to run it"
-    );
-    if std::env::var("SENSE_TEST_ALL").is_ok_and(|v| v == "1") {
-        panic!("{msg} (SENSE_TEST_ALL=1)");
-    }
-    eprintln!("{msg}");
-    None
+/// What `.ci/setup.d/30-mcp.sh` installs, for the skip lines.
+const MCP_HINT: &str =
+    "source .ci/setup.d/30-mcp.sh (npm @modelcontextprotocol/server-everything, PyPI mcp)";
+
+/// The path in `var`, if it is set and exists.
+fn configured(var: &str) -> Option<String> {
+    std::env::var(var)
+        .ok()
+        .filter(|v| !v.is_empty() && std::path::Path::new(v).exists())
+}
+
+/// The path in `var` for a test its gate let through (a clear failure
+/// when run by hand with `--include-ignored` without it).
+fn installed(var: &str) -> String {
+    configured(var).unwrap_or_else(|| panic!("needs {var}: {MCP_HINT}"))
+}
+
+/// `var` as a tool a test needs.
+fn needs_var(var: &str) -> Tool {
+    Tool::other(var, MCP_HINT, configured(var).is_some())
 }
 
 fn py_script() -> String {
@@ -72,14 +76,8 @@ fn lit(s: &str) -> String {
     format!("{s:?}")
 }
 
-#[test]
 fn everything_server_echo_through_ask_with_tools() {
-    let Some(cmd) = installed(
-        "SENSE_MCP_EVERYTHING",
-        "everything_server_echo_through_ask_with_tools",
-    ) else {
-        return;
-    };
+    let cmd = installed("SENSE_MCP_EVERYTHING");
     let model = Loopback::start(vec![
         Reply::json(
             200,
@@ -134,14 +132,8 @@ s.close()
     );
 }
 
-#[test]
 fn python_server_capability_errors_and_skills() {
-    let Some(py) = installed(
-        "SENSE_MCP_PYTHON",
-        "python_server_capability_errors_and_skills",
-    ) else {
-        return;
-    };
+    let py = installed("SENSE_MCP_PYTHON");
     let model = Loopback::start(vec![
         // 1st ask_with_tools: denied by policy, then an answer.
         Reply::json(200, tool_call("c1", "py__add", json!({"a": 2, "b": 3}))),
@@ -205,11 +197,8 @@ for line in audit_log():
     );
 }
 
-#[test]
 fn hanging_tool_call_times_out() {
-    let Some(py) = installed("SENSE_MCP_PYTHON", "hanging_tool_call_times_out") else {
-        return;
-    };
+    let py = installed("SENSE_MCP_PYTHON");
     let model = Loopback::start(vec![
         Reply::json(200, tool_call("c1", "py__sleepy", json!({"seconds": 30}))),
         Reply::json(200, answer("gave up")),
@@ -240,7 +229,6 @@ print(ask_with_tools("sleep", s.tools).value)
     );
 }
 
-#[test]
 fn broken_servers_give_clean_errors() {
     let cases = [
         (
@@ -280,7 +268,6 @@ fn broken_servers_give_clean_errors() {
     }
 }
 
-#[test]
 fn argument_errors_match_the_reference() {
     let cases = [
         (
@@ -337,14 +324,8 @@ fn children_running(needle: &str) -> Vec<u32> {
 }
 
 /// `.close()` and dropping the runtime both end and reap the server.
-#[test]
 fn servers_are_reaped_on_close_and_on_drop() {
-    let Some(py) = installed(
-        "SENSE_MCP_PYTHON",
-        "servers_are_reaped_on_close_and_on_drop",
-    ) else {
-        return;
-    };
+    let py = installed("SENSE_MCP_PYTHON");
     let source = |close: bool| {
         format!(
             "s = connect_mcp(\"py\", {}, [{}, \"--reap-test\"])\n{}",
@@ -381,11 +362,8 @@ fn servers_are_reaped_on_close_and_on_drop() {
 /// A paused agent holding an MCP connection survives `sense start` /
 /// `sense resume`: the server is started again on first use after the
 /// restore, and its tools work through `ask_with_tools`.
-#[test]
 fn mcp_server_reconnects_after_resume() {
-    let Some(py) = installed("SENSE_MCP_PYTHON", "mcp_server_reconnects_after_resume") else {
-        return;
-    };
+    let py = installed("SENSE_MCP_PYTHON");
     let source = format!(
         r#"agent worker:
     s = connect_mcp("py", {py}, [{script}])
@@ -429,11 +407,8 @@ fn mcp_server_reconnects_after_resume() {
 /// The McpServer value as the reference shows it: rendering, members,
 /// `close()` (twice), tools only callable through a model, a closed
 /// connection's tools failing cleanly.
-#[test]
 fn server_values_and_members() {
-    let Some(py) = installed("SENSE_MCP_PYTHON", "server_values_and_members") else {
-        return;
-    };
+    let py = installed("SENSE_MCP_PYTHON");
     let model = Loopback::start(vec![
         Reply::json(200, tool_call("c1", "py__shout", json!({"text": "hi"}))),
         Reply::json(200, answer("closed")),
@@ -477,22 +452,20 @@ s.tools[0](1, 2)
 }
 
 /// A Python 3 for the standard-library fake servers: `SENSE_MCP_PYTHON`
-/// when set, else `python3` on the PATH, or a loud skip.
-fn python3(test: &str) -> Option<String> {
-    if let Ok(v) = std::env::var("SENSE_MCP_PYTHON")
-        && !v.is_empty()
-        && std::path::Path::new(&v).exists()
-    {
-        return Some(v);
-    }
-    let found = std::process::Command::new("python3")
-        .args(["-c", "pass"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if found {
-        return Some("python3".to_string());
-    }
-    installed("SENSE_MCP_PYTHON", test)
+/// when set, else `python3` on the PATH.
+fn python3_path() -> Option<String> {
+    configured("SENSE_MCP_PYTHON").or_else(|| {
+        std::process::Command::new("python3")
+            .args(["-c", "pass"])
+            .status()
+            .is_ok_and(|s| s.success())
+            .then(|| "python3".to_string())
+    })
+}
+
+/// The Python of a test its gate let through.
+fn python3() -> String {
+    python3_path().unwrap_or_else(|| panic!("needs python3: apt-get install python3"))
 }
 
 /// tests/mcp/unruly_server.py in `mode`, connected through the library,
@@ -533,11 +506,8 @@ fn progress_of(file: &std::path::Path) -> u64 {
 /// notifications is held up by its own pipe while the client is not
 /// reading (nothing piles up in the client), and a call to it still times
 /// out at its deadline although messages keep arriving.
-#[test]
 fn a_flooding_server_is_held_up_and_cannot_extend_a_call() {
-    let Some(py) = python3("a_flooding_server_is_held_up_and_cannot_extend_a_call") else {
-        return;
-    };
+    let py = python3();
     let settings = sense_providers::McpSettings {
         connect_timeout: Duration::from_secs(20),
         call_timeout: Duration::from_secs(2),
@@ -590,15 +560,8 @@ fn running(pid: u64) -> bool {
 
 /// A server's own children end with it, on `.close()` and on drop: the
 /// server runs in its own process group, which is ended as a whole.
-#[test]
 fn a_servers_children_end_with_the_connection() {
-    let Some(py) = python3("a_servers_children_end_with_the_connection") else {
-        return;
-    };
-    if !std::path::Path::new("/proc/self/stat").exists() {
-        eprintln!("SKIPPED a_servers_children_end_with_the_connection: no /proc");
-        return;
-    }
+    let py = python3();
     for close in [true, false] {
         let settings = sense_providers::McpSettings {
             exit_grace: Duration::from_secs(1),
@@ -630,7 +593,6 @@ fn a_servers_children_end_with_the_connection() {
 
 /// A malformed `SENSE_MCP_TIMEOUT` is refused when a server is connected,
 /// naming the variable.
-#[test]
 fn malformed_mcp_timeouts_are_refused() {
     let (_, err, ok) = run(
         "connect_mcp(\"x\", \"true\", [])\n",
@@ -655,4 +617,95 @@ fn sense(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
         args,
         env,
     )
+}
+
+/// A trial of `test` that needs `tools` (checked when it runs).
+fn gated(name: &str, tools: fn() -> Vec<Tool>, test: fn()) -> Trial {
+    toolchain::gated_trial(name, tools, move || {
+        test();
+        Ok(())
+    })
+}
+
+fn everything() -> Vec<Tool> {
+    vec![needs_var("SENSE_MCP_EVERYTHING")]
+}
+
+fn mcp_python() -> Vec<Tool> {
+    vec![needs_var("SENSE_MCP_PYTHON")]
+}
+
+fn python_only() -> Vec<Tool> {
+    vec![Tool::other(
+        "python3",
+        "apt-get install python3",
+        python3_path().is_some(),
+    )]
+}
+
+fn python_and_proc() -> Vec<Tool> {
+    vec![
+        Tool::other(
+            "python3",
+            "apt-get install python3",
+            python3_path().is_some(),
+        ),
+        Tool::other(
+            "/proc",
+            "a Linux /proc file system",
+            std::path::Path::new("/proc/self/stat").exists(),
+        ),
+    ]
+}
+
+fn main() {
+    let mut trials = vec![
+        gated(
+            "everything_server_echo_through_ask_with_tools",
+            everything,
+            everything_server_echo_through_ask_with_tools,
+        ),
+        gated(
+            "python_server_capability_errors_and_skills",
+            mcp_python,
+            python_server_capability_errors_and_skills,
+        ),
+        gated(
+            "hanging_tool_call_times_out",
+            mcp_python,
+            hanging_tool_call_times_out,
+        ),
+        gated(
+            "servers_are_reaped_on_close_and_on_drop",
+            mcp_python,
+            servers_are_reaped_on_close_and_on_drop,
+        ),
+        gated(
+            "mcp_server_reconnects_after_resume",
+            mcp_python,
+            mcp_server_reconnects_after_resume,
+        ),
+        gated(
+            "server_values_and_members",
+            mcp_python,
+            server_values_and_members,
+        ),
+        gated(
+            "a_flooding_server_is_held_up_and_cannot_extend_a_call",
+            python_only,
+            a_flooding_server_is_held_up_and_cannot_extend_a_call,
+        ),
+        gated(
+            "a_servers_children_end_with_the_connection",
+            python_and_proc,
+            a_servers_children_end_with_the_connection,
+        ),
+    ];
+    trials.extend(sense_testkit::trials! {
+        plain: broken_servers_give_clean_errors,
+            argument_errors_match_the_reference,
+            malformed_mcp_timeouts_are_refused;
+        per_store: ;
+    });
+    sense_testkit::trials::run(trials);
 }

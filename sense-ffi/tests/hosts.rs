@@ -34,7 +34,7 @@
 //!
 //! Run one: `cargo test -p sense-ffi --test hosts -- c/approval`.
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -268,8 +268,8 @@ fn have(tool: &str) -> bool {
 
 /// Why a test did not run: a tool is missing and `SENSE_TEST_ALL` is not
 /// set. Carried as a `Failed` whose message starts with [`SKIP_MARK`], so
-/// `?` propagates it; [`skippable`] turns it into a pass after printing
-/// one loud line.
+/// `?` propagates it; [`skippable`] reports the test as ignored with that
+/// reason on its line (never as passed).
 const SKIP_MARK: &str = "SKIPPED: ";
 
 /// Checks `tool` is on the machine. Missing: with `SENSE_TEST_ALL=1` the
@@ -293,18 +293,18 @@ fn missing(what: &str, package: &str) -> Result<(), Failed> {
     }
 }
 
-/// Runs a test body; a skip (see [`missing`]) prints its one line to
-/// stderr and passes.
+/// Runs a test body; a skip (see [`missing`]) reports the test ignored,
+/// with what is missing as the reason the harness prints on its line.
 fn skippable(
-    name: &'static str,
     body: impl FnOnce() -> Result<(), Failed> + Send + 'static,
-) -> impl FnOnce() -> Result<(), Failed> + Send + 'static {
+) -> impl FnOnce() -> Result<Completion, Failed> + Send + 'static {
     move || match body() {
         Err(e) if e.message().is_some_and(|m| m.starts_with(SKIP_MARK)) => {
-            eprintln!("{} ({name})", e.message().unwrap_or_default().trim_end());
-            Ok(())
+            let reason = e.message().unwrap_or_default();
+            let reason = reason.strip_prefix(SKIP_MARK).unwrap_or(reason).trim_end();
+            Ok(Completion::ignored_with(reason.to_string()))
         }
-        r => r,
+        r => r.map(|()| Completion::Completed),
     }
 }
 
@@ -762,47 +762,45 @@ fn main() {
 
     for src in files_with_ext(&hosts_dir().join("c"), "c") {
         let name = format!("c/{}", stem(&src));
-        let leaked: &'static str = Box::leak(name.clone().into_boxed_str());
-        trials.push(Trial::test(name, skippable(leaked, move || c_program(src))));
+        trials.push(Trial::ignorable_test(
+            name,
+            skippable(move || c_program(src)),
+        ));
     }
-    trials.push(Trial::test(
+    trials.push(Trial::ignorable_test(
         "c/double_include",
-        skippable("c/double_include", double_include),
+        skippable(double_include),
     ));
-    trials.push(Trial::test(
+    trials.push(Trial::ignorable_test(
         "c/dynamic_link",
-        skippable("c/dynamic_link", dynamic_link),
+        skippable(dynamic_link),
     ));
-    trials.push(Trial::test(
-        "c/pkg_config",
-        skippable("c/pkg_config", pkg_config),
-    ));
+    trials.push(Trial::ignorable_test("c/pkg_config", skippable(pkg_config)));
     trials.push(Trial::test("c/exports_covered", exports_covered));
-    trials.push(Trial::test(
+    trials.push(Trial::ignorable_test(
         "install/prefix",
-        skippable("install/prefix", install_prefix),
+        skippable(install_prefix),
     ));
 
-    trials.push(Trial::test(
+    trials.push(Trial::ignorable_test(
         "cpp/header_syntax",
-        skippable("cpp/header_syntax", cpp_header_syntax),
+        skippable(cpp_header_syntax),
     ));
     for src in files_with_ext(&hosts_dir().join("cpp"), "cc") {
         if stem(&src) == "test_header_cxx" {
             continue;
         }
         let name = format!("cpp/{}", stem(&src));
-        let leaked: &'static str = Box::leak(name.clone().into_boxed_str());
-        trials.push(Trial::test(
+        trials.push(Trial::ignorable_test(
             name,
-            skippable(leaked, move || cpp_program(src)),
+            skippable(move || cpp_program(src)),
         ));
     }
 
     if let Some(san) = san {
-        trials.push(Trial::test(
+        trials.push(Trial::ignorable_test(
             "sanitize/self_check",
-            skippable("sanitize/self_check", move || sanitizer_self_check(san)),
+            skippable(move || sanitizer_self_check(san)),
         ));
     }
 
@@ -814,9 +812,9 @@ fn main() {
         eprintln!("note: under SENSE_SANITIZE the Go test (bindings/go) is reported as ignored");
     }
     trials.push(
-        Trial::test(
+        Trial::ignorable_test(
             "go/test",
-            skippable("go/test", || {
+            skippable(|| {
                 require("go", "golang-go")?;
                 go_test()
             }),
