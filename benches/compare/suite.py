@@ -56,6 +56,10 @@ SUITE = [
     Workload("sort", "hand-written quicksort of N pseudo-random Ints", 2000),
     Workload("trees", "build and walk binary trees of depth N as nested arrays (4×)", 10),
     Workload("handoff", "N resume/pause round trips of an agent driven from Sense code", 5000),
+    Workload("maps", "insert N string keys into a map, look each up (Lua: table; Python: dict)", 2000,
+             ref_skip="the reference has no maps"),
+    Workload("split_join", "split a 1,000-word line and join it again, N times", 20,
+             ref_skip="the reference has no string methods"),
     Workload("tiny", "start an agent, resume it once (process start-up)", 42, ref_skip=None),
 ]
 SMALLEST = "tiny"
