@@ -15,13 +15,24 @@ use sense_lsp::decls::{DeclKind, declarations};
 pub struct Context<'a> {
     /// The source text the error points into, if it could be read.
     pub source: Option<&'a str>,
-    /// The program, when that text parses.
-    pub program: Option<&'a Program>,
+    /// The program, parsed from `source` on first use (most hints need
+    /// only the message; a huge file is never parsed for nothing).
+    pub program: &'a std::cell::OnceCell<Option<Program>>,
     /// 1-based line of the caret.
     pub line: u32,
 }
 
 impl Context<'_> {
+    /// The parsed program, when the source parses.
+    pub fn program(&self) -> Option<&Program> {
+        self.program
+            .get_or_init(|| {
+                let text = self.source?;
+                sense::syntax::parse_file(&sense::syntax::SourceFile::new("hint", text)).ok()
+            })
+            .as_ref()
+    }
+
     /// The source line of the caret.
     fn caret_line(&self) -> Option<&str> {
         self.source?.lines().nth(self.line.checked_sub(1)? as usize)
@@ -91,7 +102,7 @@ fn other_language_word(word: &str) -> Option<String> {
 /// where it is read (§ block scope: a name first assigned inside a block,
 /// or a loop iteration, disappears when it ends).
 fn out_of_block(word: &str, cx: &Context<'_>) -> Option<String> {
-    let program = cx.program?;
+    let program = cx.program()?;
     let source = cx.source?;
     let file = sense::syntax::SourceFile::new("hint", source);
     // Visible by scope where it is read (the same function, or the file)
@@ -118,7 +129,7 @@ fn out_of_block(word: &str, cx: &Context<'_>) -> Option<String> {
 
 /// The signature of the function a wrong-arity call named.
 fn declared_signature(name: &str, cx: &Context<'_>) -> Option<String> {
-    if let Some(program) = cx.program
+    if let Some(program) = cx.program()
         && let Some(d) = declarations(program)
             .into_iter()
             .find(|d| d.name == name && d.kind == DeclKind::Function)
@@ -163,13 +174,12 @@ fn mcp_command(message: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sense::syntax::{SourceFile, parse_file};
 
     fn with(source: &str, line: u32, message: &str) -> Option<String> {
-        let program = parse_file(&SourceFile::new("t.sns", source)).ok();
+        let program = std::cell::OnceCell::new();
         let cx = Context {
             source: Some(source),
-            program: program.as_ref(),
+            program: &program,
             line,
         };
         hint(message, &cx)

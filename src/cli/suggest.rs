@@ -120,21 +120,19 @@ pub fn hint(
         Some(path) => std::fs::read_to_string(path).ok(),
         None => None,
     };
-    let program = source
-        .as_ref()
-        .and_then(|text| parse_file(&SourceFile::new("hint", text.as_str())).ok());
+    let parsed = std::cell::OnceCell::new();
     let cx = super::mistakes::Context {
         source: source.as_deref(),
-        program: program.as_ref(),
+        program: &parsed,
         line: at.map_or(0, |(_, l, _)| l),
     };
     if let Some(h) = super::mistakes::hint(message, &cx) {
         return Some(h);
     }
     let (word, member_of) = misspelled(message)?;
+    let program = cx.program();
     let declared = || -> Vec<String> {
         program
-            .as_ref()
             .map(|p| declarations(p).into_iter().map(|d| d.name).collect())
             .unwrap_or_default()
     };
@@ -149,7 +147,7 @@ pub fn hint(
         // walks on into globals) the builtins.
         Some("module") => {
             let name = module_name(message)?;
-            if let Some(p) = &program {
+            if let Some(p) = program {
                 candidates.extend(module_members(name, p, path));
             }
             candidates.extend(builtins());
