@@ -25,14 +25,15 @@ pub(super) fn starts_try(i: &Tokens<'_>) -> bool {
 }
 
 /// Whether the statement at `i` is a `raise` statement: `raise` followed
-/// by a token that cannot continue an expression. `raise(x)`, `raise[0]`,
+/// by a token that cannot continue an expression (a string or f-string,
+/// a number, a name, a constant). `raise(x)`, `raise[0]`,
 /// `raise - 1` and `raise.x` keep the reference's meaning (a call, an
 /// index, an operator on a variable named `raise`).
 pub(super) fn starts_raise(i: &Tokens<'_>) -> bool {
     i.peek().lexeme() == "raise"
         && matches!(
             i.peek_at(1).kind,
-            K::Str | K::Int | K::Float | K::Ident | K::True | K::False | K::Nil
+            K::Str | K::FStr | K::Int | K::Float | K::Ident | K::True | K::False | K::Nil
         )
 }
 
