@@ -13,7 +13,7 @@
 //!
 //! Built on `lsp-server` (the message types and initialize/shutdown
 //! handshake rust-analyzer uses: synchronous, no async runtime; its stdio
-//! framing is replaced by [`transport`], which bounds message sizes) and
+//! framing is replaced by its own `transport` module, which bounds message sizes) and
 //! `lsp-types`. Documents are synchronised in full on every change and
 //! re-parsed then: Sense files are small scripts and the parser is the
 //! same one `sense run` uses, so incremental sync would add complexity for
