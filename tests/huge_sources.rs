@@ -49,20 +49,6 @@ fn array_literal(path: &Path, size: usize) -> u64 {
     i + 1
 }
 
-fn prlimit() -> bool {
-    let found = Command::new("prlimit").arg("--version").output().is_ok();
-    if !found {
-        eprintln!(
-            "SKIPPED: huge_sources needs `prlimit` (Debian package util-linux) to cap the address space"
-        );
-        assert!(
-            !sense_testkit::toolchain::test_all(),
-            "SENSE_TEST_ALL=1 and prlimit is missing"
-        );
-    }
-    found
-}
-
 /// `sense run [ARGS] FILE` under a 4 GB address space: (exit code, stdout,
 /// stderr, time).
 fn run_capped(args: &[&str], file: &Path) -> (Option<i32>, String, String, Duration) {
@@ -105,11 +91,7 @@ fn assert_refused(
     assert!(took < Duration::from_secs(30), "{took:?}");
 }
 
-#[test]
 fn fifty_megabyte_sources_run_in_four_gigabytes() {
-    if !prlimit() {
-        return;
-    }
     let dir = dir().join("fifty");
     std::fs::create_dir_all(&dir).unwrap();
     let (stmts, array) = (dir.join("stmts.sns"), dir.join("array.sns"));
@@ -138,11 +120,7 @@ fn fifty_megabyte_sources_run_in_four_gigabytes() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-#[test]
 fn sources_over_the_limit_are_refused_cleanly() {
-    if !prlimit() {
-        return;
-    }
     let dir = dir().join("over");
     std::fs::create_dir_all(&dir).unwrap();
     // Over the default limit: refused before any token is made.
@@ -167,7 +145,6 @@ fn sources_over_the_limit_are_refused_cleanly() {
 
 /// The limit counts a run's sources together: two modules that each fit
 /// but not together are refused at the second, and the message says why.
-#[test]
 fn the_source_limit_counts_every_module_of_a_run() {
     let dir = dir().join("modules");
     std::fs::create_dir_all(&dir).unwrap();
@@ -199,4 +176,36 @@ fn the_source_limit_counts_every_module_of_a_run() {
         "{first}"
     );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `prlimit` (util-linux) caps the address space of the runs that must
+/// stay small; without it those two tests are reported ignored (failed
+/// under `SENSE_TEST_ALL=1`).
+fn needs_prlimit() -> Vec<sense_testkit::toolchain::Tool> {
+    vec![sense_testkit::toolchain::Tool::command("prlimit", "util-linux")]
+}
+
+fn gated(name: &str, test: fn()) -> sense_testkit::trials::Trial {
+    sense_testkit::toolchain::gated_trial(name, needs_prlimit, move || {
+        test();
+        Ok(())
+    })
+}
+
+fn main() {
+    let mut trials = vec![
+        gated(
+            "fifty_megabyte_sources_run_in_four_gigabytes",
+            fifty_megabyte_sources_run_in_four_gigabytes,
+        ),
+        gated(
+            "sources_over_the_limit_are_refused_cleanly",
+            sources_over_the_limit_are_refused_cleanly,
+        ),
+    ];
+    trials.extend(sense_testkit::trials! {
+        plain: the_source_limit_counts_every_module_of_a_run;
+        per_store: ;
+    });
+    sense_testkit::trials::run(trials);
 }

@@ -733,6 +733,54 @@ fn event_streams_report_every_change_until_the_end(kind: StoreKind) {
 }
 
 /// `sense serve PROGRAM --store STORE --port 0 EXTRA…`, this crate's binary.
+/// The data issue under the service (issue 23): an agent that pauses
+/// inside `try`, inside `except` and inside `finally`, answered through
+/// the API (each answer restores the instance from the store in a fresh
+/// runtime), with a Map for an answer and JSON it parses.
+const DATA_PROGRAM: &str = r#"
+import json
+
+agent handler:
+    seen = {}
+    try:
+        seen["first"] = ask_human("a JSON object, please")
+        parsed = json.loads(seen["first"])
+        seen["count"] = len(parsed)
+    except SenseRuntimeError as e:
+        seen["error"] = e.class
+        seen["retry"] = ask_human(f"not JSON ({e.message}); a map then?")
+    finally:
+        seen["done"] = ask_human("anything to add?")
+    print("keys:", seen.keys())
+    print("retry has b:", "b" in seen.get("retry", {}))
+"#;
+
+fn pauses_inside_try_except_finally_under_the_service(kind: StoreKind) {
+    let dir = TempDir::new("data");
+    let program = dir.write("data.sns", DATA_PROGRAM);
+    let store = store(kind, &dir);
+    let svc = serve(&program, &store.url, &[]);
+    let first = create(&svc, "handler");
+    assert_eq!(first["pause_reason"], "a JSON object, please", "{first}");
+    let id = id_of(&first);
+    let (status, body) = resume(&svc, &id, json!("not json"), None);
+    assert_eq!(status, 200, "{}: {body}", store.name);
+    let reason = body["pause_reason"].as_str().unwrap_or_default();
+    assert!(reason.starts_with("not JSON ("), "{body}");
+    // A JSON object in the request arrives as a Map.
+    let (status, body) = resume(&svc, &id, json!({"a": 1, "b": [2, 3]}), None);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["pause_reason"], "anything to add?", "{body}");
+    let (status, body) = resume(&svc, &id, json!("no"), None);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["status"], "completed", "{body}");
+    assert_eq!(
+        body["output"], "keys: [first, error, retry, done]\nretry has b: true\n",
+        "{}",
+        store.name
+    );
+}
+
 fn serve(program: &std::path::Path, store: &str, extra: &[&str]) -> Service {
     Service::start(env!("CARGO_BIN_EXE_sense"), program, store, extra)
 }
@@ -753,6 +801,7 @@ fn main() {
             pause_stops_a_running_agent_from_any_process,
             delete_and_listing,
             a_process_killed_mid_resume_leaves_the_last_committed_state,
-            event_streams_report_every_change_until_the_end;
+            event_streams_report_every_change_until_the_end,
+            pauses_inside_try_except_finally_under_the_service;
     });
 }
