@@ -182,7 +182,10 @@ fn the_source_limit_counts_every_module_of_a_run() {
 /// stay small; without it those two tests are reported ignored (failed
 /// under `SENSE_TEST_ALL=1`).
 fn needs_prlimit() -> Vec<sense_testkit::toolchain::Tool> {
-    vec![sense_testkit::toolchain::Tool::command("prlimit", "util-linux")]
+    vec![sense_testkit::toolchain::Tool::command(
+        "prlimit",
+        "util-linux",
+    )]
 }
 
 fn gated(name: &str, test: fn()) -> sense_testkit::trials::Trial {
