@@ -90,19 +90,7 @@ pub extern "C" fn sense_runtime_call(
         let rt = try_ref!(runtime);
         let name = str_arg!(name, name_len);
         let out = try_out!(out);
-        let ptrs: &[*const sense_value] = if arg_count == 0 {
-            &[]
-        } else if args.is_null() {
-            return Err(fail!(
-                InvalidArgument,
-                "argument `args` is NULL but `arg_count` is not 0"
-            ));
-        } else {
-            // SAFETY: the caller promises `arg_count` readable pointers at
-            // a non-NULL `args` for the call (header: sense_runtime_call).
-            unsafe { std::slice::from_raw_parts(args, arg_count) }
-        };
-        let values: Vec<HostValue> = ptrs.iter().map(|&p| host_or_nil(p)).collect();
+        let values = call_args(args, arg_count)?;
         let result = rt.enter(|r| {
             r.call(name, &values)
                 .map_err(|e| failed(&e, sense_status::NotFound))
@@ -344,4 +332,27 @@ pub extern "C" fn sense_agent_pause_reason_string(
         out.set(v);
         Ok(())
     })
+}
+
+/// The arguments of a call from C: `arg_count` values at `args` (NULL
+/// only when the count is 0; a NULL element is nil), copied to host
+/// values. Shared by `sense_runtime_call` and `sense_runtime_call_held`.
+pub(crate) fn call_args(
+    args: *const *const sense_value,
+    arg_count: usize,
+) -> Result<Vec<HostValue>, Failure> {
+    let ptrs: &[*const sense_value] = if arg_count == 0 {
+        &[]
+    } else if args.is_null() {
+        return Err(fail!(
+            InvalidArgument,
+            "argument `args` is NULL but `arg_count` is not 0"
+        ));
+    } else {
+        // SAFETY: the caller of `sense_runtime_call` or
+        // `sense_runtime_call_held` promises `arg_count` readable pointers
+        // at a non-NULL `args` for the call (see the header).
+        unsafe { std::slice::from_raw_parts(args, arg_count) }
+    };
+    Ok(ptrs.iter().map(|&p| host_or_nil(p)).collect())
 }

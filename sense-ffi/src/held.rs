@@ -5,7 +5,7 @@ use crate::error::{self, sense_error};
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
 use crate::value::{host_or_nil, into_raw, sense_value};
-use sense_agents::{HeldId, HostValue};
+use sense_agents::HeldId;
 use std::os::raw::c_char;
 
 /// The failure for an id that holds nothing.
@@ -112,19 +112,7 @@ pub extern "C" fn sense_runtime_call_held(
 ) -> sense_status {
     ffi_guard!(error, {
         let rt = try_ref!(runtime);
-        let ptrs: &[*const sense_value] = if arg_count == 0 {
-            &[]
-        } else if args.is_null() {
-            return Err(fail!(
-                InvalidArgument,
-                "argument `args` is NULL but `arg_count` is not 0"
-            ));
-        } else {
-            // SAFETY: the caller promises `arg_count` readable pointers at
-            // a non-NULL `args` for the call (header: sense_runtime_call_held).
-            unsafe { std::slice::from_raw_parts(args, arg_count) }
-        };
-        let values: Vec<HostValue> = ptrs.iter().map(|&p| host_or_nil(p)).collect();
+        let values = crate::embed::call_args(args, arg_count)?;
         let keep = !out_held.is_null();
         let (result, held) = rt.enter(|r| {
             if !r.is_held(HeldId(id)) {

@@ -58,15 +58,7 @@ pub extern "C" fn sense_value_map_key(
     out: *mut *const sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let v = try_value!(value);
-        let out = try_out!(out);
-        match entries(v)?.get(index) {
-            Some((k, _)) => out.set(as_raw(k)),
-            None => return Err(fail!(NotFound, "map index out of range")),
-        }
-        Ok(())
-    })
+    entry_at(value, index, out, error, |(k, _)| k)
 }
 
 /// The value of entry `index` (0-based, in insertion order) of a Map,
@@ -79,11 +71,23 @@ pub extern "C" fn sense_value_map_value(
     out: *mut *const sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
+    entry_at(value, index, out, error, |(_, x)| x)
+}
+
+/// The part `pick` chooses (key or value) of entry `index` of a Map,
+/// borrowed: the one body of `sense_value_map_key` and `_map_value`.
+fn entry_at(
+    value: *const sense_value,
+    index: usize,
+    out: *mut *const sense_value,
+    error: *mut *mut sense_error,
+    pick: fn(&(HostValue, HostValue)) -> &HostValue,
+) -> sense_status {
     ffi_guard!(error, {
         let v = try_value!(value);
         let out = try_out!(out);
         match entries(v)?.get(index) {
-            Some((_, x)) => out.set(as_raw(x)),
+            Some(entry) => out.set(as_raw(pick(entry))),
             None => return Err(fail!(NotFound, "map index out of range")),
         }
         Ok(())
