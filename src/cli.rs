@@ -9,8 +9,6 @@ mod output;
 mod repl;
 mod run;
 mod serve;
-mod state_file;
-mod state_path;
 mod suggest;
 mod test;
 
@@ -225,6 +223,12 @@ pub fn main() -> i32 {
             memory_path::memory_path(path.as_deref(), memory_dir.as_deref())
         }
     }
+}
+
+/// Prints `SenseError: MESSAGE` on stderr and gives the exit status 1.
+fn fail(message: &str) -> i32 {
+    eprintln!("SenseError: {message}");
+    1
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@ const LAYERS: &[&str] = &[
     "sense-lsp",
     "sense-providers",
     "sense-store",
+    "sense-server",
     "sense-ffi",
     "sense-testkit",
     "sense",
@@ -366,37 +367,47 @@ fn the_core_crates_depend_on_no_storage_network_or_higher_crate() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The normal dependencies of `krate` that sit above it in [`LAYERS`],
+/// and whether it depends on `expected` at all (a check that the tree was
+/// read).
+fn workspace_crates_above(krate: &str, expected: &str) -> (Vec<String>, bool) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = Command::new(&cargo)
+        .current_dir(workspace_root())
+        .args(["tree", "-p", krate, "-e", "normal", "--prefix", "none"])
+        .args(["--format", "{p}"])
+        .output()
+        .expect("run cargo tree");
+    assert!(output.status.success(), "cargo tree -p {krate} failed");
+    let deps = package_names(&String::from_utf8(output.stdout).unwrap());
+    let level = LAYERS.iter().position(|l| *l == krate).unwrap();
+    let above = &LAYERS[level + 1..];
+    let bad = deps
+        .iter()
+        .filter(|d| above.contains(&d.as_str()))
+        .cloned()
+        .collect();
+    (bad, deps.iter().any(|d| d == expected))
+}
+
 /// The editor layer (`sense-lsp`) sits on the runtime: it may use the
 /// syntax and the agent layer's list of builtins, but no crate above it
 /// (providers, store, libsense, the CLI), so the editor server never
 /// opens a connection or a database of the service.
 #[test]
 fn the_editor_crate_depends_on_no_higher_workspace_crate() {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let output = Command::new(&cargo)
-        .current_dir(workspace_root())
-        .args([
-            "tree",
-            "-p",
-            "sense-lsp",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-        ])
-        .args(["--format", "{p}"])
-        .output()
-        .expect("run cargo tree");
-    assert!(output.status.success(), "cargo tree -p sense-lsp failed");
-    let deps = package_names(&String::from_utf8(output.stdout).unwrap());
-    let level = LAYERS.iter().position(|l| *l == "sense-lsp").unwrap();
-    let above: Vec<&&str> = LAYERS[level + 1..].iter().collect();
-    let bad: Vec<&String> = deps
-        .iter()
-        .filter(|d| above.iter().any(|a| **a == d.as_str()))
-        .collect();
+    let (bad, read) = workspace_crates_above("sense-lsp", "sense-agents");
     assert!(bad.is_empty(), "sense-lsp depends on {bad:?}");
-    assert!(deps.iter().any(|d| d == "sense-agents"), "{deps:?}");
+    assert!(read, "sense-lsp's tree lacks sense-agents");
+}
+
+/// The services (`sense-server`) sit on the store and the providers: never
+/// on libsense, the test kit or the CLI, so a Rust host can embed them.
+#[test]
+fn the_server_crate_depends_on_no_higher_workspace_crate() {
+    let (bad, read) = workspace_crates_above("sense-server", "sense-store");
+    assert!(bad.is_empty(), "sense-server depends on {bad:?}");
+    assert!(read, "sense-server's tree lacks sense-store");
 }
 
 #[test]

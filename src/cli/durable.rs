@@ -2,18 +2,14 @@
 //! `sense resume` and `sense show` keep a paused agent in a state file
 //! between separate processes.
 
+use super::fail;
 use super::output::Output;
-use super::state_file::{self, LockFailure, StateLock};
-use super::state_path;
 use sense::agents::literal::{self, Preview};
 use sense::agents::stdlib as timer;
 use sense::agents::{AgentReport, HostValue, PauseKind, Runtime, State};
+use sense_server::state_file::{self, LockFailure, StateLock};
+use sense_server::state_path;
 use std::path::Path;
-
-fn fail(message: &str) -> i32 {
-    eprintln!("SenseError: {message}");
-    1
-}
 
 /// Saves the runtime to `path` after every start or resume — paused,
 /// completed or failed — so the file always says where the agent stands

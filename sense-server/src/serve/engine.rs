@@ -13,7 +13,7 @@ use super::json;
 use super::program::{Captured, Program, append_output};
 use super::running::Running;
 use super::waiters::Waiters;
-use sense::agents::{AgentStatus, HostValue, Runtime, State};
+use sense_agents::{AgentStatus, HostValue, Runtime, State};
 use sense_store::{Commit, Event, Instance, NewInstance, Record, Status, Store, StoreError};
 use serde_json::{Value as Json, json};
 use std::sync::Arc;
@@ -85,7 +85,7 @@ fn new_id() -> Result<String, ApiError> {
 /// was not resumable — the agent is then where it was.
 fn record_of(
     rt: &Runtime,
-    result: Result<State, sense::Error>,
+    result: Result<State, sense_agents::Error>,
     earlier_output: &str,
     out: &Captured,
 ) -> Result<Record, ApiError> {
@@ -313,7 +313,7 @@ impl Engine {
                     kind: rt
                         .pause_kind(agent)
                         .map_err(sense_err)?
-                        .unwrap_or(sense::agents::PauseKind::SelfPause),
+                        .unwrap_or(sense_agents::PauseKind::SelfPause),
                 })
             };
             let mut record = record_of(&rt, result, &s.output, &out)?;
@@ -447,6 +447,6 @@ fn check_id(id: &str) -> Result<(), ApiError> {
     }
 }
 
-fn sense_err(e: sense::Error) -> ApiError {
+fn sense_err(e: sense_agents::Error) -> ApiError {
     ApiError::new(500, "InternalError", e.rendered())
 }

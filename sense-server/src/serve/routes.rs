@@ -103,7 +103,7 @@ fn api(result: Result<Json, ApiError>) -> Reply {
     }
 }
 
-fn value_of(body: &Map<String, Json>) -> Result<sense::agents::HostValue, Reply> {
+fn value_of(body: &Map<String, Json>) -> Result<sense_agents::HostValue, Reply> {
     json::to_host(body.get("value").unwrap_or(&Json::Null))
         .map_err(|e| Reply::error(400, "BadValue", e))
 }

@@ -2,7 +2,7 @@
 //! instances started from another version of it can be told apart, and
 //! fresh or restored runtimes whose output is captured per run.
 
-use sense::Runtime;
+use sense_agents::Runtime;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -23,13 +23,13 @@ pub struct Program {
     /// The first 16 hex digits of the source's SHA-256.
     pub hash: String,
     /// Limits for every run.
-    pub config: sense::Config,
+    pub config: sense_agents::Config,
 }
 
 impl Program {
     /// Reads and parses `path` (a syntax error is reported at startup,
     /// not at the first request).
-    pub fn load(path: &Path, config: sense::Config) -> Result<Program, String> {
+    pub fn load(path: &Path, config: sense_agents::Config) -> Result<Program, String> {
         let source = std::fs::read_to_string(path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 format!("no such file or directory: {}", path.display())
@@ -38,8 +38,8 @@ impl Program {
             }
         })?;
         let name = path.display().to_string();
-        let file = sense::syntax::SourceFile::new(name.clone(), source.clone());
-        if let Err(e) = sense::syntax::parse_file(&file) {
+        let file = sense_syntax::SourceFile::new(name.clone(), source.clone());
+        if let Err(e) = sense_syntax::parse_file(&file) {
             return Err(format!("{}: {e}", path.display()));
         }
         let digest = Sha256::digest(source.as_bytes());
@@ -55,7 +55,7 @@ impl Program {
 
     /// Runs the program's top level in `rt`: its text as read at startup,
     /// its imports resolved against its directory.
-    pub fn run_top_level(&self, rt: &mut Runtime) -> Result<(), sense::Error> {
+    pub fn run_top_level(&self, rt: &mut Runtime) -> Result<(), sense_agents::Error> {
         rt.run_file_text(&self.path, &self.source)
     }
 

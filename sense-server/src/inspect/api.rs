@@ -23,9 +23,9 @@
 use super::http::{self, BODY_LIMIT};
 use super::json;
 use super::{Inspector, Source};
-use sense::agents::inspect_support::ActionStep;
-use sense::agents::literal;
-use sense::agents::{AgentStatus, HostValue};
+use sense_agents::inspect_support::ActionStep;
+use sense_agents::literal;
+use sense_agents::{AgentStatus, HostValue};
 use serde_json::{Value as Json, json};
 
 const INDEX_HTML: &str = include_str!("static/index.html");
@@ -73,7 +73,7 @@ impl Reply {
 
     /// An error raised by Sense (or the runtime), with `extra` fields and
     /// the state after it.
-    fn sense(status: u16, e: &sense::Error, extra: Json, ins: &mut Inspector) -> Reply {
+    fn sense(status: u16, e: &sense_agents::Error, extra: Json, ins: &mut Inspector) -> Reply {
         let mut body = json!({ "error": json::error(e) });
         if let (Some(obj), Json::Object(more)) = (body.as_object_mut(), extra) {
             obj.extend(more);
@@ -94,8 +94,8 @@ impl Reply {
 
 /// The status for an error Sense raised: 403 for denials, 409 when the
 /// step did not fit the current state, else 422.
-fn sense_status(e: &sense::Error, wrong_state: bool) -> u16 {
-    use sense::ErrorClass;
+fn sense_status(e: &sense_agents::Error, wrong_state: bool) -> u16 {
+    use sense_agents::ErrorClass;
     match e.class() {
         Some(ErrorClass::Policy | ErrorClass::Approval) => 403,
         _ if wrong_state => 409,
@@ -552,9 +552,9 @@ fn agent_step(
     serial: &str,
     expected: AgentStatus,
     step: impl FnOnce(
-        &mut sense::Runtime,
-        sense::agents::AgentId,
-    ) -> Result<sense::agents::State, sense::Error>,
+        &mut sense_agents::Runtime,
+        sense_agents::AgentId,
+    ) -> Result<sense_agents::State, sense_agents::Error>,
 ) -> Reply {
     let Some(id) = serial
         .parse::<u64>()

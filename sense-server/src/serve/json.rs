@@ -1,6 +1,6 @@
 //! Sense values and stored instances as JSON for the service's API.
 
-use sense::agents::{AgentReport, HostValue};
+use sense_agents::{AgentReport, HostValue};
 use sense_store::{AuditEvent, Summary};
 use serde_json::{Map, Value as Json, json};
 

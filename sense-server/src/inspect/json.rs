@@ -2,11 +2,11 @@
 //! output, as `/api/state` and the other routes return them.
 
 use super::{Inspector, Source};
-use sense::agents::inspect_support::{
+use sense_agents::inspect_support::{
     ActionDeclReport, ActionReport, MemoryReport, ParamReport, ToolReport,
 };
-use sense::agents::literal::Preview;
-use sense::agents::{AgentReport, HostValue};
+use sense_agents::literal::Preview;
+use sense_agents::{AgentReport, HostValue};
 use serde_json::{Value as Json, json};
 
 /// Longest literal or text sent for one value; `"truncated": true` marks
@@ -208,7 +208,7 @@ pub fn output(ins: &Inspector) -> Json {
 }
 
 /// A Sense or host error as the API reports it.
-pub fn error(e: &sense::Error) -> Json {
+pub fn error(e: &sense_agents::Error) -> Json {
     json!({
         "class": e.class_name(),
         "message": e.display_text(),

@@ -4,7 +4,7 @@
 //! (stored as a flag on the instance) to runs that last longer than a
 //! moment.
 
-use sense::agents::PauseHandle;
+use sense_agents::PauseHandle;
 use sense_store::Store;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};

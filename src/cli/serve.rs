@@ -1,0 +1,57 @@
+//! `sense serve`: its arguments, and the wiring to [`sense_server::serve`].
+
+use super::LimitArgs;
+use clap::Args;
+use sense_server::serve::{ServeOptions, Service, TOKEN_VAR};
+use std::io::Write;
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+/// `sense serve` arguments.
+#[derive(Args)]
+pub struct ServeArgs {
+    /// The program whose agents are served (read once, at startup)
+    file: PathBuf,
+    /// Where instances live: sqlite:PATH or postgres://user@host:port/db
+    /// [default: sqlite:FILE.db beside the program]
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
+    /// The port to listen on; 0 picks a free one
+    #[arg(long, value_name = "N", default_value_t = 4400)]
+    port: u16,
+    /// The address to listen on; anything but loopback requires a token
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    listen: IpAddr,
+    /// Require `Authorization: Bearer TOKEN` on the API [default: $SENSE_SERVE_TOKEN]
+    #[arg(long, value_name = "TOKEN")]
+    token: Option<String>,
+    /// Requests handled at once (1 to 1024)
+    #[arg(long, value_name = "N", default_value_t = 16,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
+    workers: usize,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// `sense serve FILE [--store URL] [--port N] [--listen ADDR] [--token T]`.
+pub fn serve(args: ServeArgs) -> i32 {
+    let options = ServeOptions {
+        file: args.file,
+        store: args.store,
+        port: args.port,
+        listen: args.listen,
+        token: args.token.or_else(|| std::env::var(TOKEN_VAR).ok()),
+        workers: args.workers,
+        config: args.limits.config(),
+    };
+    let service = match Service::bind(options) {
+        Ok(s) => s,
+        Err(e) => return super::fail(&e),
+    };
+    println!("{}", service.banner());
+    let _ = std::io::stdout().flush();
+    match service.run() {
+        Ok(()) => 0,
+        Err(e) => super::fail(&e),
+    }
+}
