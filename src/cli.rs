@@ -95,6 +95,10 @@ enum Command {
     /// Run FILE (or restore --state STATE) and serve a live web console on 127.0.0.1
     Inspect(inspect::InspectArgs),
     /// Serve FILE's agents over HTTP, kept in a store (SQLite, or PostgreSQL for a fleet)
+    #[command(mut_arg("max_steps", |a| a.help(
+        "Safe points (calls and loop iterations) one request may run before the agent \
+         pauses with kind `budget` (resumable) [default: 50000000]"
+    )))]
     Serve(serve::ServeArgs),
     /// Serve the Language Server Protocol on stdin/stdout (for editors)
     Lsp,

@@ -114,3 +114,39 @@ fn the_limits_table_agrees_with_help_config_and_the_c_header() {
         assert_eq!(bytes(stated), actual, "{flag}: --help's default vs Config");
     }
 }
+
+/// `sense serve` bounds every request's run (a runaway agent must not hold
+/// a worker): its `--help`, the book's row and the service's constant
+/// state the same number.
+#[test]
+fn serve_states_its_own_step_budget_in_help_and_the_book() {
+    let out = Command::new(env!("CARGO_BIN_EXE_sense"))
+        .args(["serve", "--help"])
+        .output()
+        .expect("sense runs");
+    let help = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = help
+        .lines()
+        .find(|l| l.trim_start().starts_with("--max-steps"))
+        .expect("serve --help lists --max-steps");
+    let budget = sense_server::serve::DEFAULT_RUN_STEPS;
+    assert!(
+        line.contains(&format!("[default: {budget}]")) && line.contains("budget"),
+        "serve --help: {line}"
+    );
+    assert!(!line.contains("unlimited"), "serve --help: {line}");
+    let book = std::fs::read_to_string("docs/book/src/cli.md").unwrap();
+    let row = book
+        .lines()
+        .find(|l| l.contains("`--max-steps N`"))
+        .expect("the book's --max-steps row");
+    let grouped = budget
+        .to_string()
+        .as_bytes()
+        .rchunks(3)
+        .rev()
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect::<Vec<_>>()
+        .join(",");
+    assert!(row.contains(&format!("`serve`: {grouped}")), "book: {row}");
+}
