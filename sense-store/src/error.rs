@@ -15,6 +15,9 @@ pub enum StoreError {
     /// PostgreSQL reported an error (or the connection failed).
     #[error("PostgreSQL: {0}")]
     Postgres(#[from] postgres::Error),
+    /// The connection to the database closed.
+    #[error("the connection to the database closed: {0}")]
+    Disconnected(String),
     /// A stored row does not hold what the schema promises.
     #[error("corrupt store row: {0}")]
     Corrupt(String),
