@@ -20,9 +20,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// How long a claimed wake-up is held by its claimer.
-pub const CLAIM_HOLD_MS: i64 = 30_000;
-/// Wake-ups claimed at once.
-const BATCH: u32 = 64;
+pub const CLAIM_HOLD_MS: i64 = 10_000;
+/// Wake-ups claimed at once (and left to others' takeover if this
+/// process dies before running them all).
+const BATCH: u32 = 16;
 /// How often the store is asked for due instances when none was due:
 /// the bound on the wake-up latency (plus the run itself).
 const SCAN_EVERY: Duration = Duration::from_millis(100);
