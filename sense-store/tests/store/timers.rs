@@ -132,18 +132,22 @@ fn commits_are_announced_where_the_engine_can(kind: StoreKind) {
         assert_eq!(kind, StoreKind::Sqlite, "only SQLite has no feed");
         return;
     };
-    // Another process (another store on the same database) commits.
+    // Another process (another store on the same database) creates an
+    // instance (not announced: nobody can be waiting on it yet) and
+    // claims its wake-up (no new version: not announced either).
     let other = sense_store::open(&b.url).unwrap();
     create(&*other, "a", sleeping(now_ms() - 1));
+    assert_eq!(other.claim_due(now_ms(), 1_000, 10).unwrap().len(), 1);
+    assert!(feed.next(Duration::from_millis(300)).unwrap().is_empty());
+    // A commit is announced at once.
+    let r = Record::paused(b"z".to_vec(), "\"q\"", "ask_human");
     let started = Instant::now();
+    other.commit("a", 1, &r, &Event::new("x", "{}")).unwrap();
     let ids = feed.next(Duration::from_secs(5)).unwrap();
     assert_eq!(ids, vec!["a".to_string()]);
     assert!(started.elapsed() < Duration::from_secs(1));
-    // A claim changes no version: not announced.
-    assert_eq!(other.claim_due(now_ms(), 1_000, 10).unwrap().len(), 1);
-    assert!(feed.next(Duration::from_millis(300)).unwrap().is_empty());
-    let r = Record::paused(b"z".to_vec(), "\"q\"", "ask_human");
-    other.commit("a", 1, &r, &Event::new("x", "{}")).unwrap();
+    // So are a second commit and a delete.
+    other.commit("a", 2, &r, &Event::new("x", "{}")).unwrap();
     other
         .delete("a", None, &Event::new("deleted", "{}"))
         .unwrap();
