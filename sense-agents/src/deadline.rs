@@ -98,3 +98,36 @@ pub fn ask_deadline(rt: &Runtime, id: AgentId) -> Option<f64> {
 pub fn wake_at(rt: &Runtime, id: AgentId) -> Option<f64> {
     crate::stdlib::timer_due(rt, id).or_else(|| ask_deadline(rt, id))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{ask_deadline, wake_at};
+    use crate::{HostValue, Runtime, State};
+
+    const PROGRAM: &str =
+        "agent a:\n    x = ask_human(\"q\", 60)\n    y = ask_human(\"again\")\n    print(x, y)\n";
+
+    #[test]
+    fn a_deadline_survives_a_snapshot_and_ends_with_its_question() {
+        let mut rt = Runtime::new();
+        rt.run_source("d.sns", PROGRAM).unwrap();
+        let a = rt.agent("a").unwrap();
+        rt.set_subject(Some(a));
+        let before = sense_eval::stdlib::unix_now();
+        assert!(matches!(rt.start(a), Ok(State::Paused { .. })));
+        let due = ask_deadline(&rt, a).unwrap();
+        assert!((due - before - 60.0).abs() < 5.0, "{due} vs {before}");
+        assert_eq!(wake_at(&rt, a), Some(due));
+
+        let bytes = rt.snapshot().unwrap();
+        let mut back = Runtime::new();
+        back.restore_snapshot(&bytes).unwrap();
+        let a = back.subject().unwrap();
+        assert_eq!(ask_deadline(&back, a), Some(due));
+        // The next question has no deadline: the old one is gone.
+        let next = back.resume(a, HostValue::Nil).unwrap();
+        assert!(matches!(next, State::Paused { .. }));
+        assert_eq!(ask_deadline(&back, a), None);
+        assert_eq!(wake_at(&back, a), None);
+    }
+}
