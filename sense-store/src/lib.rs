@@ -40,6 +40,7 @@
 mod error;
 mod model;
 mod pool;
+mod postgres_announce;
 mod postgres_store;
 mod postgres_timers;
 mod postgres_tls;

@@ -32,6 +32,8 @@ pub struct PostgresStore {
     pool: Pool<Client, postgres::Error>,
     /// Opens a connection (TLS as the URL says), also for listening.
     connect: crate::postgres_tls::Connect,
+    /// Announces committed changes to listeners.
+    announcer: std::sync::Arc<crate::postgres_announce::Announcer>,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -49,7 +51,12 @@ impl PostgresStore {
         migrate(&mut first)?;
         let for_pool = connect.clone();
         let pool = Pool::new(16, Box::new(move || for_pool()));
-        Ok(PostgresStore { pool, connect })
+        let announcer = crate::postgres_announce::Announcer::start(connect.clone());
+        Ok(PostgresStore {
+            pool,
+            connect,
+            announcer,
+        })
     }
 
     fn with<T>(
@@ -295,6 +302,7 @@ impl Store for PostgresStore {
             }
             audit(&mut tx, id, expected + 1, event)?;
             tx.commit()?;
+            self.announcer.changed(id);
             Ok(Commit::Committed {
                 version: expected + 1,
             })
@@ -314,6 +322,7 @@ impl Store for PostgresStore {
                 }
             }
             tx.commit()?;
+            self.announcer.changed(id);
             Ok(Commit::Committed { version: 0 })
         })
     }

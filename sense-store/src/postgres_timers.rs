@@ -1,8 +1,8 @@
 //! Durable timers on PostgreSQL: claiming due wake-ups with
 //! `FOR UPDATE SKIP LOCKED` (processes claiming at once take different
 //! rows and never wait on each other), and the change feed behind long
-//! polls (`LISTEN sense_instances`; the trigger of migration 0002 sends
-//! the notifications).
+//! polls (`LISTEN sense_instances`; every store announces its commits,
+//! see `postgres_announce`).
 
 use crate::StoreError;
 use crate::model::{ChangeFeed, Due};
@@ -43,8 +43,7 @@ pub(crate) fn next_wake(c: &mut Client) -> Result<Option<i64>, postgres::Error> 
     .try_get(0)
 }
 
-/// The channel migration 0002's trigger notifies.
-const CHANNEL: &str = "sense_instances";
+use crate::postgres_announce::CHANNEL;
 
 /// A connection of its own, listening.
 pub(crate) struct Listener {
@@ -70,7 +69,9 @@ impl ChangeFeed for Listener {
             loop {
                 let mut it = notes.timeout_iter(wait);
                 match it.next()? {
-                    Some(n) if n.channel() == CHANNEL => ids.push(n.payload().to_string()),
+                    Some(n) if n.channel() == CHANNEL => {
+                        ids.extend(n.payload().split(' ').map(str::to_string));
+                    }
                     Some(_) => {}
                     None => break,
                 }

@@ -3,7 +3,7 @@
 //! version N (it paused again, completed, failed or was deleted) or the
 //! timeout passes. Changes made by this process wake waiters at once.
 //! Changes made by other processes of the fleet: on PostgreSQL the
-//! database announces them (LISTEN/NOTIFY, [`Store::listen`]) and a
+//! processes announce them (LISTEN/NOTIFY, [`Store::listen`]) and a
 //! listener thread wakes the waiters at once — each new waiter's version
 //! is checked once when parked (a change just before the park was
 //! announced to nobody), and all of them every [`CHECK_WHILE_LISTENING`]
@@ -24,8 +24,9 @@ pub const MAX_WAITERS: usize = 10_000;
 /// How often the store is asked about changes made elsewhere.
 const CHECK_EVERY: Duration = Duration::from_millis(200);
 /// How often, while the database announces changes, every waiter is
-/// checked anyway.
-const CHECK_WHILE_LISTENING: Duration = Duration::from_secs(5);
+/// checked anyway (an announcement is lost when its process dies right
+/// after committing).
+const CHECK_WHILE_LISTENING: Duration = Duration::from_secs(1);
 /// How long the listener waits for announcements at a time, and waits
 /// before reopening a broken feed.
 const LISTEN_TICK: Duration = Duration::from_secs(1);
