@@ -71,6 +71,19 @@ pub fn serve(engine: Arc<Engine>) {
 
 fn run(engine: &Engine) {
     loop {
+        // A read first: claiming is a write (on SQLite it takes the
+        // file's write lock), and nothing is due most of the time.
+        match engine.store.next_wake() {
+            Ok(Some(due)) if due <= now_ms() => {}
+            Ok(_) => {
+                std::thread::sleep(SCAN_EVERY);
+                continue;
+            }
+            Err(_) => {
+                std::thread::sleep(AFTER_FAILURE);
+                continue;
+            }
+        }
         match engine.store.claim_due(now_ms(), CLAIM_HOLD_MS, BATCH) {
             Ok(due) => {
                 let full = due.len() as u32 == BATCH;
