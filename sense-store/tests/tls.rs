@@ -249,8 +249,15 @@ fn tls_modes_against_a_server_with_a_throwaway_ca() {
         &format!("?sslmode=verify-full&sslrootcert={ca}"),
     ))
     .unwrap();
-    // Encrypted without checking the certificate, as libpq's `require`.
+    // Encrypted without checking the certificate, as libpq's `require`;
+    // `prefer` encrypts when the server offers it, and connects in the
+    // clear to a server that does not (the plain test server).
     round_trip(&url(&s, "127.0.0.1", "?sslmode=require")).unwrap();
+    round_trip(&url(&s, "127.0.0.1", "?sslmode=prefer")).unwrap();
+    let plain_server =
+        sense_store::testing::TempDatabase::create(&sense_testkit::trials::require_postgres_url())
+            .unwrap();
+    round_trip(&format!("{}?sslmode=prefer", plain_server.url())).unwrap();
     // The chain without the host name (the certificate names localhost).
     round_trip(&url(
         &s,
