@@ -198,6 +198,7 @@ fn million(kind: &str, count: usize) {
         output: String::new(),
         snapshot: template.snapshot.clone(),
         clears_pause_request: false,
+        wake_at: None,
     };
     let t = Instant::now();
     let batch = 10_000;

@@ -9,7 +9,8 @@
 //!   `SENSE_BLESS=1` rewrites the expected files (review the diff).
 //! - `console/NAME`: `NAME.console` is a transcript: lines `$ sense ARGS`
 //!   followed by what the command prints (stdout, then stderr, then
-//!   `[exit N]` when N is not 0). It runs in a fresh directory holding a
+//!   `[exit N]` when N is not 0); `…` stands for a run of characters
+//!   without a space (times). It runs in a fresh directory holding a
 //!   copy of the samples.
 //! - `http/NAME`: `NAME.http` is a `sense serve` session driven with
 //!   `curl`, checked the same way (see `book_support/http_transcript.rs`).
@@ -241,7 +242,8 @@ fn console(transcript: &Path) -> Result<(), Failed> {
             Some(n) => got.push_str(&format!("[exit {n}]\n")),
             None => got.push_str("[killed by a signal]\n"),
         }
-        if got != expected {
+        // `…` stands for a run of characters without a space (times).
+        if !http_transcript::matches(&expected, &got) {
             let _ = std::fs::remove_dir_all(&dir);
             return Err(format!(
                 "{tag}: `{cmd}` printed\n{got}--- but the transcript says\n{expected}---"

@@ -260,3 +260,44 @@ fn time_sleep_in_an_agent_is_a_durable_timer_across_processes() {
     let _ = std::fs::remove_file(&program);
     let _ = std::fs::remove_file(&state);
 }
+
+#[test]
+fn ask_human_with_a_timeout_keeps_its_deadline_in_the_state() {
+    let program =
+        std::env::temp_dir().join(format!("sense-durable-{}-deadline.sns", std::process::id()));
+    std::fs::write(
+        &program,
+        "agent approver:\n    a = ask_human(\"Approve?\", 0.5)\n    print(f\"answer: {a}\")\n    b = ask_human(\"Again?\", 600)\n    print(f\"again: {b}\")\n",
+    )
+    .expect("write program");
+    let p = program.to_str().expect("utf-8 temp path");
+    let state = state_file("deadline");
+    let s = state.to_str().expect("utf-8 temp path");
+
+    let started = stdout(&sense(&["start", "--state", s, p, "approver"], ""));
+    assert!(started.contains("paused: Approve?"), "{started}");
+    assert!(started.contains("deadline: "), "{started}");
+    let shown = stdout(&sense(&["show", s], ""));
+    assert!(
+        shown.contains("paused (ask_human) \"Approve?\", deadline "),
+        "{shown}"
+    );
+
+    // Past the deadline an answer is refused (the state is unchanged);
+    // without a value the agent resumes with nil.
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let late = sense(&["resume", s, "\"yes\""], "");
+    assert!(!late.status.success());
+    let err = String::from_utf8_lossy(&late.stderr);
+    assert!(err.contains("deadline passed"), "{err}");
+    let timed_out = stdout(&sense(&["resume", s], ""));
+    assert!(timed_out.contains("answer: nil"), "{timed_out}");
+    assert!(timed_out.contains("paused: Again?"), "{timed_out}");
+
+    // Before the deadline the answer is taken.
+    let answered = stdout(&sense(&["resume", s, "\"sure\""], ""));
+    assert!(answered.contains("again: sure"), "{answered}");
+    assert!(answered.contains("completed"), "{answered}");
+    let _ = std::fs::remove_file(&program);
+    let _ = std::fs::remove_file(&state);
+}

@@ -1,10 +1,12 @@
 //! Chaos: three `sense serve` processes on one PostgreSQL database, N
 //! instances (SENSE_CHAOS_INSTANCES, default 2,000) of an agent that asks
-//! three questions from nested calls inside loops, answered concurrently
-//! through random processes while processes are `kill -9`ed and restarted
-//! at random. Every instance must complete with exactly the output of an
-//! uninterrupted run, and its audit trail must hold exactly its three
-//! answers, in order: none lost, none applied twice.
+//! three questions from nested calls inside loops and sleeps on a durable
+//! timer between them, answered concurrently through random processes
+//! while processes are `kill -9`ed and restarted at random (the timers are
+//! woken by the fleet itself). Every instance must complete with exactly
+//! the output of an uninterrupted run, and its audit trail must hold
+//! exactly its three answers, in order, and one wake-up: none lost, none
+//! applied twice, every timer fired exactly once.
 //!
 //! Clients answer with the version they saw, so a retry after a lost
 //! response (the process died after committing) gets 409 instead of
@@ -23,6 +25,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const PROGRAM: &str = r#"
+import time
+
 agent interviewer:
     answers = []
     def ask(topic, n):
@@ -30,6 +34,8 @@ agent interviewer:
     def collect(rounds):
         n = 1
         for r in range(len(rounds)):
+            if r > 0:
+                time.sleep(0.3)
             for topic in rounds[r]:
                 answer = ask(topic, n)
                 push(answers, topic + "=" + str(answer))
@@ -140,6 +146,14 @@ fn drive(fleet: &Fleet, rng: &mut Rng, k: usize) -> usize {
         state = call_any(fleet, rng, "GET", &format!("/api/instances/{id}"), None).1;
     }
     while state["status"] == "paused" {
+        if state["pause_kind"] == "timer" {
+            // The fleet wakes it; wait for that (a wake-up claimed by a
+            // process killed before committing is taken over later).
+            let v = &state["version"];
+            let path = format!("/api/instances/{id}/wait?version={v}&timeout=60");
+            state = call_any(fleet, rng, "GET", &path, None).1;
+            continue;
+        }
         let reason = state["pause_reason"]
             .as_str()
             .unwrap_or_default()
@@ -215,6 +229,10 @@ fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
                 state.display().to_string(),
                 answer(k, n).to_string(),
             ]);
+            if last.contains("sleeping (time.sleep)") {
+                std::thread::sleep(Duration::from_millis(350));
+                run(&["resume".into(), state.display().to_string()]);
+            }
         }
         assert_eq!(last, format!("{}completed\n", expected(k)));
     }
@@ -297,7 +315,7 @@ fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
             .unwrap_or_else(|| panic!("{id} missing"));
         assert_eq!(s.status, sense_store::Status::Completed, "{id}");
         assert_eq!(s.output, expected(k), "{id}");
-        assert_eq!(s.version, 4, "{id}: one version per answer");
+        assert_eq!(s.version, 5, "{id}: one version per answer and one wake-up");
         let events = check.audit(&id, 0, 100).unwrap();
         let applied: Vec<Json> = events
             .iter()
@@ -313,6 +331,11 @@ fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
             events.iter().filter(|e| e.kind == "created").count(),
             1,
             "{id}"
+        );
+        assert_eq!(
+            events.iter().filter(|e| e.kind == "woken").count(),
+            1,
+            "{id}: the timer fires once: {events:?}"
         );
     }
     assert_eq!(

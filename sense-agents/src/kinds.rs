@@ -45,6 +45,7 @@ pub(crate) fn install(vm: &mut Vm) {
     vm.register_declaration(&crate::policy::POLICY_DECL);
     vm.register_setting("delegation", model::set_delegation);
     crate::audit::install(vm);
+    crate::deadline::install(vm);
     // Persistent memories are SQLite logs unless the host chooses a store
     // (`Runtime::set_memory_store`).
     vm.set_ext_state(memory::MemoryStore(crate::memory::open_sqlite));

@@ -8,6 +8,7 @@
 
 mod agent_value;
 pub mod audit;
+pub mod deadline;
 mod embed;
 mod error;
 mod ffi_support;

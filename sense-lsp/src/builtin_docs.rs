@@ -70,7 +70,7 @@ pub const BUILTIN_DOCS: &[(&str, &str, &str)] = &[
     ),
     (
         "ask_human",
-        "ask_human(question) -> String",
+        "ask_human(question, timeout?) -> String",
         "Inside an agent: pauses with the question for a person; outside one: reads a line from stdin.",
     ),
     (

@@ -13,8 +13,11 @@ pub enum StoreError {
     #[error("SQLite: {0}")]
     Sqlite(#[from] rusqlite::Error),
     /// PostgreSQL reported an error (or the connection failed).
-    #[error("PostgreSQL: {0}")]
+    #[error("PostgreSQL: {}", with_causes(.0))]
     Postgres(#[from] postgres::Error),
+    /// The connection to the database closed.
+    #[error("the connection to the database closed: {0}")]
+    Disconnected(String),
     /// A stored row does not hold what the schema promises.
     #[error("corrupt store row: {0}")]
     Corrupt(String),
@@ -26,4 +29,17 @@ pub enum StoreError {
         /// The newest version this crate has migrations for.
         known: i64,
     },
+}
+
+/// An error with its causes (the `postgres` client's own text is only
+/// the kind: "db error", "error performing TLS handshake").
+fn with_causes(e: &postgres::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
 }

@@ -40,13 +40,18 @@
 mod error;
 mod model;
 mod pool;
+mod postgres_announce;
 mod postgres_store;
+mod postgres_timers;
+mod postgres_tls;
 mod sqlite_store;
+mod sqlite_timers;
 pub mod testing;
 
 pub use error::StoreError;
 pub use model::{
-    AuditEvent, Commit, Event, Instance, ListQuery, NewInstance, Record, Status, Summary,
+    AuditEvent, ChangeFeed, Commit, Due, Event, Instance, ListQuery, NewInstance, Record, Status,
+    Summary,
 };
 pub use postgres_store::PostgresStore;
 pub use sqlite_store::SqliteStore;
@@ -103,6 +108,26 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// The audit trail of an instance, oldest first, after audit `seq`
     /// `after`, at most `limit` events.
     fn audit(&self, id: &str, after: i64, limit: u32) -> Result<Vec<AuditEvent>, StoreError>;
+
+    /// Claims up to `limit` paused instances whose wake-up time is at or
+    /// before `now` (Unix milliseconds) and that no process holds, for
+    /// `hold_ms`: until then no other claim returns them, so across a
+    /// fleet each wake-up is taken by one process. The claim is one
+    /// atomic update (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so claimers
+    /// never wait on each other). The next commit of the instance
+    /// replaces its wake-up time and ends the claim; a claimer that dies
+    /// leaves it to be claimed again when `hold_ms` has passed.
+    fn claim_due(&self, now: i64, hold_ms: i64, limit: u32) -> Result<Vec<Due>, StoreError>;
+
+    /// The earliest wake-up time of any instance (Unix milliseconds), so
+    /// a waker can sleep until then.
+    fn next_wake(&self) -> Result<Option<i64>, StoreError>;
+
+    /// A feed of changes announced by the database, or `None` when the
+    /// engine has none (SQLite: callers poll [`Store::versions`]).
+    fn listen(&self) -> Result<Option<Box<dyn ChangeFeed>>, StoreError> {
+        Ok(None)
+    }
 
     /// Bytes the database takes on disk (SQLite: the file; PostgreSQL:
     /// the instance and audit tables with their indexes).

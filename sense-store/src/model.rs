@@ -57,6 +57,9 @@ pub struct Record {
     /// True when this state honours a pause request (so the request is
     /// cleared); also true for completed and failed states.
     pub clears_pause_request: bool,
+    /// When the instance is to be resumed without anyone asking (Unix
+    /// milliseconds): a `time.sleep` timer or a question's deadline.
+    pub wake_at: Option<i64>,
 }
 
 impl Record {
@@ -70,6 +73,7 @@ impl Record {
             output: String::new(),
             snapshot,
             clears_pause_request: kind == "host",
+            wake_at: None,
         }
     }
 
@@ -83,6 +87,7 @@ impl Record {
             output: String::new(),
             snapshot,
             clears_pause_request: true,
+            wake_at: None,
         }
     }
 }
@@ -154,6 +159,8 @@ pub struct Summary {
     pub updated_at: i64,
     /// Size of the stored snapshot.
     pub snapshot_bytes: i64,
+    /// When it is to be resumed without anyone asking (Unix milliseconds).
+    pub wake_at: Option<i64>,
 }
 
 /// An instance with its snapshot.
@@ -240,4 +247,27 @@ impl ListQuery {
             n => i64::from(n.min(1000)),
         }
     }
+}
+
+/// A wake-up claimed by [`crate::Store::claim_due`]: the instance, at
+/// the version it had when claimed, and the time that came.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Due {
+    /// The instance's id.
+    pub id: String,
+    /// Its version when claimed (resume it only from this version).
+    pub version: i64,
+    /// Its wake-up time (Unix milliseconds).
+    pub wake_at: i64,
+}
+
+/// Changes announced by the database (PostgreSQL's LISTEN/NOTIFY), for
+/// waking long polls without polling.
+pub trait ChangeFeed: Send {
+    /// The ids of instances that changed (committed a new version, or
+    /// were created or deleted) since the last call, waiting up to
+    /// `timeout` for the first. Empty when none came in time. An error
+    /// means the feed is broken (open a new one; changes meanwhile were
+    /// missed).
+    fn next(&mut self, timeout: std::time::Duration) -> Result<Vec<String>, StoreError>;
 }

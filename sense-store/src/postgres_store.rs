@@ -4,27 +4,36 @@
 //! the first one's row lock, then sees the new version and matches nothing.
 //!
 //! Uses the blocking `postgres` client (the rest of the stack — the
-//! runtime and the HTTP server — is blocking too), without TLS: point it
-//! at a server on a trusted network or through a local tunnel.
+//! runtime and the HTTP server — is blocking too), in the clear or over
+//! TLS as the URL's `sslmode` says (see `postgres_tls`).
 
-use crate::model::{AuditEvent, Commit, Event, Instance, ListQuery, NewInstance, Record, Summary};
+use crate::model::{
+    AuditEvent, ChangeFeed, Commit, Due, Event, Instance, ListQuery, NewInstance, Record, Summary,
+};
 use crate::pool::Pool;
 use crate::{Status, Store, StoreError, now_ms};
-use postgres::{Client, NoTls, Row, Transaction};
+use postgres::{Client, Row, Transaction};
 
 /// The migrations, in order; the schema version is the count applied.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/postgres/0001_instances.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/postgres/0001_instances.sql"),
+    include_str!("../migrations/postgres/0002_timers.sql"),
+];
 
 /// Serialises concurrent migrations of processes starting together.
 const MIGRATION_LOCK: i64 = 0x5e45_e000_0001;
 
 const SUMMARY_COLUMNS: &str = "seq, id, agent, program_name, program_hash, status, pause_reason, \
      pause_kind, error, output, version, pause_requested, created_at, updated_at, \
-     octet_length(snapshot)::bigint";
+     octet_length(snapshot)::bigint, wake_at";
 
 /// Instances in a PostgreSQL database.
 pub struct PostgresStore {
     pool: Pool<Client, postgres::Error>,
+    /// Opens a connection (TLS as the URL says), also for listening.
+    connect: crate::postgres_tls::Connect,
+    /// Announces committed changes to listeners.
+    announcer: std::sync::Arc<crate::postgres_announce::Announcer>,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -37,13 +46,17 @@ impl PostgresStore {
     /// Connects to the database `url` names (`postgres://user@host:port/db`)
     /// and brings its schema up to date. At most 16 connections per store.
     pub fn open(url: &str) -> Result<PostgresStore, StoreError> {
-        let config: postgres::Config = url
-            .parse()
-            .map_err(|e: postgres::Error| StoreError::Url(format!("{url}: {e}")))?;
-        let mut first = config.connect(NoTls)?;
+        let connect = crate::postgres_tls::connector(url)?;
+        let mut first = connect()?;
         migrate(&mut first)?;
-        let pool = Pool::new(16, Box::new(move || config.connect(NoTls)));
-        Ok(PostgresStore { pool })
+        let for_pool = connect.clone();
+        let pool = Pool::new(16, Box::new(move || for_pool()));
+        let announcer = crate::postgres_announce::Announcer::start(connect.clone());
+        Ok(PostgresStore {
+            pool,
+            connect,
+            announcer,
+        })
     }
 
     fn with<T>(
@@ -97,6 +110,7 @@ fn summary(r: &Row) -> Result<Summary, postgres::Error> {
         created_at: r.try_get(12)?,
         updated_at: r.try_get(13)?,
         snapshot_bytes: r.try_get(14)?,
+        wake_at: r.try_get(15)?,
     })
 }
 
@@ -130,8 +144,8 @@ impl Store for PostgresStore {
             let now = now_ms();
             let n = tx.execute(
                 "INSERT INTO sense_instances (id, agent, program_name, program_hash, status, \
-                 pause_reason, pause_kind, error, output, version, created_at, updated_at, snapshot) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $10, $11) ON CONFLICT (id) DO NOTHING",
+                 pause_reason, pause_kind, error, output, version, created_at, updated_at, snapshot, \
+                 wake_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $10, $11, $12) ON CONFLICT (id) DO NOTHING",
                 &[
                     &new.id,
                     &new.agent,
@@ -144,6 +158,7 @@ impl Store for PostgresStore {
                     &r.output,
                     &now,
                     &r.snapshot,
+                    &r.wake_at,
                 ],
             )?;
             if n == 1 {
@@ -165,8 +180,8 @@ impl Store for PostgresStore {
             let now = now_ms();
             let insert = tx.prepare(
                 "INSERT INTO sense_instances (id, agent, program_name, program_hash, status, \
-                 pause_reason, pause_kind, error, output, version, created_at, updated_at, snapshot) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $10, $11) ON CONFLICT (id) DO NOTHING",
+                 pause_reason, pause_kind, error, output, version, created_at, updated_at, snapshot, \
+                 wake_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $10, $11, $12) ON CONFLICT (id) DO NOTHING",
             )?;
             let log = tx.prepare(
                 "INSERT INTO sense_audit (instance_id, version, at, event, detail) VALUES ($1, 1, $2, $3, $4)",
@@ -187,6 +202,7 @@ impl Store for PostgresStore {
                         &r.output,
                         &now,
                         &r.snapshot,
+                        &r.wake_at,
                     ],
                 )?;
                 if added == 0 {
@@ -211,7 +227,7 @@ impl Store for PostgresStore {
             match c.query_opt(&sql, &[&id])? {
                 Some(r) => Ok(Some(Instance {
                     summary: summary(&r)?,
-                    snapshot: r.try_get(15)?,
+                    snapshot: r.try_get(16)?,
                 })),
                 None => Ok(None),
             }
@@ -263,7 +279,8 @@ impl Store for PostgresStore {
             let n = tx.execute(
                 "UPDATE sense_instances SET status = $1, pause_reason = $2, pause_kind = $3, \
                  error = $4, output = $5, snapshot = $6, version = version + 1, updated_at = $7, \
-                 pause_requested = CASE WHEN $8 THEN FALSE ELSE pause_requested END \
+                 pause_requested = CASE WHEN $8 THEN FALSE ELSE pause_requested END, \
+                 wake_at = $11, wake_claimed_until = NULL \
                  WHERE id = $9 AND version = $10",
                 &[
                     &r.status.as_str(),
@@ -276,6 +293,7 @@ impl Store for PostgresStore {
                     &r.clears_pause_request,
                     &id,
                     &expected,
+                    &r.wake_at,
                 ],
             )?;
             if n == 0 {
@@ -284,6 +302,7 @@ impl Store for PostgresStore {
             }
             audit(&mut tx, id, expected + 1, event)?;
             tx.commit()?;
+            self.announcer.changed(id);
             Ok(Commit::Committed {
                 version: expected + 1,
             })
@@ -303,6 +322,7 @@ impl Store for PostgresStore {
                 }
             }
             tx.commit()?;
+            self.announcer.changed(id);
             Ok(Commit::Committed { version: 0 })
         })
     }
@@ -355,6 +375,21 @@ impl Store for PostgresStore {
             })
             .collect()
         })
+    }
+
+    fn claim_due(&self, now: i64, hold_ms: i64, limit: u32) -> Result<Vec<Due>, StoreError> {
+        self.with(|c| crate::postgres_timers::claim_due(c, now, hold_ms, limit))
+    }
+
+    fn next_wake(&self) -> Result<Option<i64>, StoreError> {
+        self.with(crate::postgres_timers::next_wake)
+    }
+
+    fn listen(&self) -> Result<Option<Box<dyn ChangeFeed>>, StoreError> {
+        let client = (self.connect)()?;
+        Ok(Some(Box::new(crate::postgres_timers::Listener::new(
+            client,
+        )?)))
     }
 
     fn size_bytes(&self) -> Result<u64, StoreError> {

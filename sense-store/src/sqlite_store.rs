@@ -2,7 +2,9 @@
 //! pool and by processes on the same machine through SQLite's own locking
 //! (write-ahead log, `BEGIN IMMEDIATE` for writes, a busy timeout).
 
-use crate::model::{AuditEvent, Commit, Event, Instance, ListQuery, NewInstance, Record, Summary};
+use crate::model::{
+    AuditEvent, Commit, Due, Event, Instance, ListQuery, NewInstance, Record, Summary,
+};
 use crate::pool::Pool;
 use crate::{Status, Store, StoreError, now_ms};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
@@ -11,10 +13,13 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 /// The migrations, in order; the schema version is the count applied.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/sqlite/0001_instances.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/sqlite/0001_instances.sql"),
+    include_str!("../migrations/sqlite/0002_timers.sql"),
+];
 
 const SUMMARY_COLUMNS: &str = "seq, id, agent, program_name, program_hash, status, pause_reason, \
-     pause_kind, error, output, version, pause_requested, created_at, updated_at, length(snapshot)";
+     pause_kind, error, output, version, pause_requested, created_at, updated_at, length(snapshot), wake_at";
 
 /// Instances in one SQLite file.
 pub struct SqliteStore {
@@ -153,6 +158,7 @@ fn summary(r: &rusqlite::Row<'_>) -> Result<Summary, rusqlite::Error> {
         created_at: r.get(12)?,
         updated_at: r.get(13)?,
         snapshot_bytes: r.get(14)?,
+        wake_at: r.get(15)?,
     })
 }
 
@@ -189,8 +195,8 @@ impl Store for SqliteStore {
             let now = now_ms();
             let n = tx.execute(
                 "INSERT INTO sense_instances (id, agent, program_name, program_hash, status, \
-                 pause_reason, pause_kind, error, output, version, created_at, updated_at, snapshot) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11) ON CONFLICT (id) DO NOTHING",
+                 pause_reason, pause_kind, error, output, version, created_at, updated_at, snapshot, \
+                 wake_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11, ?12) ON CONFLICT (id) DO NOTHING",
                 params![
                     new.id,
                     new.agent,
@@ -202,7 +208,8 @@ impl Store for SqliteStore {
                     r.error,
                     r.output,
                     now,
-                    r.snapshot
+                    r.snapshot,
+                    r.wake_at
                 ],
             )?;
             if n == 1 {
@@ -225,8 +232,8 @@ impl Store for SqliteStore {
             {
                 let mut insert = tx.prepare_cached(
                     "INSERT INTO sense_instances (id, agent, program_name, program_hash, status, \
-                     pause_reason, pause_kind, error, output, version, created_at, updated_at, snapshot) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11) ON CONFLICT (id) DO NOTHING",
+                     pause_reason, pause_kind, error, output, version, created_at, updated_at, snapshot, \
+                     wake_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11, ?12) ON CONFLICT (id) DO NOTHING",
                 )?;
                 let mut log = tx.prepare_cached(
                     "INSERT INTO sense_audit (instance_id, version, at, event, detail) VALUES (?1, 1, ?2, ?3, ?4)",
@@ -244,7 +251,8 @@ impl Store for SqliteStore {
                         r.error,
                         r.output,
                         now,
-                        r.snapshot
+                        r.snapshot,
+                        r.wake_at
                     ])?;
                     if added == 0 {
                         // Dropping the transaction rolls everything back.
@@ -270,7 +278,7 @@ impl Store for SqliteStore {
                 |r| {
                     Ok(Instance {
                         summary: summary(r)?,
-                        snapshot: r.get(15)?,
+                        snapshot: r.get(16)?,
                     })
                 },
             )
@@ -327,7 +335,8 @@ impl Store for SqliteStore {
             let n = tx.execute(
                 "UPDATE sense_instances SET status = ?1, pause_reason = ?2, pause_kind = ?3, \
                  error = ?4, output = ?5, snapshot = ?6, version = version + 1, updated_at = ?7, \
-                 pause_requested = CASE WHEN ?8 THEN 0 ELSE pause_requested END \
+                 pause_requested = CASE WHEN ?8 THEN 0 ELSE pause_requested END, \
+                 wake_at = ?11, wake_claimed_until = NULL \
                  WHERE id = ?9 AND version = ?10",
                 params![
                     r.status.as_str(),
@@ -339,7 +348,8 @@ impl Store for SqliteStore {
                     now_ms(),
                     r.clears_pause_request,
                     id,
-                    expected
+                    expected,
+                    r.wake_at
                 ],
             )?;
             if n == 0 {
@@ -419,6 +429,14 @@ impl Store for SqliteStore {
                 })?;
             rows.collect()
         })
+    }
+
+    fn claim_due(&self, now: i64, hold_ms: i64, limit: u32) -> Result<Vec<Due>, StoreError> {
+        self.write(|c| crate::sqlite_timers::claim_due(c, now, hold_ms, limit))
+    }
+
+    fn next_wake(&self) -> Result<Option<i64>, StoreError> {
+        self.with(crate::sqlite_timers::next_wake)
     }
 
     fn size_bytes(&self) -> Result<u64, StoreError> {

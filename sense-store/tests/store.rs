@@ -19,6 +19,9 @@ use sense_testkit::trials::{StoreKind, require_postgres_url};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+#[path = "store/timers.rs"]
+mod timers;
+
 /// A store and what must outlive it.
 struct Backend {
     name: &'static str,
@@ -392,7 +395,7 @@ fn migrations_run_once_and_refuse_a_newer_schema(kind: StoreKind) {
             err,
             StoreError::NewerSchema {
                 found: 99,
-                known: 1
+                known: 2
             }
         ),
         "{}: {err}",
@@ -481,7 +484,7 @@ fn sqlite_files_are_created_owner_only() {
 }
 
 fn main() {
-    sense_testkit::trials::run(sense_testkit::trials! {
+    let mut trials = sense_testkit::trials! {
         plain:
             bad_urls_are_refused_clearly,
             #[cfg(unix)] sqlite_files_are_created_owner_only;
@@ -496,5 +499,7 @@ fn main() {
             versions_of_many_ids,
             migrations_run_once_and_refuse_a_newer_schema,
             create_many_is_all_or_nothing;
-    });
+    };
+    trials.extend(timers::trials());
+    sense_testkit::trials::run(trials);
 }

@@ -4,6 +4,7 @@
 
 use super::fail;
 use super::output::Output;
+use sense::agents::deadline;
 use sense::agents::literal::{self, Preview};
 use sense::agents::stdlib as timer;
 use sense::agents::{AgentReport, HostValue, PauseKind, Runtime, State};
@@ -64,6 +65,12 @@ fn report(
                 "paused: {}\n",
                 Preview::text(&reason, PAUSED_LINE_LIMIT).text
             ));
+            if let Some(due) = rt.subject().and_then(|id| deadline::ask_deadline(rt, id)) {
+                out.write(&format!(
+                    "deadline: {} (then the agent resumes with nil)\n",
+                    timer::utc_text(due)
+                ));
+            }
             out.flush();
             0
         }
@@ -158,6 +165,7 @@ fn restore(bytes: &[u8], out: &Output, config: sense::Config) -> Result<Runtime,
 
 /// `sense resume STATE [VALUE]`.
 pub fn resume(state: &Path, value: Option<&str>, config: sense::Config) -> i32 {
+    let answered = value.is_some();
     let value = match value.map(literal::parse).transpose() {
         Ok(v) => v.unwrap_or(HostValue::Nil),
         Err(msg) => return fail(&msg),
@@ -198,6 +206,17 @@ pub fn resume(state: &Path, value: Option<&str>, config: sense::Config) -> i32 {
             ));
         }
     }
+    // A question whose deadline passed has had its answer: nil.
+    if let Some(due) = deadline::ask_deadline(&rt, id)
+        && answered
+        && due <= sense::eval::stdlib::unix_now()
+    {
+        return fail(&format!(
+            "the question's deadline passed at {}: the agent resumes with nil, so no answer is taken; run `sense resume {}` without a value",
+            timer::utc_text(due),
+            state.display()
+        ));
+    }
     let result = rt.resume(id, value);
     report(&rt, result, &out, state, Some(lock))
 }
@@ -233,13 +252,14 @@ pub fn show(state: &Path, full: bool) -> i32 {
             a,
             marker,
             if full { usize::MAX } else { SHOW_LIMIT },
+            deadline::ask_deadline(&rt, rt.agent_id(a)),
         ));
     }
     out.flush();
     0
 }
 
-fn describe(a: &AgentReport, marker: &str, cap: usize) -> String {
+fn describe(a: &AgentReport, marker: &str, cap: usize, ask_deadline: Option<f64>) -> String {
     let mut cut = false;
     let mut literal = |v: &HostValue| {
         let p = Preview::literal(v, cap);
@@ -262,6 +282,9 @@ fn describe(a: &AgentReport, marker: &str, cap: usize) -> String {
         }
         (Some(kind), reason) => {
             s.push_str(&format!(" ({}) {}", kind.as_str(), literal(reason)));
+            if let Some(due) = ask_deadline {
+                s.push_str(&format!(", deadline {}", timer::utc_text(due)));
+            }
         }
         (None, _) => {}
     }

@@ -262,7 +262,7 @@ fn jq(filter: &str, body: &str) -> Result<String, String> {
 
 /// Whether `got` matches `want`, where `…` in `want` stands for one or
 /// more characters other than a space or a newline.
-fn matches(want: &str, got: &str) -> bool {
+pub fn matches(want: &str, got: &str) -> bool {
     match want.split_once('…') {
         None => want == got,
         Some((lit, rest)) => {

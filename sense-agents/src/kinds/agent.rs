@@ -165,7 +165,7 @@ pub fn natives() -> Vec<NativeDef> {
         NativeDef::new("start", Exact(1), start),
         NativeDef::new("pause", Variadic, pause).with_line(),
         NativeDef::new("resume", Variadic, resume),
-        NativeDef::new("ask_human", Exact(1), ask_human).with_line(),
+        NativeDef::new("ask_human", Variadic, ask_human).with_line(),
         NativeDef::new("send", Exact(2), send),
         NativeDef::new("receive", Variadic, receive).with_line(),
         NativeDef::new("await", Exact(1), await_).with_line(),
@@ -211,7 +211,21 @@ fn pause(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     Ok(Value::Nil)
 }
 
+/// `ask_human(question)`, and inside an agent `ask_human(question,
+/// seconds)`: a question with a deadline (see [`crate::deadline`]).
 fn ask_human(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    // Without a numeric timeout, the reference's fixed arity of 1 and its
+    // words.
+    let timeout = match args {
+        [_] => None,
+        [_, t @ (Value::Int(_) | Value::Float(_))] => Some(*t),
+        _ => {
+            return Err(EvalError::runtime(format!(
+                "'ask_human' expects 1 argument(s), got {}",
+                args.len()
+            )));
+        }
+    };
     let q = arg(args, 0);
     if !matches!(q, Value::Str(_)) {
         return Err(EvalError::runtime(format!(
@@ -221,10 +235,15 @@ fn ask_human(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     }
     if vm.lexical_task().is_some() {
         let agent = running_lexical_agent(vm, "ask_human()")?;
+        let timeout = crate::deadline::timeout_secs(timeout)?;
+        let due = timeout.map(|secs| sense_eval::stdlib::unix_now() + secs);
+        crate::deadline::set(vm, agent, due);
         vm.suspend_call(agent, q, PauseKind::AskHuman.into());
         return Ok(Value::Nil);
     }
-    // Outside any agent: ask on the host's terminal.
+    // Outside any agent: ask on the host's terminal (a timeout is
+    // checked, but a terminal read has no deadline).
+    crate::deadline::timeout_secs(timeout)?;
     let question = vm.str_of(q).unwrap_or("").to_string();
     vm.write_out(&question);
     vm.write_out("\n> ");

@@ -83,7 +83,7 @@ fn new_id() -> Result<String, ApiError> {
 /// The state to store after a run that ended with `result`; an error
 /// (422, nothing stored) when the run did not happen because the agent
 /// was not resumable — the agent is then where it was.
-fn record_of(
+pub(super) fn record_of(
     rt: &Runtime,
     result: Result<State, sense_agents::Error>,
     earlier_output: &str,
@@ -114,11 +114,12 @@ fn record_of(
     };
     record.error = error;
     record.output = append_output(earlier_output, &out.take());
+    record.wake_at = super::timers::wake_at_ms(rt);
     Ok(record)
 }
 
 impl Engine {
-    fn event(&self, kind: &str, detail: Json) -> Event {
+    pub(super) fn event(&self, kind: &str, detail: Json) -> Event {
         let mut detail = detail;
         detail["process"] = json!(self.process);
         Event::new(kind, &detail.to_string())
@@ -201,7 +202,7 @@ impl Engine {
         e
     }
 
-    fn restore(&self, inst: &Instance, out: &Captured) -> Result<Runtime, ApiError> {
+    pub(super) fn restore(&self, inst: &Instance, out: &Captured) -> Result<Runtime, ApiError> {
         let mut rt = self.program.runtime(out);
         rt.restore_snapshot(&inst.snapshot)
             .map_err(|e| ApiError::new(500, "SnapshotError", e.rendered()))?;
@@ -209,7 +210,7 @@ impl Engine {
     }
 
     /// Commits `record` over version `expected`, or answers 409.
-    fn commit(
+    pub(super) fn commit(
         &self,
         id: &str,
         expected: i64,
@@ -258,6 +259,7 @@ impl Engine {
                 format!("instance {id} is {}, not paused", s.status.as_str()),
             ));
         }
+        super::timers::refuse_late_answer(s)?;
         let out = Captured::default();
         let mut rt = self.restore(&inst, &out)?;
         let agent = rt

@@ -131,6 +131,10 @@ pub fn summary(s: &Summary, current_hash: &str) -> Json {
     o.insert("created_at".into(), json!(s.created_at));
     o.insert("updated_at".into(), json!(s.updated_at));
     o.insert("snapshot_bytes".into(), json!(s.snapshot_bytes));
+    if let Some(due) = s.wake_at {
+        // A timer's wake-up or a question's deadline (Unix milliseconds).
+        o.insert("wake_at".into(), json!(due));
+    }
     let current = s.program_hash == current_hash;
     let mut program = json!({
         "name": s.program_name,

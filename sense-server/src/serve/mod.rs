@@ -18,6 +18,7 @@ mod json;
 mod program;
 mod routes;
 mod running;
+mod timers;
 mod waiters;
 
 use sense_agents::Config;
@@ -156,6 +157,7 @@ impl Service {
     /// Answers requests until the process ends; an error says why the
     /// server stopped.
     pub fn run(self) -> Result<(), String> {
+        timers::serve(Arc::clone(&self.engine));
         http::run(self.engine, self.listener, self.access, self.workers)
             .map_err(|e| format!("the server stopped: {e}"))
     }
