@@ -165,7 +165,9 @@ pub fn natives() -> Vec<NativeDef> {
         NativeDef::new("start", Exact(1), start),
         NativeDef::new("pause", Variadic, pause).with_line(),
         NativeDef::new("resume", Variadic, resume),
-        NativeDef::new("ask_human", Variadic, ask_human).with_line(),
+        NativeDef::new("ask_human", Variadic, ask_human)
+            .with_line()
+            .with_labels(),
         NativeDef::new("send", Exact(2), send),
         NativeDef::new("receive", Variadic, receive).with_line(),
         NativeDef::new("await", Exact(1), await_).with_line(),
@@ -216,7 +218,7 @@ fn pause(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
 fn ask_human(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     // Without a numeric timeout, the reference's fixed arity of 1 and its
     // words.
-    let timeout = match args {
+    let mut timeout = match args {
         [_] => None,
         [_, t @ (Value::Int(_) | Value::Float(_))] => Some(*t),
         _ => {
@@ -226,6 +228,28 @@ fn ask_human(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             )));
         }
     };
+    // `ask_human(question, timeout: seconds)` says the same by name.
+    for (label, v) in vm.labeled_args() {
+        match (label.as_str(), v) {
+            ("timeout", _) if timeout.is_some() => {
+                return Err(EvalError::runtime(
+                    "ask_human() got its timeout twice (as an argument and as timeout:)",
+                ));
+            }
+            ("timeout", t @ (Value::Int(_) | Value::Float(_))) => timeout = Some(t),
+            ("timeout", other) => {
+                return Err(EvalError::runtime(format!(
+                    "ask_human()'s timeout: must be a number of seconds, got {}",
+                    vm.type_name(other)
+                )));
+            }
+            (other, _) => {
+                return Err(EvalError::runtime(format!(
+                    "ask_human() takes no option '{other}:' (only timeout:)"
+                )));
+            }
+        }
+    }
     let q = arg(args, 0);
     if !matches!(q, Value::Str(_)) {
         return Err(EvalError::runtime(format!(
