@@ -122,6 +122,31 @@ pub(crate) struct Http {
     /// Why every call is refused (settings from the environment that
     /// are malformed), reported when a model is made and on each call.
     refusal: Option<String>,
+    /// The step these calls belong to, when the host runs durable steps
+    /// (see [`StepKeys`]).
+    step: Option<std::sync::Arc<StepKeys>>,
+}
+
+/// `Idempotency-Key` headers for the model calls of one durable step: the
+/// step's id and the call's number within the run, `STEP#N`. A step that
+/// runs again (its runner died before committing) makes the same calls in
+/// the same order, so each carries the key it carried the first time, and
+/// a provider that honours the header answers it once; retries of one
+/// call keep its key.
+#[derive(Debug)]
+pub(crate) struct StepKeys {
+    step: String,
+    calls: std::sync::atomic::AtomicU64,
+}
+
+impl StepKeys {
+    /// The key of the next call.
+    fn next(&self) -> String {
+        let n = self
+            .calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        format!("{}#{}", self.step, n + 1)
+    }
 }
 
 impl Http {
@@ -130,7 +155,17 @@ impl Http {
             agent: std::sync::OnceLock::new(),
             settings,
             refusal: None,
+            step: None,
         }
+    }
+
+    /// This client, sending `Idempotency-Key` headers for `step`.
+    pub(crate) fn for_step(mut self, step: &str) -> Self {
+        self.step = Some(std::sync::Arc::new(StepKeys {
+            step: step.to_string(),
+            calls: std::sync::atomic::AtomicU64::new(0),
+        }));
+        self
     }
 
     /// A client that refuses every call with `why`.
@@ -172,9 +207,14 @@ impl Http {
     ) -> Result<Json, String> {
         self.usable()?;
         let text = body.to_string();
+        let key = self.step.as_ref().map(|s| s.next());
+        let mut all: Vec<(&str, &str)> = headers.to_vec();
+        if let Some(key) = &key {
+            all.push(("Idempotency-Key", key));
+        }
         let mut attempt = 0;
         loop {
-            match self.attempt(url, headers, &text) {
+            match self.attempt(url, &all, &text) {
                 Attempt::Done(j) => return Ok(j),
                 Attempt::Fatal(e) => return Err(redact(&e, secret)),
                 Attempt::Retry { error, .. } if attempt >= self.settings.max_retries => {

@@ -42,6 +42,7 @@ mod model;
 mod pool;
 mod postgres_store;
 mod sqlite_store;
+mod steps;
 pub mod testing;
 
 pub use error::StoreError;
@@ -50,10 +51,11 @@ pub use model::{
 };
 pub use postgres_store::PostgresStore;
 pub use sqlite_store::SqliteStore;
+pub use steps::{Claim, Steps, VersionInfo};
 
 /// A place where instances live. Implementations are safe to share
 /// between threads; every method is one transaction.
-pub trait Store: Send + Sync + std::fmt::Debug {
+pub trait Store: Steps + Send + Sync + std::fmt::Debug {
     /// Stores a new instance at version 1 and records `event` for it.
     /// Fails with [`StoreError::Duplicate`] if the id exists.
     fn create(&self, new: &NewInstance, event: &Event) -> Result<(), StoreError>;

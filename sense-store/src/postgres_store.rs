@@ -11,9 +11,15 @@ use crate::model::{AuditEvent, Commit, Event, Instance, ListQuery, NewInstance, 
 use crate::pool::Pool;
 use crate::{Status, Store, StoreError, now_ms};
 use postgres::{Client, NoTls, Row, Transaction};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+mod steps;
 
 /// The migrations, in order; the schema version is the count applied.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/postgres/0001_instances.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/postgres/0001_instances.sql"),
+    include_str!("../migrations/postgres/0002_leases_history.sql"),
+];
 
 /// Serialises concurrent migrations of processes starting together.
 const MIGRATION_LOCK: i64 = 0x5e45_e000_0001;
@@ -25,6 +31,8 @@ const SUMMARY_COLUMNS: &str = "seq, id, agent, program_name, program_hash, statu
 /// Instances in a PostgreSQL database.
 pub struct PostgresStore {
     pool: Pool<Client, postgres::Error>,
+    /// Versions kept per instance in the history (0: all).
+    keep: AtomicU32,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -43,7 +51,10 @@ impl PostgresStore {
         let mut first = config.connect(NoTls)?;
         migrate(&mut first)?;
         let pool = Pool::new(16, Box::new(move || config.connect(NoTls)));
-        Ok(PostgresStore { pool })
+        Ok(PostgresStore {
+            pool,
+            keep: AtomicU32::new(0),
+        })
     }
 
     fn with<T>(
@@ -258,8 +269,11 @@ impl Store for PostgresStore {
         r: &Record,
         event: &Event,
     ) -> Result<Commit, StoreError> {
+        let keep = self.keep.load(Ordering::Relaxed);
         self.with(|c| {
             let mut tx = c.transaction()?;
+            // Rolled back with the rest when the version does not match.
+            steps::keep_previous(&mut tx, id, expected, keep)?;
             let n = tx.execute(
                 "UPDATE sense_instances SET status = $1, pause_reason = $2, pause_kind = $3, \
                  error = $4, output = $5, snapshot = $6, version = version + 1, updated_at = $7, \
@@ -299,6 +313,7 @@ impl Store for PostgresStore {
                 (Some(v), Some(e)) if v != e => return Ok(Commit::Conflict { current }),
                 (Some(v), _) => {
                     tx.execute("DELETE FROM sense_instances WHERE id = $1", &[&id])?;
+                    steps::forget(&mut tx, id)?;
                     audit(&mut tx, id, v + 1, event)?;
                 }
             }
