@@ -22,6 +22,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// Claims on steps last a second: a killed process's step is taken over
+/// soon after.
+const LEASE: &[&str] = &["--lease", "1"];
+
 const PROGRAM: &str = r#"
 agent interviewer:
     answers = []
@@ -121,21 +125,28 @@ fn call_any(
 fn drive(fleet: &Fleet, rng: &mut Rng, k: usize) -> usize {
     let id = format!("chaos-{k}");
     let mut conflicts = 0;
-    let (status, mut state) = call_any(
-        fleet,
-        rng,
-        "POST",
-        "/api/instances",
-        Some(json!({"agent": "interviewer", "id": id})),
-    );
-    match status {
-        200 => {}
-        409 => {
-            conflicts += 1;
-            state = state["current"].clone();
+    let mut state = loop {
+        let (status, state) = call_any(
+            fleet,
+            rng,
+            "POST",
+            "/api/instances",
+            Some(json!({"agent": "interviewer", "id": id})),
+        );
+        match status {
+            200 => break state,
+            // A killed process's claim on the creation: it runs out.
+            409 if state["error"]["class"] == "StepInProgress" => {
+                conflicts += 1;
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            409 => {
+                conflicts += 1;
+                break state["current"].clone();
+            }
+            _ => panic!("create {id}: {status} {state}"),
         }
-        _ => panic!("create {id}: {status} {state}"),
-    }
+    };
     if state.is_null() {
         state = call_any(fleet, rng, "GET", &format!("/api/instances/{id}"), None).1;
     }
@@ -159,6 +170,9 @@ fn drive(fleet: &Fleet, rng: &mut Rng, k: usize) -> usize {
             200 => state = reply,
             409 => {
                 conflicts += 1;
+                if reply["error"]["class"] == "StepInProgress" {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
                 state = call_any(fleet, rng, "GET", &format!("/api/instances/{id}"), None).1;
             }
             _ => panic!("resume {id}: {status} {reply}"),
@@ -222,7 +236,7 @@ fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
     let fleet = Arc::new(Fleet {
         services: Mutex::new(
             (0..3)
-                .map(|_| Some(Service::start(&bin, &program, &store.url, &[])))
+                .map(|_| Some(Service::start(&bin, &program, &store.url, LEASE)))
                 .collect(),
         ),
         ports: Mutex::new(Vec::new()),
@@ -250,7 +264,7 @@ fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
                 drop(dead);
                 kills.fetch_add(1, Ordering::Relaxed);
                 std::thread::sleep(Duration::from_millis(rng.below(300)));
-                let fresh = Service::start(&bin, &program, &url, &[]);
+                let fresh = Service::start(&bin, &program, &url, LEASE);
                 fleet.services.lock().unwrap()[victim] = Some(fresh);
                 fleet.refresh();
             }
