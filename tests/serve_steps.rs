@@ -71,7 +71,12 @@ fn sixteen_racers_run_the_agent_once_per_applied_answer(kind: StoreKind) {
             .filter(|(_, (s, _))| *s == 200)
             .map(|(a, _)| a)
             .collect();
-        assert_eq!(winners.len(), 1, "{}: round {round}: {results:?}", store.name);
+        assert_eq!(
+            winners.len(),
+            1,
+            "{}: round {round}: {results:?}",
+            store.name
+        );
         for (_, (status, body)) in &results {
             if *status != 200 {
                 assert_eq!(*status, 409, "{body}");
@@ -94,9 +99,7 @@ fn sixteen_racers_run_the_agent_once_per_applied_answer(kind: StoreKind) {
     assert_eq!(body["output"], expected.as_str(), "{}", store.name);
     // The side effects: one memory write per applied answer, holding it.
     let reader = create(&b, "reader");
-    let writes: String = (0..3)
-        .map(|i| format!("k{i} 1 {}\n", applied[i]))
-        .collect();
+    let writes: String = (0..3).map(|i| format!("k{i} 1 {}\n", applied[i])).collect();
     assert_eq!(reader["output"], writes.as_str(), "{}", store.name);
 }
 
@@ -129,7 +132,10 @@ fn history_shows_every_version_and_forks_start_from_any(kind: StoreKind) {
     let (status, v2) = a.call("GET", &format!("/api/instances/{id}/versions/2"), None);
     assert_eq!(status, 200, "{v2}");
     assert_eq!(v2["output"], format!("step {id}:1 took first\n"));
-    assert!(v2["agents"].as_array().is_some_and(|a| !a.is_empty()), "{v2}");
+    assert!(
+        v2["agents"].as_array().is_some_and(|a| !a.is_empty()),
+        "{v2}"
+    );
     let (status, missing) = a.call("GET", &format!("/api/instances/{id}/versions/9"), None);
     assert_eq!(status, 404, "{missing}");
 
@@ -148,7 +154,10 @@ fn history_shows_every_version_and_forks_start_from_any(kind: StoreKind) {
         &format!("/api/instances/{id}/fork"),
         Some(json!({"version": 2, "id": "other-path"})),
     );
-    assert_eq!((status, again["error"]["class"].clone()), (409, json!("Duplicate")));
+    assert_eq!(
+        (status, again["error"]["class"].clone()),
+        (409, json!("Duplicate"))
+    );
     let (status, body) = resume(&a, "other-path", json!("changed"), Some(1));
     assert_eq!(status, 200, "{body}");
     assert_eq!(
@@ -217,7 +226,10 @@ fn a_killed_runners_step_is_taken_over_after_its_lease(kind: StoreKind) {
     assert_eq!(body["error"]["class"], "StepInProgress", "{body}");
     a.kill();
     let killed = Instant::now();
-    assert!(running.join().unwrap().is_err(), "the killed process answered");
+    assert!(
+        running.join().unwrap().is_err(),
+        "the killed process answered"
+    );
     // b takes the step over once the lease has run out; it runs again
     // from version 1 (the spinner pauses on b's pause request).
     let (status, _) = b.call("POST", &format!("/api/instances/{id}/pause"), None);
@@ -228,7 +240,10 @@ fn a_killed_runners_step_is_taken_over_after_its_lease(kind: StoreKind) {
             break body;
         }
         assert_eq!(body["error"]["class"], "StepInProgress", "{body}");
-        assert!(killed.elapsed() < Duration::from_secs(10), "never taken over");
+        assert!(
+            killed.elapsed() < Duration::from_secs(10),
+            "never taken over"
+        );
         std::thread::sleep(Duration::from_millis(100));
     };
     // Renewed every third of its 2 s, the lease outlives its holder by

@@ -51,11 +51,7 @@ fn env_http() -> http::Http {
 /// call (1, 2, …), the same in every run of the step. `sense serve` passes
 /// the step id `INSTANCE:VERSION`.
 pub fn register_for_step(rt: &mut Runtime, step: &str) {
-    register_clients(
-        rt,
-        env_http().for_step(step),
-        McpStdioConnector::from_env(),
-    );
+    register_clients(rt, env_http().for_step(step), McpStdioConnector::from_env());
 }
 
 /// [`register_defaults`] with explicit settings.

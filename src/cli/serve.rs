@@ -72,6 +72,8 @@ pub fn serve(args: ServeArgs) -> i32 {
 fn parse_lease(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if (0.1..=3600.0).contains(&s) => Ok(s),
-        _ => Err(format!("{text} is not a number of seconds from 0.1 to 3600")),
+        _ => Err(format!(
+            "{text} is not a number of seconds from 0.1 to 3600"
+        )),
     }
 }

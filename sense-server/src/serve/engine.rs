@@ -229,7 +229,11 @@ impl Engine {
     }
 
     /// Restores `snapshot` into `rt` (a fresh runtime).
-    pub(super) fn restore_into(&self, mut rt: Runtime, snapshot: &[u8]) -> Result<Runtime, ApiError> {
+    pub(super) fn restore_into(
+        &self,
+        mut rt: Runtime,
+        snapshot: &[u8],
+    ) -> Result<Runtime, ApiError> {
         rt.restore_snapshot(snapshot)
             .map_err(|e| ApiError::new(500, "SnapshotError", e.rendered()))?;
         Ok(rt)

@@ -28,7 +28,11 @@ impl Engine {
     pub fn versions(&self, id: &str) -> Result<Json, ApiError> {
         let versions = self.store.history(id)?;
         if versions.is_empty() {
-            return Err(ApiError::new(404, "NotFound", format!("no instance with id {id}")));
+            return Err(ApiError::new(
+                404,
+                "NotFound",
+                format!("no instance with id {id}"),
+            ));
         }
         Ok(json!({
             "id": id,
@@ -56,7 +60,12 @@ impl Engine {
     /// a fresh random id) whose first state is version `n` of `id` (the
     /// current version when `None`). Nothing runs: the fork waits where
     /// that version waited, and the original is not changed.
-    pub fn fork(&self, id: &str, n: Option<i64>, new_id_given: Option<&str>) -> Result<Json, ApiError> {
+    pub fn fork(
+        &self,
+        id: &str,
+        n: Option<i64>,
+        new_id_given: Option<&str>,
+    ) -> Result<Json, ApiError> {
         if let Some(new) = new_id_given {
             check_id(new)?;
         }
@@ -85,8 +94,11 @@ impl Engine {
             .create(&instance, &Event::new("created", &detail.to_string()))
         {
             Err(StoreError::Duplicate(_)) => {
-                let mut e =
-                    ApiError::new(409, "Duplicate", format!("an instance with id {new} exists"));
+                let mut e = ApiError::new(
+                    409,
+                    "Duplicate",
+                    format!("an instance with id {new} exists"),
+                );
                 e.current = self.describe(&new).ok();
                 return Err(e);
             }

@@ -206,7 +206,11 @@ pub fn route(
             ["api", "instances", id, "versions", n] => {
                 check_method(method, "GET")?;
                 let n = n.parse::<i64>().map_err(|_| {
-                    Reply::error(400, "BadRequest", format!("a version is an integer, not {n:?}"))
+                    Reply::error(
+                        400,
+                        "BadRequest",
+                        format!("a version is an integer, not {n:?}"),
+                    )
                 })?;
                 api(engine.version(id, n))
             }

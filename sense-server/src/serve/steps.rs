@@ -73,8 +73,11 @@ impl Leases {
     }
 
     fn renew(&self) {
-        let held: Vec<(String, (String, i64))> =
-            self.lock().iter().map(|(h, s)| (h.clone(), s.clone())).collect();
+        let held: Vec<(String, (String, i64))> = self
+            .lock()
+            .iter()
+            .map(|(h, s)| (h.clone(), s.clone()))
+            .collect();
         for (holder, (id, version)) in held {
             // A failed renewal is retried on the next round; a lost lease
             // only means another runner may take the step over, and the

@@ -26,17 +26,16 @@ pub(super) fn keep_previous(
     expected: i64,
     keep: u32,
 ) -> Result<(), postgres::Error> {
-    if keep == 1 {
-        return Ok(());
-    }
-    tx.execute(
-        "INSERT INTO sense_versions (instance_id, version, status, pause_reason, \
+    if keep != 1 {
+        tx.execute(
+            "INSERT INTO sense_versions (instance_id, version, status, pause_reason, \
          pause_kind, error, output, created_at, snapshot) \
          SELECT id, version, status, pause_reason, pause_kind, error, output, updated_at, snapshot \
          FROM sense_instances WHERE id = $1 AND version = $2 \
          ON CONFLICT (instance_id, version) DO NOTHING",
-        &[&id, &expected],
-    )?;
+            &[&id, &expected],
+        )?;
+    }
     let oldest = oldest_kept(expected + 1, keep);
     if oldest > 1 {
         tx.execute(
@@ -90,22 +89,23 @@ impl Steps for PostgresStore {
                  OR sense_leases.expires_at <= $5 OR sense_leases.holder = EXCLUDED.holder",
                 &[&id, &version, &holder, &expires_at, &now],
             )?;
-            if taken == 0 {
-                let row = tx.query_opt(
-                    "SELECT holder, expires_at FROM sense_leases WHERE instance_id = $1",
-                    &[&id],
-                )?;
-                let (holder, expires_at) = row.map_or((String::new(), now), |r| (r.get(0), r.get(1)));
-                return Ok(Claim::Held { holder, expires_at });
-            }
             // Checked after the lease is written: a commit that moved the
-            // version on before this statement is seen here.
+            // version on before that statement is seen here.
             let current: Option<i64> = tx
                 .query_opt("SELECT version FROM sense_instances WHERE id = $1", &[&id])?
                 .map(|r| r.get(0));
             if current.unwrap_or(0) != version {
                 // Dropping the transaction takes the lease back.
                 return Ok(Claim::Stale { current });
+            }
+            if taken == 0 {
+                let row = tx.query_opt(
+                    "SELECT holder, expires_at FROM sense_leases WHERE instance_id = $1",
+                    &[&id],
+                )?;
+                let (holder, expires_at) =
+                    row.map_or((String::new(), now), |r| (r.get(0), r.get(1)));
+                return Ok(Claim::Held { holder, expires_at });
             }
             tx.commit()?;
             Ok(Claim::Claimed { expires_at })

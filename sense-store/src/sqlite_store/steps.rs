@@ -23,16 +23,15 @@ pub(super) fn keep_previous(
     expected: i64,
     keep: u32,
 ) -> Result<(), rusqlite::Error> {
-    if keep == 1 {
-        return Ok(());
-    }
-    tx.prepare_cached(
-        "INSERT OR REPLACE INTO sense_versions (instance_id, version, status, pause_reason, \
+    if keep != 1 {
+        tx.prepare_cached(
+            "INSERT OR REPLACE INTO sense_versions (instance_id, version, status, pause_reason, \
          pause_kind, error, output, created_at, snapshot) \
          SELECT id, version, status, pause_reason, pause_kind, error, output, updated_at, snapshot \
          FROM sense_instances WHERE id = ?1 AND version = ?2",
-    )?
-    .execute(params![id, expected])?;
+        )?
+        .execute(params![id, expected])?;
+    }
     let oldest = oldest_kept(expected + 1, keep);
     if oldest > 1 {
         tx.prepare_cached("DELETE FROM sense_versions WHERE instance_id = ?1 AND version < ?2")?
