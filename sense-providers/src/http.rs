@@ -410,6 +410,50 @@ mod tests {
         assert!(httpdate("yesterday").is_none());
     }
 
+    /// A step's client sends `STEP#N` for its N-th call and keeps the key
+    /// across the retries of one call; a plain client sends none.
+    #[test]
+    fn a_steps_calls_carry_idempotency_keys() {
+        let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1", server.server_addr());
+        let seen = std::thread::spawn(move || {
+            let mut keys = Vec::new();
+            for n in 0..4 {
+                let req = server.recv().unwrap();
+                keys.push(
+                    req.headers()
+                        .iter()
+                        .find(|h| h.field.equiv("Idempotency-Key"))
+                        .map(|h| h.value.to_string()),
+                );
+                // The first call fails once and is retried.
+                let status = if n == 0 { 500 } else { 200 };
+                req.respond(tiny_http::Response::from_string("{}").with_status_code(status))
+                    .unwrap();
+            }
+            keys
+        });
+        let settings = HttpSettings {
+            initial_backoff: Duration::from_millis(1),
+            ..HttpSettings::default()
+        };
+        let step = Http::new(settings.clone()).for_step("inst:3");
+        let body = serde_json::json!({});
+        step.post_json(&url, &[], &body, "").unwrap();
+        step.post_json(&url, &[], &body, "").unwrap();
+        Http::new(settings).post_json(&url, &[], &body, "").unwrap();
+        let keys = seen.join().unwrap();
+        assert_eq!(
+            keys,
+            [
+                Some("inst:3#1".to_string()),
+                Some("inst:3#1".to_string()),
+                Some("inst:3#2".to_string()),
+                None
+            ]
+        );
+    }
+
     #[test]
     fn error_bodies_read_like_the_sdks() {
         let body = r#"{"error":{"message":"Incorrect API key","type":"invalid_request_error"}}"#;
