@@ -3,7 +3,7 @@
 use super::SqliteStore;
 use crate::steps::{Claim, Steps, VersionInfo, oldest_kept};
 use crate::{Status, StoreError, now_ms};
-use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use std::sync::atomic::Ordering;
 
 const VERSION_COLUMNS: &str =
@@ -64,6 +64,60 @@ fn version_info(r: &rusqlite::Row<'_>) -> Result<VersionInfo, rusqlite::Error> {
     })
 }
 
+/// Runs `f` with `synchronous = NORMAL`: a lease need not survive a power
+/// cut (a runner that loses power loses its run too, and the step is
+/// claimed again), so its write skips the sync a commit of an answer makes.
+/// In write-ahead-log mode the next FULL commit syncs it anyway.
+fn without_sync<T>(
+    c: &mut Connection,
+    f: impl FnOnce(&mut Connection) -> Result<T, rusqlite::Error>,
+) -> Result<T, rusqlite::Error> {
+    c.pragma_update(None, "synchronous", "NORMAL")?;
+    let result = f(c);
+    c.pragma_update(None, "synchronous", "FULL")?;
+    result
+}
+
+fn claim(
+    c: &mut Connection,
+    id: &str,
+    version: i64,
+    holder: &str,
+    ttl_ms: i64,
+) -> Result<Claim, rusqlite::Error> {
+    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let current = super::current_version(&tx, id)?;
+    if current.unwrap_or(0) != version {
+        return Ok(Claim::Stale { current });
+    }
+    let now = now_ms();
+    let lease: Option<(i64, String, i64)> = tx
+        .query_row(
+            "SELECT version, holder, expires_at FROM sense_leases WHERE instance_id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?;
+    if let Some((v, other, expires_at)) = lease
+        && v == version
+        && expires_at > now
+        && other != holder
+    {
+        return Ok(Claim::Held {
+            holder: other,
+            expires_at,
+        });
+    }
+    let expires_at = now.saturating_add(ttl_ms);
+    tx.execute(
+        "INSERT OR REPLACE INTO sense_leases (instance_id, version, holder, expires_at) \
+         VALUES (?1, ?2, ?3, ?4)",
+        params![id, version, holder, expires_at],
+    )?;
+    tx.commit()?;
+    Ok(Claim::Claimed { expires_at })
+}
+
 impl Steps for SqliteStore {
     fn claim(
         &self,
@@ -72,48 +126,18 @@ impl Steps for SqliteStore {
         holder: &str,
         ttl_ms: i64,
     ) -> Result<Claim, StoreError> {
-        self.write(|c| {
-            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let current = super::current_version(&tx, id)?;
-            if current.unwrap_or(0) != version {
-                return Ok(Claim::Stale { current });
-            }
-            let now = now_ms();
-            let lease: Option<(i64, String, i64)> = tx
-                .query_row(
-                    "SELECT version, holder, expires_at FROM sense_leases WHERE instance_id = ?1",
-                    [id],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-                )
-                .optional()?;
-            if let Some((v, other, expires_at)) = lease
-                && v == version
-                && expires_at > now
-                && other != holder
-            {
-                return Ok(Claim::Held {
-                    holder: other,
-                    expires_at,
-                });
-            }
-            let expires_at = now.saturating_add(ttl_ms);
-            tx.execute(
-                "INSERT OR REPLACE INTO sense_leases (instance_id, version, holder, expires_at) \
-                 VALUES (?1, ?2, ?3, ?4)",
-                params![id, version, holder, expires_at],
-            )?;
-            tx.commit()?;
-            Ok(Claim::Claimed { expires_at })
-        })
+        self.write(|c| without_sync(c, |c| claim(c, id, version, holder, ttl_ms)))
     }
 
     fn release(&self, id: &str, version: i64, holder: &str) -> Result<(), StoreError> {
         self.write(|c| {
-            c.execute(
-                "DELETE FROM sense_leases WHERE instance_id = ?1 AND version = ?2 AND holder = ?3",
-                params![id, version, holder],
-            )?;
-            Ok(())
+            without_sync(c, |c| {
+                c.execute(
+                    "DELETE FROM sense_leases WHERE instance_id = ?1 AND version = ?2 AND holder = ?3",
+                    params![id, version, holder],
+                )
+                .map(drop)
+            })
         })
     }
 
