@@ -15,6 +15,10 @@
 //! win, and an answer is never lost or applied twice. Each change also
 //! appends an [`AuditEvent`] in that transaction.
 //!
+//! Every store also implements [`Steps`]: leases that let one process run
+//! each step of an instance (the others are refused before they run
+//! anything), and the history of every committed version.
+//!
 //! The schema is created and upgraded by migrations embedded in the crate
 //! ([`open`] runs them).
 //!
