@@ -73,6 +73,14 @@ enum Command {
         #[arg(long)]
         full: bool,
     },
+    /// Copy STATE to NEW_STATE (a new file): a second instance of the same
+    /// paused agents, resumed separately from the original
+    Fork {
+        /// A state file written by `sense start` or `sense resume`
+        state: PathBuf,
+        /// Where the copy goes (must not exist yet)
+        new_state: PathBuf,
+    },
     /// Show where `persistent memory` databases of FILE would be stored (without running it)
     MemoryPath {
         /// A .sns file to inspect
@@ -220,6 +228,7 @@ pub fn main() -> i32 {
             limits,
         }) => durable::resume(&state, value.as_deref(), limits.config()),
         Some(Command::Show { state, full }) => durable::show(&state, full),
+        Some(Command::Fork { state, new_state }) => durable::fork(&state, &new_state),
         Some(Command::Inspect(args)) => inspect::inspect(args),
         Some(Command::Serve(args)) => serve::serve(args),
         Some(Command::Lsp) => sense_lsp::serve(),

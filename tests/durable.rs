@@ -301,3 +301,61 @@ fn ask_human_with_a_timeout_keeps_its_deadline_in_the_state() {
     let _ = std::fs::remove_file(&program);
     let _ = std::fs::remove_file(&state);
 }
+
+#[test]
+fn fork_copies_a_state_that_then_goes_its_own_way() {
+    let state = state_file("fork-original");
+    let copy = state_file("fork-copy");
+    let (s, c) = (
+        state.to_str().expect("utf-8 temp path"),
+        copy.to_str().expect("utf-8 temp path"),
+    );
+    stdout(&sense(
+        &[
+            "start",
+            "examples/interview.sns",
+            "interviewer",
+            "--state",
+            s,
+        ],
+        "",
+    ));
+    stdout(&sense(&["resume", s, "\"Ada\""], ""));
+    assert_eq!(
+        stdout(&sense(&["fork", s, c], "")),
+        format!("forked: {c}\n")
+    );
+    // Each answers the second question its own way.
+    stdout(&sense(&["resume", s, "\"3\""], ""));
+    let original = stdout(&sense(&["resume", s, "\"yes\""], ""));
+    stdout(&sense(&["resume", c, "\"10\""], ""));
+    let forked = stdout(&sense(&["resume", c, "\"no\""], ""));
+    assert!(
+        original.contains("summary: [name=Ada, years of experience=3, ready to start=yes]"),
+        "{original}"
+    );
+    assert!(
+        forked.contains("summary: [name=Ada, years of experience=10, ready to start=no]"),
+        "{forked}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&copy).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "a fork is owner-only");
+    }
+    // An existing target is refused and left alone; so is a damaged state.
+    let again = sense(&["fork", s, c], "");
+    assert!(!again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("exists; sense fork writes a new state"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    std::fs::write(&state, b"not a snapshot").unwrap();
+    let _ = std::fs::remove_file(&copy);
+    let bad = sense(&["fork", s, c], "");
+    assert!(!bad.status.success());
+    assert!(!copy.exists(), "a damaged state was copied");
+    let _ = std::fs::remove_file(&state);
+}

@@ -575,7 +575,13 @@ fn a_process_killed_mid_resume_leaves_the_last_committed_state(kind: StoreKind) 
     let dir = TempDir::new("killed");
     let program = dir.write("flow.sns", PROGRAM);
     let store = store(kind, &dir);
-    let mut a = serve(&program, &store.url, &["--max-steps", "100000000000"]);
+    // A short lease: the killed run's claim on the step runs out quickly
+    // (see tests/serve_steps.rs for the wait itself).
+    let mut a = serve(
+        &program,
+        &store.url,
+        &["--max-steps", "100000000000", "--lease", "0.2"],
+    );
     let id = id_of(&create(&a, "spinner"));
     let (port, rid) = (a.port, id.clone());
     let running = std::thread::spawn(move || {
@@ -592,6 +598,7 @@ fn a_process_killed_mid_resume_leaves_the_last_committed_state(kind: StoreKind) 
         running.join().unwrap().is_err(),
         "the killed process answered"
     );
+    std::thread::sleep(Duration::from_millis(300));
     let b = serve(&program, &store.url, &[]);
     let (_, body) = b.call("GET", &format!("/api/instances/{id}"), None);
     assert_eq!(body["version"], 1, "{}: {body}", store.name);

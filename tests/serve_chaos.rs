@@ -6,7 +6,9 @@
 //! woken by the fleet itself). Every instance must complete with exactly
 //! the output of an uninterrupted run, and its audit trail must hold
 //! exactly its three answers, in order, and one wake-up: none lost, none
-//! applied twice, every timer fired exactly once.
+//! applied twice, every timer fired exactly once. Every fourth instance,
+//! once complete, is forked at its second question and the fork answered
+//! differently; it must end with its own uninterrupted output.
 //!
 //! Clients answer with the version they saw, so a retry after a lost
 //! response (the process died after committing) gets 409 instead of
@@ -23,6 +25,13 @@ use serde_json::{Value as Json, json};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// Every this many instances, one is forked at version 2 once complete.
+const FORK_EVERY: usize = 4;
+
+/// Claims on steps last a second: a killed process's step is taken over
+/// soon after.
+const LEASE: &[&str] = &["--lease", "1"];
 
 const PROGRAM: &str = r#"
 import time
@@ -127,24 +136,88 @@ fn call_any(
 fn drive(fleet: &Fleet, rng: &mut Rng, k: usize) -> usize {
     let id = format!("chaos-{k}");
     let mut conflicts = 0;
-    let (status, mut state) = call_any(
-        fleet,
-        rng,
-        "POST",
-        "/api/instances",
-        Some(json!({"agent": "interviewer", "id": id})),
-    );
-    match status {
-        200 => {}
-        409 => {
-            conflicts += 1;
-            state = state["current"].clone();
+    let mut state = loop {
+        let (status, state) = call_any(
+            fleet,
+            rng,
+            "POST",
+            "/api/instances",
+            Some(json!({"agent": "interviewer", "id": id})),
+        );
+        match status {
+            200 => break state,
+            // A killed process's claim on the creation: it runs out.
+            409 if state["error"]["class"] == "StepInProgress" => {
+                conflicts += 1;
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            409 => {
+                conflicts += 1;
+                break state["current"].clone();
+            }
+            _ => panic!("create {id}: {status} {state}"),
         }
-        _ => panic!("create {id}: {status} {state}"),
-    }
+    };
     if state.is_null() {
         state = call_any(fleet, rng, "GET", &format!("/api/instances/{id}"), None).1;
     }
+    conflicts += finish(fleet, rng, &id, state, |n| answer(k, n));
+    if k.is_multiple_of(FORK_EVERY) {
+        conflicts += fork(fleet, rng, k);
+    }
+    conflicts
+}
+
+/// Instance `k`'s fork: the id, and the instance whose answers it gives
+/// to questions 2 and 3.
+fn fork_of(k: usize) -> (String, usize) {
+    (format!("chaos-{k}-fork"), k + 100_000)
+}
+
+/// The output of a fork of instance `k` made at version 2 (question 2
+/// asked) and answered as [`fork_of`] says.
+fn fork_expected(k: usize) -> String {
+    let (_, other) = fork_of(k);
+    format!(
+        "summary: [name=user{k}, years={}, ready={}]\n",
+        other * 3 + 1,
+        other.is_multiple_of(2)
+    )
+}
+
+/// Forks instance `k` at version 2 under a client-chosen id (a retry
+/// after a lost answer gets 409 Duplicate and goes on with the fork that
+/// exists) and drives the fork to completion; its conflicts.
+fn fork(fleet: &Fleet, rng: &mut Rng, k: usize) -> usize {
+    let (id, other) = fork_of(k);
+    let (status, state) = call_any(
+        fleet,
+        rng,
+        "POST",
+        &format!("/api/instances/chaos-{k}/fork"),
+        Some(json!({"version": 2, "id": id})),
+    );
+    let (state, conflicts) = match status {
+        200 => (state, 0),
+        409 => (
+            call_any(fleet, rng, "GET", &format!("/api/instances/{id}"), None).1,
+            1,
+        ),
+        _ => panic!("fork {id}: {status} {state}"),
+    };
+    conflicts + finish(fleet, rng, &id, state, |n| answer(other, n))
+}
+
+/// Answers instance `id` (as it stands in `state`) with `answers` until it
+/// completes; how many of its requests met a 409.
+fn finish(
+    fleet: &Fleet,
+    rng: &mut Rng,
+    id: &str,
+    mut state: Json,
+    answers: impl Fn(u32) -> Json,
+) -> usize {
+    let mut conflicts = 0;
     while state["status"] == "paused" {
         if state["pause_kind"] == "timer" {
             // The fleet wakes it; wait for that (a wake-up claimed by a
@@ -161,7 +234,7 @@ fn drive(fleet: &Fleet, rng: &mut Rng, k: usize) -> usize {
         let n: u32 = reason[1..2]
             .parse()
             .unwrap_or_else(|_| panic!("{id}: odd question {reason:?}"));
-        let body = json!({"value": answer(k, n), "version": state["version"]});
+        let body = json!({"value": answers(n), "version": state["version"]});
         let (status, reply) = call_any(
             fleet,
             rng,
@@ -173,6 +246,9 @@ fn drive(fleet: &Fleet, rng: &mut Rng, k: usize) -> usize {
             200 => state = reply,
             409 => {
                 conflicts += 1;
+                if reply["error"]["class"] == "StepInProgress" {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
                 state = call_any(fleet, rng, "GET", &format!("/api/instances/{id}"), None).1;
             }
             _ => panic!("resume {id}: {status} {reply}"),
@@ -240,7 +316,7 @@ fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
     let fleet = Arc::new(Fleet {
         services: Mutex::new(
             (0..3)
-                .map(|_| Some(Service::start(&bin, &program, &store.url, &[])))
+                .map(|_| Some(Service::start(&bin, &program, &store.url, LEASE)))
                 .collect(),
         ),
         ports: Mutex::new(Vec::new()),
@@ -268,7 +344,7 @@ fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
                 drop(dead);
                 kills.fetch_add(1, Ordering::Relaxed);
                 std::thread::sleep(Duration::from_millis(rng.below(300)));
-                let fresh = Service::start(&bin, &program, &url, &[]);
+                let fresh = Service::start(&bin, &program, &url, LEASE);
                 fleet.services.lock().unwrap()[victim] = Some(fresh);
                 fleet.refresh();
             }
@@ -338,9 +414,32 @@ fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
             "{id}: the timer fires once: {events:?}"
         );
     }
+    // Forks: the first answer of the original, the others their own;
+    // the original kept every version.
+    let mut forks = 0;
+    for k in (0..count).filter(|k| k.is_multiple_of(FORK_EVERY)) {
+        let (id, other) = fork_of(k);
+        let s = check
+            .summary(&id)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{id} missing"));
+        assert_eq!(s.status, sense_store::Status::Completed, "{id}");
+        assert_eq!(s.output, fork_expected(k), "{id}");
+        assert_eq!(s.version, 3, "{id}: the fork's start and two answers");
+        let events = check.audit(&id, 0, 100).unwrap();
+        let applied: Vec<Json> = events
+            .iter()
+            .filter(|e| e.kind == "resumed")
+            .map(|e| serde_json::from_str::<Json>(&e.detail).unwrap()["value"].clone())
+            .collect();
+        assert_eq!(applied, [answer(other, 2), answer(other, 3)], "{id}");
+        let history = check.history(&format!("chaos-{k}")).unwrap();
+        assert_eq!(history.len(), 4, "chaos-{k}: every version kept");
+        forks += 1;
+    }
     assert_eq!(
         check.count(None).unwrap(),
-        count as u64,
+        (count + forks) as u64,
         "no stray instances"
     );
     let kills = kills.load(Ordering::Relaxed);

@@ -122,6 +122,31 @@ pub(crate) struct Http {
     /// Why every call is refused (settings from the environment that
     /// are malformed), reported when a model is made and on each call.
     refusal: Option<String>,
+    /// The step these calls belong to, when the host runs durable steps
+    /// (see [`StepKeys`]).
+    step: Option<std::sync::Arc<StepKeys>>,
+}
+
+/// `Idempotency-Key` headers for the model calls of one durable step: the
+/// step's id and the call's number within the run, `STEP#N`. A step that
+/// runs again (its runner died before committing) makes the same calls in
+/// the same order, so each carries the key it carried the first time, and
+/// a provider that honours the header answers it once; retries of one
+/// call keep its key.
+#[derive(Debug)]
+pub(crate) struct StepKeys {
+    step: String,
+    calls: std::sync::atomic::AtomicU64,
+}
+
+impl StepKeys {
+    /// The key of the next call.
+    fn next(&self) -> String {
+        let n = self
+            .calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        format!("{}#{}", self.step, n + 1)
+    }
 }
 
 impl Http {
@@ -130,7 +155,17 @@ impl Http {
             agent: std::sync::OnceLock::new(),
             settings,
             refusal: None,
+            step: None,
         }
+    }
+
+    /// This client, sending `Idempotency-Key` headers for `step`.
+    pub(crate) fn for_step(mut self, step: &str) -> Self {
+        self.step = Some(std::sync::Arc::new(StepKeys {
+            step: step.to_string(),
+            calls: std::sync::atomic::AtomicU64::new(0),
+        }));
+        self
     }
 
     /// A client that refuses every call with `why`.
@@ -172,9 +207,14 @@ impl Http {
     ) -> Result<Json, String> {
         self.usable()?;
         let text = body.to_string();
+        let key = self.step.as_ref().map(|s| s.next());
+        let mut all: Vec<(&str, &str)> = headers.to_vec();
+        if let Some(key) = &key {
+            all.push(("Idempotency-Key", key));
+        }
         let mut attempt = 0;
         loop {
-            match self.attempt(url, headers, &text) {
+            match self.attempt(url, &all, &text) {
                 Attempt::Done(j) => return Ok(j),
                 Attempt::Fatal(e) => return Err(redact(&e, secret)),
                 Attempt::Retry { error, .. } if attempt >= self.settings.max_retries => {
@@ -368,6 +408,50 @@ mod tests {
             784_111_777
         );
         assert!(httpdate("yesterday").is_none());
+    }
+
+    /// A step's client sends `STEP#N` for its N-th call and keeps the key
+    /// across the retries of one call; a plain client sends none.
+    #[test]
+    fn a_steps_calls_carry_idempotency_keys() {
+        let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1", server.server_addr());
+        let seen = std::thread::spawn(move || {
+            let mut keys = Vec::new();
+            for n in 0..4 {
+                let req = server.recv().unwrap();
+                keys.push(
+                    req.headers()
+                        .iter()
+                        .find(|h| h.field.equiv("Idempotency-Key"))
+                        .map(|h| h.value.to_string()),
+                );
+                // The first call fails once and is retried.
+                let status = if n == 0 { 500 } else { 200 };
+                req.respond(tiny_http::Response::from_string("{}").with_status_code(status))
+                    .unwrap();
+            }
+            keys
+        });
+        let settings = HttpSettings {
+            initial_backoff: Duration::from_millis(1),
+            ..HttpSettings::default()
+        };
+        let step = Http::new(settings.clone()).for_step("inst:3");
+        let body = serde_json::json!({});
+        step.post_json(&url, &[], &body, "").unwrap();
+        step.post_json(&url, &[], &body, "").unwrap();
+        Http::new(settings).post_json(&url, &[], &body, "").unwrap();
+        let keys = seen.join().unwrap();
+        assert_eq!(
+            keys,
+            [
+                Some("inst:3#1".to_string()),
+                Some("inst:3#1".to_string()),
+                Some("inst:3#2".to_string()),
+                None
+            ]
+        );
     }
 
     #[test]

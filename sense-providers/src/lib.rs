@@ -34,11 +34,24 @@ use sense_agents::Runtime;
 /// variable set to a malformed value is not ignored: making a model (or
 /// connecting a server) is then refused with an error naming it.
 pub fn register_defaults(rt: &mut Runtime) {
-    let http = match HttpSettings::try_from_env() {
+    register_clients(rt, env_http(), McpStdioConnector::from_env());
+}
+
+/// The HTTP client with settings from the environment (refusing every
+/// call when they are malformed).
+fn env_http() -> http::Http {
+    match HttpSettings::try_from_env() {
         Ok(settings) => http::Http::new(settings),
         Err(why) => http::Http::refusing(why),
-    };
-    register_clients(rt, http, McpStdioConnector::from_env());
+    }
+}
+
+/// [`register_defaults`] for one step of a durable agent: every HTTP model
+/// call carries an `Idempotency-Key` header, `STEP#N` for the run's N-th
+/// call (1, 2, …), the same in every run of the step. `sense serve` passes
+/// the step id `INSTANCE:VERSION`.
+pub fn register_for_step(rt: &mut Runtime, step: &str) {
+    register_clients(rt, env_http().for_step(step), McpStdioConnector::from_env());
 }
 
 /// [`register_defaults`] with explicit settings.

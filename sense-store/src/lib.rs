@@ -15,6 +15,10 @@
 //! win, and an answer is never lost or applied twice. Each change also
 //! appends an [`AuditEvent`] in that transaction.
 //!
+//! Every store also implements [`Steps`]: leases that let one process run
+//! each step of an instance (the others are refused before they run
+//! anything), and the history of every committed version.
+//!
 //! The schema is created and upgraded by migrations embedded in the crate
 //! ([`open`] runs them).
 //!
@@ -46,6 +50,7 @@ mod postgres_timers;
 mod postgres_tls;
 mod sqlite_store;
 mod sqlite_timers;
+mod steps;
 pub mod testing;
 
 pub use error::StoreError;
@@ -55,10 +60,11 @@ pub use model::{
 };
 pub use postgres_store::PostgresStore;
 pub use sqlite_store::SqliteStore;
+pub use steps::{Claim, Steps, VersionInfo};
 
 /// A place where instances live. Implementations are safe to share
 /// between threads; every method is one transaction.
-pub trait Store: Send + Sync + std::fmt::Debug {
+pub trait Store: Steps + Send + Sync + std::fmt::Debug {
     /// Stores a new instance at version 1 and records `event` for it.
     /// Fails with [`StoreError::Duplicate`] if the id exists.
     fn create(&self, new: &NewInstance, event: &Event) -> Result<(), StoreError>;

@@ -13,11 +13,15 @@ use crate::model::{
 use crate::pool::Pool;
 use crate::{Status, Store, StoreError, now_ms};
 use postgres::{Client, Row, Transaction};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+mod steps;
 
 /// The migrations, in order; the schema version is the count applied.
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/postgres/0001_instances.sql"),
-    include_str!("../migrations/postgres/0002_timers.sql"),
+    include_str!("../migrations/postgres/0002_leases_history.sql"),
+    include_str!("../migrations/postgres/0003_timers.sql"),
 ];
 
 /// Serialises concurrent migrations of processes starting together.
@@ -34,6 +38,8 @@ pub struct PostgresStore {
     connect: crate::postgres_tls::Connect,
     /// Announces committed changes to listeners.
     announcer: std::sync::Arc<crate::postgres_announce::Announcer>,
+    /// Versions kept per instance in the history (0: all).
+    keep: AtomicU32,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -56,6 +62,7 @@ impl PostgresStore {
             pool,
             connect,
             announcer,
+            keep: AtomicU32::new(0),
         })
     }
 
@@ -274,8 +281,11 @@ impl Store for PostgresStore {
         r: &Record,
         event: &Event,
     ) -> Result<Commit, StoreError> {
+        let keep = self.keep.load(Ordering::Relaxed);
         self.with(|c| {
             let mut tx = c.transaction()?;
+            // Rolled back with the rest when the version does not match.
+            steps::keep_previous(&mut tx, id, expected, keep)?;
             let n = tx.execute(
                 "UPDATE sense_instances SET status = $1, pause_reason = $2, pause_kind = $3, \
                  error = $4, output = $5, snapshot = $6, version = version + 1, updated_at = $7, \
@@ -318,6 +328,7 @@ impl Store for PostgresStore {
                 (Some(v), Some(e)) if v != e => return Ok(Commit::Conflict { current }),
                 (Some(v), _) => {
                     tx.execute("DELETE FROM sense_instances WHERE id = $1", &[&id])?;
+                    steps::forget(&mut tx, id)?;
                     audit(&mut tx, id, v + 1, event)?;
                 }
             }

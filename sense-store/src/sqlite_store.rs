@@ -9,13 +9,17 @@ use crate::pool::Pool;
 use crate::{Status, Store, StoreError, now_ms};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
+
+mod steps;
 
 /// The migrations, in order; the schema version is the count applied.
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/sqlite/0001_instances.sql"),
-    include_str!("../migrations/sqlite/0002_timers.sql"),
+    include_str!("../migrations/sqlite/0002_leases_history.sql"),
+    include_str!("../migrations/sqlite/0003_timers.sql"),
 ];
 
 const SUMMARY_COLUMNS: &str = "seq, id, agent, program_name, program_hash, status, pause_reason, \
@@ -29,6 +33,8 @@ pub struct SqliteStore {
     /// one writer per file anyway, and waiting here is a queue, where
     /// waiting in SQLite's busy handler is sleep-and-retry (long tails).
     writer: Mutex<()>,
+    /// Versions kept per instance in the history (0: all).
+    keep: AtomicU32,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -62,6 +68,7 @@ impl SqliteStore {
             path,
             pool: Pool::new(8, Box::new(move || connect(&for_pool))),
             writer: Mutex::new(()),
+            keep: AtomicU32::new(0),
         };
         Ok(store)
     }
@@ -330,8 +337,11 @@ impl Store for SqliteStore {
         r: &Record,
         event: &Event,
     ) -> Result<Commit, StoreError> {
+        let keep = self.keep.load(Ordering::Relaxed);
         self.write(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // Rolled back with the rest when the version does not match.
+            steps::keep_previous(&tx, id, expected, keep)?;
             let n = tx.execute(
                 "UPDATE sense_instances SET status = ?1, pause_reason = ?2, pause_kind = ?3, \
                  error = ?4, output = ?5, snapshot = ?6, version = version + 1, updated_at = ?7, \
@@ -373,6 +383,7 @@ impl Store for SqliteStore {
                 (Some(v), Some(e)) if v != e => return Ok(Commit::Conflict { current }),
                 (Some(v), _) => {
                     tx.execute("DELETE FROM sense_instances WHERE id = ?1", [id])?;
+                    steps::forget(&tx, id)?;
                     audit(&tx, id, v + 1, event)?;
                 }
             }

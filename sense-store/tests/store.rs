@@ -14,7 +14,9 @@
 )]
 
 use sense_store::testing::TempDatabase;
-use sense_store::{Commit, Event, ListQuery, NewInstance, Record, Status, Store, StoreError};
+use sense_store::{
+    Claim, Commit, Event, ListQuery, NewInstance, Record, Status, Store, StoreError,
+};
 use sense_testkit::trials::{StoreKind, require_postgres_url};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -395,7 +397,7 @@ fn migrations_run_once_and_refuse_a_newer_schema(kind: StoreKind) {
             err,
             StoreError::NewerSchema {
                 found: 99,
-                known: 2
+                known: 3
             }
         ),
         "{}: {err}",
@@ -483,6 +485,146 @@ fn sqlite_files_are_created_owner_only() {
     assert!(!std::path::Path::new(":memory:").exists());
 }
 
+/// Of many claims of one step one wins; the others see who holds it; the
+/// holder renews; a commit moves the step on (a claim of the old version
+/// is stale); a released or expired lease is taken over; version 0 claims
+/// the creation of an instance that does not exist yet.
+fn one_claim_per_step(kind: StoreKind) {
+    let b = backend(kind, "one_claim_per_step");
+    let s = &*b.store;
+    create(s, "a", paused(b"start", "q"));
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let store = b.store.clone();
+            std::thread::spawn(move || store.claim("a", 1, &format!("h{t}"), 60_000).unwrap())
+        })
+        .collect();
+    let claims: Vec<Claim> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    let winners = claims
+        .iter()
+        .filter(|c| matches!(c, Claim::Claimed { .. }))
+        .count();
+    assert_eq!(winners, 1, "{}: {claims:?}", b.name);
+    let holder = (0..8)
+        .map(|t| format!("h{t}"))
+        .find(|h| matches!(s.claim("a", 1, h, 60_000).unwrap(), Claim::Claimed { .. }))
+        .expect("the holder renews");
+    for c in &claims {
+        if let Claim::Held { holder: h, .. } = c {
+            assert_eq!(*h, holder, "{}", b.name);
+        }
+    }
+    // Released: the next claimant gets it.
+    s.release("a", 1, &holder).unwrap();
+    assert!(matches!(
+        s.claim("a", 1, "other", 50).unwrap(),
+        Claim::Claimed { .. }
+    ));
+    // Expired: taken over.
+    std::thread::sleep(std::time::Duration::from_millis(120));
+    assert!(matches!(
+        s.claim("a", 1, "third", 60_000).unwrap(),
+        Claim::Claimed { .. }
+    ));
+    // Committed: the step is in the past.
+    let next = paused(b"next", "q2");
+    assert!(
+        s.commit("a", 1, &next, &Event::new("resumed", "{}"))
+            .unwrap()
+            .is_committed()
+    );
+    assert_eq!(
+        s.claim("a", 1, "late", 60_000).unwrap(),
+        Claim::Stale { current: Some(2) }
+    );
+    assert!(matches!(
+        s.claim("a", 2, "late", 60_000).unwrap(),
+        Claim::Claimed { .. }
+    ));
+    // Creation: version 0 of an id nobody has.
+    assert!(matches!(
+        s.claim("new", 0, "c1", 60_000).unwrap(),
+        Claim::Claimed { .. }
+    ));
+    assert!(matches!(
+        s.claim("new", 0, "c2", 60_000).unwrap(),
+        Claim::Held { .. }
+    ));
+    assert_eq!(
+        s.claim("a", 0, "c3", 60_000).unwrap(),
+        Claim::Stale { current: Some(2) }
+    );
+    assert_eq!(
+        s.claim("gone", 3, "c4", 60_000).unwrap(),
+        Claim::Stale { current: None }
+    );
+}
+
+/// Every committed version stays readable, the current one included; a
+/// losing commit adds nothing; the retention drops the oldest; a delete
+/// drops the history.
+fn history_keeps_every_version_within_the_retention(kind: StoreKind) {
+    let b = backend(kind, "history");
+    let s = &*b.store;
+    create(s, "a", paused(b"v1", "q1"));
+    for v in 1..=3i64 {
+        let rec = paused(format!("v{}", v + 1).as_bytes(), &format!("q{}", v + 1));
+        assert!(
+            s.commit("a", v, &rec, &Event::new("resumed", "{}"))
+                .unwrap()
+                .is_committed()
+        );
+    }
+    // A losing commit copies nothing.
+    let lost = paused(b"lost", "lost");
+    assert!(
+        !s.commit("a", 2, &lost, &Event::new("resumed", "{}"))
+            .unwrap()
+            .is_committed()
+    );
+    let history = s.history("a").unwrap();
+    let seen: Vec<(i64, Option<String>)> = history
+        .iter()
+        .map(|v| (v.version, v.pause_reason.clone()))
+        .collect();
+    let want: Vec<(i64, Option<String>)> =
+        (1..=4).map(|v| (v, Some(format!("\"q{v}\"")))).collect();
+    assert_eq!(seen, want, "{}", b.name);
+    for v in 1..=4i64 {
+        let (info, snapshot) = s.load_version("a", v).unwrap().unwrap();
+        assert_eq!(info.version, v);
+        assert_eq!(snapshot, format!("v{v}").into_bytes(), "{}", b.name);
+        assert_eq!(info.snapshot_bytes, 2);
+    }
+    assert!(s.load_version("a", 5).unwrap().is_none());
+    // Keep two: the current version and the one before.
+    s.set_keep_versions(Some(2));
+    let rec = paused(b"v5", "q5");
+    assert!(
+        s.commit("a", 4, &rec, &Event::new("resumed", "{}"))
+            .unwrap()
+            .is_committed()
+    );
+    let kept: Vec<i64> = s.history("a").unwrap().iter().map(|v| v.version).collect();
+    assert_eq!(kept, [4, 5], "{}", b.name);
+    // Keep one: no copies at all.
+    s.set_keep_versions(Some(1));
+    let rec = paused(b"v6", "q6");
+    assert!(
+        s.commit("a", 5, &rec, &Event::new("resumed", "{}"))
+            .unwrap()
+            .is_committed()
+    );
+    let kept: Vec<i64> = s.history("a").unwrap().iter().map(|v| v.version).collect();
+    assert_eq!(kept, [6], "{}", b.name);
+    assert!(
+        s.delete("a", None, &Event::new("deleted", "{}"))
+            .unwrap()
+            .is_committed()
+    );
+    assert!(s.history("a").unwrap().is_empty(), "{}", b.name);
+}
+
 fn main() {
     let mut trials = sense_testkit::trials! {
         plain:
@@ -498,7 +640,9 @@ fn main() {
             pause_requests_are_kept_until_honoured,
             versions_of_many_ids,
             migrations_run_once_and_refuse_a_newer_schema,
-            create_many_is_all_or_nothing;
+            create_many_is_all_or_nothing,
+            one_claim_per_step,
+            history_keeps_every_version_within_the_retention;
     };
     trials.extend(timers::trials());
     sense_testkit::trials::run(trials);

@@ -221,6 +221,43 @@ pub fn resume(state: &Path, value: Option<&str>, config: sense::Config) -> i32 {
     report(&rt, result, &out, state, Some(lock))
 }
 
+/// `sense fork STATE NEW_STATE`: the state, checked to restore, written
+/// to a new owner-only file. The two go on separately: answering one
+/// leaves the other where it was. A state file keeps only its newest
+/// state, so this forks from where it stands (copy a state before a
+/// resume to fork from that point later; `sense serve` keeps every
+/// version and forks from any).
+pub fn fork(state: &Path, new_state: &Path) -> i32 {
+    let (state, new_state) = match (resolved(state), resolved(new_state)) {
+        (Ok(s), Ok(n)) => (s, n),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    if new_state.exists() {
+        return fail(&format!(
+            "{} exists; sense fork writes a new state file (nothing was written)",
+            new_state.display()
+        ));
+    }
+    let config = sense::Config::default();
+    let bytes = match read_state(&state, config.max_snapshot_len()) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    // Restored first, so a damaged state is refused rather than copied.
+    let out = Output::stdout();
+    if let Err(code) = restore(&bytes, &out, config) {
+        return code;
+    }
+    match state_file::commit(&new_state, &bytes, None) {
+        Ok(_) => {
+            out.write(&format!("forked: {}\n", new_state.display()));
+            out.flush();
+            0
+        }
+        Err(e) => fail(&format!("cannot write {}: {e}", new_state.display())),
+    }
+}
+
 /// `sense show STATE [--full]`.
 pub fn show(state: &Path, full: bool) -> i32 {
     let out = Output::stdout();

@@ -29,6 +29,16 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 16,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
     workers: usize,
+    /// Seconds a claim on a step lasts unless renewed (0.1 to 3600): a
+    /// step whose process died is taken over after at most this long
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0,
+          value_parser = parse_lease)]
+    lease: f64,
+    /// Versions of each instance kept in its history, the current one
+    /// included [default: all]
+    #[arg(long, value_name = "N",
+          value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..=u64::from(u32::MAX)))]
+    keep_versions: Option<u32>,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -43,6 +53,8 @@ pub fn serve(args: ServeArgs) -> i32 {
         token: args.token.or_else(|| std::env::var(TOKEN_VAR).ok()),
         workers: args.workers,
         config: args.limits.config(),
+        lease: std::time::Duration::from_secs_f64(args.lease),
+        keep_versions: args.keep_versions,
     };
     let service = match Service::bind(options) {
         Ok(s) => s,
@@ -53,5 +65,15 @@ pub fn serve(args: ServeArgs) -> i32 {
     match service.run() {
         Ok(()) => 0,
         Err(e) => super::fail(&e),
+    }
+}
+
+/// `--lease`: a number of seconds from 0.1 to 3600.
+fn parse_lease(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if (0.1..=3600.0).contains(&s) => Ok(s),
+        _ => Err(format!(
+            "{text} is not a number of seconds from 0.1 to 3600"
+        )),
     }
 }

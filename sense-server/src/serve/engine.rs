@@ -2,16 +2,20 @@
 //! resume it, deliver a message, ask it to pause, delete it, describe it.
 //!
 //! Every change follows one rule: load the instance (snapshot and
-//! version), run it in a fresh runtime to its next pause, and commit the
-//! new snapshot only if the stored version is still the one loaded — the
-//! check and the write are one transaction ([`Store::commit`]). Of two
-//! concurrent resumes one commits and the other answers 409 without any
+//! version), claim the step from that version (see [`super::steps`]: a
+//! request that loses the claim answers 409 before running anything), run
+//! it in a fresh runtime to its next pause, and commit the new snapshot
+//! only if the stored version is still the one loaded — the check and the
+//! write are one transaction ([`Store::commit`]). Of two concurrent
+//! resumes one runs and commits and the other answers 409 without any
 //! effect; a process killed mid-run has committed nothing, so the
-//! instance stays at its last committed state.
+//! instance stays at its last committed state and the step runs again,
+//! from that state, once its lease has expired.
 
 use super::json;
 use super::program::{Captured, Program, append_output};
 use super::running::Running;
+use super::steps::Leases;
 use super::waiters::Waiters;
 use sense_agents::{AgentStatus, HostValue, Runtime, State};
 use sense_store::{Commit, Event, Instance, NewInstance, Record, Status, Store, StoreError};
@@ -21,6 +25,11 @@ use std::sync::Arc;
 /// How many times a message is retried when another change to the same
 /// instance commits first (a message must not be dropped for that).
 const MESSAGE_ATTEMPTS: usize = 50;
+
+/// How long a message waits, at most, for a run of its instance by
+/// another request to end, checking every [`MESSAGE_BACKOFF`].
+const MESSAGE_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+const MESSAGE_BACKOFF: std::time::Duration = std::time::Duration::from_millis(25);
 
 /// An answer that is not a success: an HTTP status, a class and message,
 /// and (for conflicts) the instance as it is now.
@@ -70,10 +79,12 @@ pub struct Engine {
     pub running: Arc<Running>,
     /// Clients waiting for changes.
     pub waiters: Arc<Waiters>,
+    /// The steps this process has claimed.
+    pub leases: Arc<Leases>,
 }
 
 /// A fresh instance id: 128 random bits in hex.
-fn new_id() -> Result<String, ApiError> {
+pub(super) fn new_id() -> Result<String, ApiError> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes)
         .map_err(|e| ApiError::new(500, "InternalError", format!("no randomness: {e}")))?;
@@ -145,8 +156,20 @@ impl Engine {
                 return Err(self.duplicate(id));
             }
         }
+        // A client's id may be sent by racing retries: one of them runs.
+        // A fresh random id needs no claim: no other request knows it.
+        let (id, step) = match id {
+            Some(id) => match self.claim_step(id, 0) {
+                Err(e) if e.class == "VersionConflict" => return Err(self.duplicate(id)),
+                other => (id.to_string(), Some(other?)),
+            },
+            None => (new_id()?, None),
+        };
         let out = Captured::default();
-        let mut rt = self.program.runtime(&out);
+        let mut rt = match &step {
+            Some(step) => self.step_runtime(&out, step),
+            None => self.unclaimed_step_runtime(&out, &id),
+        };
         if let Err(e) = self.program.run_top_level(&mut rt) {
             return Err(ApiError::new(422, "SenseError", e.rendered()));
         }
@@ -154,10 +177,7 @@ impl Engine {
             .agent(agent)
             .map_err(|e| ApiError::new(404, "NoSuchAgent", e.display_text()))?;
         rt.set_subject(Some(agent_id));
-        let id = match id {
-            Some(id) => id.to_string(),
-            None => new_id()?,
-        };
+
         let handle = rt.pause_handle(agent_id).map_err(sense_err)?;
         // Registered until the instance is stored, so that a pause request
         // made meanwhile reaches it (see `pause`).
@@ -171,6 +191,9 @@ impl Engine {
         {
             Err(StoreError::Duplicate(_)) => return Err(self.duplicate(&id)),
             other => other?,
+        }
+        if let Some(step) = step {
+            step.committed();
         }
         drop(run);
         if handle.is_requested() && self.store.summary(&id)?.is_some_and(|s| !s.pause_requested) {
@@ -203,8 +226,16 @@ impl Engine {
     }
 
     pub(super) fn restore(&self, inst: &Instance, out: &Captured) -> Result<Runtime, ApiError> {
-        let mut rt = self.program.runtime(out);
-        rt.restore_snapshot(&inst.snapshot)
+        self.restore_into(self.program.runtime(out), &inst.snapshot)
+    }
+
+    /// Restores `snapshot` into `rt` (a fresh runtime).
+    pub(super) fn restore_into(
+        &self,
+        mut rt: Runtime,
+        snapshot: &[u8],
+    ) -> Result<Runtime, ApiError> {
+        rt.restore_snapshot(snapshot)
             .map_err(|e| ApiError::new(500, "SnapshotError", e.rendered()))?;
         Ok(rt)
     }
@@ -260,8 +291,9 @@ impl Engine {
             ));
         }
         super::timers::refuse_late_answer(s)?;
+        let step = self.claim_step(id, s.version)?;
         let out = Captured::default();
-        let mut rt = self.restore(&inst, &out)?;
+        let mut rt = self.restore_into(self.step_runtime(&out, &step), &inst.snapshot)?;
         let agent = rt
             .subject()
             .ok_or_else(|| ApiError::new(500, "SnapshotError", "the snapshot names no agent"))?;
@@ -275,14 +307,19 @@ impl Engine {
             rt.resume(agent, value)
         };
         let record = record_of(&rt, result, &s.output, &out)?;
-        self.commit(id, s.version, &record, &self.event("resumed", detail))
+        let done = self.commit(id, s.version, &record, &self.event("resumed", detail))?;
+        step.committed();
+        Ok(done)
     }
 
     /// `POST /api/instances/{id}/messages`: puts `value` in the agent's
     /// mailbox; an agent waiting in `receive()` takes it and runs on. A
     /// concurrent change makes it retry, so the message is delivered once.
     pub fn message(&self, id: &str, value: HostValue) -> Result<Json, ApiError> {
-        for _ in 0..MESSAGE_ATTEMPTS {
+        let mut attempts = 0;
+        let deadline = std::time::Instant::now() + MESSAGE_WAIT;
+        while attempts < MESSAGE_ATTEMPTS {
+            attempts += 1;
             let inst = self.load(id)?;
             let s = &inst.summary;
             if s.status != Status::Paused {
@@ -294,8 +331,19 @@ impl Engine {
                     ),
                 ));
             }
+            let step = match self.claim_step(id, s.version) {
+                Err(e) if e.class == "VersionConflict" => continue,
+                Err(e) if e.class == "StepInProgress" && std::time::Instant::now() < deadline => {
+                    // Another request is running the instance: the message
+                    // goes in after its commit.
+                    attempts -= 1;
+                    std::thread::sleep(MESSAGE_BACKOFF);
+                    continue;
+                }
+                other => other?,
+            };
             let out = Captured::default();
-            let mut rt = self.restore(&inst, &out)?;
+            let mut rt = self.restore_into(self.step_runtime(&out, &step), &inst.snapshot)?;
             let agent = rt.subject().ok_or_else(|| {
                 ApiError::new(500, "SnapshotError", "the snapshot names no agent")
             })?;
@@ -328,6 +376,10 @@ impl Engine {
             let detail = json!({"value": json::from_host(&value), "delivered": waiting});
             match self.commit(id, s.version, &record, &self.event("message", detail)) {
                 Err(e) if e.status == 409 => continue,
+                Ok(done) => {
+                    step.committed();
+                    return Ok(done);
+                }
                 other => return other,
             }
         }
@@ -399,19 +451,7 @@ impl Engine {
         let out = Captured::default();
         let mut body = json::summary(&inst.summary, &self.program.hash);
         match self.restore(&inst, &out) {
-            Ok(rt) => {
-                let subject = rt.subject();
-                let agents: Vec<Json> = rt
-                    .agents()
-                    .iter()
-                    .map(|a| {
-                        let mut j = json::agent(a);
-                        j["subject"] = json!(subject == Some(rt.agent_id(a)));
-                        j
-                    })
-                    .collect();
-                body["agents"] = Json::Array(agents);
-            }
+            Ok(rt) => body["agents"] = agents_json(&rt),
             Err(e) => body["snapshot_error"] = json!(e.message),
         }
         Ok(body)
@@ -432,8 +472,24 @@ impl Engine {
     }
 }
 
+/// Every agent of a restored runtime with its call stack and locals,
+/// the instance's own agent marked `subject`.
+pub(super) fn agents_json(rt: &Runtime) -> Json {
+    let subject = rt.subject();
+    let agents: Vec<Json> = rt
+        .agents()
+        .iter()
+        .map(|a| {
+            let mut j = json::agent(a);
+            j["subject"] = json!(subject == Some(rt.agent_id(a)));
+            j
+        })
+        .collect();
+    Json::Array(agents)
+}
+
 /// Client-chosen ids: 1 to 64 letters, digits, `-` and `_`.
-fn check_id(id: &str) -> Result<(), ApiError> {
+pub(super) fn check_id(id: &str) -> Result<(), ApiError> {
     let ok = (1..=64).contains(&id.len())
         && id
             .bytes()

@@ -13,11 +13,13 @@
 mod console;
 mod engine;
 mod events;
+mod history;
 mod http;
 mod json;
 mod program;
 mod routes;
 mod running;
+mod steps;
 mod timers;
 mod waiters;
 
@@ -53,6 +55,12 @@ pub struct ServeOptions {
     pub workers: usize,
     /// Limits for every run; `max_steps` defaults to [`DEFAULT_RUN_STEPS`].
     pub config: Config,
+    /// How long a claim on a step lasts unless renewed: a step whose
+    /// runner died is taken over after at most this long.
+    pub lease: std::time::Duration,
+    /// Versions kept per instance in the history, the current one
+    /// included; `None` keeps all.
+    pub keep_versions: Option<u32>,
 }
 
 impl ServeOptions {
@@ -67,6 +75,8 @@ impl ServeOptions {
             token: None,
             workers: 16,
             config: Config::default(),
+            lease: steps::DEFAULT_LEASE,
+            keep_versions: None,
         }
     }
 }
@@ -93,6 +103,8 @@ impl Service {
             token,
             workers,
             mut config,
+            lease,
+            keep_versions,
         } = options;
         let token = token.filter(|t| !t.is_empty());
         if !listen.is_loopback() && token.is_none() {
@@ -107,6 +119,7 @@ impl Service {
             Ok(s) => Arc::from(s),
             Err(e) => return Err(format!("cannot open the store: {e}")),
         };
+        store.set_keep_versions(keep_versions);
         let listener = TcpListener::bind((listen, port))
             .map_err(|e| format!("cannot listen on {listen}:{port}: {e}"))?;
         let port = listener.local_addr().map_or(port, |a| a.port());
@@ -127,12 +140,15 @@ impl Service {
             "Sense service: http://{host}:{port}/ (program {} {}, store {shown_store}, {workers} workers; Ctrl-C to stop)",
             program.name, program.hash
         );
+        let process = process_name();
+        let leases = steps::Leases::start(store.clone(), lease, &process);
         let engine = Arc::new(engine::Engine {
             store,
             program,
-            process: process_name(),
+            process,
             running,
             waiters,
+            leases,
         });
         Ok(Service {
             engine,

@@ -64,8 +64,18 @@ impl Program {
     /// the `sense` command's model providers and MCP client (registered
     /// before any restore, so instances paused between model calls resume).
     pub fn runtime(&self, out: &Captured) -> Runtime {
+        self.runtime_for_step(out, None)
+    }
+
+    /// [`Program::runtime`] for a run of a durable step: its model calls
+    /// send `Idempotency-Key` headers made from `step` (see
+    /// `sense_providers::register_for_step`).
+    pub fn runtime_for_step(&self, out: &Captured, step: Option<&str>) -> Runtime {
         let mut rt = Runtime::with_config(self.config.clone());
-        sense_providers::register_defaults(&mut rt);
+        match step {
+            Some(step) => sense_providers::register_for_step(&mut rt, step),
+            None => sense_providers::register_defaults(&mut rt),
+        }
         let sink = out.clone();
         rt.set_output(move |s| sink.push(s));
         rt.set_input(|| None);

@@ -118,6 +118,15 @@ fn version_of(body: &Map<String, Json>) -> Result<Option<i64>, Reply> {
     }
 }
 
+/// The body's optional `id` (of a new instance).
+fn id_of(body: &Map<String, Json>) -> Result<Option<&str>, Reply> {
+    match body.get("id") {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::String(id)) => Ok(Some(id.as_str())),
+        Some(_) => Err(Reply::error(400, "BadRequest", "id must be a string")),
+    }
+}
+
 /// Answers one API request (everything but long polls).
 pub fn route(
     engine: &Engine,
@@ -162,12 +171,7 @@ pub fn route(
                     .get("agent")
                     .and_then(Json::as_str)
                     .ok_or_else(|| Reply::error(400, "BadRequest", "give {\"agent\": \"NAME\"}"))?;
-                let id = match body.get("id") {
-                    None | Some(Json::Null) => None,
-                    Some(Json::String(id)) => Some(id.as_str()),
-                    Some(_) => return Err(Reply::error(400, "BadRequest", "id must be a string")),
-                };
-                api(engine.create(agent, id))
+                api(engine.create(agent, id_of(body)?))
             }
             ["api", "instances", id] => match method {
                 "GET" => api(engine.detail(id)),
@@ -194,6 +198,25 @@ pub fn route(
                 let after = target.int("after")?.unwrap_or(0);
                 let limit = target.int("limit")?.unwrap_or(1000).clamp(1, 10_000) as u32;
                 api(engine.audit(id, after, limit))
+            }
+            ["api", "instances", id, "versions"] => {
+                check_method(method, "GET")?;
+                api(engine.versions(id))
+            }
+            ["api", "instances", id, "versions", n] => {
+                check_method(method, "GET")?;
+                let n = n.parse::<i64>().map_err(|_| {
+                    Reply::error(
+                        400,
+                        "BadRequest",
+                        format!("a version is an integer, not {n:?}"),
+                    )
+                })?;
+                api(engine.version(id, n))
+            }
+            ["api", "instances", id, "fork"] => {
+                check_method(method, "POST")?;
+                api(engine.fork(id, version_of(body)?, id_of(body)?))
             }
             ["api", "instances", _, "wait"] => {
                 check_method(method, "GET").err().unwrap_or_else(|| {

@@ -110,8 +110,11 @@ fn wake(engine: &Engine, d: &Due) -> Result<(), ApiError> {
     if s.version != d.version || s.status != Status::Paused || s.wake_at != Some(d.wake_at) {
         return Ok(());
     }
+    // One runner per step: a wake-up claims the step like an answer, so
+    // an answer racing the timer and the wake-up never both run.
+    let step = engine.claim_step(&d.id, s.version)?;
     let out = Captured::default();
-    let mut rt = engine.restore(&inst, &out)?;
+    let mut rt = engine.restore_into(engine.step_runtime(&out, &step), &inst.snapshot)?;
     let Some(agent) = rt.subject() else {
         return Ok(());
     };
@@ -138,5 +141,6 @@ fn wake(engine: &Engine, d: &Due) -> Result<(), ApiError> {
         "from_version": s.version,
     });
     engine.commit(&d.id, s.version, &record, &engine.event("woken", detail))?;
+    step.committed();
     Ok(())
 }
