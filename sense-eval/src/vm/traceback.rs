@@ -4,6 +4,7 @@
 use super::Vm;
 use super::fiber::{Frame, FrameKind};
 use crate::error::EvalError;
+use crate::proto::ProtoKind;
 use crate::traceback::TraceFrame;
 
 impl Vm {
@@ -26,10 +27,7 @@ impl Vm {
     /// instruction it last ran (a call, for any frame but the innermost).
     fn trace_frame(&self, frame: &Frame) -> TraceFrame {
         let proto = self.proto(frame.proto);
-        let line = proto
-            .spans
-            .get((frame.ip as usize).saturating_sub(1))
-            .map_or(0, |s| s.line);
+        let line = proto.span_at(frame.ip as usize).line;
         let file = self
             .code
             .files
@@ -37,9 +35,9 @@ impl Vm {
             .map(|e| e.source.name().to_string())
             .unwrap_or_default();
         // A top level is named after its file, which the frame shows anyway.
-        let function = match frame.kind {
-            FrameKind::Main => "<main>".to_string(),
-            FrameKind::Module { .. } => "<module>".to_string(),
+        let function = match (proto.kind, &frame.kind) {
+            (ProtoKind::TopLevel, FrameKind::Module { .. }) => "<module>".to_string(),
+            (ProtoKind::TopLevel, _) => "<main>".to_string(),
             _ => proto.name.clone(),
         };
         TraceFrame {
