@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 
 pyo3::create_exception!(
-    _sense,
+    sense,
     SenseError,
     pyo3::exceptions::PyException,
     "A Sense error: `class_name` (e.g. `SenseRuntimeError`), `message` \

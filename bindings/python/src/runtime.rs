@@ -202,8 +202,9 @@ impl PyRuntime {
         to_py(py, &reason)
     }
 
-    /// The kind of the agent's pause while it is paused (`pause`,
-    /// `ask_human`, `host_request`, `host_function`, …), else None.
+    /// The kind of the agent's pause while it is paused: `self` (its own
+    /// `pause`), `ask_human`, `message`, `host` (a pause handle), `budget`,
+    /// `host_function` or `timer`; else None.
     fn pause_kind(&self, py: Python<'_>, agent: &Agent) -> PyResult<Option<&'static str>> {
         self.with(py, false, |rt| {
             Ok(rt.pause_kind(agent.id)?.map(|k| k.as_str()))
