@@ -65,3 +65,15 @@ fn caught_errors_and_syntax_errors_carry_none_of_their_own() {
     let err = rt.run_source("c.sns", src).unwrap_err();
     assert_eq!(frames(&err), owned(&[("<main>", 8)]));
 }
+
+#[test]
+fn a_host_call_shows_only_the_programs_frames() {
+    let mut rt = Runtime::new();
+    rt.run_source(
+        "h.sns",
+        "def helper(x):\n    return x / 0\n\ndef broken(x):\n    return helper(x)\n",
+    )
+    .unwrap();
+    let err = rt.call("broken", &[1.into()]).unwrap_err();
+    assert_eq!(frames(&err), owned(&[("broken", 5), ("helper", 2)]));
+}

@@ -3,6 +3,7 @@
 
 use super::Vm;
 use super::fiber::{Frame, FrameKind};
+use super::inspect::HOST_CALL_FILE;
 use crate::error::EvalError;
 use crate::proto::ProtoKind;
 use crate::traceback::TraceFrame;
@@ -18,6 +19,8 @@ impl Vm {
             .iter()
             .skip(from)
             .map(|f| self.trace_frame(f))
+            // The code a host call runs in is the host's, not the program's.
+            .filter(|f| f.file != HOST_CALL_FILE)
             .collect();
         err.prepend_traceback(frames);
     }
