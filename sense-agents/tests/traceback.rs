@@ -77,3 +77,15 @@ fn a_host_call_shows_only_the_programs_frames() {
     let err = rt.call("broken", &[1.into()]).unwrap_err();
     assert_eq!(frames(&err), owned(&[("broken", 5), ("helper", 2)]));
 }
+
+#[test]
+fn an_agent_started_by_the_program_shows_the_starter_outside_it() {
+    let mut rt = Runtime::new();
+    rt.set_output(|_| {});
+    let src = "def check(v):\n    return 1 / v\n\nagent worker:\n    check(0)\n\ndef go():\n    start(worker)\n\ngo()\n";
+    let err = rt.run_source("nest.sns", src).unwrap_err();
+    assert_eq!(
+        frames(&err),
+        owned(&[("<main>", 10), ("go", 8), ("worker", 5), ("check", 2)])
+    );
+}
