@@ -307,7 +307,8 @@ typedef struct sense_config sense_config;
 
 /*
  Details of a failed call: its status, the Sense error class, the
- message, the line and column, and the rendered diagnostic.
+ message, the line and column, the rendered diagnostic and the Sense
+ stack traceback.
 
  Ownership: a `sense_error *` stored through a `sense_error **error`
  parameter belongs to the caller, who frees it with `sense_error_free`.
@@ -977,6 +978,19 @@ struct sense_str sense_error_message(const struct sense_error *error);
  with a caret. Empty when `error` is NULL.
  */
 struct sense_str sense_error_rendered(const struct sense_error *error);
+
+/*
+ The Sense stack traceback, like Lua's `luaL_traceback` but innermost
+ frame last: a first line `stack traceback (most recent call last):`,
+ then one line per frame, `  FILE:LINE: in FUNCTION` (`<main>` for a
+ program's top level, the agent's name for an agent body), each ending
+ in `\n`. Empty when the error ran no Sense code (syntax errors, bad
+ arguments, missing agents), was raised by a restore, or `error` is
+ NULL. Borrowed and NUL-terminated (`len` excludes the NUL): valid until
+ the error is freed. Threads: like every `sense_error` string, readable
+ from any thread.
+ */
+struct sense_str sense_error_traceback(const struct sense_error *error);
 
 /*
  The 1-based line the error points at; 0 when unknown or `error` is NULL.

@@ -69,7 +69,8 @@ public:
           class_(raw ? view(sense_error_class(raw)) : std::string_view("SenseError")),
           message_(raw ? view(sense_error_message(raw)) : std::string_view()),
           line_(sense_error_line(raw)),
-          column_(sense_error_column(raw)) {}
+          column_(sense_error_column(raw)),
+          traceback_(raw ? view(sense_error_traceback(raw)) : std::string_view()) {}
     /// The status the call returned.
     sense_status status() const noexcept { return status_; }
     /// The Sense error class, e.g. "SenseRuntimeError".
@@ -80,11 +81,16 @@ public:
     uint32_t line() const noexcept { return line_; }
     /// 1-based column (0 when unknown).
     uint32_t column() const noexcept { return column_; }
+    /// The Sense stack traceback (sense_error_traceback): "stack traceback
+    /// (most recent call last):" and one "  FILE:LINE: in FUNCTION" line per
+    /// frame, innermost last; empty when no Sense code ran.
+    const std::string &traceback() const noexcept { return traceback_; }
 
 private:
     sense_status status_;
     std::string class_, message_;
     uint32_t line_, column_;
+    std::string traceback_;
 };
 
 namespace detail {

@@ -74,6 +74,11 @@ type Error struct {
 	Rendered string // the full diagnostic, as the sense CLI prints it
 	Line     int    // 1-based; 0 when unknown
 	Column   int    // 1-based; 0 when unknown
+	// Traceback is the Sense stack traceback (sense_error_traceback):
+	// "stack traceback (most recent call last):" then one
+	// "  FILE:LINE: in FUNCTION" line per frame, innermost last; empty
+	// when no Sense code ran.
+	Traceback string
 }
 
 func (e *Error) Error() string { return e.Class + ": " + e.Message }
@@ -96,12 +101,13 @@ func check(st uint32, cerr *C.sense_error) error {
 		return &Error{Status: Status(st), Class: "SenseError", Message: fmt.Sprintf("status %d", int(st))}
 	}
 	return &Error{
-		Status:   Status(st),
-		Class:    goString(C.sense_error_class(cerr)),
-		Message:  goString(C.sense_error_message(cerr)),
-		Rendered: goString(C.sense_error_rendered(cerr)),
-		Line:     int(C.sense_error_line(cerr)),
-		Column:   int(C.sense_error_column(cerr)),
+		Status:    Status(st),
+		Class:     goString(C.sense_error_class(cerr)),
+		Message:   goString(C.sense_error_message(cerr)),
+		Rendered:  goString(C.sense_error_rendered(cerr)),
+		Line:      int(C.sense_error_line(cerr)),
+		Column:    int(C.sense_error_column(cerr)),
+		Traceback: goString(C.sense_error_traceback(cerr)),
 	}
 }
 

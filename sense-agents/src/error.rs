@@ -1,5 +1,6 @@
 //! The error type hosts see.
 
+use sense_eval::traceback::{TraceFrame, render};
 use sense_eval::{ErrorClass, EvalError};
 use std::fmt;
 
@@ -16,6 +17,13 @@ use std::fmt;
 /// assert_eq!(err.display_text(), "[line 2] division by zero");
 /// assert_eq!((err.line(), err.column()), (Some(2), Some(5)));
 /// assert!(err.rendered().contains("--> calc.sns:2:5"));
+///
+/// // The Sense stack traceback, innermost frame last.
+/// let err = rt.run_source("t.sns", "def f(x):\n    return x / 0\nf(1)\n").unwrap_err();
+/// let frames: Vec<(&str, u32)> =
+///     err.traceback().iter().map(|f| (f.function.as_str(), f.line)).collect();
+/// assert_eq!(frames, [("<main>", 3), ("f", 2)]);
+/// assert!(err.traceback_text().ends_with("  t.sns:2: in f\n"), "{}", err.traceback_text());
 /// ```
 #[derive(Clone, Debug)]
 pub struct Error {
@@ -24,6 +32,7 @@ pub struct Error {
     rendered: String,
     line: Option<u32>,
     column: Option<u32>,
+    traceback: Vec<TraceFrame>,
 }
 
 impl Error {
@@ -39,6 +48,7 @@ impl Error {
             rendered,
             line,
             column,
+            traceback: err.traceback().to_vec(),
         }
     }
 
@@ -50,6 +60,7 @@ impl Error {
             display: message,
             line: None,
             column: None,
+            traceback: Vec::new(),
         }
     }
 
@@ -84,6 +95,21 @@ impl Error {
     /// The column (1-based, in characters) of the error's position, if known.
     pub fn column(&self) -> Option<u32> {
         self.column
+    }
+
+    /// The Sense stack traceback: the frames the error came through,
+    /// outermost first, innermost last (like `luaL_traceback`, whose order
+    /// is the reverse). Empty for errors that ran no code (syntax errors,
+    /// host-side errors) and for a snapshot's restore.
+    pub fn traceback(&self) -> &[TraceFrame] {
+        &self.traceback
+    }
+
+    /// The traceback as text: `stack traceback (most recent call last):`
+    /// then `  FILE:LINE: in FUNCTION` per frame; empty when there are
+    /// no frames.
+    pub fn traceback_text(&self) -> String {
+        render(&self.traceback)
     }
 }
 

@@ -43,6 +43,7 @@ pub use runtime::{Progress, State};
 pub use sense_eval::builtins::{Arity, NativeDef};
 pub use sense_eval::heap::{Heap, ObjRef, ScopeRef, Tracer};
 pub use sense_eval::kind;
+pub use sense_eval::traceback::TraceFrame;
 pub use sense_eval::vm::{CancelHandle, FrameReport};
 pub use sense_eval::{Config, ErrorClass, EvalError, HostReturn, HostTask, HostValue};
 pub use sense_eval::{EvalResult, Value, Vm};

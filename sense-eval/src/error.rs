@@ -2,6 +2,7 @@
 //! line, and where it happened (for the caret).
 
 use crate::proto::FileId;
+use crate::traceback::TraceFrame;
 use sense_syntax::{Span, SyntaxError};
 use std::fmt;
 
@@ -60,6 +61,11 @@ struct Inner {
     /// (such an error ends the run before one can be taken).
     #[serde(skip)]
     limit: bool,
+    /// The frames the error came through, outermost first; recorded when
+    /// it leaves a fiber with no handler. Not part of snapshots: a caught
+    /// error has none, and an uncaught one ends the run.
+    #[serde(skip)]
+    traceback: Vec<TraceFrame>,
 }
 
 /// The message of the error that ends a too-deep recursion.
@@ -101,6 +107,7 @@ impl EvalError {
             file: None,
             lineless: false,
             limit: false,
+            traceback: Vec::new(),
         }))
     }
 
@@ -226,6 +233,19 @@ impl EvalError {
     /// store renumbers files when it releases unused ones).
     pub(crate) fn set_file(&mut self, file: FileId) {
         self.0.file = Some(file);
+    }
+
+    /// The Sense stack traceback, outermost frame first, innermost last;
+    /// empty for an error that ran no code or was caught.
+    pub fn traceback(&self) -> &[TraceFrame] {
+        &self.0.traceback
+    }
+
+    /// Puts `outer` (frames of a fiber further out) in front of the
+    /// traceback.
+    pub(crate) fn prepend_traceback(&mut self, outer: Vec<TraceFrame>) {
+        let inner = std::mem::replace(&mut self.0.traceback, outer);
+        self.0.traceback.extend(inner);
     }
 
     /// True once a position has been attached.

@@ -27,6 +27,7 @@ pub mod snapshot;
 pub mod stdlib;
 pub mod symbol;
 pub mod task;
+pub mod traceback;
 pub mod types;
 pub mod value;
 pub mod vm;

@@ -32,6 +32,7 @@ mod scope_slots;
 mod show;
 mod task_protocol;
 mod tasks;
+mod traceback;
 mod unwind;
 mod walk;
 

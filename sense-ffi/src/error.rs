@@ -7,7 +7,8 @@ use sense_agents::{Error, ErrorClass};
 use std::borrow::Cow;
 
 /// Details of a failed call: its status, the Sense error class, the
-/// message, the line and column, and the rendered diagnostic.
+/// message, the line and column, the rendered diagnostic and the Sense
+/// stack traceback.
 ///
 /// Ownership: a `sense_error *` stored through a `sense_error **error`
 /// parameter belongs to the caller, who frees it with `sense_error_free`.
@@ -22,6 +23,7 @@ pub struct sense_error {
     class: Cow<'static, str>,
     message: Cow<'static, str>,
     rendered: Cow<'static, str>,
+    traceback: Cow<'static, str>,
     line: u32,
     column: u32,
     /// False for the `static` errors of argument checks and panics.
@@ -41,6 +43,7 @@ impl sense_error {
             class: Cow::Borrowed("SenseError\0"),
             message: Cow::Borrowed(message),
             rendered: Cow::Borrowed(rendered),
+            traceback: Cow::Borrowed("\0"),
             line: 0,
             column: 0,
             owned: false,
@@ -91,6 +94,7 @@ pub(crate) fn with_status(e: &Error, status: sense_status) -> Failure {
         class: with_nul(e.class_name()),
         message: with_nul(e.display_text()),
         rendered: with_nul(e.rendered()),
+        traceback: with_nul(&e.traceback_text()),
         line: e.line().unwrap_or(0),
         column: e.column().unwrap_or(0),
         owned: true,
@@ -104,6 +108,7 @@ pub(crate) fn host(status: sense_status, message: &str) -> Failure {
         class: with_nul("SenseError"),
         message: with_nul(message),
         rendered: with_nul(&format!("SenseError: {message}")),
+        traceback: Cow::Borrowed("\0"),
         line: 0,
         column: 0,
         owned: true,
@@ -160,6 +165,23 @@ pub extern "C" fn sense_error_rendered(error: *const sense_error) -> sense_str {
     ffi_guard!(sense_str::EMPTY => {
         // SAFETY: the caller passes NULL or a live error (ownership table).
         unsafe { error.as_ref() }.map_or(sense_str::EMPTY, |e| view(&e.rendered))
+    })
+}
+
+/// The Sense stack traceback, like Lua's `luaL_traceback` but innermost
+/// frame last: a first line `stack traceback (most recent call last):`,
+/// then one line per frame, `  FILE:LINE: in FUNCTION` (`<main>` for a
+/// program's top level, the agent's name for an agent body), each ending
+/// in `\n`. Empty when the error ran no Sense code (syntax errors, bad
+/// arguments, missing agents), was raised by a restore, or `error` is
+/// NULL. Borrowed and NUL-terminated (`len` excludes the NUL): valid until
+/// the error is freed. Threads: like every `sense_error` string, readable
+/// from any thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn sense_error_traceback(error: *const sense_error) -> sense_str {
+    ffi_guard!(sense_str::EMPTY => {
+        // SAFETY: the caller passes NULL or a live error (ownership table).
+        unsafe { error.as_ref() }.map_or(sense_str::EMPTY, |e| view(&e.traceback))
     })
 }
 

@@ -66,6 +66,7 @@ impl Vm {
             if !self.sched.nested.is_empty() {
                 // A nested run (a tool called by a builtin) ends here; the
                 // builtin gets the error.
+                self.note_traceback(&mut err, floor);
                 self.unwind_frames(floor, &err);
                 if let Some(f) = self.cur.frames.get(floor) {
                     let (s, b, c) = (f.stack_base, f.block_base, f.ctl_base);
@@ -77,6 +78,7 @@ impl Vm {
                 return Err(err);
             }
             // No handler on this fiber: it dies.
+            self.note_traceback(&mut err, 0);
             self.unwind_frames(0, &err);
             if let Some(future) = self.cur.future {
                 match self.future_failed(future, err) {

@@ -1,0 +1,109 @@
+/* sense_error_traceback (issue 28): the chain of Sense frames an error came
+ * through, innermost last; through a host function's failure and an agent
+ * failing after a resume; empty for syntax errors and for NULL. */
+#include "harness.h"
+
+static void host_refuse(void *user_data, sense_call *call) {
+    (void)user_data;
+    const char *msg = "refused by host";
+    sense_call_fail(call, msg, strlen(msg), NULL);
+}
+
+static int test_nested_calls_innermost_last(void) {
+    text_buf out;
+    sense_runtime *rt = harness_runtime(&out);
+    CHECK(rt != NULL);
+    sense_error *err = NULL;
+    CHECK_STATUS_ERR(harness_run(rt,
+                                 "def inner(x):\n"
+                                 "    return x / 0\n"
+                                 "def outer(x):\n"
+                                 "    return inner(x)\n"
+                                 "outer(1)\n",
+                                 &err),
+                     SENSE_STATUS_RUNTIME_ERROR, err);
+    sense_str tb = sense_error_traceback(err);
+    CHECK_STR(tb, "stack traceback (most recent call last):\n"
+                  "  test.sns:5: in <main>\n"
+                  "  test.sns:4: in outer\n"
+                  "  test.sns:2: in inner\n");
+    CHECK(tb.ptr[tb.len] == '\0');
+    sense_error_free(err);
+    sense_runtime_free(rt);
+    return 0;
+}
+
+static int test_host_function_failure_shows_its_callers(void) {
+    text_buf out;
+    sense_runtime *rt = harness_runtime(&out);
+    CHECK(rt != NULL);
+    CHECK_OK(sense_runtime_register_fn(rt, "refuse", 6, 0, host_refuse, NULL, NULL, NULL));
+    sense_error *err = NULL;
+    CHECK_STATUS_ERR(harness_run(rt, "def go():\n    refuse()\ngo()\n", &err),
+                     SENSE_STATUS_RUNTIME_ERROR, err);
+    CHECK_CONTAINS(sense_error_message(err), "refused by host");
+    CHECK_STR(sense_error_traceback(err), "stack traceback (most recent call last):\n"
+                                          "  test.sns:3: in <main>\n"
+                                          "  test.sns:2: in go\n");
+    sense_error_free(err);
+    sense_runtime_free(rt);
+    return 0;
+}
+
+static int test_agent_failing_on_resume(void) {
+    text_buf out;
+    sense_runtime *rt = harness_runtime(&out);
+    CHECK(rt != NULL);
+    CHECK_OK(harness_run(rt,
+                         "def check(v):\n"
+                         "    return 1 / v\n"
+                         "agent worker:\n"
+                         "    got = pause(\"n?\")\n"
+                         "    check(got)\n",
+                         NULL));
+    sense_agent a;
+    CHECK_OK(harness_agent(rt, "worker", &a));
+    sense_agent_status status;
+    CHECK_OK(sense_agent_start(rt, a, &status, NULL));
+    CHECK(status == SENSE_AGENT_STATUS_PAUSED);
+    sense_value *zero = sense_value_new_int(0);
+    sense_error *err = NULL;
+    CHECK_STATUS_ERR(sense_agent_resume(rt, a, zero, &status, &err), SENSE_STATUS_RUNTIME_ERROR,
+                     err);
+    sense_value_free(zero);
+    CHECK_STR(sense_error_traceback(err), "stack traceback (most recent call last):\n"
+                                          "  test.sns:5: in worker\n"
+                                          "  test.sns:2: in check\n");
+    sense_error_free(err);
+    sense_runtime_free(rt);
+    return 0;
+}
+
+static int test_empty_without_frames(void) {
+    text_buf out;
+    sense_runtime *rt = harness_runtime(&out);
+    CHECK(rt != NULL);
+    sense_error *err = NULL;
+    CHECK_STATUS_ERR(harness_run(rt, "x = (\n", &err), SENSE_STATUS_SYNTAX_ERROR, err);
+    sense_str tb = sense_error_traceback(err);
+    CHECK(tb.len == 0 && tb.ptr != NULL && tb.ptr[0] == '\0');
+    sense_error_free(err);
+    /* An argument check's static error, and NULL. */
+    err = NULL;
+    CHECK_STATUS_ERR(sense_runtime_run_source(NULL, "t", 1, "x", 1, &err),
+                     SENSE_STATUS_INVALID_ARGUMENT, err);
+    CHECK(sense_error_traceback(err).len == 0);
+    sense_error_free(err);
+    CHECK(sense_error_traceback(NULL).len == 0);
+    sense_runtime_free(rt);
+    return 0;
+}
+
+int main(void) {
+    HARNESS_START();
+    RUN(test_nested_calls_innermost_last);
+    RUN(test_host_function_failure_shows_its_callers);
+    RUN(test_agent_failing_on_resume);
+    RUN(test_empty_without_frames);
+    HARNESS_END();
+}
