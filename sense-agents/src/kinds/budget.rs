@@ -51,7 +51,7 @@ pub struct PendingCall {
     /// `T` of `x: Answer<T> = ask(…)`, when a structured answer was asked for.
     pub annotation: Option<String>,
     /// `ask_with_tools`: its Array of tools.
-    pub tools: Option<ObjRef>,
+    pub tools: Option<Value>,
 }
 
 /// An agent's spending, budgets and the call a budget pause holds back.
@@ -81,7 +81,7 @@ impl ExtObject for AgentSpend {
             t.obj(c.model);
             t.scope(c.env);
             if let Some(tools) = c.tools {
-                t.obj(tools);
+                t.value(tools);
             }
         }
     }

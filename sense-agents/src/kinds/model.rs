@@ -602,7 +602,7 @@ fn ask_model(
     };
     check_capability(vm, &m, env)?;
     // `x: Answer<Map> = ask(…)`: the model is asked for that JSON value.
-    let annotation = structured::wanted(vm).map(|w| w.annotation);
+    let annotation = structured::wanted(vm).and(vm.result_annotation().map(str::to_string));
     request(
         vm,
         PendingCall {
@@ -670,15 +670,7 @@ fn make_call(vm: &mut Vm, call: &PendingCall, agent: Option<ObjRef>) -> EvalResu
     };
     count(vm, call.model, agent, &usage);
     if m.capability.is_some() {
-        crate::audit::record(
-            vm,
-            "model",
-            &m.name,
-            "called",
-            Some(usage.describe()),
-            Some(call.line),
-            call.env,
-        );
+        crate::audit::record_model_call(vm, &m.name, usage, call.line, call.env);
     }
     finish_answer(vm, answer, confidence, &m.name, wanted.as_ref())
 }
@@ -771,12 +763,6 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         "e.g. model claude = inference(\"anthropic\")",
     )?;
     let (prompt, tools) = (arg(args, 0), arg(args, 1));
-    let Value::Obj(tools_ref) = tools else {
-        return Err(EvalError::runtime(format!(
-            "ask_with_tools() expects an Array of tools, got {}",
-            vm.type_name(tools)
-        )));
-    };
     if vm.array_of(tools).is_none() {
         return Err(EvalError::runtime(format!(
             "ask_with_tools() expects an Array of tools, got {}",
@@ -793,7 +779,7 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         )));
     };
     check_capability(vm, &m, env)?;
-    let annotation = structured::wanted(vm).map(|w| w.annotation);
+    let annotation = structured::wanted(vm).and(vm.result_annotation().map(str::to_string));
     request(
         vm,
         PendingCall {
@@ -802,7 +788,7 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             env,
             line,
             annotation,
-            tools: Some(tools_ref),
+            tools: Some(tools),
         },
     )
 }
@@ -813,13 +799,13 @@ fn answer_with_tools(
     vm: &mut Vm,
     m: &ModelObj,
     call: &PendingCall,
-    tools: ObjRef,
+    tools: Value,
     wanted: Option<structured::Wanted>,
     agent: Option<ObjRef>,
 ) -> EvalResult<Value> {
     let (env, line) = (call.env, call.line);
     let mut text = call.prompt.clone();
-    let items = vm.array_of(Value::Obj(tools)).cloned().unwrap_or_default();
+    let items = vm.array_of(tools).cloned().unwrap_or_default();
     let mut specs = Vec::new();
     let mut by_name: Vec<(String, ObjRef)> = Vec::new();
     let mut skills = Vec::new();
@@ -884,8 +870,7 @@ fn answer_with_tools(
         let (said, calls) = match turn {
             ModelTurn::Answer(answer) => {
                 if m.capability.is_some() {
-                    let detail = Some(used.tokens.describe());
-                    crate::audit::record(vm, "model", &m.name, "called", detail, Some(line), env);
+                    crate::audit::record_model_call(vm, &m.name, used.tokens, line, env);
                 }
                 let confidence = if m.provider == "mock" {
                     m.confidence
