@@ -405,7 +405,7 @@ impl Runtime {
     }
 
     #[inline]
-    fn agent_data(&self, id: AgentId) -> Result<&Task, Error> {
+    pub(crate) fn agent_data(&self, id: AgentId) -> Result<&Task, Error> {
         match self.vm.heap().try_get(id.obj) {
             Some(Obj::Task(a)) if a.serial == id.serial => Ok(a),
             _ => Err(Error::host("agent no longer exists")),

@@ -372,3 +372,57 @@ fn set_budget(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     }
     Ok(Value::Nil)
 }
+
+impl crate::Runtime {
+    /// What agent `id`'s model calls, and those of the agents it started,
+    /// spent (`agent.usage` in Sense).
+    ///
+    /// ```
+    /// use sense_agents::Runtime;
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.run_source("m.sns", "set delegation = inference(\"mock\")\nagent a:\n    ask(\"four\")\n")?;
+    /// let a = rt.agent("a")?;
+    /// rt.start(a)?;
+    /// let spent = rt.agent_usage(a)?;
+    /// assert_eq!((spent.calls, spent.tokens.input), (1, 2));
+    /// # Ok::<(), sense_agents::Error>(())
+    /// ```
+    pub fn agent_usage(&self, id: crate::AgentId) -> Result<Spent, crate::Error> {
+        self.agent_data(id)?;
+        Ok(spend(self.vm_ref(), id.obj)
+            .map(|s| s.spent)
+            .unwrap_or_default())
+    }
+
+    /// Agent `id`'s budgets: tokens, cost (`None`: no such budget).
+    pub fn agent_budget(
+        &self,
+        id: crate::AgentId,
+    ) -> Result<(Option<u64>, Option<f64>), crate::Error> {
+        self.agent_data(id)?;
+        Ok(spend(self.vm_ref(), id.obj).map_or((None, None), |s| (s.tokens, s.cost)))
+    }
+
+    /// Sets agent `id`'s budgets, as `set_budget(agent, tokens:, cost:)`
+    /// does (`None` removes one). A paused agent's held-back call is made
+    /// when it is resumed.
+    pub fn set_agent_budget(
+        &mut self,
+        id: crate::AgentId,
+        tokens: Option<u64>,
+        cost: Option<f64>,
+    ) -> Result<(), crate::Error> {
+        self.agent_data(id)?;
+        if cost.is_some_and(|c| !c.is_finite() || c < 0.0) {
+            return Err(crate::Error::host(
+                "a cost budget must be a finite number of at least 0",
+            ));
+        }
+        if let Some(s) = spend_mut(self.vm(), id.obj) {
+            s.tokens = tokens;
+            s.cost = cost;
+        }
+        Ok(())
+    }
+}
