@@ -417,8 +417,8 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     ]);
     if !bad.is_empty() {
         return Err(EvalError::runtime(format!(
-            "inference(): unknown option(s) {} -- supported: api_key_env, base_url, max_tokens, \
-             temperature, price_in, price_out, price_cached",
+            // The reference's list (prices are ours, as `tool_calls:` is the mock's).
+            "inference(): unknown option(s) {} -- supported: api_key_env, base_url, max_tokens, temperature",
             bad.join(", ")
         )));
     }
