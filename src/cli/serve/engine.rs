@@ -404,7 +404,9 @@ impl Engine {
                     .iter()
                     .map(|a| {
                         let mut j = json::agent(a);
-                        j["subject"] = json!(subject == Some(rt.agent_id(a)));
+                        let id = rt.agent_id(a);
+                        j["subject"] = json!(subject == Some(id));
+                        json::add_spending(&mut j, &rt, id);
                         j
                     })
                     .collect();
