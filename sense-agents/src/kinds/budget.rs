@@ -122,7 +122,7 @@ fn agent_scope(vm: &Vm, agent: ObjRef) -> Option<ScopeRef> {
 }
 
 /// The agent's spending, if it has any.
-pub fn spend(vm: &Vm, agent: ObjRef) -> Option<&AgentSpend> {
+pub(crate) fn spend(vm: &Vm, agent: ObjRef) -> Option<&AgentSpend> {
     match vm.scope_value(agent_scope(vm, agent)?, SCOPE_KEY)? {
         Value::Obj(r) => vm.ext_ref::<AgentSpend>(r),
         _ => None,
@@ -381,7 +381,7 @@ impl crate::Runtime {
     /// use sense_agents::Runtime;
     /// let mut rt = Runtime::new();
     /// rt.set_output(|_| {});
-    /// rt.run_source("m.sns", "set delegation = inference(\"mock\")\nagent a:\n    ask(\"four\")\n")?;
+    /// rt.run_source("m.sns", "set delegation = inference(\"mock\")\nagent a:\n    ask(\"hello\")\n")?;
     /// let a = rt.agent("a")?;
     /// rt.start(a)?;
     /// let spent = rt.agent_usage(a)?;
