@@ -114,7 +114,11 @@ impl ObjectKind for SpendKind {
 
 /// The natives of budgets.
 pub fn natives() -> Vec<NativeDef> {
-    vec![NativeDef::new("set_budget", Arity::Variadic, set_budget).with_labels()]
+    vec![
+        NativeDef::new("set_budget", Arity::Variadic, set_budget)
+            .with_labels()
+            .with_line(),
+    ]
 }
 
 fn agent_scope(vm: &Vm, agent: ObjRef) -> Option<ScopeRef> {
