@@ -230,6 +230,27 @@ pub(crate) fn over_budget(vm: &Vm, agent: ObjRef) -> Option<String> {
     None
 }
 
+/// How many `ask_with_tools` tool runs are under way (kept in the VM;
+/// never in a snapshot: none can be taken during one).
+#[derive(Default)]
+struct ToolsRunning(u32);
+
+/// Counts a tool run of `ask_with_tools` starting (`+1`) or ending (`-1`).
+pub(crate) fn tools_running(vm: &mut Vm, change: i32) {
+    if vm.ext_state_ref::<ToolsRunning>().is_none() {
+        vm.set_ext_state(ToolsRunning::default());
+    }
+    if let Some(t) = vm.ext_state_mut::<ToolsRunning>() {
+        t.0 = t.0.saturating_add_signed(change);
+    }
+}
+
+/// True while a tool run by `ask_with_tools` runs: a call made there
+/// cannot pause, so no budget holds it back.
+pub(crate) fn in_tool_run(vm: &Vm) -> bool {
+    vm.ext_state_ref::<ToolsRunning>().is_some_and(|t| t.0 > 0)
+}
+
 /// Pauses `agent` inside a model call on its budget: the call waits in
 /// the agent until it is resumed.
 pub(crate) fn pause_call(

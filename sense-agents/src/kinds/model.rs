@@ -622,6 +622,7 @@ fn ask_model(
 fn request(vm: &mut Vm, call: PendingCall) -> EvalResult<Value> {
     let agent = vm.running_lexical_task();
     if let Some(a) = agent
+        && !budget::in_tool_run(vm)
         && let Some(reason) = budget::over_budget(vm, a)
     {
         budget::pause_call(vm, a, reason, call)?;
@@ -881,26 +882,12 @@ fn answer_with_tools(
             }
             ModelTurn::ToolCalls { text, calls } => (text, calls),
         };
-        let mut results = Vec::with_capacity(calls.len());
-        for call in &calls {
-            let text = match by_name.iter().find(|(n, _)| *n == call.name) {
-                None => format!("error: no such tool '{}'", call.name),
-                Some((_, tool)) if tool_server::tool_info(vm, *tool).is_some() => {
-                    let (span, file) = vm.current_span();
-                    match tool_server::call_tool(vm, *tool, call, env, line)
-                        .map_err(|e| e.at(span.with_line(line), file))
-                    {
-                        Ok(text) => text,
-                        Err(e) => format!("error: {}", e.display()),
-                    }
-                }
-                Some((_, tool)) => match call_tool_for_model(vm, *tool, call, env, line) {
-                    Ok(v) => vm.show(v)?,
-                    Err(e) => format!("error: {}", e.display()),
-                },
-            };
-            results.push((call.id.clone(), text));
-        }
+        // A tool's own model calls are not held back by a budget: a tool
+        // run here cannot pause (they still count).
+        budget::tools_running(vm, 1);
+        let results = run_tool_calls(vm, &calls, &by_name, env, line);
+        budget::tools_running(vm, -1);
+        let results = results?;
         messages.push(ChatMessage::ToolCalls { text: said, calls });
         messages.push(ChatMessage::ToolResults(results));
     }
@@ -908,6 +895,38 @@ fn answer_with_tools(
         "model '{}' did not produce a final answer within {MAX_TOOL_TURNS} tool-call iterations",
         m.name
     )))
+}
+
+/// Runs the tools a model asked for; failures become `error: …` text
+/// for the model.
+fn run_tool_calls(
+    vm: &mut Vm,
+    calls: &[crate::provider::ToolCall],
+    by_name: &[(String, ObjRef)],
+    env: ScopeRef,
+    line: u32,
+) -> EvalResult<Vec<(String, String)>> {
+    let mut results = Vec::with_capacity(calls.len());
+    for call in calls {
+        let text = match by_name.iter().find(|(n, _)| *n == call.name) {
+            None => format!("error: no such tool '{}'", call.name),
+            Some((_, tool)) if tool_server::tool_info(vm, *tool).is_some() => {
+                let (span, file) = vm.current_span();
+                match tool_server::call_tool(vm, *tool, call, env, line)
+                    .map_err(|e| e.at(span.with_line(line), file))
+                {
+                    Ok(text) => text,
+                    Err(e) => format!("error: {}", e.display()),
+                }
+            }
+            Some((_, tool)) => match call_tool_for_model(vm, *tool, call, env, line) {
+                Ok(v) => vm.show(v)?,
+                Err(e) => format!("error: {}", e.display()),
+            },
+        };
+        results.push((call.id.clone(), text));
+    }
+    Ok(results)
 }
 
 /// What the mock's turn "wrote", for its usage: the answer, or the calls
