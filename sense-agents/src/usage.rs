@@ -144,7 +144,7 @@ impl Spent {
     /// The Map Sense reads: `calls`, `input_tokens`, `output_tokens`,
     /// `cached_tokens`, `cache_write_tokens`, `total_tokens` (Ints) and
     /// `cost` (a Float, nil when no call had prices).
-    pub(crate) fn to_value(&self, vm: &mut Vm) -> EvalResult<Value> {
+    pub(crate) fn map_value(&self, vm: &mut Vm) -> EvalResult<Value> {
         let t = &self.tokens;
         let int = |n: u64| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
         let fields = [

@@ -152,7 +152,7 @@ fn spend_mut(vm: &mut Vm, agent: ObjRef) -> Option<&mut AgentSpend> {
 /// `agent.usage`: what the agent and the agents it started spent.
 pub(crate) fn usage_value(vm: &mut Vm, agent: ObjRef) -> EvalResult<Value> {
     let spent = spend(vm, agent).map(|s| s.spent).unwrap_or_default();
-    spent.to_value(vm)
+    spent.map_value(vm)
 }
 
 /// `start(child)` from `parent`'s body: the child's calls count for the

@@ -235,7 +235,7 @@ impl ObjectKind for ModelKind {
                     .ext_ref::<ModelObj>(obj)
                     .map(|m| m.spent)
                     .unwrap_or_default();
-                spent.to_value(vm)
+                spent.map_value(vm)
             }
             _ => Err(EvalError::runtime(format!(
                 "model '{model_name}' has no member '{name}'"
