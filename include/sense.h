@@ -244,8 +244,11 @@ typedef enum sense_pause_kind {
      */
     SENSE_PAUSE_KIND_HOST_REQUEST = 4,
     /*
-     Its step budget ran out (`sense_config_set_max_steps`); the resume
-     value is ignored.
+     Its step budget ran out (`sense_config_set_max_steps`; the resume
+     value is ignored), or a model call waits for a bigger token or cost
+     budget (`set_budget` in Sense): resume it with the new budget, an
+     Int of tokens or a Float of cost (nil keeps it), and the held-back
+     call is made.
      */
     SENSE_PAUSE_KIND_BUDGET = 5,
     /*

@@ -3,6 +3,7 @@
 //! The log is state of the runtime kept in the VM and saved in every
 //! snapshot ([`SavedState`]); `audit_log()` reads it.
 
+use crate::usage::Usage;
 use sense_eval::builtins::{Arity, NativeDef};
 use sense_eval::heap::ScopeRef;
 use sense_eval::vm::SavedState;
@@ -25,6 +26,37 @@ pub struct AuditEntry {
     pub lineage: Vec<String>,
     /// Seconds since the Unix epoch.
     pub timestamp: f64,
+    /// A model call's tokens (issue 25). Not part of [`describe`]
+    /// (Self::describe): `audit_log()` keeps the reference's text; hosts
+    /// read the counts here.
+    pub usage: Option<Usage>,
+}
+
+/// An entry as snapshots stored it before entries carried usage.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct AuditEntryV1 {
+    name: String,
+    kind: String,
+    event: String,
+    detail: Option<String>,
+    line: Option<u32>,
+    lineage: Vec<String>,
+    timestamp: f64,
+}
+
+impl From<AuditEntryV1> for AuditEntry {
+    fn from(e: AuditEntryV1) -> Self {
+        AuditEntry {
+            name: e.name,
+            kind: e.kind,
+            event: e.event,
+            detail: e.detail,
+            line: e.line,
+            lineage: e.lineage,
+            timestamp: e.timestamp,
+            usage: None,
+        }
+    }
 }
 
 impl AuditEntry {
@@ -88,7 +120,11 @@ impl SavedState for AuditLog {
     }
 
     fn decode(bytes: &[u8]) -> Result<Self, String> {
-        sense_eval::kind::from_bytes(bytes)
+        sense_eval::kind::from_bytes(bytes).or_else(|e| {
+            sense_eval::kind::from_bytes::<Vec<AuditEntryV1>>(bytes)
+                .map(|old| AuditLog(old.into_iter().map(AuditEntry::from).collect()))
+                .map_err(|_| e)
+        })
     }
 }
 
@@ -160,6 +196,35 @@ pub fn record(
     line: Option<u32>,
     env: ScopeRef,
 ) {
+    record_entry(vm, kind, name, event, detail, line, env, None);
+}
+
+/// Appends the entry of a model call (`model 'NAME' -> called`) with the
+/// tokens it used.
+pub fn record_model_call(vm: &mut Vm, name: &str, usage: Usage, line: u32, env: ScopeRef) {
+    record_entry(
+        vm,
+        "model",
+        name,
+        "called",
+        None,
+        Some(line),
+        env,
+        Some(usage),
+    );
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record_entry(
+    vm: &mut Vm,
+    kind: &str,
+    name: &str,
+    event: &str,
+    detail: Option<String>,
+    line: Option<u32>,
+    env: ScopeRef,
+    usage: Option<Usage>,
+) {
     let lineage = lineage(vm, env);
     let timestamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -172,6 +237,7 @@ pub fn record(
         line,
         lineage,
         timestamp,
+        usage,
     };
     push(vm, entry);
 }

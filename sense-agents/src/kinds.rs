@@ -10,6 +10,7 @@
 pub mod action;
 pub mod agent;
 pub mod answer;
+pub mod budget;
 pub mod memory;
 pub mod mock_script;
 pub mod model;
@@ -38,6 +39,7 @@ pub(crate) fn install(vm: &mut Vm) {
     vm.register_kind(&action::ACTION_DECL);
     vm.register_kind(&action::ACTION);
     vm.register_kind(&crate::policy::POLICY);
+    vm.register_kind(&budget::SPEND_KIND);
     vm.register_declaration(&model::MODEL_DECL);
     vm.register_declaration(&memory::MEMORY_DECL);
     vm.register_declaration(&tool::TOOL_DECL);
@@ -63,6 +65,7 @@ pub fn natives() -> Vec<NativeDef> {
     v.extend(model::natives());
     v.extend(skill::natives());
     v.extend(tool_server::natives());
+    v.extend(budget::natives());
     v
 }
 

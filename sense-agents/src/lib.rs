@@ -28,6 +28,7 @@ mod runtime;
 mod snapshot;
 mod status;
 pub mod stdlib;
+pub mod usage;
 
 pub use runtime::read_source;
 

@@ -289,6 +289,14 @@ pub trait ModelProvider: Send {
         let _ = options;
         self.complete_with_tools(model_id, messages, tools)
     }
+
+    /// The tokens the call just made used, as the API reported them
+    /// (taken: a second call returns `None`). The runtime asks after
+    /// every call; the default reports nothing, which counts the call
+    /// with zero tokens.
+    fn take_usage(&mut self) -> Option<crate::usage::Usage> {
+        None
+    }
 }
 
 /// The prompt of a structured answer for a provider that cannot

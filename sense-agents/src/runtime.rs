@@ -405,7 +405,7 @@ impl Runtime {
     }
 
     #[inline]
-    fn agent_data(&self, id: AgentId) -> Result<&Task, Error> {
+    pub(crate) fn agent_data(&self, id: AgentId) -> Result<&Task, Error> {
         match self.vm.heap().try_get(id.obj) {
             Some(Obj::Task(a)) if a.serial == id.serial => Ok(a),
             _ => Err(Error::host("agent no longer exists")),
@@ -448,8 +448,13 @@ impl Runtime {
     /// `ask_human()` or host-function call it is paused in. An agent
     /// waiting in `receive()` gets a non-nil `value` as a message (put at
     /// the end of its mailbox, as [`Runtime::send`] does), then takes its
-    /// oldest message. After a host request or a budget pause the value is
-    /// ignored.
+    /// oldest message. After a host request or a spent step budget the value is
+    /// ignored. An agent paused on its token or cost budget (pause kind
+    /// `budget` with a model call held back, see `set_budget`) takes
+    /// `value` as its new budget: an Int of tokens, a Float of cost, a Map
+    /// `{"tokens": …, "cost": …}`, or nil to keep it; the held-back call is
+    /// then made and its answer is the call's result — or, still over
+    /// budget, the agent stays paused with an updated reason.
     pub fn resume(&mut self, id: AgentId, value: impl Into<HostValue>) -> Result<State, Error> {
         let value = value.into();
         if self.waits_for_message(id)? && value != HostValue::Nil {
@@ -460,7 +465,7 @@ impl Runtime {
             .vm
             .value_from_host(&value)
             .map_err(|e| self.error(&e))?;
-        let r = self.vm.resume_task(Value::Obj(id.obj), v);
+        let r = self.resume_task(id, v);
         self.settled(id, r)
     }
 
@@ -509,10 +514,21 @@ impl Runtime {
                 .map_err(|e| self.error(&e))?;
             return self.resume_ref(id, ValueRef::Nil);
         }
-        let r = self.vm.resume_task(Value::Obj(id.obj), v);
+        let r = self.resume_task(id, v);
         match self.finish_resume(r)? {
             true => Ok(AgentStatus::Paused),
             false => Ok(AgentStatus::Completed),
+        }
+    }
+
+    /// Resumes the agent's fiber with `v`; an agent paused on its budget
+    /// takes `v` as its new budget first, and resumes with the answer of
+    /// the call it held back, or stays paused while still over budget.
+    fn resume_task(&mut self, id: AgentId, v: Value) -> Result<Exit, EvalError> {
+        use crate::kinds::budget::{Resumed, before_resume};
+        match before_resume(&mut self.vm, id.obj, v, crate::kinds::model::make_pending)? {
+            Resumed::With(v) => self.vm.resume_task(Value::Obj(id.obj), v),
+            Resumed::StillPaused => Ok(Exit::Paused(id.obj)),
         }
     }
 

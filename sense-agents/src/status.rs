@@ -83,7 +83,8 @@ pub enum PauseKind {
     WaitingMessage,
     /// The host asked it to pause (pause handle).
     HostRequest,
-    /// Its instruction budget ran out.
+    /// Its instruction budget ran out, or a model call waits for a
+    /// bigger token or cost budget (`set_budget`).
     Budget,
     /// A host function suspended it.
     HostFunction,
@@ -127,6 +128,8 @@ impl From<SuspendCause> for PauseKind {
             SuspendCause::BUDGET => PauseKind::Budget,
             SuspendCause::HOST_FUNCTION => PauseKind::HostFunction,
             TIMER => PauseKind::Timer,
+            // A model call held back by a token or cost budget.
+            crate::kinds::budget::SPEND => PauseKind::Budget,
             _ => PauseKind::SelfPause,
         }
     }

@@ -77,8 +77,8 @@ impl SuspendCause {
     pub const HOST_FUNCTION: SuspendCause = SuspendCause(5);
     /// The largest tag a snapshot may hold: the core's own causes, and
     /// the tags higher crates' natives use for their own suspensions
-    /// (1 and 6 in the agent layer).
-    pub const LAST: SuspendCause = SuspendCause(6);
+    /// (1, 6 and 7 in the agent layer).
+    pub const LAST: SuspendCause = SuspendCause(7);
 
     /// True for a pause at a safe point rather than inside a call: the
     /// value it is resumed with becomes no call's result.

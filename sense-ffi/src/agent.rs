@@ -84,8 +84,11 @@ pub enum sense_pause_kind {
     /// The host asked it to pause (`sense_pause_handle_request`); the
     /// resume value is ignored.
     HostRequest = 4,
-    /// Its step budget ran out (`sense_config_set_max_steps`); the resume
-    /// value is ignored.
+    /// Its step budget ran out (`sense_config_set_max_steps`; the resume
+    /// value is ignored), or a model call waits for a bigger token or cost
+    /// budget (`set_budget` in Sense): resume it with the new budget, an
+    /// Int of tokens or a Float of cost (nil keeps it), and the held-back
+    /// call is made.
     Budget = 5,
     /// A host function suspended it (`sense_call_suspend`); the resume
     /// value becomes that call's result.

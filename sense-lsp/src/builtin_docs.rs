@@ -119,6 +119,11 @@ pub const BUILTIN_DOCS: &[(&str, &str, &str)] = &[
         "Starts an MCP server over stdio and exposes its tools.",
     ),
     (
+        "set_budget",
+        "set_budget(agent, tokens: Int?, cost: Float?)",
+        "Gives an agent a token or cost budget: once spent, it pauses (kind budget) before its next model call.",
+    ),
+    (
         "audit_log",
         "audit_log() -> Array<String>",
         "One line per action prepared, verified, approved, committed or rolled back, oldest first.",

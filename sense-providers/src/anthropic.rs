@@ -1,6 +1,7 @@
 //! `inference("anthropic", …)`: the Anthropic Messages API.
 
 use crate::http::{Http, HttpSettings};
+use crate::usage::{self, LastUsage};
 use crate::wire::{self, ToolNames};
 use sense_agents::provider::{
     ChatMessage, ModelOptions, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec,
@@ -27,6 +28,8 @@ pub const DEFAULT_MAX_TOKENS: i64 = 1024;
 /// The Anthropic Messages provider.
 pub struct Anthropic {
     http: Http,
+    /// The usage of the last call (issue 25).
+    usage: LastUsage,
 }
 
 impl Anthropic {
@@ -34,12 +37,16 @@ impl Anthropic {
     pub fn new(settings: HttpSettings) -> Self {
         Anthropic {
             http: Http::new(settings),
+            usage: LastUsage::default(),
         }
     }
 
     /// A provider on this client (which may refuse every call).
     pub(crate) fn with_client(http: Http) -> Self {
-        Anthropic { http }
+        Anthropic {
+            http,
+            usage: LastUsage::default(),
+        }
     }
 
     fn call(&self, options: &ModelOptions, body: Json) -> Result<Json, String> {
@@ -55,6 +62,7 @@ impl Anthropic {
         self.http
             .post_json(&url, &headers, &body, &key)
             .map_err(|e| wire::name_refused_option(e, &body))
+            .inspect(|answer| self.usage.record(answer, usage::anthropic))
     }
 }
 
@@ -135,6 +143,10 @@ fn messages_json(messages: &[ChatMessage], names: &ToolNames) -> Vec<Json> {
 impl ModelProvider for Anthropic {
     fn complete(&mut self, model_id: &str, prompt: &str) -> Result<ModelResponse, String> {
         self.complete_with_options(model_id, &ModelOptions::default(), prompt)
+    }
+
+    fn take_usage(&mut self) -> Option<sense_agents::usage::Usage> {
+        self.usage.take()
     }
 
     fn check(&self, _model_id: &str, options: &ModelOptions) -> Result<(), String> {

@@ -21,6 +21,7 @@ pub mod anthropic;
 mod http;
 pub mod mcp;
 pub mod openai;
+mod usage;
 mod wire;
 
 pub use http::HttpSettings;

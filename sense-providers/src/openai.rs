@@ -2,6 +2,7 @@
 //! server that speaks it (Ollama, llama.cpp's server, vLLM, …).
 
 use crate::http::{Http, HttpSettings};
+use crate::usage::{self, LastUsage};
 use crate::wire::{self, ToolNames};
 use sense_agents::provider::{
     ChatMessage, ModelOptions, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec,
@@ -24,6 +25,8 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// The OpenAI Chat Completions provider.
 pub struct OpenAi {
     http: Http,
+    /// The usage of the last call (issue 25).
+    usage: LastUsage,
 }
 
 impl OpenAi {
@@ -31,12 +34,16 @@ impl OpenAi {
     pub fn new(settings: HttpSettings) -> Self {
         OpenAi {
             http: Http::new(settings),
+            usage: LastUsage::default(),
         }
     }
 
     /// A provider on this client (which may refuse every call).
     pub(crate) fn with_client(http: Http) -> Self {
-        OpenAi { http }
+        OpenAi {
+            http,
+            usage: LastUsage::default(),
+        }
     }
 
     fn call(&self, options: &ModelOptions, body: Json) -> Result<Json, String> {
@@ -49,6 +56,7 @@ impl OpenAi {
         self.http
             .post_json(&url, &[("Authorization", auth.as_str())], &body, &key)
             .map_err(|e| wire::name_refused_option(e, &body))
+            .inspect(|answer| self.usage.record(answer, usage::openai))
     }
 }
 
@@ -145,6 +153,10 @@ fn messages_json(messages: &[ChatMessage], names: &ToolNames) -> Vec<Json> {
 impl ModelProvider for OpenAi {
     fn complete(&mut self, model_id: &str, prompt: &str) -> Result<ModelResponse, String> {
         self.complete_with_options(model_id, &ModelOptions::default(), prompt)
+    }
+
+    fn take_usage(&mut self) -> Option<sense_agents::usage::Usage> {
+        self.usage.take()
     }
 
     fn check(&self, _model_id: &str, options: &ModelOptions) -> Result<(), String> {

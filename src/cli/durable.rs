@@ -291,9 +291,34 @@ pub fn show(state: &Path, full: bool) -> i32 {
             if full { usize::MAX } else { SHOW_LIMIT },
             deadline::ask_deadline(&rt, rt.agent_id(a)),
         ));
+        out.write(&spending(&rt, a));
     }
     out.flush();
     0
+}
+
+/// The agent's usage and budgets (issue 25), one line; empty when it
+/// made no model call and has no budget.
+fn spending(rt: &Runtime, a: &AgentReport) -> String {
+    let id = rt.agent_id(a);
+    let spent = rt.agent_usage(id).unwrap_or_default();
+    let (tokens, cost) = rt.agent_budget(id).unwrap_or((None, None));
+    if spent.calls == 0 && tokens.is_none() && cost.is_none() {
+        return String::new();
+    }
+    let mut s = format!("    usage: {}", spent.summary());
+    let mut budgets = Vec::new();
+    if let Some(t) = tokens {
+        budgets.push(format!("{t} tokens"));
+    }
+    if let Some(c) = cost {
+        budgets.push(format!("cost {}", sense::agents::usage::format_cost(c)));
+    }
+    if !budgets.is_empty() {
+        s.push_str(&format!("; budget: {}", budgets.join(", ")));
+    }
+    s.push('\n');
+    s
 }
 
 fn describe(a: &AgentReport, marker: &str, cap: usize, ask_deadline: Option<f64>) -> String {

@@ -44,7 +44,7 @@ impl TaskKind for AgentKind {
     }
 
     fn members(&self) -> &'static [&'static str] {
-        &["status", "name", "pause_reason", "doc"]
+        &["status", "name", "pause_reason", "doc", "usage"]
     }
 
     fn render(&self, vm: &Vm, task: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
@@ -70,7 +70,9 @@ impl TaskKind for AgentKind {
     }
 
     /// `a.status`, `a.name`, `a.pause_reason`, `a.doc` (AGENTS.md §2.3;
-    /// the core reads the agent's variables itself).
+    /// the core reads the agent's variables itself) and `a.usage` (what
+    /// its model calls spent, unless it sees a variable of that name: the
+    /// reference reads the variable).
     fn member(&self, vm: &mut Vm, task: ObjRef, sym: Symbol) -> EvalResult<Value> {
         let Some(a) = agent(vm, task) else {
             return Err(EvalError::runtime("not an agent"));
@@ -91,6 +93,12 @@ impl TaskKind for AgentKind {
                     Some(d) => vm.new_str(d),
                     None => Ok(Value::Nil),
                 };
+            }
+            "usage" => {
+                if let Some(v) = vm.lookup_global_chain(scope, sym) {
+                    return Ok(v);
+                }
+                return super::budget::usage_value(vm, task);
             }
             _ => {}
         }
@@ -179,6 +187,12 @@ fn start(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     // The core checks the type first; only its error is worded here, so
     // the hand-off pays for no second look at the object (and its result
     // is returned as it is, not rebuilt).
+    if let (Value::Obj(child), Some(parent)) = (v, vm.running_lexical_task())
+        && vm.task(v).is_some()
+    {
+        // What the child spends counts for the agent that started it.
+        super::budget::started_by(vm, child, parent);
+    }
     let r = vm.start_from_code(v);
     if r.is_err() && vm.task(v).is_none() {
         return Err(expected_agent(vm, "start() expects an Agent", v));
@@ -193,7 +207,16 @@ fn resume(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         ));
     }
     let v = arg(args, 0);
-    let value = args.get(1).copied().unwrap_or(Value::Nil);
+    let mut value = args.get(1).copied().unwrap_or(Value::Nil);
+    if let Value::Obj(r) = v
+        && vm.task(v).is_some()
+    {
+        // A budget pause takes the value as its new budget.
+        match super::budget::before_resume(vm, r, value, super::model::make_pending)? {
+            super::budget::Resumed::With(x) => value = x,
+            super::budget::Resumed::StillPaused => return Ok(v),
+        }
+    }
     let r = vm.resume_from_code(v, value);
     if r.is_err() && vm.task(v).is_none() {
         return Err(expected_agent(vm, "resume() expects an Agent", v));

@@ -4,12 +4,14 @@
 //! and `model.ask(prompt)` query it (AGENTS.md §6).
 
 use super::answer::{answer_of, new_answer};
+use super::budget::{self, PendingCall};
 use super::mock_script::{self, ScriptedCall};
 use super::model_tools::{call_tool_for_model, tool_spec};
 use super::skill::SkillObj;
 use super::structured;
 use super::tool_server;
 use crate::provider::{ChatMessage, ModelOptions, ModelProvider, ModelTurn};
+use crate::usage::{Prices, Spent, Usage};
 use sense_eval::builtins::{Arity, NativeDef};
 use sense_eval::heap::{ObjRef, ScopeRef, Tracer};
 use sense_eval::kind::{self, Declaration, ExtObject, ObjectKind, Render};
@@ -37,6 +39,40 @@ pub struct ModelObj {
     pub options: ModelOptions,
     /// Mock: the tool calls it makes in `ask_with_tools`, one per turn.
     pub tool_calls: Vec<ScriptedCall>,
+    /// `price_in:`, `price_out:`, `price_cached:` (per million tokens).
+    pub prices: Prices,
+    /// What its calls in this run spent (`model.usage`).
+    pub spent: Spent,
+}
+
+/// A model as snapshots before usage and prices stored it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ModelObjV2 {
+    name: String,
+    provider: String,
+    template: String,
+    confidence: Option<f64>,
+    model_id: String,
+    capability: Option<String>,
+    options: ModelOptions,
+    tool_calls: Vec<ScriptedCall>,
+}
+
+impl From<ModelObjV2> for ModelObj {
+    fn from(m: ModelObjV2) -> Self {
+        ModelObj {
+            name: m.name,
+            provider: m.provider,
+            template: m.template,
+            confidence: m.confidence,
+            model_id: m.model_id,
+            capability: m.capability,
+            options: m.options,
+            tool_calls: m.tool_calls,
+            prices: Prices::default(),
+            spent: Spent::default(),
+        }
+    }
 }
 
 /// A model as snapshots before scripted mock tool calls stored it
@@ -63,6 +99,8 @@ impl From<ModelObjV1> for ModelObj {
             capability: m.capability,
             options: m.options,
             tool_calls: Vec::new(),
+            prices: Prices::default(),
+            spent: Spent::default(),
         }
     }
 }
@@ -192,6 +230,13 @@ impl ObjectKind for ModelKind {
         match name {
             "name" => vm.new_str(model_name),
             "ask" => Ok(vm.bind_method(obj, "ask", line)),
+            "usage" => {
+                let spent = vm
+                    .ext_ref::<ModelObj>(obj)
+                    .map(|m| m.spent)
+                    .unwrap_or_default();
+                spent.map_value(vm)
+            }
             _ => Err(EvalError::runtime(format!(
                 "model '{model_name}' has no member '{name}'"
             ))),
@@ -217,8 +262,9 @@ impl ObjectKind for ModelKind {
 
     fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
         let model = kind::from_bytes::<ModelObj>(bytes).or_else(|e| {
-            kind::from_bytes::<ModelObjV1>(bytes)
+            kind::from_bytes::<ModelObjV2>(bytes)
                 .map(ModelObj::from)
+                .or_else(|_| kind::from_bytes::<ModelObjV1>(bytes).map(ModelObj::from))
                 .map_err(|_| e)
         })?;
         Ok(Box::new(model))
@@ -278,7 +324,14 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     };
     if provider == "mock" {
         // `tool_calls:` is ours; the message lists the reference's options.
-        let bad = unknown(&["confidence", "response_template", "tool_calls"]);
+        let bad = unknown(&[
+            "confidence",
+            "response_template",
+            "tool_calls",
+            "price_in",
+            "price_out",
+            "price_cached",
+        ]);
         if !bad.is_empty() {
             return Err(EvalError::runtime(format!(
                 "inference(\"mock\"): unknown option(s) {} -- supported: confidence, response_template",
@@ -315,6 +368,7 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
                 ));
             }
         };
+        let prices = prices(vm, &labels)?;
         return Ok(vm.alloc_ext(ModelObj {
             name,
             provider,
@@ -324,6 +378,8 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             capability: None,
             options: ModelOptions::default(),
             tool_calls,
+            prices,
+            spent: Spent::default(),
         }));
     }
     let registered = providers(vm).map_err(EvalError::runtime)?;
@@ -350,9 +406,18 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             EvalError::runtime("inference()'s model_id argument must be a String")
         })?,
     };
-    let bad = unknown(&["api_key_env", "base_url", "max_tokens", "temperature"]);
+    let bad = unknown(&[
+        "api_key_env",
+        "base_url",
+        "max_tokens",
+        "temperature",
+        "price_in",
+        "price_out",
+        "price_cached",
+    ]);
     if !bad.is_empty() {
         return Err(EvalError::runtime(format!(
+            // The reference's list (prices are ours, as `tool_calls:` is the mock's).
             "inference(): unknown option(s) {} -- supported: api_key_env, base_url, max_tokens, temperature",
             bad.join(", ")
         )));
@@ -401,6 +466,7 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             ));
         }
     };
+    let prices = prices(vm, &labels)?;
     Ok(vm.alloc_ext(ModelObj {
         name: model_id.clone(),
         provider,
@@ -410,7 +476,35 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         capability,
         options,
         tool_calls: Vec::new(),
+        prices,
+        spent: Spent::default(),
     }))
+}
+
+/// `price_in:`, `price_out:`, `price_cached:` of `inference(…)`: numbers
+/// of at least 0, per million tokens.
+fn prices(vm: &Vm, labels: &[(String, Value)]) -> EvalResult<Prices> {
+    let mut p = Prices::default();
+    for (name, v) in labels {
+        let slot = match name.as_str() {
+            "price_in" => &mut p.input,
+            "price_out" => &mut p.output,
+            "price_cached" => &mut p.cached,
+            _ => continue,
+        };
+        *slot = match *v {
+            Value::Nil => None,
+            Value::Int(i) if i >= 0 => Some(i as f64),
+            Value::Float(f) if f >= 0.0 && f.is_finite() => Some(f),
+            other => {
+                return Err(EvalError::runtime(format!(
+                    "inference()'s {name} option must be a number of at least 0 (per million tokens), got {}",
+                    vm.type_name(other)
+                )));
+            }
+        };
+    }
+    Ok(p)
 }
 
 fn model(vm: &Vm, v: Value) -> Option<ModelObj> {
@@ -488,7 +582,8 @@ fn arg(args: &[Value], i: usize) -> Value {
     args.get(i).copied().unwrap_or(Value::Nil)
 }
 
-/// Asks `model` a prompt from `env` (capability check, audit, answer).
+/// Asks `model` a prompt from `env` (capability check, budget, audit,
+/// answer).
 fn ask_model(
     vm: &mut Vm,
     model_v: Value,
@@ -496,7 +591,7 @@ fn ask_model(
     env: ScopeRef,
     line: u32,
 ) -> EvalResult<Value> {
-    let Some(m) = model(vm, model_v) else {
+    let (Value::Obj(model), Some(m)) = (model_v, model(vm, model_v)) else {
         return Err(EvalError::runtime("ask() needs a Model"));
     };
     let Some(text) = vm.str_of(prompt).map(str::to_string) else {
@@ -507,23 +602,91 @@ fn ask_model(
     };
     check_capability(vm, &m, env)?;
     // `x: Answer<Map> = ask(…)`: the model is asked for that JSON value.
-    let wanted = structured::wanted(vm);
-    let (answer, confidence) = if m.provider == "mock" {
-        let results = (!m.tool_calls.is_empty()).then_some("");
-        let answer = mock_format(&m.template, &text, results)
-            .map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))?;
-        (answer, m.confidence)
-    } else {
-        let r = with_provider(vm, &m, |p, id, o| match &wanted {
-            Some(w) => p.complete_structured(id, o, &text, &w.schema),
-            None => p.complete_with_options(id, o, &text),
-        })?;
-        (r.text, r.confidence)
+    let annotation = structured::wanted(vm).and(vm.result_annotation().map(str::to_string));
+    request(
+        vm,
+        PendingCall {
+            model,
+            prompt: text,
+            env,
+            line,
+            annotation,
+            tools: None,
+        },
+    )
+}
+
+/// Makes a model call from the running code, or, when the agent making
+/// it (or one that started it) has spent its budget, pauses that agent
+/// with the call held back ([`budget`]).
+fn request(vm: &mut Vm, call: PendingCall) -> EvalResult<Value> {
+    let agent = vm.running_lexical_task();
+    if let Some(a) = agent
+        && !budget::in_tool_run(vm)
+        && let Some(reason) = budget::over_budget(vm, a)
+    {
+        budget::pause_call(vm, a, reason, call)?;
+        return Ok(Value::Nil);
+    }
+    make_call(vm, &call, agent)
+}
+
+/// Makes the call a budget pause held back, for `agent` resumed with a
+/// budget that allows it (the policy is checked again: it may have
+/// changed while the agent waited).
+pub(crate) fn make_pending(vm: &mut Vm, agent: ObjRef, call: &PendingCall) -> EvalResult<Value> {
+    let Some(m) = vm.ext_ref::<ModelObj>(call.model).cloned() else {
+        return Err(EvalError::runtime("the held-back model call has no Model"));
     };
+    check_capability(vm, &m, call.env)?;
+    make_call(vm, call, Some(agent))
+}
+
+/// Makes `call`; its usage counts for `agent` (and the agents that
+/// started it).
+fn make_call(vm: &mut Vm, call: &PendingCall, agent: Option<ObjRef>) -> EvalResult<Value> {
+    let Some(m) = vm.ext_ref::<ModelObj>(call.model).cloned() else {
+        return Err(EvalError::runtime("ask() needs a Model"));
+    };
+    let wanted = call
+        .annotation
+        .as_deref()
+        .and_then(structured::from_annotation);
+    if let Some(tools) = call.tools {
+        return answer_with_tools(vm, &m, call, tools, wanted, agent);
+    }
+    let text = call.prompt.as_str();
+    let (answer, confidence, usage) = if m.provider == "mock" {
+        let results = (!m.tool_calls.is_empty()).then_some("");
+        let answer = mock_format(&m.template, text, results)
+            .map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))?;
+        let usage = Usage::mock(text, &answer);
+        (answer, m.confidence, usage)
+    } else {
+        let (r, usage) = with_provider(vm, &m, |p, id, o| match &wanted {
+            Some(w) => p.complete_structured(id, o, text, &w.schema),
+            None => p.complete_with_options(id, o, text),
+        })?;
+        (r.text, r.confidence, usage)
+    };
+    count(vm, call.model, agent, &usage);
     if m.capability.is_some() {
-        crate::audit::record(vm, "model", &m.name, "called", None, Some(line), env);
+        crate::audit::record_model_call(vm, &m.name, usage, call.line, call.env);
     }
     finish_answer(vm, answer, confidence, &m.name, wanted.as_ref())
+}
+
+/// Counts one call's usage for its model and for `agent`.
+fn count(vm: &mut Vm, model: ObjRef, agent: Option<ObjRef>, usage: &Usage) {
+    let cost = vm
+        .ext_ref::<ModelObj>(model)
+        .and_then(|m| m.prices.cost(usage));
+    if let Some(m) = vm.ext_mut::<ModelObj>(model) {
+        m.spent.add(usage, cost);
+    }
+    if let Some(a) = agent {
+        budget::record(vm, a, usage, cost);
+    }
 }
 
 /// The Answer of a model's final text: that text, or the JSON value a
@@ -559,11 +722,13 @@ fn check_capability(vm: &Vm, m: &ModelObj, env: ScopeRef) -> EvalResult<()> {
     Ok(())
 }
 
+/// Runs `f` on the model's provider; also returns the tokens the call
+/// used, as the provider reported them (zero when it reports none).
 fn with_provider<T>(
     vm: &mut Vm,
     m: &ModelObj,
     f: impl FnOnce(&mut dyn ModelProvider, &str, &ModelOptions) -> Result<T, String>,
-) -> EvalResult<T> {
+) -> EvalResult<(T, Usage)> {
     let list = providers(vm).map_err(EvalError::runtime)?;
     let Some(idx) = list.iter().position(|p| p.name == m.provider) else {
         return Err(EvalError::runtime(format!(
@@ -578,10 +743,12 @@ fn with_provider<T>(
         )));
     };
     let r = f(provider.as_mut(), &m.model_id, &m.options);
+    let usage = provider.take_usage().unwrap_or_default();
     if let Some(p) = providers(vm).ok().and_then(|l| l.get_mut(idx)) {
         p.provider = Some(provider);
     }
-    r.map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))
+    r.map(|v| (v, usage))
+        .map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))
 }
 
 /// `ask_with_tools(prompt, tools)`: the model proposes tool calls; each
@@ -603,16 +770,42 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             vm.type_name(tools)
         )));
     }
-    let Some(m) = model(vm, model_v) else {
+    let (Value::Obj(model), Some(m)) = (model_v, model(vm, model_v)) else {
         return Err(EvalError::runtime("ask_with_tools() needs a Model"));
     };
-    let Some(mut text) = vm.str_of(prompt).map(str::to_string) else {
+    let Some(text) = vm.str_of(prompt).map(str::to_string) else {
         return Err(EvalError::runtime(format!(
             "ask_with_tools() expects a String prompt, got {}",
             vm.type_name(prompt)
         )));
     };
     check_capability(vm, &m, env)?;
+    let annotation = structured::wanted(vm).and(vm.result_annotation().map(str::to_string));
+    request(
+        vm,
+        PendingCall {
+            model,
+            prompt: text,
+            env,
+            line,
+            annotation,
+            tools: Some(tools),
+        },
+    )
+}
+
+/// The conversation of `ask_with_tools`: the budget is checked once,
+/// before it starts; every turn's usage counts.
+fn answer_with_tools(
+    vm: &mut Vm,
+    m: &ModelObj,
+    call: &PendingCall,
+    tools: Value,
+    wanted: Option<structured::Wanted>,
+    agent: Option<ObjRef>,
+) -> EvalResult<Value> {
+    let (env, line) = (call.env, call.line);
+    let mut text = call.prompt.clone();
     let items = vm.array_of(tools).cloned().unwrap_or_default();
     let mut specs = Vec::new();
     let mut by_name: Vec<(String, ObjRef)> = Vec::new();
@@ -650,15 +843,15 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     }
     // `x: Answer<Map> = ask_with_tools(…)`: the final answer is asked
     // for as JSON (in words: the tool-calling requests stay as they are).
-    let wanted = structured::wanted(vm);
     let prompt = text.clone();
     if let (Some(w), false) = (&wanted, m.provider == "mock") {
         text = crate::provider::structured_prompt(&text, &w.schema);
     }
+    let mut used = Spent::default();
     let mut messages = vec![ChatMessage::User(text)];
     for _ in 0..MAX_TOOL_TURNS {
-        let turn = if m.provider == "mock" {
-            match mock_script::next_turn(&m.tool_calls, &messages) {
+        let (turn, usage) = if m.provider == "mock" {
+            let turn = match mock_script::next_turn(&m.tool_calls, &messages) {
                 Some(turn) => turn,
                 None => ModelTurn::Answer(
                     mock_format(&m.template, &prompt, Some(&mock_script::results(&messages)))
@@ -666,15 +859,19 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
                             EvalError::runtime(format!("model '{}' failed: {e}", m.name))
                         })?,
                 ),
-            }
+            };
+            let usage = Usage::mock(&prompt, &mock_turn_text(&turn));
+            (turn, usage)
         } else {
-            with_provider(vm, &m, |p, id, o| p.tool_turn(id, o, &messages, &specs))
+            with_provider(vm, m, |p, id, o| p.tool_turn(id, o, &messages, &specs))
                 .map_err(|e| unsupported_tools(e, &m.name))?
         };
+        count(vm, call.model, agent, &usage);
+        used.add(&usage, None);
         let (said, calls) = match turn {
             ModelTurn::Answer(answer) => {
                 if m.capability.is_some() {
-                    crate::audit::record(vm, "model", &m.name, "called", None, Some(line), env);
+                    crate::audit::record_model_call(vm, &m.name, used.tokens, line, env);
                 }
                 let confidence = if m.provider == "mock" {
                     m.confidence
@@ -685,26 +882,12 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             }
             ModelTurn::ToolCalls { text, calls } => (text, calls),
         };
-        let mut results = Vec::with_capacity(calls.len());
-        for call in &calls {
-            let text = match by_name.iter().find(|(n, _)| *n == call.name) {
-                None => format!("error: no such tool '{}'", call.name),
-                Some((_, tool)) if tool_server::tool_info(vm, *tool).is_some() => {
-                    let (span, file) = vm.current_span();
-                    match tool_server::call_tool(vm, *tool, call, env, line)
-                        .map_err(|e| e.at(span.with_line(line), file))
-                    {
-                        Ok(text) => text,
-                        Err(e) => format!("error: {}", e.display()),
-                    }
-                }
-                Some((_, tool)) => match call_tool_for_model(vm, *tool, call, env, line) {
-                    Ok(v) => vm.show(v)?,
-                    Err(e) => format!("error: {}", e.display()),
-                },
-            };
-            results.push((call.id.clone(), text));
-        }
+        // A tool's own model calls are not held back by a budget: a tool
+        // run here cannot pause (they still count).
+        budget::tools_running(vm, 1);
+        let results = run_tool_calls(vm, &calls, &by_name, env, line);
+        budget::tools_running(vm, -1);
+        let results = results?;
         messages.push(ChatMessage::ToolCalls { text: said, calls });
         messages.push(ChatMessage::ToolResults(results));
     }
@@ -712,6 +895,58 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         "model '{}' did not produce a final answer within {MAX_TOOL_TURNS} tool-call iterations",
         m.name
     )))
+}
+
+/// Runs the tools a model asked for; failures become `error: …` text
+/// for the model.
+fn run_tool_calls(
+    vm: &mut Vm,
+    calls: &[crate::provider::ToolCall],
+    by_name: &[(String, ObjRef)],
+    env: ScopeRef,
+    line: u32,
+) -> EvalResult<Vec<(String, String)>> {
+    let mut results = Vec::with_capacity(calls.len());
+    for call in calls {
+        let text = match by_name.iter().find(|(n, _)| *n == call.name) {
+            None => format!("error: no such tool '{}'", call.name),
+            Some((_, tool)) if tool_server::tool_info(vm, *tool).is_some() => {
+                let (span, file) = vm.current_span();
+                match tool_server::call_tool(vm, *tool, call, env, line)
+                    .map_err(|e| e.at(span.with_line(line), file))
+                {
+                    Ok(text) => text,
+                    Err(e) => format!("error: {}", e.display()),
+                }
+            }
+            Some((_, tool)) => match call_tool_for_model(vm, *tool, call, env, line) {
+                Ok(v) => vm.show(v)?,
+                Err(e) => format!("error: {}", e.display()),
+            },
+        };
+        results.push((call.id.clone(), text));
+    }
+    Ok(results)
+}
+
+/// What the mock's turn "wrote", for its usage: the answer, or the calls
+/// (name and arguments) it asked for.
+fn mock_turn_text(turn: &ModelTurn) -> String {
+    match turn {
+        ModelTurn::Answer(a) => a.clone(),
+        ModelTurn::ToolCalls { calls, .. } => calls
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}{}",
+                    c.name,
+                    crate::provider::host_to_json(&sense_eval::HostValue::List(
+                        c.arguments.iter().map(|(_, v)| v.clone()).collect()
+                    ))
+                )
+            })
+            .collect(),
+    }
 }
 
 /// A provider's "no tool-calling" answer becomes the reference's

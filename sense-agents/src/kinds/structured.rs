@@ -33,7 +33,13 @@ enum Root {
 /// as, if any: `Answer<Map…>` or `Answer<Array…>` (`answer` in any case,
 /// as the annotation itself accepts).
 pub(crate) fn wanted(vm: &Vm) -> Option<Wanted> {
-    let ann = vm.result_annotation()?.trim();
+    from_annotation(vm.result_annotation()?)
+}
+
+/// The structured answer an annotation (`Answer<Map>`, as written) asks
+/// for, if any (also used when a budget pause's held-back call is made).
+pub(crate) fn from_annotation(ann: &str) -> Option<Wanted> {
+    let ann = ann.trim();
     let open = ann.find('<')?;
     let (name, rest) = ann.split_at(open);
     if !name.trim().eq_ignore_ascii_case("answer") {

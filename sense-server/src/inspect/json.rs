@@ -178,6 +178,12 @@ pub fn audit(ins: &Inspector) -> Json {
                     "line": e.line,
                     "lineage": e.lineage,
                     "timestamp": e.timestamp,
+                    "usage": e.usage.map(|u| json!({
+                        "input_tokens": u.input,
+                        "output_tokens": u.output,
+                        "cached_tokens": u.cached,
+                        "cache_write_tokens": u.cache_write,
+                    })),
                     "text": e.describe(),
                 })
             })

@@ -481,7 +481,9 @@ pub(super) fn agents_json(rt: &Runtime) -> Json {
         .iter()
         .map(|a| {
             let mut j = json::agent(a);
-            j["subject"] = json!(subject == Some(rt.agent_id(a)));
+            let id = rt.agent_id(a);
+            j["subject"] = json!(subject == Some(id));
+            json::add_spending(&mut j, rt, id);
             j
         })
         .collect();

@@ -176,6 +176,25 @@ pub fn agent(a: &AgentReport) -> Json {
     })
 }
 
+/// An agent's model usage and budgets (issue 25): `usage` as Sense's
+/// `agent.usage` reads it, `budget` with `tokens` and `cost` (null when
+/// not set).
+pub fn add_spending(j: &mut Json, rt: &sense_agents::Runtime, id: sense_agents::AgentId) {
+    let spent = rt.agent_usage(id).unwrap_or_default();
+    let (tokens, cost) = rt.agent_budget(id).unwrap_or((None, None));
+    let t = &spent.tokens;
+    j["usage"] = json!({
+        "calls": spent.calls,
+        "input_tokens": t.input,
+        "output_tokens": t.output,
+        "cached_tokens": t.cached,
+        "cache_write_tokens": t.cache_write,
+        "total_tokens": t.total(),
+        "cost": spent.priced.then_some(spent.cost),
+    });
+    j["budget"] = json!({"tokens": tokens, "cost": cost});
+}
+
 /// An audit event.
 pub fn audit(e: &AuditEvent) -> Json {
     json!({
