@@ -371,12 +371,28 @@ pub trait ToolServer: Send {
     fn close(&mut self);
 }
 
-/// Connects `connect_mcp(name, command, args)` to a tool server; registered
-/// by the host (the runtime starts no processes itself).
+/// Connects `connect_mcp(name, command, args)` (and `connect_mcp(name,
+/// url: …)`) to a tool server; registered by the host (the runtime
+/// starts no processes and opens no connections itself).
 pub trait ToolServerConnector: Send {
     /// Starts `command args…` and connects to it. Errors read
     /// `<Kind>: <message>`.
     fn connect(&mut self, command: &str, args: &[String]) -> Result<Box<dyn ToolServer>, String>;
+
+    /// Connects to a remote server at `url` (MCP's Streamable HTTP
+    /// transport), sending the token held by the environment variable
+    /// `token_env` names, if any, as `Authorization: Bearer`. The default
+    /// refuses: a connector that only starts processes.
+    fn connect_url(
+        &mut self,
+        url: &str,
+        token_env: Option<&str>,
+    ) -> Result<Box<dyn ToolServer>, String> {
+        let _ = token_env;
+        Err(format!(
+            "RuntimeError: this runtime's MCP client cannot reach remote servers ({url})"
+        ))
+    }
 }
 
 pub use crate::json_host::{host_from_json, host_from_json_text};

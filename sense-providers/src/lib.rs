@@ -20,7 +20,10 @@
 pub mod anthropic;
 mod http;
 pub mod mcp;
+mod mcp_http;
+mod mcp_rpc;
 pub mod openai;
+mod sse;
 mod wire;
 
 pub use http::HttpSettings;
