@@ -277,6 +277,27 @@ pub trait ModelProvider: Send {
         self.complete_with_options(model_id, options, &structured_prompt(prompt, schema))
     }
 
+    /// [`complete_with_options`](Self::complete_with_options), streamed:
+    /// `on_text` is called with each piece of the answer's text as it
+    /// arrives (`ask(prompt, on_text: f)`), and the whole answer is
+    /// returned at the end. An `Err` from `on_text` stops the answer and
+    /// is returned as it is. The default is not streamed: it asks
+    /// [`complete_with_options`](Self::complete_with_options) and hands
+    /// over the whole text as one piece.
+    fn complete_streamed(
+        &mut self,
+        model_id: &str,
+        options: &ModelOptions,
+        prompt: &str,
+        on_text: &mut dyn FnMut(&str) -> Result<(), String>,
+    ) -> Result<ModelResponse, String> {
+        let r = self.complete_with_options(model_id, options, prompt)?;
+        if !r.text.is_empty() {
+            on_text(&r.text)?;
+        }
+        Ok(r)
+    }
+
     /// [`complete_with_tools`](Self::complete_with_tools) with the model's
     /// options; the default ignores them.
     fn tool_turn(

@@ -24,6 +24,7 @@ mod mcp_http;
 mod mcp_rpc;
 pub mod openai;
 mod sse;
+mod streamed;
 mod wire;
 
 pub use http::HttpSettings;

@@ -1,0 +1,171 @@
+//! `ask(prompt, on_text: f)`: a streamed answer. `f` is called with each
+//! piece of the answer's text as the provider receives it, then `ask`
+//! returns the whole Answer as usual. The mock model streams its answer
+//! word by word (each piece a word with the spaces after it), so programs
+//! can be tried without a network.
+//!
+//! `f` runs as a nested call on the asking agent's fiber, which must not
+//! pause in the middle of a native call: a pause request (from the host,
+//! `sense serve`, …) that arrives while the answer streams is held back
+//! and handed back to the agent after the answer, so it takes effect at
+//! the next safe point after `ask` returns.
+
+use super::structured;
+use super::{ModelObj, check_capability, finish_answer, mock_format, model, with_provider_vm};
+use sense_eval::heap::ScopeRef;
+use sense_eval::task::PauseFlag;
+use sense_eval::{EvalError, EvalResult, Value, Vm};
+use std::sync::Arc;
+
+/// The labels `ask` takes.
+const LABELS: [&str; 1] = ["on_text"];
+
+/// `on_text:` of the `ask` being called, if given (checked first, as
+/// labels are read before anything else runs).
+pub(super) fn on_text_label(vm: &Vm) -> EvalResult<Option<Value>> {
+    let labels = vm.labeled_args();
+    let mut unknown: Vec<&str> = labels
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| !LABELS.contains(n))
+        .collect();
+    unknown.sort_unstable();
+    unknown.dedup();
+    if !unknown.is_empty() {
+        return Err(EvalError::runtime(format!(
+            "ask(): unknown option(s) {} -- supported: on_text",
+            unknown.join(", ")
+        )));
+    }
+    Ok(labels
+        .into_iter()
+        .find(|(n, _)| n == "on_text")
+        .map(|(_, v)| v)
+        .filter(|v| !matches!(v, Value::Nil)))
+}
+
+/// Asks `model_v` `prompt`, calling `on_text` with each piece of the
+/// answer as it arrives.
+pub(super) fn ask_streamed(
+    vm: &mut Vm,
+    model_v: Value,
+    prompt: Value,
+    on_text: Value,
+    env: ScopeRef,
+    line: u32,
+) -> EvalResult<Value> {
+    let Some(m) = model(vm, model_v) else {
+        return Err(EvalError::runtime("ask() needs a Model"));
+    };
+    let Some(text) = vm.str_of(prompt).map(str::to_string) else {
+        return Err(EvalError::runtime(format!(
+            "ask() expects a String prompt, got {}",
+            vm.type_name(prompt)
+        )));
+    };
+    check_capability(vm, &m, env)?;
+    if structured::wanted(vm).is_some() {
+        return Err(EvalError::runtime(
+            "ask()'s on_text: streams text, not a structured answer (x: Answer<T> = ask(…)) \
+             -- ask without on_text:",
+        ));
+    }
+    let mut held = Held::new(vm);
+    let mut failure: Option<EvalError> = None;
+    let result = if m.provider == "mock" {
+        mock_stream(vm, &m, &text, &mut |vm, piece| {
+            deliver(vm, on_text, piece, env, line, &mut held)
+        })
+    } else {
+        let mut sink = |vm: &mut Vm, piece: &str| {
+            deliver(vm, on_text, piece, env, line, &mut held).map_err(|e| {
+                failure = Some(e);
+                STOPPED.to_string()
+            })
+        };
+        with_provider_vm(vm, &m, |vm, p, id, o| {
+            p.complete_streamed(id, o, &text, &mut |piece| sink(vm, piece))
+        })
+        .map(|r| (r.text, r.confidence))
+    };
+    held.release();
+    let (answer, confidence) = match (result, failure) {
+        (_, Some(e)) => return Err(e),
+        (r, None) => r?,
+    };
+    if m.capability.is_some() {
+        crate::audit::record(vm, "model", &m.name, "called", None, Some(line), env);
+    }
+    finish_answer(vm, answer, confidence, &m.name, None)
+}
+
+/// What a provider is told when `on_text` failed (the failure itself is
+/// reported instead).
+const STOPPED: &str = "the answer was stopped by on_text";
+
+/// The mock's answer, handed over a word at a time.
+fn mock_stream(
+    vm: &mut Vm,
+    m: &ModelObj,
+    prompt: &str,
+    deliver: &mut dyn FnMut(&mut Vm, &str) -> EvalResult<()>,
+) -> EvalResult<(String, Option<f64>)> {
+    let results = (!m.tool_calls.is_empty()).then_some("");
+    let answer = mock_format(&m.template, prompt, results)
+        .map_err(|e| EvalError::runtime(format!("model '{}' failed: {e}", m.name)))?;
+    for piece in answer.split_inclusive(' ') {
+        deliver(vm, piece)?;
+    }
+    Ok((answer, m.confidence))
+}
+
+/// Calls `on_text(piece)`, holding back a pause request first.
+fn deliver(
+    vm: &mut Vm,
+    on_text: Value,
+    piece: &str,
+    env: ScopeRef,
+    line: u32,
+    held: &mut Held,
+) -> EvalResult<()> {
+    held.take();
+    let s = vm.new_str(piece.to_string())?;
+    vm.call_nested(on_text, &[s], env, line).map(|_| ())
+}
+
+/// A pause request of the asking agent, held back while the answer
+/// streams.
+struct Held {
+    flag: Option<Arc<PauseFlag>>,
+    taken: bool,
+}
+
+impl Held {
+    fn new(vm: &Vm) -> Self {
+        let flag = vm
+            .running_lexical_task()
+            .and_then(|t| vm.task(Value::Obj(t)))
+            .map(|t| t.pause_flag());
+        Held { flag, taken: false }
+    }
+
+    /// Takes a pending request, if any (the host's count of pending
+    /// requests stays raised, so the request is seen again on release).
+    fn take(&mut self) {
+        if let Some(f) = &self.flag
+            && f.take()
+        {
+            self.taken = true;
+        }
+    }
+
+    /// Hands a request held back to the agent again.
+    fn release(&mut self) {
+        if self.taken
+            && let Some(f) = &self.flag
+        {
+            f.request();
+        }
+        self.taken = false;
+    }
+}
