@@ -5,6 +5,8 @@
 
 mod stream;
 
+pub use stream::ModelText;
+
 use super::answer::{answer_of, new_answer};
 use super::mock_script::{self, ScriptedCall};
 use super::model_tools::{call_tool_for_model, tool_spec};

@@ -70,6 +70,8 @@ pub struct Engine {
     pub running: Arc<Running>,
     /// Clients waiting for changes.
     pub waiters: Arc<Waiters>,
+    /// Streamed answers of the runs in progress, for events streams.
+    pub texts: Arc<super::texts::Texts>,
 }
 
 /// A fresh instance id: 128 random bits in hex.
@@ -160,6 +162,7 @@ impl Engine {
         let handle = rt.pause_handle(agent_id).map_err(sense_err)?;
         // Registered until the instance is stored, so that a pause request
         // made meanwhile reaches it (see `pause`).
+        rt.on_model_text(self.texts.sink(&id));
         let run = self.running.enter(&id, handle.clone());
         let result = rt.start(agent_id);
         let record = record_of(&rt, result, "", &out)?;
@@ -269,6 +272,7 @@ impl Engine {
         }
         let detail = json!({"value": json::from_host(&value), "from_version": s.version});
         let result = {
+            rt.on_model_text(self.texts.sink(id));
             let _run = self.running.enter(id, handle);
             rt.resume(agent, value)
         };
@@ -305,6 +309,7 @@ impl Engine {
                 if s.pause_requested {
                     handle.request();
                 }
+                rt.on_model_text(self.texts.sink(id));
                 let _run = self.running.enter(id, handle);
                 rt.resume(agent, HostValue::Nil)
             } else {

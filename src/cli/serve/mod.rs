@@ -18,6 +18,7 @@ mod json;
 mod program;
 mod routes;
 mod running;
+mod texts;
 mod waiters;
 
 use super::LimitArgs;
@@ -144,6 +145,7 @@ pub fn serve(args: ServeArgs) -> i32 {
         process: process_name(),
         running,
         waiters,
+        texts: Arc::default(),
     });
     let access = http::Access { token, port };
     match http::run(engine, listener, access, args.workers) {

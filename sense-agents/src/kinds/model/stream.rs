@@ -9,6 +9,10 @@
 //! `sense serve`, …) that arrives while the answer streams is held back
 //! and handed back to the agent after the answer, so it takes effect at
 //! the next safe point after `ask` returns.
+//!
+//! The host sees the pieces too, as they arrive, through
+//! [`Runtime::on_model_text`] (`sense serve` relays them to the events
+//! stream of the running instance).
 
 use super::structured;
 use super::{ModelObj, check_capability, finish_answer, mock_format, model, with_provider_vm};
@@ -16,6 +20,43 @@ use sense_eval::heap::ScopeRef;
 use sense_eval::task::PauseFlag;
 use sense_eval::{EvalError, EvalResult, Value, Vm};
 use std::sync::Arc;
+
+/// The host's receiver of streamed pieces, kept as the VM's extension
+/// state (see [`Runtime::on_model_text`]).
+struct TextSink(Box<dyn FnMut(&ModelText<'_>) + Send>);
+
+/// One piece of a streamed answer, as the host sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ModelText<'a> {
+    /// The agent that asked (`None` outside any agent).
+    pub agent: Option<&'a str>,
+    /// The model's name.
+    pub model: &'a str,
+    /// The piece of text.
+    pub text: &'a str,
+}
+
+impl crate::Runtime {
+    /// Calls `sink` with each piece of every streamed answer
+    /// (`ask(prompt, on_text: f)`) as it arrives, before `f` sees it:
+    /// how a host shows an agent's answer live (`sense serve` relays the
+    /// pieces on an instance's events stream). Replaces any earlier sink.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// let mut rt = sense_agents::Runtime::new();
+    /// rt.set_output(|_| {});
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let keep = seen.clone();
+    /// rt.on_model_text(move |t| keep.lock().unwrap().push(t.text.to_string()));
+    /// rt.run_source("s.sns", "model m = inference(\"mock\")\nset delegation = m\nask(\"hi\", on_text: print)\n")
+    ///     .unwrap();
+    /// assert_eq!(seen.lock().unwrap().concat(), "(mock reasoning about: hi)");
+    /// ```
+    pub fn on_model_text(&mut self, sink: impl FnMut(&ModelText<'_>) + Send + 'static) {
+        self.vm().set_ext_state(TextSink(Box::new(sink)));
+    }
+}
 
 /// The labels `ask` takes.
 const LABELS: [&str; 1] = ["on_text"];
@@ -70,7 +111,7 @@ pub(super) fn ask_streamed(
              -- ask without on_text:",
         ));
     }
-    let mut held = Held::new(vm);
+    let mut held = Held::new(vm, &m.name);
     let mut failure: Option<EvalError> = None;
     let result = if m.provider == "mock" {
         mock_stream(vm, &m, &text, &mut |vm, piece| {
@@ -129,6 +170,19 @@ fn deliver(
     held: &mut Held,
 ) -> EvalResult<()> {
     held.take();
+    if vm.ext_state_mut::<TextSink>().is_some() {
+        let agent = held
+            .agent
+            .and_then(|t| vm.task(Value::Obj(t)))
+            .map(|t| vm.interner().name(t.name).to_string());
+        if let Some(sink) = vm.ext_state_mut::<TextSink>() {
+            (sink.0)(&ModelText {
+                agent: agent.as_deref(),
+                model: &held.model,
+                text: piece,
+            });
+        }
+    }
     let s = vm.new_str(piece.to_string())?;
     vm.call_nested(on_text, &[s], env, line).map(|_| ())
 }
@@ -138,15 +192,24 @@ fn deliver(
 struct Held {
     flag: Option<Arc<PauseFlag>>,
     taken: bool,
+    /// The asking agent (for the host's sink).
+    agent: Option<sense_eval::heap::ObjRef>,
+    /// The model's name (for the host's sink).
+    model: String,
 }
 
 impl Held {
-    fn new(vm: &Vm) -> Self {
-        let flag = vm
-            .running_lexical_task()
+    fn new(vm: &Vm, model: &str) -> Self {
+        let agent = vm.running_lexical_task();
+        let flag = agent
             .and_then(|t| vm.task(Value::Obj(t)))
             .map(|t| t.pause_flag());
-        Held { flag, taken: false }
+        Held {
+            flag,
+            taken: false,
+            agent,
+            model: model.to_string(),
+        }
     }
 
     /// Takes a pending request, if any (the host's count of pending
