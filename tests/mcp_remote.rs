@@ -499,7 +499,7 @@ fn remote_argument_errors() {
         ),
         (
             r#"connect_mcp("a", url: "http://x", port: 3)"#,
-            "connect_mcp(): unknown option(s) port -- supported: capability, token_env, url",
+            "'connect_mcp' does not accept labeled arguments (url, port)",
         ),
         (
             r#"connect_mcp("a", url: "ftp://example.com/mcp")"#,

@@ -252,7 +252,7 @@ fn mock_streams_word_by_word_and_options_are_checked() {
         .expect_err("an unknown option");
     assert!(
         err.to_string()
-            .contains("ask(): unknown option(s) colour -- supported: on_text"),
+            .contains("'ask' does not accept labeled arguments (colour)"),
         "{err}"
     );
     let err = rt

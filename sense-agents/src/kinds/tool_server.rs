@@ -279,18 +279,13 @@ const LABELS: [&str; 3] = ["capability", "token_env", "url"];
 /// argument of the first form too.
 fn connect_mcp(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     let labels = vm.labeled_args();
-    let mut unknown: Vec<&str> = labels
-        .iter()
-        .map(|(n, _)| n.as_str())
-        .filter(|n| !LABELS.contains(n))
-        .collect();
-    unknown.sort_unstable();
-    unknown.dedup();
-    if !unknown.is_empty() {
+    if labels.iter().any(|(n, _)| !LABELS.contains(&n.as_str())) {
+        // The reference's words for a label it does not take (it takes
+        // none): every label given, in order.
+        let given: Vec<&str> = labels.iter().map(|(n, _)| n.as_str()).collect();
         return Err(EvalError::runtime(format!(
-            "connect_mcp(): unknown option(s) {} -- supported: {}",
-            unknown.join(", "),
-            LABELS.join(", ")
+            "'connect_mcp' does not accept labeled arguments ({})",
+            given.join(", ")
         )));
     }
     let label = |name: &str| labels.iter().find(|(n, _)| n == name).map(|(_, v)| *v);

@@ -65,17 +65,13 @@ const LABELS: [&str; 1] = ["on_text"];
 /// labels are read before anything else runs).
 pub(super) fn on_text_label(vm: &Vm) -> EvalResult<Option<Value>> {
     let labels = vm.labeled_args();
-    let mut unknown: Vec<&str> = labels
-        .iter()
-        .map(|(n, _)| n.as_str())
-        .filter(|n| !LABELS.contains(n))
-        .collect();
-    unknown.sort_unstable();
-    unknown.dedup();
-    if !unknown.is_empty() {
+    if labels.iter().any(|(n, _)| !LABELS.contains(&n.as_str())) {
+        // The reference's words for a label it does not take (it takes
+        // none): every label given, in order.
+        let given: Vec<&str> = labels.iter().map(|(n, _)| n.as_str()).collect();
         return Err(EvalError::runtime(format!(
-            "ask(): unknown option(s) {} -- supported: on_text",
-            unknown.join(", ")
+            "'ask' does not accept labeled arguments ({})",
+            given.join(", ")
         )));
     }
     Ok(labels
