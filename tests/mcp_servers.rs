@@ -5,11 +5,15 @@
 //! that fail (missing, exiting, hanging, writing garbage), which must give
 //! clean errors and leave no child process behind.
 
-use sense_testkit::loopback::{self, Loopback, Reply, program, text};
+#[path = "mcp/support.rs"]
+mod support;
+
+use sense_testkit::loopback::{Loopback, Reply, program, text};
 use sense_testkit::toolchain::{self, Tool};
 use sense_testkit::trials::Trial;
 use serde_json::json;
 use std::time::{Duration, Instant};
+use support::{answer, echo_model, sense, tool_call};
 
 const KEY: &str = "sk-test-mcp-0123456789";
 
@@ -39,24 +43,6 @@ fn py_script() -> String {
     format!("{}/tests/mcp/py_server.py", env!("CARGO_MANIFEST_DIR"))
 }
 
-fn tool_call(id: &str, name: &str, arguments: serde_json::Value) -> serde_json::Value {
-    json!({
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4o",
-        "choices": [{"index": 0, "finish_reason": "tool_calls", "logprobs": null,
-            "message": {"role": "assistant", "content": null, "tool_calls": [
-                {"id": id, "type": "function",
-                 "function": {"name": name, "arguments": arguments.to_string()}}]}}]
-    })
-}
-
-fn answer(content: &str) -> serde_json::Value {
-    json!({
-        "id": "chatcmpl-2", "object": "chat.completion", "created": 2, "model": "gpt-4o",
-        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": null,
-            "message": {"role": "assistant", "content": content, "refusal": null}}]
-    })
-}
-
 fn run(
     source: &str,
     name: &str,
@@ -78,17 +64,7 @@ fn lit(s: &str) -> String {
 
 fn everything_server_echo_through_ask_with_tools() {
     let cmd = installed("SENSE_MCP_EVERYTHING");
-    let model = Loopback::start(vec![
-        Reply::json(
-            200,
-            tool_call(
-                "call_e1",
-                "everything__echo",
-                json!({"message": "hi there"}),
-            ),
-        ),
-        Reply::json(200, answer("The server said: Echo: hi there")),
-    ]);
+    let model = echo_model("hi there");
     let source = format!(
         r#"s = connect_mcp("everything", {cmd}, ["stdio"])
 print(s)
@@ -606,17 +582,6 @@ fn malformed_mcp_timeouts_are_refused() {
         "SenseRuntimeError: connect_mcp() failed to connect to 'x': ValueError: SENSE_MCP_TIMEOUT \
          is 'soon', which is not a number of seconds (a number greater than 0, e.g. 30 or 0.5)"
     );
-}
-
-/// `sense ARGS…` (this crate's binary) from the repository root with `env`
-/// set and the provider variables of the machine cleared.
-fn sense(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
-    loopback::run_sense(
-        env!("CARGO_BIN_EXE_sense"),
-        env!("CARGO_MANIFEST_DIR"),
-        args,
-        env,
-    )
 }
 
 /// A trial of `test` that needs `tools` (checked when it runs).

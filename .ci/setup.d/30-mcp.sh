@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# MCP servers that this project did not write, for tests/mcp_servers.rs:
-# the reference server `@modelcontextprotocol/server-everything` (npm) and
-# a server built on the `mcp` package (PyPI) in its own virtualenv.
+# MCP servers that this project did not write, for tests/mcp_servers.rs
+# and tests/mcp_remote.rs: the reference server
+# `@modelcontextprotocol/server-everything` (npm; the remote tests start the
+# same command as `SENSE_MCP_EVERYTHING streamableHttp` with PORT set, on
+# loopback) and a server built on the `mcp` package (PyPI) in its own
+# virtualenv.
 # Sourced by .ci/run; idempotent. Exports:
-#   SENSE_MCP_EVERYTHING  the server-everything command (runs over stdio)
+#   SENSE_MCP_EVERYTHING  the server-everything command (stdio by default,
+#                         Streamable HTTP with the argument streamableHttp)
 #   SENSE_MCP_PYTHON      a python that can `import mcp`
 _sense_mcp_dir="${SENSE_MCP_CACHE:-$HOME/.cache/sense-mcp}"
 mkdir -p "$_sense_mcp_dir/npm"

@@ -277,6 +277,27 @@ pub trait ModelProvider: Send {
         self.complete_with_options(model_id, options, &structured_prompt(prompt, schema))
     }
 
+    /// [`complete_with_options`](Self::complete_with_options), streamed:
+    /// `on_text` is called with each piece of the answer's text as it
+    /// arrives (`ask(prompt, on_text: f)`), and the whole answer is
+    /// returned at the end. An `Err` from `on_text` stops the answer and
+    /// is returned as it is. The default is not streamed: it asks
+    /// [`complete_with_options`](Self::complete_with_options) and hands
+    /// over the whole text as one piece.
+    fn complete_streamed(
+        &mut self,
+        model_id: &str,
+        options: &ModelOptions,
+        prompt: &str,
+        on_text: &mut dyn FnMut(&str) -> Result<(), String>,
+    ) -> Result<ModelResponse, String> {
+        let r = self.complete_with_options(model_id, options, prompt)?;
+        if !r.text.is_empty() {
+            on_text(&r.text)?;
+        }
+        Ok(r)
+    }
+
     /// [`complete_with_tools`](Self::complete_with_tools) with the model's
     /// options; the default ignores them.
     fn tool_turn(
@@ -379,12 +400,28 @@ pub trait ToolServer: Send {
     fn close(&mut self);
 }
 
-/// Connects `connect_mcp(name, command, args)` to a tool server; registered
-/// by the host (the runtime starts no processes itself).
+/// Connects `connect_mcp(name, command, args)` (and `connect_mcp(name,
+/// url: …)`) to a tool server; registered by the host (the runtime
+/// starts no processes and opens no connections itself).
 pub trait ToolServerConnector: Send {
     /// Starts `command args…` and connects to it. Errors read
     /// `<Kind>: <message>`.
     fn connect(&mut self, command: &str, args: &[String]) -> Result<Box<dyn ToolServer>, String>;
+
+    /// Connects to a remote server at `url` (MCP's Streamable HTTP
+    /// transport), sending the token held by the environment variable
+    /// `token_env` names, if any, as `Authorization: Bearer`. The default
+    /// refuses: a connector that only starts processes.
+    fn connect_url(
+        &mut self,
+        url: &str,
+        token_env: Option<&str>,
+    ) -> Result<Box<dyn ToolServer>, String> {
+        let _ = token_env;
+        Err(format!(
+            "RuntimeError: this runtime's MCP client cannot reach remote servers ({url})"
+        ))
+    }
 }
 
 pub use crate::json_host::{host_from_json, host_from_json_text};

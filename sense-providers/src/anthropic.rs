@@ -1,6 +1,7 @@
 //! `inference("anthropic", …)`: the Anthropic Messages API.
 
 use crate::http::{Http, HttpSettings};
+use crate::streamed;
 use crate::usage::{self, LastUsage};
 use crate::wire::{self, ToolNames};
 use sense_agents::provider::{
@@ -47,6 +48,32 @@ impl Anthropic {
             http,
             usage: LastUsage::default(),
         }
+    }
+
+    /// [`call`](Self::call), streamed (`"stream": true` is set here).
+    fn call_streamed(
+        &self,
+        options: &ModelOptions,
+        mut body: Json,
+        on_text: &mut dyn FnMut(&str) -> Result<(), String>,
+    ) -> Result<String, String> {
+        let key = wire::api_key(options, KEY_ENV)?;
+        let url = format!(
+            "{}/v1/messages",
+            wire::base_url(options, BASE_URL_ENV, DEFAULT_BASE_URL)
+        );
+        let headers = [
+            ("x-api-key", key.as_str()),
+            ("anthropic-version", API_VERSION),
+        ];
+        wire::set(&mut body, "stream", json!(true));
+        let call = streamed::Call {
+            url: &url,
+            headers: &headers,
+            secret: &key,
+        };
+        streamed::anthropic(&self.http, &call, &body, on_text)
+            .map_err(|e| wire::name_refused_option(e, &body))
     }
 
     fn call(&self, options: &ModelOptions, body: Json) -> Result<Json, String> {
@@ -168,6 +195,24 @@ impl ModelProvider for Anthropic {
         let answer = self.call(options, body)?;
         Ok(ModelResponse {
             text: text(blocks(&answer)?),
+            confidence: None,
+        })
+    }
+
+    fn complete_streamed(
+        &mut self,
+        model_id: &str,
+        options: &ModelOptions,
+        prompt: &str,
+        on_text: &mut dyn FnMut(&str) -> Result<(), String>,
+    ) -> Result<ModelResponse, String> {
+        let body = request(
+            model_id,
+            options,
+            vec![json!({"role": "user", "content": prompt})],
+        );
+        Ok(ModelResponse {
+            text: self.call_streamed(options, body, on_text)?,
             confidence: None,
         })
     }

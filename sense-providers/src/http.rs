@@ -7,6 +7,10 @@
 use serde_json::Value as Json;
 use std::time::Duration;
 
+mod stream;
+
+pub(crate) use stream::Next;
+
 /// Timeouts and retries of the HTTP providers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HttpSettings {

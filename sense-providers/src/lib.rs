@@ -20,7 +20,11 @@
 pub mod anthropic;
 mod http;
 pub mod mcp;
+mod mcp_http;
+mod mcp_rpc;
 pub mod openai;
+mod sse;
+mod streamed;
 mod usage;
 mod wire;
 

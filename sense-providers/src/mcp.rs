@@ -17,6 +17,7 @@
 //! which is ended as a whole on close or drop (`npx` starts `node`, and
 //! the child must not outlive the connection).
 
+use crate::mcp_rpc::{self, Answer, Rpc};
 use sense_agents::provider::{RemoteTool, ToolServer, ToolServerConnector};
 use serde_json::{Value as Json, json};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -25,16 +26,12 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// The protocol version this client asks for (servers may answer with
-/// another they support; any is accepted).
-pub const PROTOCOL_VERSION: &str = "2025-06-18";
+pub use crate::mcp_rpc::PROTOCOL_VERSION;
 
 /// A line longer than this from a server is refused.
 const MAX_LINE: usize = 16 * 1024 * 1024;
 /// How much of a server's stderr is kept for error messages.
 const STDERR_TAIL: usize = 2048;
-/// Pages of `tools/list` followed at most.
-const MAX_PAGES: usize = 100;
 /// Answers (and end-of-stream notes) waiting for the caller; when full,
 /// the reader stops reading and the server's writes block.
 pub const INCOMING_QUEUE: usize = 8;
@@ -64,6 +61,16 @@ impl Default for McpSettings {
 }
 
 impl McpSettings {
+    /// The limit of a request: the call timeout for `tools/call`, the
+    /// connect timeout for the others.
+    pub(crate) fn timeout_for(&self, method: &str) -> Duration {
+        if method == "tools/call" {
+            self.call_timeout
+        } else {
+            self.connect_timeout
+        }
+    }
+
     /// The defaults, with `SENSE_MCP_TIMEOUT` (seconds) setting both
     /// timeouts and `SENSE_MCP_CALL_TIMEOUT` then the call timeout alone;
     /// the plain defaults when one is malformed (see
@@ -87,7 +94,9 @@ impl McpSettings {
     }
 }
 
-/// Starts MCP servers as child processes speaking over stdio.
+/// Starts MCP servers as child processes speaking over stdio, and
+/// connects to remote ones over Streamable HTTP (`connect_mcp(name,
+/// url: …)`, see `mcp_http.rs`), with the same timeouts.
 #[derive(Clone, Debug, Default)]
 pub struct McpStdioConnector {
     settings: McpSettings,
@@ -126,6 +135,21 @@ impl ToolServerConnector for McpStdioConnector {
         Ok(Box::new(StdioServer::start(
             command,
             args,
+            self.settings.clone(),
+        )?))
+    }
+
+    fn connect_url(
+        &mut self,
+        url: &str,
+        token_env: Option<&str>,
+    ) -> Result<Box<dyn ToolServer>, String> {
+        if let Some(why) = &self.refusal {
+            return Err(why.clone());
+        }
+        Ok(Box::new(crate::mcp_http::HttpServer::connect(
+            url,
+            token_env,
             self.settings.clone(),
         )?))
     }
@@ -200,58 +224,10 @@ impl StdioServer {
             broken: None,
         };
         let deadline = Instant::now() + server.settings.connect_timeout;
-        server.request(
-            "initialize",
-            json!({
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "sense", "version": env!("CARGO_PKG_VERSION")},
-            }),
-            deadline,
-        )?;
+        server.request("initialize", mcp_rpc::initialize_params(), deadline)?;
         server.notify("notifications/initialized")?;
-        server.tools = server.list_tools(deadline)?;
+        server.tools = mcp_rpc::list_tools(&mut server, deadline)?;
         Ok(server)
-    }
-
-    fn list_tools(&mut self, deadline: Instant) -> Result<Vec<RemoteTool>, String> {
-        let mut tools = Vec::new();
-        let mut cursor: Option<String> = None;
-        for _ in 0..MAX_PAGES {
-            let params = match &cursor {
-                Some(c) => json!({ "cursor": c }),
-                None => json!({}),
-            };
-            let result = self.request("tools/list", params, deadline)?;
-            let Some(list) = result.get("tools").and_then(Json::as_array) else {
-                return Err(self.protocol_error("tools/list result has no 'tools' array"));
-            };
-            for t in list {
-                let Some(name) = t.get("name").and_then(Json::as_str) else {
-                    return Err(self.protocol_error("a listed tool has no name"));
-                };
-                tools.push(RemoteTool {
-                    name: name.to_string(),
-                    description: t
-                        .get("description")
-                        .and_then(Json::as_str)
-                        .unwrap_or("")
-                        .to_string(),
-                    input_schema: t
-                        .get("inputSchema")
-                        .filter(|s| s.is_object())
-                        .map_or_else(|| "{}".to_string(), Json::to_string),
-                });
-            }
-            cursor = result
-                .get("nextCursor")
-                .and_then(Json::as_str)
-                .map(str::to_string);
-            if cursor.is_none() {
-                break;
-            }
-        }
-        Ok(tools)
     }
 
     fn protocol_error(&mut self, what: &str) -> String {
@@ -290,7 +266,12 @@ impl StdioServer {
     }
 
     /// Sends a request and waits (until `deadline`) for its answer.
-    fn request(&mut self, method: &str, params: Json, deadline: Instant) -> Result<Json, String> {
+    fn send_request(
+        &mut self,
+        method: &str,
+        params: Json,
+        deadline: Instant,
+    ) -> Result<Json, String> {
         if let Some(e) = &self.broken {
             return Err(e.clone());
         }
@@ -320,26 +301,17 @@ impl StdioServer {
                 Ok(Incoming::Closed(why)) => return Err(self.exited(why)),
                 Err(RecvTimeoutError::Disconnected) => return Err(self.exited(None)),
                 Err(RecvTimeoutError::Timeout) => {
-                    return Err(format!(
-                        "TimeoutError: MCP server '{}' did not answer '{method}' within {}s",
-                        self.command,
-                        fmt_secs(self.timeout_for(method))
-                    ));
+                    let limit = self.settings.timeout_for(method);
+                    return Err(mcp_rpc::timed_out(&self.command, method, limit));
                 }
             };
-            if msg.get("id").and_then(Json::as_i64) != Some(id) {
-                continue; // a late answer to a request that timed out
-            }
-            if let Some(err) = msg.get("error") {
-                let text = err
-                    .get("message")
-                    .and_then(Json::as_str)
-                    .map_or_else(|| err.to_string(), str::to_string);
-                return Err(format!("McpError: {text}"));
-            }
-            return match msg.get("result") {
-                Some(r) => Ok(r.clone()),
-                None => Err(self.protocol_error("an answer has neither result nor error")),
+            return match mcp_rpc::answer(&msg, id) {
+                Answer::Other => continue, // a late answer to a request that timed out
+                Answer::Result(r) => Ok(r),
+                Answer::Error(e) => Err(e),
+                Answer::Malformed => {
+                    Err(self.protocol_error("an answer has neither result nor error"))
+                }
             };
         }
     }
@@ -363,14 +335,6 @@ impl StdioServer {
         );
         self.broken = Some(e.clone());
         e
-    }
-
-    fn timeout_for(&self, method: &str) -> Duration {
-        if method == "tools/call" {
-            self.settings.call_timeout
-        } else {
-            self.settings.connect_timeout
-        }
     }
 
     fn stderr_note(&self) -> String {
@@ -455,40 +419,24 @@ fn queue_line(out: &Outgoing, line: Vec<u8>) -> Result<(), Unsent> {
     }
 }
 
+impl Rpc for StdioServer {
+    fn request(&mut self, method: &str, params: Json, deadline: Instant) -> Result<Json, String> {
+        self.send_request(method, params, deadline)
+    }
+
+    fn protocol_error(&mut self, what: &str) -> String {
+        StdioServer::protocol_error(self, what)
+    }
+}
+
 impl ToolServer for StdioServer {
     fn tools(&self) -> Vec<RemoteTool> {
         self.tools.clone()
     }
 
     fn call_tool(&mut self, name: &str, arguments: &str) -> Result<String, String> {
-        let arguments: Json = serde_json::from_str(arguments).unwrap_or_else(|_| json!({}));
         let deadline = Instant::now() + self.settings.call_timeout;
-        let result = self.request(
-            "tools/call",
-            json!({ "name": name, "arguments": arguments }),
-            deadline,
-        )?;
-        // Text content blocks, joined, as the reference does.
-        let text: String = result
-            .get("content")
-            .and_then(Json::as_array)
-            .map(|blocks| {
-                blocks
-                    .iter()
-                    .filter(|b| b.get("type").and_then(Json::as_str) == Some("text"))
-                    .filter_map(|b| b.get("text").and_then(Json::as_str))
-                    .collect()
-            })
-            .unwrap_or_default();
-        if result.get("isError").and_then(Json::as_bool) == Some(true) {
-            if text.is_empty() {
-                return Err(format!(
-                    "RuntimeError: MCP tool '{name}' failed with no error message"
-                ));
-            }
-            return Err(format!("RuntimeError: {text}"));
-        }
-        Ok(text)
+        mcp_rpc::call_tool(self, name, arguments, deadline)
     }
 
     fn close(&mut self) {
@@ -587,14 +535,8 @@ fn read_messages(out: impl Read, tx: &SyncSender<Incoming>, replies: &Outgoing) 
 /// reply that finds the writer's queue full is dropped (a server that
 /// pings without reading gets no answers, and costs no memory).
 fn answer_server(msg: &Json, replies: &Outgoing) {
-    let Some(id) = msg.get("id") else {
+    let Some(reply) = mcp_rpc::reply_to_server(msg) else {
         return;
-    };
-    let reply = if msg.get("method").and_then(Json::as_str) == Some("ping") {
-        json!({"jsonrpc": "2.0", "id": id, "result": {}})
-    } else {
-        json!({"jsonrpc": "2.0", "id": id,
-               "error": {"code": -32601, "message": "method not supported by this client"}})
     };
     let mut line = reply.to_string();
     line.push('\n');
@@ -643,14 +585,5 @@ fn spawn_error(command: &str, e: &std::io::Error) -> String {
             format!("PermissionError: [Errno 13] Permission denied: '{command}'")
         }
         _ => format!("OSError: {e}"),
-    }
-}
-
-fn fmt_secs(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s.fract() == 0.0 {
-        format!("{s:.0}")
-    } else {
-        format!("{s}")
     }
 }

@@ -2,6 +2,7 @@
 //! server that speaks it (Ollama, llama.cpp's server, vLLM, …).
 
 use crate::http::{Http, HttpSettings};
+use crate::streamed;
 use crate::usage::{self, LastUsage};
 use crate::wire::{self, ToolNames};
 use sense_agents::provider::{
@@ -44,6 +45,30 @@ impl OpenAi {
             http,
             usage: LastUsage::default(),
         }
+    }
+
+    /// [`call`](Self::call), streamed (`"stream": true` is set here).
+    fn call_streamed(
+        &self,
+        options: &ModelOptions,
+        mut body: Json,
+        on_text: &mut dyn FnMut(&str) -> Result<(), String>,
+    ) -> Result<String, String> {
+        let key = wire::api_key(options, KEY_ENV)?;
+        let url = format!(
+            "{}/chat/completions",
+            wire::base_url(options, BASE_URL_ENV, DEFAULT_BASE_URL)
+        );
+        let auth = format!("Bearer {key}");
+        let headers = [("Authorization", auth.as_str())];
+        wire::set(&mut body, "stream", json!(true));
+        let call = streamed::Call {
+            url: &url,
+            headers: &headers,
+            secret: &key,
+        };
+        streamed::openai(&self.http, &call, &body, on_text)
+            .map_err(|e| wire::name_refused_option(e, &body))
     }
 
     fn call(&self, options: &ModelOptions, body: Json) -> Result<Json, String> {
@@ -178,6 +203,24 @@ impl ModelProvider for OpenAi {
         let answer = self.call(options, body)?;
         Ok(ModelResponse {
             text: content(answered_message(&answer)?),
+            confidence: None,
+        })
+    }
+
+    fn complete_streamed(
+        &mut self,
+        model_id: &str,
+        options: &ModelOptions,
+        prompt: &str,
+        on_text: &mut dyn FnMut(&str) -> Result<(), String>,
+    ) -> Result<ModelResponse, String> {
+        let body = request(
+            model_id,
+            options,
+            vec![json!({"role": "user", "content": prompt})],
+        );
+        Ok(ModelResponse {
+            text: self.call_streamed(options, body, on_text)?,
             confidence: None,
         })
     }

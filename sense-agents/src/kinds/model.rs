@@ -3,6 +3,10 @@
 //! delegation` selects it, and `ask`, `ask_with_memory`, `ask_with_tools`
 //! and `model.ask(prompt)` query it (AGENTS.md §6).
 
+mod stream;
+
+pub use stream::ModelText;
+
 use super::answer::{answer_of, new_answer};
 use super::budget::{self, PendingCall};
 use super::mock_script::{self, ScriptedCall};
@@ -183,7 +187,9 @@ pub fn natives() -> Vec<NativeDef> {
     use Arity::*;
     vec![
         NativeDef::new("inference", Variadic, inference).with_labels(),
-        NativeDef::new("ask", Exact(1), ask).with_line(),
+        NativeDef::new("ask", Exact(1), ask)
+            .with_line()
+            .with_labels(),
         NativeDef::new("ask_with_memory", Exact(2), ask_with_memory).with_line(),
         NativeDef::new("ask_with_tools", Exact(2), ask_with_tools).with_line(),
     ]
@@ -539,10 +545,14 @@ fn delegated_model(vm: &Vm, env: ScopeRef, builtin: &str, example: &str) -> Eval
 }
 
 fn ask(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
+    let on_text = stream::on_text_label(vm)?;
     let env = vm.env();
     let (line, _) = vm.call_line();
     let model = delegated_model(vm, env, "ask", "e.g. inference(\"mock\")")?;
-    ask_model(vm, model, arg(args, 0), env, line)
+    match on_text {
+        Some(f) => stream::ask_streamed(vm, model, arg(args, 0), f, env, line),
+        None => ask_model(vm, model, arg(args, 0), env, line),
+    }
 }
 
 fn ask_with_memory(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
@@ -729,6 +739,16 @@ fn with_provider<T>(
     m: &ModelObj,
     f: impl FnOnce(&mut dyn ModelProvider, &str, &ModelOptions) -> Result<T, String>,
 ) -> EvalResult<(T, Usage)> {
+    with_provider_vm(vm, m, |_, p, id, o| f(p, id, o))
+}
+
+/// [`with_provider`], with the VM free for `f` to use while the
+/// provider is taken out (a streamed answer calls Sense code).
+fn with_provider_vm<T>(
+    vm: &mut Vm,
+    m: &ModelObj,
+    f: impl FnOnce(&mut Vm, &mut dyn ModelProvider, &str, &ModelOptions) -> Result<T, String>,
+) -> EvalResult<(T, Usage)> {
     let list = providers(vm).map_err(EvalError::runtime)?;
     let Some(idx) = list.iter().position(|p| p.name == m.provider) else {
         return Err(EvalError::runtime(format!(
@@ -742,7 +762,7 @@ fn with_provider<T>(
             m.name
         )));
     };
-    let r = f(provider.as_mut(), &m.model_id, &m.options);
+    let r = f(vm, provider.as_mut(), &m.model_id, &m.options);
     let usage = provider.take_usage().unwrap_or_default();
     if let Some(p) = providers(vm).ok().and_then(|l| l.get_mut(idx)) {
         p.provider = Some(provider);

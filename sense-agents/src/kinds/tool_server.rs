@@ -31,6 +31,46 @@ pub struct McpServerObj {
     /// Index of the live connection in [`ToolServers`].
     #[serde(skip)]
     pub conn: Option<usize>,
+    /// Where a remote server is (`connect_mcp(name, url: …)`); `None`
+    /// for a server started as a process.
+    pub remote: Option<Remote>,
+}
+
+/// A remote server's address, kept in snapshots (the token is not: only
+/// the name of the variable holding it).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Remote {
+    /// The server's MCP endpoint (`http://…` or `https://…`).
+    pub url: String,
+    /// The environment variable holding its bearer token, if any.
+    pub token_env: Option<String>,
+}
+
+/// An MCP server as snapshots stored it before remote servers (decoded
+/// when the current layout does not fit the bytes).
+#[derive(serde::Deserialize)]
+struct McpServerObjV1 {
+    name: String,
+    command: String,
+    args: Vec<String>,
+    capability: Option<String>,
+    tools: Value,
+    closed: bool,
+}
+
+impl From<McpServerObjV1> for McpServerObj {
+    fn from(s: McpServerObjV1) -> Self {
+        McpServerObj {
+            name: s.name,
+            command: s.command,
+            args: s.args,
+            capability: s.capability,
+            tools: s.tools,
+            closed: s.closed,
+            conn: None,
+            remote: None,
+        }
+    }
 }
 
 /// One tool of an MCP server.
@@ -80,7 +120,7 @@ pub static MCP_TOOL: McpToolKind = McpToolKind;
 
 /// The natives of these kinds.
 pub fn natives() -> Vec<NativeDef> {
-    vec![NativeDef::new("connect_mcp", Arity::Variadic, connect_mcp)]
+    vec![NativeDef::new("connect_mcp", Arity::Variadic, connect_mcp).with_labels()]
 }
 
 impl ExtObject for McpServerObj {
@@ -174,7 +214,12 @@ impl ObjectKind for McpServerKind {
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
-        Ok(Box::new(kind::from_bytes::<McpServerObj>(bytes)?))
+        let server = kind::from_bytes::<McpServerObj>(bytes).or_else(|e| {
+            kind::from_bytes::<McpServerObjV1>(bytes)
+                .map(McpServerObj::from)
+                .map_err(|_| e)
+        })?;
+        Ok(Box::new(server))
     }
 
     fn validate(&self, obj: &dyn ExtObject, heap: &Heap) -> Result<(), String> {
@@ -225,19 +270,72 @@ impl ObjectKind for McpToolKind {
     }
 }
 
-/// `connect_mcp(name, command, args, capability?)`.
+/// The labels `connect_mcp` takes.
+const LABELS: [&str; 3] = ["capability", "token_env", "url"];
+
+/// `connect_mcp(name, command, args, capability?)`, or
+/// `connect_mcp(name, url: URL, token_env: VAR, capability: CAP)` for a
+/// remote server (Streamable HTTP); `capability:` may label the fourth
+/// argument of the first form too.
 fn connect_mcp(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    if !(3..=4).contains(&args.len()) {
+    let labels = vm.labeled_args();
+    if labels.iter().any(|(n, _)| !LABELS.contains(&n.as_str())) {
+        // The reference's words for a label it does not take (it takes
+        // none): every label given, in order.
+        let given: Vec<&str> = labels.iter().map(|(n, _)| n.as_str()).collect();
+        return Err(EvalError::runtime(format!(
+            "'connect_mcp' does not accept labeled arguments ({})",
+            given.join(", ")
+        )));
+    }
+    let label = |name: &str| labels.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+    let label_str = |vm: &Vm, name: &str| -> EvalResult<Option<String>> {
+        match label(name) {
+            None | Some(Value::Nil) => Ok(None),
+            Some(v) => vm.str_of(v).map(|s| Some(s.to_string())).ok_or_else(|| {
+                EvalError::runtime(format!("connect_mcp()'s {name} argument must be a String"))
+            }),
+        }
+    };
+    let url = label_str(vm, "url")?;
+    let token_env = label_str(vm, "token_env")?;
+    let labeled_capability = label_str(vm, "capability")?;
+    let arg = |i: usize| args.get(i).copied().unwrap_or(Value::Nil);
+    let name_of = |vm: &Vm| {
+        vm.str_of(arg(0))
+            .map(str::to_string)
+            .ok_or_else(|| EvalError::runtime("connect_mcp()'s name argument must be a String"))
+    };
+    if let Some(url) = url {
+        if args.len() != 1 {
+            return Err(EvalError::runtime(
+                "connect_mcp() of a remote server expects (name: String, url: String, \
+                 token_env: String = nil, capability: String = nil)",
+            ));
+        }
+        let name = name_of(vm)?;
+        let remote = Remote { url, token_env };
+        return connected(
+            vm,
+            name,
+            String::new(),
+            Vec::new(),
+            labeled_capability,
+            Some(remote),
+        );
+    }
+    if token_env.is_some() {
+        return Err(EvalError::runtime(
+            "connect_mcp()'s token_env: goes with url: (a remote server)",
+        ));
+    }
+    let most = if labeled_capability.is_some() { 3 } else { 4 };
+    if !(3..=most).contains(&args.len()) {
         return Err(EvalError::runtime(
             "connect_mcp() expects (name: String, command: String, args: Array<String>, capability: String = nil)",
         ));
     }
-    let arg = |i: usize| args.get(i).copied().unwrap_or(Value::Nil);
-    let Some(name) = vm.str_of(arg(0)).map(str::to_string) else {
-        return Err(EvalError::runtime(
-            "connect_mcp()'s name argument must be a String",
-        ));
-    };
+    let name = name_of(vm)?;
     let Some(command) = vm.str_of(arg(1)).map(str::to_string) else {
         return Err(EvalError::runtime(
             "connect_mcp()'s command argument must be a String",
@@ -255,12 +353,25 @@ fn connect_mcp(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         ));
     };
     let capability = match args.get(3) {
-        None | Some(Value::Nil) => None,
+        None | Some(Value::Nil) => labeled_capability,
         Some(v) => Some(vm.str_of(*v).map(str::to_string).ok_or_else(|| {
             EvalError::runtime("connect_mcp()'s capability argument must be a String")
         })?),
     };
-    let conn = open(vm, &command, &cmd_args).map_err(|e| {
+    connected(vm, name, command, cmd_args, capability, None)
+}
+
+/// Connects (a process or a remote server) and makes the McpServer value
+/// and its tools.
+fn connected(
+    vm: &mut Vm,
+    name: String,
+    command: String,
+    args: Vec<String>,
+    capability: Option<String>,
+    remote: Option<Remote>,
+) -> EvalResult<Value> {
+    let conn = open(vm, &command, &args, remote.as_ref()).map_err(|e| {
         EvalError::runtime(format!("connect_mcp() failed to connect to '{name}': {e}"))
     })?;
     let listed = conn.tools();
@@ -270,11 +381,12 @@ fn connect_mcp(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     let Value::Obj(server) = vm.alloc_ext(McpServerObj {
         name,
         command,
-        args: cmd_args,
+        args,
         capability,
         tools: Value::Nil,
         closed: false,
         conn: Some(slot),
+        remote,
     }) else {
         return Err(EvalError::runtime("connect_mcp(): allocation failed"));
     };
@@ -294,10 +406,16 @@ fn connect_mcp(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     Ok(Value::Obj(server))
 }
 
-fn open(vm: &mut Vm, command: &str, args: &[String]) -> Result<Box<dyn ToolServer>, String> {
-    match state(vm)?.connector.as_mut() {
-        Some(c) => c.connect(command, args),
-        None => Err(
+fn open(
+    vm: &mut Vm,
+    command: &str,
+    args: &[String],
+    remote: Option<&Remote>,
+) -> Result<Box<dyn ToolServer>, String> {
+    match (state(vm)?.connector.as_mut(), remote) {
+        (Some(c), None) => c.connect(command, args),
+        (Some(c), Some(r)) => c.connect_url(&r.url, r.token_env.as_deref()),
+        (None, _) => Err(
             "RuntimeError: no MCP client is registered in this runtime (the core starts \
              no processes; the sense command and hosts that opt in register one)"
                 .to_string(),
@@ -381,12 +499,13 @@ fn run_call(vm: &mut Vm, tool: ObjRef, arguments: &str) -> Result<String, String
     let Some(s) = vm.ext_ref::<McpServerObj>(server) else {
         return Err("RuntimeError: not an MCP server".into());
     };
-    let (slot, closed, name, command, args) = (
+    let (slot, closed, name, command, args, remote) = (
         s.conn,
         s.closed,
         s.name.clone(),
         s.command.clone(),
         s.args.clone(),
+        s.remote.clone(),
     );
     if closed {
         return Err(format!(
@@ -398,7 +517,7 @@ fn run_call(vm: &mut Vm, tool: ObjRef, arguments: &str) -> Result<String, String
         Some(i) => i,
         None => {
             // Restored from a snapshot (or dropped): connect again.
-            let conn = open(vm, &command, &args)?;
+            let conn = open(vm, &command, &args, remote.as_ref())?;
             let live = &mut state(vm)?.live;
             live.push(Some(conn));
             let i = live.len() - 1;

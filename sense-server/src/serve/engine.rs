@@ -81,6 +81,8 @@ pub struct Engine {
     pub waiters: Arc<Waiters>,
     /// The steps this process has claimed.
     pub leases: Arc<Leases>,
+    /// Streamed answers of the runs in progress, for events streams.
+    pub texts: Arc<super::texts::Texts>,
 }
 
 /// A fresh instance id: 128 random bits in hex.
@@ -181,6 +183,7 @@ impl Engine {
         let handle = rt.pause_handle(agent_id).map_err(sense_err)?;
         // Registered until the instance is stored, so that a pause request
         // made meanwhile reaches it (see `pause`).
+        rt.on_model_text(self.texts.sink(&id));
         let run = self.running.enter(&id, handle.clone());
         let result = rt.start(agent_id);
         let record = record_of(&rt, result, "", &out)?;
@@ -303,6 +306,7 @@ impl Engine {
         }
         let detail = json!({"value": json::from_host(&value), "from_version": s.version});
         let result = {
+            rt.on_model_text(self.texts.sink(id));
             let _run = self.running.enter(id, handle);
             rt.resume(agent, value)
         };
@@ -355,6 +359,7 @@ impl Engine {
                 if s.pause_requested {
                     handle.request();
                 }
+                rt.on_model_text(self.texts.sink(id));
                 let _run = self.running.enter(id, handle);
                 rt.resume(agent, HostValue::Nil)
             } else {

@@ -3,8 +3,11 @@
 //! failed, deleted) as `event: state` messages whose data is the JSON the
 //! API gives for the instance; the stream ends after a final state. It is
 //! built on the long-poll waiters, so it holds no thread, and changes
-//! made by other processes of the fleet arrive too. A comment line every
-//! [`KEEPALIVE`] keeps proxies from closing a quiet stream.
+//! made by other processes of the fleet arrive too. While a run of the
+//! instance in this process streams a model's answer, each piece arrives
+//! as an `event: text` message (`{"id", "agent", "model", "text"}`; see
+//! `texts.rs`). A comment line every [`KEEPALIVE`] keeps proxies from
+//! closing a quiet stream.
 
 use super::http::{Access, Reply, check_access};
 use bytes::Bytes;
@@ -63,6 +66,7 @@ pub async fn open(
         .map_err(|_| Reply::error(500, "InternalError", "the lookup failed"))?
         .map_err(Reply::from_api)?;
     let (tx, rx) = tokio::sync::mpsc::channel(4);
+    relay_texts(engine.texts.subscribe(), tx.downgrade(), id.clone());
     tokio::spawn(async move {
         let mut state = first;
         loop {
@@ -101,4 +105,34 @@ pub async fn open(
         }
     });
     Ok(Events(rx))
+}
+
+/// Passes the streamed pieces of instance `id` on to the stream, until
+/// the stream has ended (the state task dropped its sender, or the client
+/// went away).
+fn relay_texts(
+    mut pieces: tokio::sync::broadcast::Receiver<(String, Json)>,
+    stream: tokio::sync::mpsc::WeakSender<Bytes>,
+    id: String,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    tokio::spawn(async move {
+        loop {
+            let piece = match pieces.recv().await {
+                Ok((of, piece)) if of == id => piece,
+                Ok(_) | Err(RecvError::Lagged(_)) => {
+                    if stream.upgrade().is_none() {
+                        return;
+                    }
+                    continue;
+                }
+                Err(RecvError::Closed) => return,
+            };
+            let Some(tx) = stream.upgrade() else { return };
+            let text = Bytes::from(format!("event: text\ndata: {piece}\n\n"));
+            if tx.send(text).await.is_err() {
+                return;
+            }
+        }
+    });
 }

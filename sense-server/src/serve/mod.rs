@@ -20,6 +20,7 @@ mod program;
 mod routes;
 mod running;
 mod steps;
+mod texts;
 mod timers;
 mod waiters;
 
@@ -149,6 +150,7 @@ impl Service {
             running,
             waiters,
             leases,
+            texts: Arc::default(),
         });
         Ok(Service {
             engine,

@@ -1,0 +1,171 @@
+//! Streamed answers (`ask(prompt, on_text: f)`): the text pieces of each
+//! API's event stream, handed over as they arrive.
+//!
+//! OpenAI Chat Completions with `"stream": true` sends data-only events,
+//! each a `chat.completion.chunk` whose `choices[0].delta.content` holds
+//! the next piece (`delta.refusal` when the model refuses), and ends with
+//! `data: [DONE]`. Anthropic Messages with `"stream": true` sends named
+//! events: `content_block_delta` with a `text_delta` holds the next piece,
+//! `message_stop` ends the answer, `error` reports a failure mid-stream;
+//! `message_start`, `content_block_start`/`stop`, `message_delta` and
+//! `ping` carry nothing this needs.
+
+use crate::http::{Http, Next};
+use crate::sse::Event;
+use serde_json::Value as Json;
+
+/// Where to send a streamed request, and how.
+pub(crate) struct Call<'a> {
+    /// The endpoint.
+    pub(crate) url: &'a str,
+    /// Headers besides the content type.
+    pub(crate) headers: &'a [(&'a str, &'a str)],
+    /// Blanked out of every error.
+    pub(crate) secret: &'a str,
+}
+
+/// The streamed answer of an OpenAI-compatible API: its text, after
+/// `on_text` has seen every piece. A refusal is an error naming it.
+pub(crate) fn openai(
+    http: &Http,
+    call: &Call<'_>,
+    body: &Json,
+    on_text: &mut dyn FnMut(&str) -> Result<(), String>,
+) -> Result<String, String> {
+    let mut text = String::new();
+    let mut refusal = String::new();
+    let mut finished = false;
+    http.post_stream(
+        call.url,
+        call.headers,
+        body,
+        call.secret,
+        &mut |e: &Event| {
+            let data = e.data.trim();
+            if data == "[DONE]" {
+                finished = true;
+                return Ok(Next::Done);
+            }
+            let chunk = chunk_json(data)?;
+            if let Some(err) = chunk.get("error") {
+                return Err(format!("APIError: {}", error_text(err)));
+            }
+            let delta = chunk.pointer("/choices/0/delta");
+            if let Some(piece) = delta.and_then(|d| d.get("content")).and_then(Json::as_str)
+                && !piece.is_empty()
+            {
+                text.push_str(piece);
+                on_text(piece)?;
+            }
+            if let Some(r) = delta.and_then(|d| d.get("refusal")).and_then(Json::as_str) {
+                refusal.push_str(r);
+            }
+            if chunk
+                .pointer("/choices/0/finish_reason")
+                .is_some_and(|f| !f.is_null())
+            {
+                finished = true;
+            }
+            Ok(Next::More)
+        },
+    )?;
+    if !refusal.trim().is_empty() {
+        return Err(format!("the model refused: {}", refusal.trim()));
+    }
+    if !finished {
+        return Err("APIConnectionError: the stream ended before the answer did".into());
+    }
+    Ok(text)
+}
+
+/// The streamed answer of the Anthropic Messages API: its text, after
+/// `on_text` has seen every piece. A refusal (`stop_reason` `refusal`)
+/// is an error.
+pub(crate) fn anthropic(
+    http: &Http,
+    call: &Call<'_>,
+    body: &Json,
+    on_text: &mut dyn FnMut(&str) -> Result<(), String>,
+) -> Result<String, String> {
+    let mut text = String::new();
+    let mut stop_reason = String::new();
+    let mut finished = false;
+    http.post_stream(
+        call.url,
+        call.headers,
+        body,
+        call.secret,
+        &mut |e: &Event| {
+            let data = chunk_json(e.data.trim())?;
+            let kind = data
+                .get("type")
+                .and_then(Json::as_str)
+                .unwrap_or(e.name.as_str());
+            match kind {
+                "content_block_delta" => {
+                    let delta = data.get("delta");
+                    if delta.and_then(|d| d.get("type")).and_then(Json::as_str)
+                        == Some("text_delta")
+                        && let Some(piece) =
+                            delta.and_then(|d| d.get("text")).and_then(Json::as_str)
+                        && !piece.is_empty()
+                    {
+                        text.push_str(piece);
+                        on_text(piece)?;
+                    }
+                }
+                "message_delta" => {
+                    if let Some(r) = data.pointer("/delta/stop_reason").and_then(Json::as_str) {
+                        stop_reason = r.to_string();
+                    }
+                }
+                "message_stop" => {
+                    finished = true;
+                    return Ok(Next::Done);
+                }
+                "error" => {
+                    let err = data.get("error").unwrap_or(&Json::Null);
+                    return Err(format!("APIError: {}", error_text(err)));
+                }
+                _ => {}
+            }
+            Ok(Next::More)
+        },
+    )?;
+    if stop_reason == "refusal" {
+        // The words of the answer that is not streamed.
+        return Err(if text.trim().is_empty() {
+            "the model refused to answer (stop_reason: refusal)".to_string()
+        } else {
+            format!("the model refused: {}", text.trim())
+        });
+    }
+    if !finished {
+        return Err("APIConnectionError: the stream ended before the answer did".into());
+    }
+    Ok(text)
+}
+
+fn chunk_json(data: &str) -> Result<Json, String> {
+    serde_json::from_str::<Json>(data)
+        .ok()
+        .filter(Json::is_object)
+        .ok_or_else(|| {
+            format!(
+                "APIResponseValidationError: an event of the streamed answer is not a JSON object: {}",
+                crate::http::preview(data)
+            )
+        })
+}
+
+/// `message (type)` of an error object.
+fn error_text(err: &Json) -> String {
+    let message = err
+        .get("message")
+        .and_then(Json::as_str)
+        .map_or_else(|| err.to_string(), str::to_string);
+    match err.get("type").and_then(Json::as_str) {
+        Some(t) => format!("{message} ({t})"),
+        None => message,
+    }
+}
