@@ -116,7 +116,10 @@ fn run(provider: &str, server: &Loopback, body: &str) -> (String, String, bool) 
             server.url.clone()
         }
     );
-    let file = program(&format!("stream_{provider}"), &source);
+    // One file per run: the tests run at once.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = program(&format!("stream_{provider}_{n}"), &source);
     let out = sense(
         &["run", file.to_str().expect("utf-8 path")],
         &[("TEST_KEY", KEY)],
