@@ -207,7 +207,7 @@ fn compiled_code_counts_towards_the_ceiling() {
     assert_eq!(err.class(), Some(ErrorClass::Runtime));
     let text = err.display_text();
     assert!(
-        text.contains("out of memory: the program's code and values need about")
+        text.contains("out of memory: the program's code needs about")
             && text.contains("over the heap limit of 1 MiB")
             && !text.contains("--max-heap"),
         "{text}"

@@ -53,9 +53,13 @@ impl Vm {
     }
 
     /// Charges a unit just installed (its protos from `first` on, its
-    /// source of `source_len` bytes) to the heap. Over the ceiling, the
-    /// unit is taken out again and the error says so; the store is as it
-    /// was before the compilation.
+    /// source of `source_len` bytes) to the heap. When the code and
+    /// sources held, this unit's included, pass the ceiling by themselves,
+    /// the unit is taken out again and the error says so (the store is as
+    /// it was before the compilation). Otherwise the charge counts like
+    /// any growth: values and code together are checked at the next safe
+    /// point. Values alone do not refuse a unit: a program that frees
+    /// what an earlier one left (`rows = nil`) must be able to run.
     pub(crate) fn charge_new_unit(&mut self, first: usize, source_len: usize) -> EvalResult<()> {
         let new = self
             .code
@@ -65,28 +69,17 @@ impl Vm {
             .iter()
             .map(|p| proto_bytes(p))
             .fold(source_len, usize::saturating_add);
-        let over = |vm: &Vm| {
-            let over = |bytes: usize| bytes.saturating_add(new) > vm.config.max_heap;
-            over(vm.heap.approx_bytes()) && over(vm.heap.live_bytes())
-        };
-        // Between runs (a host compiling a program) garbage of an earlier
-        // run may still count: collect it before refusing. Inside a run
-        // (an `import`), only what the last collection measured counts.
-        if over(self) && self.sched.drives.is_empty() && self.sched.is_quiet() {
-            self.collect_garbage();
-        }
-        if over(self) {
-            let need = self.heap.live_bytes().saturating_add(new);
+        let after = self.heap.code_bytes().saturating_add(new);
+        if after > self.config.max_heap {
             self.code.units.pop();
             self.code.protos.truncate(first);
-            let (need, limit) = sizes(need, self.config.max_heap);
+            let (need, limit) = sizes(after, self.config.max_heap);
             return Err(EvalError::runtime(format!(
-                "out of memory: the program's code and values need about {need}, over the heap \
-                 limit of {limit}"
+                "out of memory: the program's code needs about {need}, over the heap limit of \
+                 {limit}"
             ))
             .limit());
         }
-        let after = self.heap.code_bytes().saturating_add(new);
         self.heap.set_code_bytes(after);
         Ok(())
     }
