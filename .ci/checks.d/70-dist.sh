@@ -10,12 +10,13 @@
 # Both builds use the release profile in CI's target directory
 # (CARGO_TARGET_DIR), which the later release steps of .ci/run reuse.
 # Sourced by .ci/run after the test command; also runs on its own.
-# Times measured on two shared cores with the release cache of an earlier
-# build: the install 82 s (the workspace's own crates are built again for
-# the clone), the bundle 142 s (libsense and crates whose features differ
-# with sense-ffi in the build; the extension's npm ci and vsce ~15 s), the
-# smoke test a few seconds. On a cold cache add one release build of the
-# dependencies (~5 min), which the later release steps of .ci/run reuse.
+# Times measured on two shared cores with a warm release cache: the
+# install 82-85 s (the workspace's own crates are built again for the
+# clone), the bundle 23 s when the install's build is reused and 142 s when
+# sense-ffi's features make crates build again (the extension's npm ci and
+# vsce ~15 s of it), the smoke test 3 s: 2 to 4 minutes in all. On a cold
+# cache add one release build of the dependencies (~5 min), which the later
+# release steps of .ci/run (benchmarks, the comparison) then reuse.
 dist_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dist_tmp=$(mktemp -d)
 dist_target=${CARGO_TARGET_DIR:-$dist_repo/target}
