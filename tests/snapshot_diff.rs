@@ -5,8 +5,9 @@
 //!
 //! Cases that are not plain runs (a first line `# args:` other than `run`
 //! with `--dry-run` or limit flags: REPL sessions, `sense test`,
-//! `sense fmt`, `sense memory-path`) are reported as ignored, with the
-//! reason. A case whose straight run
+//! `sense fmt`, `sense memory-path`) are reported as ignored, their
+//! reason saying what they are (`not applicable: … is not a plain
+//! program run`), not as if a tool were missing. A case whose straight run
 //! leaves a trace of a pause (an agent still paused, or one with a pause
 //! reason) must stop at one checkpoint at least, or it fails: a
 //! checkpoint mechanism that stopped firing would otherwise pass
@@ -129,7 +130,17 @@ fn plain_run_config(script: &Path) -> Result<Result<Setup, String>, Failed> {
         return Ok(Ok(Setup::default()));
     };
     let args: Vec<&str> = args.split_whitespace().collect();
-    let not_plain = || Ok(Err(format!("not a plain run: `sense {}`", args.join(" "))));
+    let command = format!("sense {}", args.join(" "));
+    // Named as what they are, not as something missing: this harness
+    // replays program runs through snapshots, and other commands (`sense
+    // fmt`, `sense test`, the REPL) have no run to replay; their own
+    // harnesses check them.
+    let not_plain = || {
+        Ok(Err(format!(
+            "not applicable: `{command}` is not a plain program run (nothing to snapshot; \
+             checked by the golden harness)"
+        )))
+    };
     let ["run", flags @ ..] = args.as_slice() else {
         return not_plain();
     };
@@ -140,7 +151,7 @@ fn plain_run_config(script: &Path) -> Result<Result<Setup, String>, Failed> {
             dry_run = true;
             continue;
         }
-        let Some(n) = flags.next().and_then(|v| v.parse::<usize>().ok()) else {
+        let Some(n) = flags.next().and_then(|v| byte_count(v)) else {
             return not_plain();
         };
         match *flag {
@@ -148,10 +159,21 @@ fn plain_run_config(script: &Path) -> Result<Result<Setup, String>, Failed> {
             "--max-steps" => config.max_steps = Some(n as u64),
             "--max-string" => config.max_string_len = n,
             "--max-list" => config.max_array_len = n,
+            "--max-heap" => config.max_heap = n,
             _ => return not_plain(),
         }
     }
     Ok(Ok(Setup { config, dry_run }))
+}
+
+/// A count as `sense run` takes it: digits, or digits and K, M or G
+/// (powers of 1024, as `--max-heap 1M`).
+fn byte_count(text: &str) -> Option<usize> {
+    let (digits, shift) = [("K", 10), ("M", 20), ("G", 30)]
+        .into_iter()
+        .find_map(|(unit, shift)| text.strip_suffix(unit).map(|d| (d, shift)))
+        .unwrap_or((text, 0));
+    digits.parse::<usize>().ok()?.checked_mul(1 << shift)
 }
 
 fn case(script: &Path, mut setup: Setup) -> Result<(), Failed> {

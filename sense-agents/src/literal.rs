@@ -8,7 +8,7 @@
 //! elements, a deep shared structure — to a preview, as debuggers show it.
 
 use sense_eval::HostValue;
-use sense_syntax::ast::{Expr, ExprKind, StmtKind, UnaryOp};
+use sense_syntax::ast::{ConstItem, Expr, ExprKind, StmtKind, UnaryOp};
 use sense_syntax::{SourceFile, parse_file};
 
 /// Parses a Sense literal: a string (`"yes"`), an integer or float (with
@@ -53,6 +53,16 @@ fn expr_literal(e: &Expr) -> Option<HostValue> {
         ExprKind::Array(items) => {
             HostValue::List(items.iter().map(expr_literal).collect::<Option<_>>()?)
         }
+        ExprKind::ConstArray(items) => HostValue::List(
+            items
+                .iter()
+                .map(|item| match item {
+                    ConstItem::Int(i) => HostValue::Int(i),
+                    ConstItem::Float(f) => HostValue::Float(f),
+                    ConstItem::Str(s) => HostValue::Str(s.to_string()),
+                })
+                .collect(),
+        ),
         ExprKind::Map(entries) => HostValue::Map(
             entries
                 .iter()
@@ -218,6 +228,16 @@ mod tests {
                 HostValue::List(vec![HostValue::Nil])
             ]))
         );
+    }
+
+    /// A long list of numbers and strings (one compact node in the
+    /// parser, issue 27) reads as the same list.
+    #[test]
+    fn parses_long_lists_of_constants() {
+        let text = format!("[{}\"end\", 2.5]", "1, ".repeat(40));
+        let mut want = vec![HostValue::Int(1); 40];
+        want.extend([HostValue::from("end"), HostValue::Float(2.5)]);
+        assert_eq!(parse(&text), Ok(HostValue::List(want)));
     }
 
     #[test]

@@ -186,3 +186,62 @@ fn globals_a_host_replaces_are_freed_without_sense_code_running() {
         "{objects} objects live after 250,000 replacements"
     );
 }
+
+/// Issue 27 item 1: compiled code and source text count towards the
+/// ceiling. One function whose body compiles to about ten times the
+/// ceiling (its text is under it) is refused with a clean error instead
+/// of being kept, and the runtime stays usable.
+#[test]
+fn compiled_code_counts_towards_the_ceiling() {
+    let mut rt = Runtime::with_config(Config {
+        max_heap: 1 << 20,
+        ..Config::default()
+    });
+    rt.set_output(|_| {});
+    let mut body = String::from("def big():\n");
+    for i in 0..50_000 {
+        body.push_str(&format!("    x{} = {} + 1\n", i % 10, i % 1000));
+    }
+    assert!(body.len() < 1 << 20);
+    let err = rt.run_source("big.sns", &body).unwrap_err();
+    assert_eq!(err.class(), Some(ErrorClass::Runtime));
+    let text = err.display_text();
+    assert!(
+        text.contains("out of memory: the program's code needs about")
+            && text.contains("over the heap limit of 1 MiB")
+            && !text.contains("--max-heap"),
+        "{text}"
+    );
+    // Nothing of it was kept: a small program runs, and `big` is unknown.
+    rt.run_source("small.sns", "y = 1 + 1\n").unwrap();
+    assert_eq!(rt.global("y"), Some(sense_agents::HostValue::Int(2)));
+    assert_eq!(rt.global("big"), None);
+}
+
+/// The code's charge follows the code: programs whose code is released
+/// stop counting, and code kept alive keeps counting until the ceiling.
+#[test]
+fn released_code_stops_counting_towards_the_ceiling() {
+    let mut rt = Runtime::with_config(Config {
+        max_heap: 4 << 20,
+        ..Config::default()
+    });
+    rt.set_output(|_| {});
+    // About 1 MiB of code each, nothing of it reachable after the run.
+    let mut program = String::new();
+    for i in 0..12_000 {
+        program.push_str(&format!("x{} = {i} + 1\n", i % 10));
+    }
+    for _ in 0..12 {
+        rt.run_source("snippet.sns", &program).unwrap();
+        rt.release_unused_code();
+    }
+    // Not released: the fifth or so run no longer fits.
+    let refused =
+        (0..12).find_map(|i| rt.run_source("snippet.sns", &program).err().map(|e| (i, e)));
+    let (i, err) = refused.expect("code kept alive reaches the ceiling");
+    assert!(i >= 1, "the first run fits");
+    assert!(err.display_text().contains("out of memory"), "{err}");
+    rt.release_unused_code();
+    rt.run_source("snippet.sns", &program).unwrap();
+}

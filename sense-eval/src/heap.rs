@@ -76,6 +76,11 @@ pub struct Heap {
     /// Bytes the program caused outside the arena (the audit log), which
     /// no collection frees; counted in `live_bytes` at every collection.
     outside_bytes: usize,
+    /// Bytes of compiled code and source text the VM holds (set by the
+    /// code store, `vm/code_charge.rs`); counted in `live_bytes` like
+    /// `outside_bytes`, but replaced rather than added to when code is
+    /// released.
+    code_bytes: usize,
     obj_marks: Vec<bool>,
     scope_marks: Vec<bool>,
     /// What a stray handle reads (never reachable from valid state).
@@ -152,6 +157,7 @@ impl Heap {
             bytes_since_gc: 0,
             live_bytes: 0,
             outside_bytes: 0,
+            code_bytes: 0,
             obj_marks: Vec::new(),
             scope_marks: Vec::new(),
             dead_obj: Obj::Free(NO_FREE),
@@ -339,6 +345,27 @@ impl Heap {
         self.charge(bytes);
     }
 
+    /// Sets the bytes of compiled code and source text held for the
+    /// program (issue 27: code and module sources count towards the heap
+    /// ceiling): `live_bytes` moves by the difference at once.
+    pub(crate) fn set_code_bytes(&mut self, bytes: usize) {
+        self.live_bytes = self
+            .live_bytes
+            .saturating_sub(self.code_bytes)
+            .saturating_add(bytes);
+        self.code_bytes = bytes;
+    }
+
+    /// Bytes of compiled code and source text charged to the heap.
+    pub fn code_bytes(&self) -> usize {
+        self.code_bytes
+    }
+
+    /// What no collection frees: the outside charges and the code.
+    fn held_outside(&self) -> usize {
+        self.outside_bytes.saturating_add(self.code_bytes)
+    }
+
     /// Number of live objects and scopes.
     pub fn live(&self) -> (usize, usize) {
         (self.live_objs, self.live_scopes)
@@ -389,7 +416,7 @@ impl Heap {
             }
         }
         live_bytes = live_bytes.saturating_add(self.live_scopes * SCOPE_BYTES);
-        self.live_bytes = live_bytes.saturating_add(self.outside_bytes);
+        self.live_bytes = live_bytes.saturating_add(self.held_outside());
         self.bytes_since_gc = 0;
         for (i, (marked, scope)) in self
             .scope_marks
@@ -441,6 +468,7 @@ impl Heap {
             bytes_since_gc: 0,
             live_bytes: 0,
             outside_bytes: 0,
+            code_bytes: 0,
             obj_marks: Vec::new(),
             scope_marks: Vec::new(),
             dead_obj: Obj::Free(NO_FREE),
@@ -459,7 +487,7 @@ impl Heap {
             }
         }
         bytes = bytes.saturating_add(self.live_scopes * SCOPE_BYTES);
-        self.live_bytes = bytes.saturating_add(self.outside_bytes);
+        self.live_bytes = bytes.saturating_add(self.held_outside());
         self.bytes_since_gc = 0;
     }
 

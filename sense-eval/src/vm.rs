@@ -7,6 +7,7 @@
 //! a pause — and continue later.
 
 mod call;
+mod code_charge;
 mod code_store;
 mod embed;
 mod ext;
@@ -419,6 +420,8 @@ impl Vm {
             name.to_string()
         };
         self.code.units.push((file, recorded, first, count));
+        // Code and source text count towards the heap ceiling (issue 27).
+        self.charge_new_unit(first as usize, len)?;
         Ok(id)
     }
 
@@ -582,6 +585,7 @@ impl Vm {
     /// collecting (a restored heap stays byte for byte as saved); only a
     /// heap that seems over is collected before the verdict.
     pub fn enforce_heap_ceiling(&mut self) -> EvalResult<()> {
+        self.recharge_code();
         self.heap.measure_all();
         if self.check_heap_ceiling().is_ok() {
             return Ok(());

@@ -146,6 +146,12 @@ fn contradicts(ty: &TypeAnn, value: &Expr) -> Option<&'static str> {
                 return items
                     .iter()
                     .find_map(|i| contradicts(elem, i).map(|_| "Array"));
+            } else if let (Some(elem), ExprKind::ConstArray(items)) =
+                (ty.params.first(), &value.kind)
+            {
+                return items
+                    .exprs(value.span)
+                    .find_map(|i| contradicts(elem, &i).map(|_| "Array"));
             } else {
                 true
             }
@@ -165,7 +171,7 @@ fn literal_kind(e: &Expr) -> Option<&'static str> {
         ExprKind::Str(_) => "String",
         ExprKind::Bool(_) => "Bool",
         ExprKind::Nil => "Nil",
-        ExprKind::Array(_) => "Array",
+        ExprKind::Array(_) | ExprKind::ConstArray(_) => "Array",
         ExprKind::Map(_) => "Map",
         ExprKind::FString(_) => "String",
         ExprKind::Unary { operand, .. } => match literal_kind(operand)? {

@@ -171,7 +171,7 @@ pub fn literal_type(e: &Expr, out: &[Decl]) -> Option<String> {
         ExprKind::Str(_) => "String".into(),
         ExprKind::Bool(_) => "Bool".into(),
         ExprKind::Nil => "Nil".into(),
-        ExprKind::Array(_) => "Array".into(),
+        ExprKind::Array(_) | ExprKind::ConstArray(_) => "Array".into(),
         ExprKind::Map(_) => "Map".into(),
         ExprKind::FString(_) => "String".into(),
         ExprKind::Assign { value, .. } => return literal_type(value, out),
@@ -516,6 +516,7 @@ fn expr(e: &Expr, full: Span, scope: Option<Span>, out: &mut Vec<Decl>) {
         | ExprKind::Str(_)
         | ExprKind::Bool(_)
         | ExprKind::Nil
+        | ExprKind::ConstArray(_)
         | ExprKind::Name(_) => {}
     }
 }

@@ -6,6 +6,9 @@
 
 use crate::span::Span;
 
+mod const_array;
+pub use const_array::{CONST_ARRAY_MIN, ConstItem, ConstItems};
+
 /// A parsed file: its top-level statements in order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
@@ -526,6 +529,9 @@ pub enum ExprKind {
     Nil,
     /// `[a, b, …]`.
     Array(Vec<Expr>),
+    /// `[a, b, …]` of at least [`CONST_ARRAY_MIN`] number and string
+    /// literals, held compactly (see [`ConstItems`]).
+    ConstArray(Box<ConstItems>),
     /// `f"text {expr} text"`: its pieces in order (adjacent text merged,
     /// `{{`/`}}` and escapes resolved).
     FString(Vec<FStringPart>),

@@ -288,6 +288,13 @@ fn expr(out: &mut String, e: &Expr) {
                 expr(out, x);
             }
         }
+        ExprKind::ConstArray(items) => {
+            let _ = write!(out, "(array {l}");
+            for x in items.exprs(e.span) {
+                out.push(' ');
+                expr(out, &x);
+            }
+        }
         ExprKind::FString(parts) => {
             let _ = write!(out, "(fstring {l}");
             for part in parts {

@@ -137,6 +137,9 @@ pub fn each_sub_expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
                 each_sub_expr(i, f);
             }
         }
+        // Its elements are number and string literals held compactly, not
+        // nodes: nothing a walk looks for (names, calls, declarations).
+        ExprKind::ConstArray(_) => {}
         ExprKind::Map(entries) => {
             for (k, v) in entries {
                 each_sub_expr(k, f);

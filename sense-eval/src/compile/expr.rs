@@ -45,6 +45,7 @@ impl Compiler<'_> {
                 }
                 self.emit(Op::MakeArray(items.len() as u32), span);
             }
+            ExprKind::ConstArray(items) => self.const_items(items, span),
             ExprKind::FString(parts) => self.fstring(parts, span),
             ExprKind::Map(entries) => {
                 for (k, v) in entries {

@@ -72,6 +72,7 @@ fn prec_of(e: &Expr) -> Prec {
         | ExprKind::Bool(_)
         | ExprKind::Nil
         | ExprKind::Array(_)
+        | ExprKind::ConstArray(_)
         | ExprKind::FString(_)
         | ExprKind::Map(_)
         | ExprKind::Name(_) => Prec::Primary,
@@ -119,6 +120,11 @@ fn write_bare(out: &mut String, e: &Expr) {
         ExprKind::Array(items) => {
             out.push('[');
             comma_list(out, items);
+            out.push(']');
+        }
+        ExprKind::ConstArray(items) => {
+            out.push('[');
+            comma_list(out, items.exprs(e.span));
             out.push(']');
         }
         ExprKind::FString(parts) => super::fstring::write_fstring(out, parts, expr),
@@ -233,12 +239,12 @@ fn write_bare(out: &mut String, e: &Expr) {
     }
 }
 
-fn comma_list(out: &mut String, items: &[Expr]) {
-    for (i, item) in items.iter().enumerate() {
+fn comma_list<E: std::borrow::Borrow<Expr>>(out: &mut String, items: impl IntoIterator<Item = E>) {
+    for (i, item) in items.into_iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
-        write_expr(out, item, Prec::Assign);
+        write_expr(out, item.borrow(), Prec::Assign);
     }
 }
 

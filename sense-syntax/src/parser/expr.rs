@@ -23,7 +23,9 @@
 use super::error::{MAX_CHAIN, MAX_HEIGHT, PResult, ParseError, expect, fail, nest};
 use super::input::Tok;
 use super::input::Tokens;
-use crate::ast::{BinOp, Expr, ExprKind, Ident, LabeledArg, LogicOp, UnaryOp};
+use crate::ast::{
+    BinOp, CONST_ARRAY_MIN, ConstItems, Expr, ExprKind, Ident, LabeledArg, LogicOp, UnaryOp,
+};
 use crate::span::Span;
 use crate::token::{Literal, TokenKind as K};
 
@@ -556,6 +558,9 @@ fn group(i: Tokens<'_>) -> PResult<'_, Ex> {
 fn array(i: Tokens<'_>) -> PResult<'_, Ex> {
     let open = i.peek();
     let _level = nest(&i, open)?;
+    if let Some(done) = const_array(i) {
+        return Ok(done);
+    }
     let mut items = Args::default();
     let mut i = i.skip(1);
     if !i.check(K::RBracket) {
@@ -571,6 +576,41 @@ fn array(i: Tokens<'_>) -> PResult<'_, Ex> {
     }
     let (i, close) = expect(K::RBracket, "expected ']' after the array elements")(i)?;
     Ok((i, make_array(items, open, close)?))
+}
+
+/// An array literal of at least [`CONST_ARRAY_MIN`] elements that are
+/// each one INT, FLOAT or STRING token followed by `,` or `]`: one compact
+/// node instead of a node an element (issue 27 item 2). `None` for any
+/// other literal, which the plain parse then reads from its `[`: only
+/// literal tokens were looked at, so nothing is parsed twice over.
+#[inline(never)]
+fn const_array(i: Tokens<'_>) -> Option<(Tokens<'_>, Ex)> {
+    let open = i.peek();
+    let mut items = ConstItems::default();
+    let mut i = i.skip(1);
+    loop {
+        let t = i.peek();
+        let next = i.peek_at(1);
+        if next.kind != K::Comma && next.kind != K::RBracket {
+            return None;
+        }
+        let line = t.span.line;
+        match (t.kind, t.literal()) {
+            (K::Int, Literal::Int(v)) => items.push_int(v, line),
+            (K::Float, Literal::Float(v)) => items.push_float(v, line),
+            (K::Str, Literal::Str(s)) => items.push_str(s, line),
+            _ => return None,
+        }
+        i = i.skip(2);
+        if next.kind == K::RBracket {
+            if items.len() < CONST_ARRAY_MIN {
+                return None;
+            }
+            let span = Span::new(open.span.start, next.span.end, open.span.line);
+            let kind = ExprKind::ConstArray(Box::new(items));
+            return Some((i, (Box::new(Expr { kind, span }), 1)));
+        }
+    }
 }
 
 #[inline(never)]

@@ -4,7 +4,7 @@
 //! never produces.
 
 use super::*;
-use crate::ast::{Else, ExprKind, Stmt, StmtKind};
+use crate::ast::{Else, Expr, ExprKind, Stmt, StmtKind};
 use crate::source::SourceFile;
 
 fn program(text: &str) -> Program {
@@ -216,4 +216,78 @@ fn limits_are_exported() {
     assert_eq!(MAX_NESTING, 200);
     assert_eq!(MAX_CHAIN, 1000);
     assert_eq!(MAX_EXPRESSION_HEIGHT, 1200);
+}
+
+/// The value of `x = …`, the first statement of `text`.
+fn assigned(text: &str) -> Expr {
+    let s = first(text);
+    let StmtKind::Expr(e) = s.kind else {
+        panic!("expression statement")
+    };
+    let ExprKind::Assign { value, .. } = e.kind else {
+        panic!("assignment")
+    };
+    *value
+}
+
+/// `[0, 1, …]` of `n` INT literals, with `extra` as one more element when
+/// given.
+fn int_array(n: usize, extra: Option<&str>) -> String {
+    let mut items: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+    items.extend(extra.map(str::to_string));
+    format!("x = [{}]\n", items.join(", "))
+}
+
+/// Issue 27 item 2: a long array literal of number and string tokens is
+/// one compact node (whose elements read back as the plain nodes); any
+/// other element, or fewer than `CONST_ARRAY_MIN` elements, keeps the
+/// plain node, and a literal the plain parse refuses is refused the same.
+#[test]
+fn long_literal_arrays_of_constants_are_one_compact_node() {
+    use crate::ast::CONST_ARRAY_MIN;
+    let text = "x = [\n  1, 2.5,\n  \"s\"".to_string() + &", 7".repeat(40) + "]\n";
+    let e = assigned(&text);
+    let ExprKind::ConstArray(items) = &e.kind else {
+        panic!("compact: {:?}", e.kind)
+    };
+    assert_eq!(items.len(), 43);
+    assert_eq!(
+        slice(&text, e.span),
+        text.trim_end().trim_start_matches("x = ")
+    );
+    let plain: Vec<Expr> = items.exprs(e.span).collect();
+    assert_eq!(plain[1].kind, ExprKind::Float(2.5));
+    assert_eq!(plain[2].kind, ExprKind::Str("s".into()));
+    assert_eq!(
+        plain
+            .iter()
+            .map(|p| p.span.line)
+            .take(3)
+            .collect::<Vec<_>>(),
+        [2, 2, 3]
+    );
+    for (text, why) in [
+        (int_array(CONST_ARRAY_MIN - 1, None), "too short"),
+        (int_array(CONST_ARRAY_MIN, Some("y")), "a name"),
+        (int_array(CONST_ARRAY_MIN, Some("-1")), "a negative number"),
+        (int_array(CONST_ARRAY_MIN, Some("1 + 1")), "an operation"),
+        (int_array(CONST_ARRAY_MIN, Some("true")), "a Bool"),
+    ] {
+        let e = assigned(&text);
+        let ExprKind::Array(items) = &e.kind else {
+            panic!("{why}: {:?}", e.kind)
+        };
+        assert!(items.len() >= CONST_ARRAY_MIN - 1, "{why}");
+    }
+    assert!(matches!(
+        assigned(&int_array(CONST_ARRAY_MIN, None)).kind,
+        ExprKind::ConstArray(_)
+    ));
+    let trailing = int_array(CONST_ARRAY_MIN, None).replace("]", ", ]");
+    let err = crate::parse_file(&SourceFile::new("t.sns", &trailing)).unwrap_err();
+    assert!(
+        err.message.starts_with("unexpected token"),
+        "{}",
+        err.message
+    );
 }

@@ -198,7 +198,9 @@ impl Vm {
             return 0;
         }
         self.collect_garbage();
-        self.code.release_unreferenced(&mut self.heap)
+        let released = self.code.release_unreferenced(&mut self.heap);
+        self.recharge_code();
+        released
     }
 }
 
