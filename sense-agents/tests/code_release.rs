@@ -10,16 +10,10 @@
     clippy::indexing_slicing
 )]
 
-use sense_agents::{HostValue, Runtime, State};
-use std::sync::{Arc, Mutex};
+mod common;
 
-fn runtime() -> (Runtime, Arc<Mutex<String>>) {
-    let mut rt = Runtime::new();
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
-    (rt, out)
-}
+use common::runtime;
+use sense_agents::{HostValue, Runtime, State};
 
 #[test]
 fn survivors_work_after_compaction() {

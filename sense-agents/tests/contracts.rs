@@ -11,16 +11,10 @@
     clippy::indexing_slicing
 )]
 
-use sense_agents::{HostReturn, HostValue, PauseKind, Runtime, State};
-use std::sync::{Arc, Mutex};
+mod common;
 
-fn runtime() -> (Runtime, Arc<Mutex<String>>) {
-    let mut rt = Runtime::new();
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
-    (rt, out)
-}
+use common::runtime;
+use sense_agents::{HostReturn, HostValue, PauseKind, State};
 
 #[test]
 fn a_resume_value_reaches_an_agent_in_receive() {

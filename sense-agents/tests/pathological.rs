@@ -10,14 +10,15 @@
     clippy::indexing_slicing
 )]
 
+mod common;
+
 use sense_agents::{AgentStatus, Config, ErrorClass, HostValue, PauseKind, Runtime, State};
 use std::sync::{Arc, Mutex};
 
+/// A captured runtime whose `ask_human` outside agents sees the end of
+/// input.
 fn runtime_with(config: Config) -> (Runtime, Arc<Mutex<String>>) {
-    let mut rt = Runtime::with_config(config);
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
+    let (mut rt, out) = common::capturing(config);
     rt.set_input(|| None);
     (rt, out)
 }

@@ -9,19 +9,13 @@
     clippy::indexing_slicing
 )]
 
+mod common;
+
+use common::runtime;
 use sense_agents::{
-    ChatMessage, HostValue, ModelProvider, ModelResponse, ModelTurn, Runtime, State, ToolCall,
-    ToolSpec,
+    ChatMessage, HostValue, ModelProvider, ModelResponse, ModelTurn, State, ToolCall, ToolSpec,
 };
 use std::sync::{Arc, Mutex};
-
-fn runtime() -> (Runtime, Arc<Mutex<String>>) {
-    let mut rt = Runtime::new();
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
-    (rt, out)
-}
 
 const TOOLS: &str = r#"
 tool secret() requires vault.read "reads the vault":

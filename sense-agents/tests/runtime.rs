@@ -9,18 +9,12 @@
     clippy::indexing_slicing
 )]
 
-use sense_agents::{AgentStatus, HostReturn, HostValue, PauseKind, Runtime, State};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+mod common;
 
-/// A runtime whose output is captured.
-fn runtime() -> (Runtime, Arc<Mutex<String>>) {
-    let mut rt = Runtime::new();
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
-    (rt, out)
-}
+use common::runtime;
+use sense_agents::{AgentStatus, HostReturn, HostValue, PauseKind, Runtime, State};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 fn paused(reason: &str, kind: PauseKind) -> State {
     State::Paused {

@@ -9,16 +9,11 @@
     clippy::indexing_slicing
 )]
 
+mod common;
+
+use common::runtime;
 use sense_agents::{AgentStatus, HostReturn, HostValue, PauseKind, Runtime, State};
 use std::sync::{Arc, Mutex};
-
-fn runtime() -> (Runtime, Arc<Mutex<String>>) {
-    let mut rt = Runtime::new();
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
-    (rt, out)
-}
 
 fn restored(bytes: &[u8]) -> (Runtime, Arc<Mutex<String>>) {
     let (mut rt, out) = runtime();
