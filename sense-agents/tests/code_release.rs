@@ -2,13 +2,9 @@
 //! survivors keep working after the store is compacted — functions,
 //! paused agents in the middle of it, errors that point into it — and
 //! snapshots taken afterwards restore.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 mod common;
 

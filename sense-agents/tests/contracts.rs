@@ -3,13 +3,9 @@
 //! outliving its runtime reports the request was not made; restoring needs
 //! only the host functions the saved code calls; agent ids of one runtime
 //! never drive another's agents.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 mod common;
 

@@ -1,13 +1,9 @@
 //! Issue 23: maps cross the host boundary (`HostValue::Map`, ordered
 //! entries) both ways, survive a snapshot, and a map inside itself reads
 //! as an elision instead of recursing.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 mod common;
 

@@ -2,13 +2,9 @@
 //! documented outcome) — never a crash, a stack overflow or a hang — in a
 //! debug build on the default 2 MiB test thread, and the runtime stays
 //! usable afterwards (another small program runs on the same `Runtime`).
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 mod common;
 

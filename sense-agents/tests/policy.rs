@@ -1,13 +1,9 @@
 //! A denied capability never runs a tool body or commits an action, on
 //! every path into it: a direct call, inside a tool, inside an action,
 //! inside an agent, after a resume, and from a model's tool request.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 mod common;
 

@@ -1,13 +1,9 @@
 //! Regressions found while fuzzing and hardening the runtime (issue 8).
 //! Each test's comment says what broke. Golden regressions live in
 //! `tests/golden/regress/issue_8_*.sns`.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 mod common;
 

@@ -1,13 +1,9 @@
 //! The host API driven purely from Rust: start/resume round trips, pause
 //! kinds, host functions (including ones that suspend), messaging, the
 //! cross-thread pause request, stale handles, and many paused agents.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 mod common;
 

@@ -3,13 +3,9 @@
 //! statements, the audit log is saved state a runtime without it refuses,
 //! and the bodies tools and actions hold survive code compaction and a
 //! snapshot taken after it.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 mod common;
 

@@ -1,13 +1,9 @@
 //! Snapshots through the host API: everything a paused runtime holds comes
 //! back; damaged, truncated and hostile bytes are refused with an error —
 //! never a panic, a hang or an unbounded allocation.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 mod common;
 
