@@ -184,9 +184,5 @@ fn a_tool_that_loops_forever_ends_under_the_step_budget() {
 
 /// `sense inspect ARGS` on a free port, run from this crate's directory.
 fn inspect(args: &[&str]) -> Server {
-    Server::start(
-        env!("CARGO_BIN_EXE_sense"),
-        env!("CARGO_MANIFEST_DIR"),
-        args,
-    )
+    sense_testkit::inspect!(args)
 }
