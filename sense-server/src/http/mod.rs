@@ -23,3 +23,6 @@ pub use body::{parse_object, read_body, read_object};
 pub use limits::Limits;
 pub use reply::Reply;
 pub use server::{accept_loop, precheck, runtime};
+
+#[cfg(test)]
+mod tests;
