@@ -3,7 +3,7 @@
 //! audit log, memories and program output — served on 127.0.0.1 only.
 //!
 //! Requests are read and answered on the shared HTTP stack
-//! ([`crate::http`], see `jobs`); the runtime (which is not `Sync`) stays
+//! (`http`, see `jobs`); the runtime (which is not `Sync`) stays
 //! on the thread that calls [`Console::run`] and handles one request's
 //! work at a time, each under a step budget. The page is plain HTML and JavaScript embedded in the binary; it
 //! polls `/api/state`.
