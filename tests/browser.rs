@@ -99,9 +99,5 @@ fn main() {
 
 /// `sense inspect ARGS` on a free port, run from this crate's directory.
 fn inspect(args: &[&str]) -> Server {
-    Server::start(
-        env!("CARGO_BIN_EXE_sense"),
-        env!("CARGO_MANIFEST_DIR"),
-        args,
-    )
+    sense_testkit::inspect!(args)
 }

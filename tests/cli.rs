@@ -2,7 +2,7 @@
 //! `.sns` path): `--version`, missing paths, usage errors, and `sense test`
 //! on a directory. Expected texts were taken from the reference
 //! (`sense-lang` 0.20.0) where it defines them; exit statuses follow
-//! LANGUAGE.md §6.6 (usage errors exit 2).
+//! docs/book/src/cli.md (usage errors exit 2).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

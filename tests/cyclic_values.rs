@@ -183,9 +183,5 @@ fn the_console_serves_cyclic_and_shared_states() {
 
 /// `sense inspect ARGS` on a free port, run from this crate's directory.
 fn inspect(args: &[&str]) -> Server {
-    Server::start(
-        env!("CARGO_BIN_EXE_sense"),
-        env!("CARGO_MANIFEST_DIR"),
-        args,
-    )
+    sense_testkit::inspect!(args)
 }

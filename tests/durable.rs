@@ -25,13 +25,7 @@ fn sense(args: &[&str], stdin: &str) -> Output {
 }
 
 fn stdout(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "sense failed: {}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    sense_testkit::success_stdout(o)
 }
 
 fn state_file(name: &str) -> PathBuf {

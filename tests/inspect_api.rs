@@ -799,9 +799,5 @@ fn state_mode_keeps_prepared_actions_across_restarts() {
 
 /// `sense inspect ARGS` on a free port, run from this crate's directory.
 fn inspect(args: &[&str]) -> Server {
-    Server::start(
-        env!("CARGO_BIN_EXE_sense"),
-        env!("CARGO_MANIFEST_DIR"),
-        args,
-    )
+    sense_testkit::inspect!(args)
 }

@@ -1,7 +1,10 @@
 //! Issue 18 item 4: no client can stall `sense inspect`. Three POSTs that
 //! announce a body and never send it do not delay a second client; a
 //! stalled POST is dropped with 408 once the read timeout passes; a tool
-//! that loops forever ends under the console's step budget.
+//! that loops forever ends under the console's step budget. Issue 29:
+//! with 200 stalled uploads open, 1,000 concurrent GETs are all answered
+//! 200 within 2 s (a thread per connection capped at 64 answered most of
+//! them 503), and the stalled uploads are then cut off with 408.
 
 use sense_testkit::inspect_server::Server;
 
@@ -91,6 +94,71 @@ fn a_stalled_post_is_dropped_with_408() {
     s.stop();
 }
 
+/// Sends `GET path` on `n` connections opened at once, then reads every
+/// answer's status line.
+fn concurrent_gets(port: u16, path: &str, n: usize) -> Vec<String> {
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    let mut open: Vec<TcpStream> = (0..n)
+        .map(|_| {
+            let s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+            s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+            s
+        })
+        .collect();
+    for s in &mut open {
+        s.write_all(request.as_bytes()).expect("send");
+    }
+    open.into_iter()
+        .map(|mut s| {
+            let mut out = String::new();
+            let _ = s.read_to_string(&mut out);
+            out.lines().next().unwrap_or("").to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn two_hundred_stalled_uploads_do_not_starve_a_thousand_gets() {
+    let s = inspect(&["tests/browser/demo.sns"]);
+    assert!(get(s.port, "/api/state").starts_with("HTTP/1.1 200"));
+    let stalled: Vec<TcpStream> = (0..200).map(|_| stalled_post(s.port)).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let t = Instant::now();
+    let statuses = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| scope.spawn(|| concurrent_gets(s.port, "/api/state", 250)))
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a client thread"))
+            .collect::<Vec<_>>()
+    });
+    let took = t.elapsed();
+    assert_eq!(statuses.len(), 1000);
+    let refused: Vec<&String> = statuses
+        .iter()
+        .filter(|l| !l.starts_with("HTTP/1.1 200"))
+        .collect();
+    assert!(
+        refused.is_empty(),
+        "{} of 1000 not answered 200, e.g. {:?}",
+        refused.len(),
+        refused.first()
+    );
+    assert!(took < Duration::from_secs(2), "1000 GETs took {took:?}");
+    // The stalled uploads are cut off once their body deadline passes.
+    for mut c in stalled {
+        c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut answer = String::new();
+        let _ = c.read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    }
+    // Nothing was resumed, and the console still answers.
+    assert!(get(s.port, "/api/agents").contains(r#""status":"paused""#));
+    s.stop();
+}
+
 #[test]
 fn a_tool_that_loops_forever_ends_under_the_step_budget() {
     let dir = std::env::temp_dir().join(format!("sense-inspect-spin-{}", std::process::id()));
@@ -116,9 +184,5 @@ fn a_tool_that_loops_forever_ends_under_the_step_budget() {
 
 /// `sense inspect ARGS` on a free port, run from this crate's directory.
 fn inspect(args: &[&str]) -> Server {
-    Server::start(
-        env!("CARGO_BIN_EXE_sense"),
-        env!("CARGO_MANIFEST_DIR"),
-        args,
-    )
+    sense_testkit::inspect!(args)
 }

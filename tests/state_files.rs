@@ -85,13 +85,7 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "sense failed: {}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    sense_testkit::success_stdout(o)
 }
 
 fn s(p: &Path) -> &str {

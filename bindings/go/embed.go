@@ -207,52 +207,53 @@ func notKind(err error) bool {
 // PauseReasonInt returns the agent's pause reason when it is an Int
 // (ok=false for other kinds), without copying any other value.
 func (r *Runtime) PauseReasonInt(a Agent) (v int64, ok bool, err error) {
-	defer runtime.KeepAlive(r)
 	var i C.int64_t
-	var cerr *C.sense_error
-	err = check(C.sense_agent_pause_reason_int(r.ptr, a.id, &i, &cerr), cerr)
-	if notKind(err) {
-		return 0, false, nil
-	}
-	return int64(i), err == nil, err
+	ok, err = r.pauseReasonAs(func(cerr **C.sense_error) uint32 {
+		return C.sense_agent_pause_reason_int(r.ptr, a.id, &i, cerr)
+	})
+	return int64(i), ok, err
 }
 
 // PauseReasonFloat returns the agent's pause reason when it is a Float.
 func (r *Runtime) PauseReasonFloat(a Agent) (v float64, ok bool, err error) {
-	defer runtime.KeepAlive(r)
 	var f C.double
-	var cerr *C.sense_error
-	err = check(C.sense_agent_pause_reason_float(r.ptr, a.id, &f, &cerr), cerr)
-	if notKind(err) {
-		return 0, false, nil
-	}
-	return float64(f), err == nil, err
+	ok, err = r.pauseReasonAs(func(cerr **C.sense_error) uint32 {
+		return C.sense_agent_pause_reason_float(r.ptr, a.id, &f, cerr)
+	})
+	return float64(f), ok, err
 }
 
 // PauseReasonBool returns the agent's pause reason when it is a Bool.
 func (r *Runtime) PauseReasonBool(a Agent) (v bool, ok bool, err error) {
-	defer runtime.KeepAlive(r)
 	var b C.bool
-	var cerr *C.sense_error
-	err = check(C.sense_agent_pause_reason_bool(r.ptr, a.id, &b, &cerr), cerr)
-	if notKind(err) {
-		return false, false, nil
-	}
-	return bool(b), err == nil, err
+	ok, err = r.pauseReasonAs(func(cerr **C.sense_error) uint32 {
+		return C.sense_agent_pause_reason_bool(r.ptr, a.id, &b, cerr)
+	})
+	return bool(b), ok, err
 }
 
 // PauseReasonString returns the agent's pause reason when it is a String
 // (one copy, into the Go string).
 func (r *Runtime) PauseReasonString(a Agent) (v string, ok bool, err error) {
-	defer runtime.KeepAlive(r)
 	var s C.sense_str
-	var cerr *C.sense_error
-	err = check(C.sense_agent_pause_reason_string(r.ptr, a.id, &s, &cerr), cerr)
-	if notKind(err) {
-		return "", false, nil
-	}
-	if err != nil {
+	ok, err = r.pauseReasonAs(func(cerr **C.sense_error) uint32 {
+		return C.sense_agent_pause_reason_string(r.ptr, a.id, &s, cerr)
+	})
+	if !ok {
 		return "", false, err
 	}
 	return goString(s), true, nil
+}
+
+// pauseReasonAs makes one of libsense's typed pause-reason reads (call
+// passes the error out-pointer on): ok is false, with no error, when the
+// reason is of another kind; the value is read only when ok.
+func (r *Runtime) pauseReasonAs(call func(cerr **C.sense_error) uint32) (ok bool, err error) {
+	defer runtime.KeepAlive(r)
+	var cerr *C.sense_error
+	err = check(call(&cerr), cerr)
+	if notKind(err) {
+		return false, nil
+	}
+	return err == nil, err
 }

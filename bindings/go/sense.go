@@ -503,49 +503,50 @@ func (r *Runtime) Resume(a Agent, value any) (AgentStatus, error) {
 		return 0, err
 	}
 	defer C.sense_value_free(v)
-	var s uint32
-	var cerr *C.sense_error
-	err = check(C.sense_agent_resume(r.ptr, a.id, v, &s, &cerr), cerr)
-	return AgentStatus(s), err
+	return r.resumeWith(func(s *uint32, cerr **C.sense_error) uint32 {
+		return C.sense_agent_resume(r.ptr, a.id, v, s, cerr)
+	})
 }
 
 // ResumeInt continues a paused agent with an Int passed directly: nothing
 // is allocated for it (read the next pause value with PauseReasonInt).
 func (r *Runtime) ResumeInt(a Agent, value int64) (AgentStatus, error) {
-	defer runtime.KeepAlive(r)
-	var s uint32
-	var cerr *C.sense_error
-	err := check(C.sense_agent_resume_int(r.ptr, a.id, C.int64_t(value), &s, &cerr), cerr)
-	return AgentStatus(s), err
+	return r.resumeWith(func(s *uint32, cerr **C.sense_error) uint32 {
+		return C.sense_agent_resume_int(r.ptr, a.id, C.int64_t(value), s, cerr)
+	})
 }
 
 // ResumeString continues a paused agent with a String passed directly
 // (libsense copies it; no value is built).
 func (r *Runtime) ResumeString(a Agent, value string) (AgentStatus, error) {
-	defer runtime.KeepAlive(r)
 	p, n := cString(value)
 	defer C.free(unsafe.Pointer(p))
-	var s uint32
-	var cerr *C.sense_error
-	err := check(C.sense_agent_resume_string(r.ptr, a.id, p, n, &s, &cerr), cerr)
-	return AgentStatus(s), err
+	return r.resumeWith(func(s *uint32, cerr **C.sense_error) uint32 {
+		return C.sense_agent_resume_string(r.ptr, a.id, p, n, s, cerr)
+	})
 }
 
 // ResumeFloat continues a paused agent with a Float passed directly.
 func (r *Runtime) ResumeFloat(a Agent, value float64) (AgentStatus, error) {
-	defer runtime.KeepAlive(r)
-	var s uint32
-	var cerr *C.sense_error
-	err := check(C.sense_agent_resume_float(r.ptr, a.id, C.double(value), &s, &cerr), cerr)
-	return AgentStatus(s), err
+	return r.resumeWith(func(s *uint32, cerr **C.sense_error) uint32 {
+		return C.sense_agent_resume_float(r.ptr, a.id, C.double(value), s, cerr)
+	})
 }
 
 // ResumeBool continues a paused agent with a Bool passed directly.
 func (r *Runtime) ResumeBool(a Agent, value bool) (AgentStatus, error) {
+	return r.resumeWith(func(s *uint32, cerr **C.sense_error) uint32 {
+		return C.sense_agent_resume_bool(r.ptr, a.id, C.bool(value), s, cerr)
+	})
+}
+
+// resumeWith makes one of libsense's resume calls (call passes the status
+// and error out-pointers on) and returns the agent's new status.
+func (r *Runtime) resumeWith(call func(s *uint32, cerr **C.sense_error) uint32) (AgentStatus, error) {
 	defer runtime.KeepAlive(r)
 	var s uint32
 	var cerr *C.sense_error
-	err := check(C.sense_agent_resume_bool(r.ptr, a.id, C.bool(value), &s, &cerr), cerr)
+	err := check(call(&s, &cerr), cerr)
 	return AgentStatus(s), err
 }
 

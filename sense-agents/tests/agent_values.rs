@@ -2,13 +2,9 @@
 //! call result, a pause reason, a host function's argument or an array
 //! element and drives it; passed back in, it is the same agent; an id of
 //! another runtime, or of a collected agent, is a clear error.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 use sense_agents::{AgentId, AgentStatus, HostReturn, HostValue, Runtime, State};
 use std::sync::{Arc, Mutex};

@@ -2,24 +2,14 @@
 //! survivors keep working after the store is compacted — functions,
 //! paused agents in the middle of it, errors that point into it — and
 //! snapshots taken afterwards restore.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
+mod common;
+
+use common::runtime;
 use sense_agents::{HostValue, Runtime, State};
-use std::sync::{Arc, Mutex};
-
-fn runtime() -> (Runtime, Arc<Mutex<String>>) {
-    let mut rt = Runtime::new();
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
-    (rt, out)
-}
 
 #[test]
 fn survivors_work_after_compaction() {

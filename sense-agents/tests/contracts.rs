@@ -3,24 +3,14 @@
 //! outliving its runtime reports the request was not made; restoring needs
 //! only the host functions the saved code calls; agent ids of one runtime
 //! never drive another's agents.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
-use sense_agents::{HostReturn, HostValue, PauseKind, Runtime, State};
-use std::sync::{Arc, Mutex};
+mod common;
 
-fn runtime() -> (Runtime, Arc<Mutex<String>>) {
-    let mut rt = Runtime::new();
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
-    (rt, out)
-}
+use common::runtime;
+use sense_agents::{HostReturn, HostValue, PauseKind, State};
 
 #[test]
 fn a_resume_value_reaches_an_agent_in_receive() {

@@ -1,13 +1,9 @@
 //! Issue 18 item 1, the host side: values that contain themselves or share
 //! sub-arrays cross into the host (pause reasons, globals, host-function
 //! arguments — what the C ABI converts too) in bounded time and size.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 use sense_agents::{HostReturn, HostValue, Runtime, State};
 use std::sync::{Arc, Mutex};

@@ -3,13 +3,9 @@
 //! `try` resumes through a snapshot and the `finally` still runs; an
 //! `Error` value reaches the host as an opaque value that prints as the
 //! error; a resource limit is not catchable.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 use sense_agents::{Config, HostReturn, HostValue, Runtime, State};
 use std::sync::{Arc, Mutex};

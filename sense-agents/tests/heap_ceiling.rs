@@ -1,13 +1,9 @@
 //! The heap ceiling (issue 18, item 3): a program that allocates without
 //! bound stops with a `SenseRuntimeError` under the default ceiling instead
 //! of growing until the operating system kills the process.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 use sense_agents::{Config, ErrorClass, Runtime};
 

@@ -1,13 +1,9 @@
 //! 100,000 agents paused at once in one process: no thread per agent, and
 //! they are all freed when dropped. Its own test binary, so no other test
 //! thread disturbs the thread count.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 use sense_agents::{HostValue, Runtime};
 

@@ -1,24 +1,15 @@
 //! Issue 23: maps cross the host boundary (`HostValue::Map`, ordered
 //! entries) both ways, survive a snapshot, and a map inside itself reads
 //! as an elision instead of recursing.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
+mod common;
+
+use common::runtime;
 use sense_agents::{HostValue, Runtime};
 use std::sync::{Arc, Mutex};
-
-fn runtime() -> (Runtime, Arc<Mutex<String>>) {
-    let mut rt = Runtime::new();
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
-    (rt, out)
-}
 
 #[test]
 fn a_map_comes_out_with_its_entries_in_order() {

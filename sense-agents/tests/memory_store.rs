@@ -2,13 +2,9 @@
 //! `persistent memory` logs in a store of its own instead of SQLite, and
 //! the language core talks only to that store. ARCHITECTURE.md shows this
 //! file as the worked example of a seam.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 use sense_agents::memory::{HistoryRow, Json, MemoryLog};
 use sense_agents::{Config, Runtime};

@@ -12,13 +12,9 @@
 //! (only the VM calls those, mid-run), and the type is re-exported so such
 //! code can be written. The scanner is tested on fixture strings below, so
 //! a regression shows as a failure rather than as a silent pass.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 use std::path::Path;
 

@@ -3,13 +3,9 @@
 //! native that makes one, a field, a method, its printed form, GC tracing
 //! of the label it holds, and a snapshot round trip (restore finds the
 //! kind by name; a runtime without it refuses the snapshot).
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 use sense_agents::kind::{self, ExtObject, ObjectKind, Render};
 use sense_agents::{

@@ -2,22 +2,19 @@
 //! documented outcome) — never a crash, a stack overflow or a hang — in a
 //! debug build on the default 2 MiB test thread, and the runtime stays
 //! usable afterwards (another small program runs on the same `Runtime`).
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
+
+mod common;
 
 use sense_agents::{AgentStatus, Config, ErrorClass, HostValue, PauseKind, Runtime, State};
 use std::sync::{Arc, Mutex};
 
+/// A captured runtime whose `ask_human` outside agents sees the end of
+/// input.
 fn runtime_with(config: Config) -> (Runtime, Arc<Mutex<String>>) {
-    let mut rt = Runtime::with_config(config);
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
+    let (mut rt, out) = common::capturing(config);
     rt.set_input(|| None);
     (rt, out)
 }

@@ -1,27 +1,17 @@
 //! A denied capability never runs a tool body or commits an action, on
 //! every path into it: a direct call, inside a tool, inside an action,
 //! inside an agent, after a resume, and from a model's tool request.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
+mod common;
+
+use common::runtime;
 use sense_agents::{
-    ChatMessage, HostValue, ModelProvider, ModelResponse, ModelTurn, Runtime, State, ToolCall,
-    ToolSpec,
+    ChatMessage, HostValue, ModelProvider, ModelResponse, ModelTurn, State, ToolCall, ToolSpec,
 };
 use std::sync::{Arc, Mutex};
-
-fn runtime() -> (Runtime, Arc<Mutex<String>>) {
-    let mut rt = Runtime::new();
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
-    (rt, out)
-}
 
 const TOOLS: &str = r#"
 tool secret() requires vault.read "reads the vault":

@@ -1,26 +1,16 @@
 //! The host API driven purely from Rust: start/resume round trips, pause
 //! kinds, host functions (including ones that suspend), messaging, the
 //! cross-thread pause request, stale handles, and many paused agents.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
+mod common;
+
+use common::runtime;
 use sense_agents::{AgentStatus, HostReturn, HostValue, PauseKind, Runtime, State};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-
-/// A runtime whose output is captured.
-fn runtime() -> (Runtime, Arc<Mutex<String>>) {
-    let mut rt = Runtime::new();
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
-    (rt, out)
-}
 
 fn paused(reason: &str, kind: PauseKind) -> State {
     State::Paused {

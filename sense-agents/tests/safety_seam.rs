@@ -3,24 +3,14 @@
 //! statements, the audit log is saved state a runtime without it refuses,
 //! and the bodies tools and actions hold survive code compaction and a
 //! snapshot taken after it.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
-use sense_agents::{Runtime, State};
-use std::sync::{Arc, Mutex};
+mod common;
 
-fn runtime() -> (Runtime, Arc<Mutex<String>>) {
-    let mut rt = Runtime::new();
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
-    (rt, out)
-}
+use common::runtime;
+use sense_agents::State;
 
 fn bare_error(text: &str) -> String {
     let mut vm = sense_eval::Vm::new(sense_eval::Config::default());

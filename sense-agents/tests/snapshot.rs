@@ -1,24 +1,15 @@
 //! Snapshots through the host API: everything a paused runtime holds comes
 //! back; damaged, truncated and hostile bytes are refused with an error —
 //! never a panic, a hang or an unbounded allocation.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
+mod common;
+
+use common::runtime;
 use sense_agents::{AgentStatus, HostReturn, HostValue, PauseKind, Runtime, State};
 use std::sync::{Arc, Mutex};
-
-fn runtime() -> (Runtime, Arc<Mutex<String>>) {
-    let mut rt = Runtime::new();
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().unwrap().push_str(s));
-    (rt, out)
-}
 
 fn restored(bytes: &[u8]) -> (Runtime, Arc<Mutex<String>>) {
     let (mut rt, out) = runtime();

@@ -6,13 +6,9 @@
 //! except at most one pending when the agent completed, which is dropped
 //! with it (no lost wake-ups, no double pauses); nothing
 //! deadlocks (the whole test is bounded in wall time).
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 use sense_agents::{AgentStatus, Config, HostValue, PauseHandle, PauseKind, Runtime, State};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -4,13 +4,9 @@
 //! through that kind — nothing of "agent" is left in the core's output —
 //! and reads a task's variables itself; a VM without a task kind refuses
 //! the declaration.
-// Test code may unwrap and index (the workspace lints forbid it in library code).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+// Test code may unwrap, panic and index (the workspace's restriction
+// lints forbid it in library code).
+#![allow(clippy::restriction)]
 
 use sense_agents::kind::{Refusal, Render, TaskKind};
 use sense_agents::{Config, EvalError, EvalResult, ObjRef, Value, Vm};

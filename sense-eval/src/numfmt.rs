@@ -1,5 +1,5 @@
 //! Number and string formatting exactly as the reference prints them
-//! (LANGUAGE.md §3.3): the float layout rule and Python-style `repr` of
+//! (docs/book/src/values.md § Printing): the float layout rule and Python-style `repr` of
 //! strings, used in a few error messages.
 
 /// Formats a float the way `print` shows it.

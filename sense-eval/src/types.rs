@@ -1,4 +1,4 @@
-//! Runtime type annotations (LANGUAGE.md §3.9).
+//! Runtime type annotations (docs/book/src/scope.md § Functions; data.md § Maps).
 //!
 //! Annotations are compiled once into a [`TypeSpec`]. The core knows only
 //! its own types; any other name is kept as written and resolved when a

@@ -151,10 +151,7 @@ pub extern "C" fn sense_agent_lookup(
         let rt = try_ref!(runtime);
         let name = str_arg!(name, name_len);
         let out = try_out!(out);
-        let id = rt.enter(|r| {
-            r.agent(name)
-                .map_err(|e| error::with_status(&e, sense_status::NotFound))
-        })?;
+        let id = rt.find(|r| r.agent(name))?;
         out.set(sense_agent::of(id));
         Ok(())
     })
@@ -281,10 +278,7 @@ pub extern "C" fn sense_agent_pause_kind(
     ffi_guard!(error, {
         let rt = try_ref!(runtime);
         let out = try_out!(out);
-        let kind = rt.enter(|r| {
-            r.pause_kind(agent.id())
-                .map_err(|e| error::with_status(&e, sense_status::NotFound))
-        })?;
+        let kind = rt.find(|r| r.pause_kind(agent.id()))?;
         out.set(kind.map_or(sense_pause_kind::None, Into::into));
         Ok(())
     })
@@ -304,10 +298,7 @@ pub extern "C" fn sense_agent_pause_reason(
     ffi_guard!(error, {
         let rt = try_ref!(runtime);
         let out = try_out!(out);
-        let reason = rt.enter(|r| {
-            r.pause_reason(agent.id())
-                .map_err(|e| error::with_status(&e, sense_status::NotFound))
-        })?;
+        let reason = rt.find(|r| r.pause_reason(agent.id()))?;
         out.set(into_raw(reason));
         Ok(())
     })

@@ -3,10 +3,10 @@
 //! exported function allocates nothing (other test threads do not disturb
 //! the count).
 //!
-//! `tests/no_alloc.rs` has its own copy: this crate builds only a
-//! `cdylib` and a `staticlib` (no rlib), so its integration tests cannot
-//! reach a module of it, and a global allocator needs `unsafe`, which
-//! sense-testkit forbids.
+//! `tests/no_alloc.rs` includes this same file (`#[path]`): this crate
+//! builds only a `cdylib` and a `staticlib` (no rlib), so its integration
+//! tests cannot reach a module of it, and a global allocator needs
+//! `unsafe`, which sense-testkit forbids.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -122,10 +122,7 @@ pub extern "C" fn sense_agent_lookup_path(
         let name = str_arg!(name, name_len);
         let out = try_out!(out);
         let path = index_path(path, path_len)?;
-        let id = rt.enter(|r| {
-            r.agent_at(name, path)
-                .map_err(|e| error::with_status(&e, sense_status::NotFound))
-        })?;
+        let id = rt.find(|r| r.agent_at(name, path))?;
         out.set(sense_agent::of(id));
         Ok(())
     })
@@ -154,10 +151,7 @@ pub extern "C" fn sense_agent_member_agent(
         let name = str_arg!(name, name_len);
         let out = try_out!(out);
         let path = index_path(path, path_len)?;
-        let id = rt.enter(|r| {
-            r.agent_in_member(agent.id(), name, path)
-                .map_err(|e| error::with_status(&e, sense_status::NotFound))
-        })?;
+        let id = rt.find(|r| r.agent_in_member(agent.id(), name, path))?;
         out.set(sense_agent::of(id));
         Ok(())
     })
@@ -182,10 +176,7 @@ pub extern "C" fn sense_agent_member(
         let rt = try_ref!(runtime);
         let name = str_arg!(name, name_len);
         let out = try_out!(out);
-        let v = rt.enter(|r| {
-            r.member(agent.id(), name)
-                .map_err(|e| error::with_status(&e, sense_status::NotFound))
-        })?;
+        let v = rt.find(|r| r.member(agent.id(), name))?;
         out.set(into_raw(v));
         Ok(())
     })
@@ -204,10 +195,7 @@ pub extern "C" fn sense_agent_retain(
 ) -> sense_status {
     ffi_guard!(error, {
         let rt = try_ref!(runtime);
-        rt.enter(|r| {
-            r.hold(agent.id())
-                .map_err(|e| error::with_status(&e, sense_status::NotFound))
-        })
+        rt.find(|r| r.hold(agent.id()))
     })
 }
 

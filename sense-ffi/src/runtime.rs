@@ -43,6 +43,15 @@ impl sense_runtime {
         }))
     }
 
+    /// [`enter`](Self::enter) for a lookup: an error from `f` (no such
+    /// name, member or element; a stale id) is `SENSE_STATUS_NOT_FOUND`.
+    pub(crate) fn find<R>(
+        &self,
+        f: impl FnOnce(&mut Runtime) -> Result<R, sense_agents::Error>,
+    ) -> Result<R, Failure> {
+        self.enter(|r| f(r).map_err(|e| crate::error::with_status(&e, sense_status::NotFound)))
+    }
+
     /// Runs `f` with exclusive access to the runtime, refusing re-entry
     /// from callbacks and use after a panic.
     pub(crate) fn enter<R>(

@@ -3,7 +3,7 @@
 //! of anything else).
 
 use crate::error::sense_error;
-use crate::guard::Failure;
+use crate::guard::{Body, Failure};
 use crate::status::sense_status;
 use crate::strings::sense_str;
 use sense_agents::HostValue;
@@ -234,6 +234,22 @@ pub extern "C" fn sense_value_type_name(
     })
 }
 
+/// The body of the typed reads (`sense_value_as_*`, `sense_value_list_len`):
+/// `pick` takes what is asked for out of the value; any other kind is
+/// `SENSE_STATUS_INVALID_ARGUMENT` (naming `kind`) and leaves `*out`
+/// untouched.
+fn read_as<T>(
+    value: *const sense_value,
+    out: *mut T,
+    kind: &'static str,
+    pick: impl FnOnce(&HostValue) -> Option<T>,
+) -> Body {
+    let v = try_value!(value);
+    let out = try_out!(out);
+    out.set(pick(v).ok_or_else(|| wrong_kind(kind))?);
+    Ok(())
+}
+
 /// The Bool in `value`. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one
 /// (`*out` untouched).
 #[unsafe(no_mangle)]
@@ -243,13 +259,10 @@ pub extern "C" fn sense_value_as_bool(
     error: *mut *mut sense_error,
 ) -> sense_status {
     ffi_guard!(error, {
-        let v = try_value!(value);
-        let out = try_out!(out);
-        match v {
-            HostValue::Bool(b) => out.set(*b),
-            _ => return Err(wrong_kind("Bool")),
-        }
-        Ok(())
+        read_as(value, out, "Bool", |v| match v {
+            HostValue::Bool(b) => Some(*b),
+            _ => None,
+        })
     })
 }
 
@@ -262,13 +275,10 @@ pub extern "C" fn sense_value_as_int(
     error: *mut *mut sense_error,
 ) -> sense_status {
     ffi_guard!(error, {
-        let v = try_value!(value);
-        let out = try_out!(out);
-        match v {
-            HostValue::Int(i) => out.set(*i),
-            _ => return Err(wrong_kind("Int")),
-        }
-        Ok(())
+        read_as(value, out, "Int", |v| match v {
+            HostValue::Int(i) => Some(*i),
+            _ => None,
+        })
     })
 }
 
@@ -281,13 +291,10 @@ pub extern "C" fn sense_value_as_float(
     error: *mut *mut sense_error,
 ) -> sense_status {
     ffi_guard!(error, {
-        let v = try_value!(value);
-        let out = try_out!(out);
-        match v {
-            HostValue::Float(f) => out.set(*f),
-            _ => return Err(wrong_kind("Float")),
-        }
-        Ok(())
+        read_as(value, out, "Float", |v| match v {
+            HostValue::Float(f) => Some(*f),
+            _ => None,
+        })
     })
 }
 
@@ -301,14 +308,11 @@ pub extern "C" fn sense_value_as_string(
     error: *mut *mut sense_error,
 ) -> sense_status {
     ffi_guard!(error, {
-        let v = try_value!(value);
-        let out = try_out!(out);
-        match v {
-            HostValue::Str(s) | HostValue::Opaque { text: s, .. } => out.set(sense_str::of(s)),
-            HostValue::Task(a) => out.set(sense_str::of(a.text())),
-            _ => return Err(wrong_kind("String")),
-        }
-        Ok(())
+        read_as(value, out, "String", |v| match v {
+            HostValue::Str(s) | HostValue::Opaque { text: s, .. } => Some(sense_str::of(s)),
+            HostValue::Task(a) => Some(sense_str::of(a.text())),
+            _ => None,
+        })
     })
 }
 
@@ -321,13 +325,10 @@ pub extern "C" fn sense_value_list_len(
     error: *mut *mut sense_error,
 ) -> sense_status {
     ffi_guard!(error, {
-        let v = try_value!(value);
-        let out = try_out!(out);
-        match v {
-            HostValue::List(items) => out.set(items.len()),
-            _ => return Err(wrong_kind("List")),
-        }
-        Ok(())
+        read_as(value, out, "List", |v| match v {
+            HostValue::List(items) => Some(items.len()),
+            _ => None,
+        })
     })
 }
 

@@ -9,55 +9,11 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 use sense_agents::{AgentId, AgentStatus, HostValue, PauseKind, Runtime, State, ValueRef};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-/// `System`, counting allocations (and reallocations) per thread.
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn bump() {
-    // `try_with`: a thread's last deallocations may run after its locals
-    // are gone.
-    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-}
-
-// SAFETY: every call is forwarded to `System` unchanged; only a
-// thread-local counter is touched besides.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        // SAFETY: forwarded with the caller's layout.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        // SAFETY: forwarded with the caller's layout.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        // SAFETY: forwarded; `ptr` came from this allocator, i.e. `System`.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded; `ptr` came from this allocator, i.e. `System`.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Allocations made on this thread while `f` runs.
-fn allocations_in(f: impl FnOnce()) -> u64 {
-    let before = ALLOCATIONS.with(Cell::get);
-    f();
-    ALLOCATIONS.with(Cell::get) - before
-}
+// The counting allocator of this crate's unit tests, the same file: the
+// crate builds no rlib, so an integration test cannot reach its modules.
+#[path = "../src/alloc_count.rs"]
+mod alloc_count;
+use alloc_count::allocations_in;
 
 const ECHO: &str = "agent worker:\n    x = 0\n    while true:\n        x = pause(x + 1)\n";
 const ASKS: &str = "agent worker:\n    while true:\n        n = pause(\"more?\")\n";

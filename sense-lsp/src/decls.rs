@@ -227,6 +227,17 @@ fn with_params(out: &mut [Decl], ps: &[Param]) {
     }
 }
 
+/// What a function-like declaration (`def`, `tool`) adds after its own
+/// entry: its parameters on that entry, and its body as a scope where the
+/// parameters are visible from the header (`full` starts there) on.
+fn callable_body(out: &mut Vec<Decl>, ps: &[Param], body: &Block, full: Span) {
+    with_params(out, ps);
+    let scope = full.to(body.span);
+    with_body(out, scope);
+    params(out, ps, full, scope);
+    block(body, Some(scope), out);
+}
+
 fn block(b: &Block, scope: Option<Span>, out: &mut Vec<Decl>) {
     for s in &b.stmts {
         stmt(s, scope, out);
@@ -256,12 +267,7 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
             let sig = format!("def {}({}){ret}", f.name.name, params_text(&f.params));
             push(out, &f.name, DeclKind::Function, full, scope, sig);
             with_type(out, Some("Function".into()));
-            with_params(out, &f.params);
-            // Parameters are in scope from the header on.
-            let body = full.to(f.body.span);
-            with_body(out, body);
-            params(out, &f.params, full, body);
-            block(&f.body, Some(body), out);
+            callable_body(out, &f.params, &f.body, full);
         }
         StmtKind::TypedDecl { name, ty, value } => {
             let detail = format!("{}: {}", name.name, type_text(ty));
@@ -406,11 +412,7 @@ fn stmt(s: &Stmt, scope: Option<Span>, out: &mut Vec<Decl>) {
             }
             push(out, &t.name, DeclKind::Tool, full, scope, detail);
             with_type(out, Some("Tool".into()));
-            with_params(out, &t.params);
-            let body = full.to(t.body.span);
-            with_body(out, body);
-            params(out, &t.params, full, body);
-            block(&t.body, Some(body), out);
+            callable_body(out, &t.params, &t.body, full);
         }
         StmtKind::Memory {
             name, persistent, ..

@@ -173,14 +173,10 @@ fn matching_open(text: &str, open: char, close: char) -> Option<usize> {
     let mut depth = 0usize;
     let mut quote: Option<char> = None;
     for (i, c) in text.char_indices().rev() {
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
+        if crate::scan::in_string(&mut quote, c) {
             continue;
         }
         match c {
-            '"' | '\'' => quote = Some(c),
             c if c == close => depth += 1,
             c if c == open => {
                 depth = depth.checked_sub(1)?;

@@ -39,6 +39,7 @@ mod infer;
 pub mod members;
 mod navigate;
 mod references;
+mod scan;
 mod server;
 mod signature;
 mod transport;

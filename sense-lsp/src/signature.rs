@@ -118,14 +118,10 @@ fn open_call(text: &str) -> Option<(usize, usize)> {
             comment = c != '\n';
             continue;
         }
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
+        if crate::scan::in_string(&mut quote, c) {
             continue;
         }
         match c {
-            '"' | '\'' => quote = Some(c),
             '#' => comment = true,
             '(' | '[' | '{' => {
                 stack.push((c, i, commas));

@@ -24,6 +24,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod http;
 pub mod inspect;
 pub mod serve;
 pub mod state_file;

@@ -1,6 +1,6 @@
 //! The abstract syntax tree of a Sense file. Every node carries its [`Span`].
 //!
-//! The tree mirrors the grammar of LANGUAGE.md §2 one to one. It holds no
+//! The tree mirrors the grammar of docs/book/src/language.md one to one. It holds no
 //! semantic information (no resolved names, no types); the compiler in
 //! `sense-eval` does all of that.
 
@@ -65,7 +65,7 @@ pub struct Stmt {
     pub span: Span,
 }
 
-/// The statement forms of LANGUAGE.md §2.2.
+/// The statement forms of docs/book/src/language.md.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     /// `expr NEWLINE` (plain assignment is an expression).
@@ -514,7 +514,7 @@ pub struct LabeledArg {
     pub value: Expr,
 }
 
-/// The expression forms of LANGUAGE.md §2.3.
+/// The expression forms of docs/book/src/values.md § Operators.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     /// Integer literal.

@@ -1,4 +1,4 @@
-//! The canonical formatter behind `sense fmt` (LANGUAGE.md §6.4).
+//! The canonical formatter behind `sense fmt` (docs/book/src/cli.md § Formatting).
 //!
 //! [`format_source`] lexes and parses a file, then prints the tree back:
 //!
@@ -10,7 +10,7 @@
 //!   (`1 - (2 - 3)`). Nested prefix minus is printed `- -5`.
 //! * Strings are re-escaped (`\\ \" \t \r`); a value containing a newline
 //!   is printed as `"""…"""` with real line breaks.
-//! * Numbers print as `show` prints them (LANGUAGE.md §3.3), except that a
+//! * Numbers print as `show` prints them (docs/book/src/values.md § Printing), except that a
 //!   float is always written in fixed notation (`10000000000000000.0`,
 //!   `0.00001`), because Sense has no exponent syntax.
 //! * Import paths are always quoted (`import a.b` becomes

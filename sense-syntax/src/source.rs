@@ -3,7 +3,8 @@
 /// One Sense source file, as the lexer sees it.
 ///
 /// The text is normalised on construction: `\r\n` and lone `\r` become `\n`,
-/// as the reference does when it reads files in text mode (LANGUAGE.md §1.1).
+/// as the reference does when it reads files in text mode
+/// (docs/book/src/language.md § Lexical rules).
 ///
 /// ```
 /// use sense_syntax::{SourceFile, format::format_source, parse_file};

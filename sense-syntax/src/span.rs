@@ -5,7 +5,7 @@
 /// `start..end` is a byte range into the file's text (used for carets);
 /// `line` is the 1-based line an error at this node reports. The two are
 /// kept apart on purpose: the reported line follows the rules of
-/// LANGUAGE.md §1.9 (for example a multi-line string token reports the line
+/// docs/book/src/errors.md (for example a multi-line string token reports the line
 /// of its closing quote), while the caret underlines the real extent.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,

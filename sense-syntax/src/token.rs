@@ -14,7 +14,7 @@ use crate::span::Span;
 /// the two can never drift apart.
 macro_rules! token_kinds {
     ($( $(#[$doc:meta])* $variant:ident => $name:literal, )*) => {
-        /// The kind of a token (LANGUAGE.md §1.7).
+        /// The kind of a token (docs/book/src/language.md § Lexical rules).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum TokenKind {
             $( $(#[$doc])* $variant, )*
@@ -174,7 +174,7 @@ token_kinds! {
     Eof => "EOF",
 }
 
-/// The 38 reserved words (LANGUAGE.md §1.4) and their kinds.
+/// The 38 reserved words (docs/book/src/language.md § Lexical rules) and their kinds.
 const KEYWORDS: [(&str, TokenKind); 38] = [
     ("def", TokenKind::Def),
     ("return", TokenKind::Return),
@@ -265,7 +265,7 @@ pub enum Literal {
 pub struct Token {
     /// Its kind.
     pub kind: TokenKind,
-    /// Byte range of its text; `span.line` follows LANGUAGE.md §1.9.
+    /// Byte range of its text; `span.line` follows docs/book/src/errors.md.
     pub span: Span,
 }
 

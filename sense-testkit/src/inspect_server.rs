@@ -78,3 +78,17 @@ impl Drop for Server {
         self.kill();
     }
 }
+
+/// `sense inspect ARGS` on a free port, run from the calling crate's
+/// directory with its `sense` binary (a macro, so that `env!` reads the
+/// caller's build): `sense_testkit::inspect!(&["demo.sns"])`.
+#[macro_export]
+macro_rules! inspect {
+    ($args:expr) => {
+        $crate::inspect_server::Server::start(
+            env!("CARGO_BIN_EXE_sense"),
+            env!("CARGO_MANIFEST_DIR"),
+            $args,
+        )
+    };
+}

@@ -87,3 +87,15 @@ pub fn relative(root: &Path, p: &Path) -> String {
         .to_string_lossy()
         .replace('\\', "/")
 }
+
+/// The standard output of a command that must have succeeded; panics (it
+/// is test code) with its output and errors otherwise.
+pub fn success_stdout(o: &std::process::Output) -> String {
+    assert!(
+        o.status.success(),
+        "sense failed: {}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}

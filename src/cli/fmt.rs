@@ -1,5 +1,5 @@
 //! `sense fmt PATH [--write|-w] [--check]`: the canonical formatter
-//! (LANGUAGE.md §6.4; the formatting itself is
+//! (docs/book/src/cli.md § Formatting; the formatting itself is
 //! [`sense::syntax::format::format_source`]).
 //!
 //! PATH is a file, or a directory searched recursively for `*.sns` files

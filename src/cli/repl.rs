@@ -1,4 +1,4 @@
-//! `sense repl` (LANGUAGE.md §6.3): line editing and history on a terminal,
+//! `sense repl` (docs/book/src/cli.md § The REPL): line editing and history on a terminal,
 //! plain line reading otherwise; one persistent scope; errors don't end
 //! the session.
 //!

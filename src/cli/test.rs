@@ -1,4 +1,4 @@
-//! `sense test`: run test blocks and report (LANGUAGE.md §6.2).
+//! `sense test`: run test blocks and report (docs/book/src/cli.md and modules.md § Tests).
 
 use super::output::Output;
 use std::path::{Path, PathBuf};

@@ -12,7 +12,8 @@
 //! | POST | `/api/actions/<key>/prepare` `{"args": […]}` | prepare an action instance |
 //! | POST | `/api/actions/instances/<id>/<verify\|approve\|commit\|rollback>` | one step of an instance |
 //!
-//! Errors are `{"error": {"class", "message", "rendered"}}` with a 4xx
+//! Errors are `{"error": {"class", "message", "rendered"}}` (the shared
+//! shape of [`crate::http::reply`]) with a 4xx
 //! status: 400 malformed request or bad literal, 403 policy or approval
 //! denial (and requests from other sites), 404 unknown route, agent, tool,
 //! action or instance, 405 wrong method, 409 wrong state for the step,
@@ -20,9 +21,9 @@
 //! error. POSTs must be `Content-Type: application/json` and come from the
 //! console's own origin, so other web pages cannot drive the console.
 
-use super::http::{self, BODY_LIMIT};
 use super::json;
 use super::{Inspector, Source};
+use crate::http::Reply;
 use sense_agents::inspect_support::ActionStep;
 use sense_agents::literal;
 use sense_agents::{AgentStatus, HostValue};
@@ -32,43 +33,13 @@ const INDEX_HTML: &str = include_str!("static/index.html");
 const APP_JS: &str = include_str!("static/app.js");
 const APP_CSS: &str = include_str!("static/app.css");
 
-/// A response.
-pub(super) struct Reply {
-    pub(super) status: u16,
-    pub(super) content_type: &'static str,
-    pub(super) body: Vec<u8>,
-    allow: Option<&'static str>,
-}
-
 impl Reply {
-    fn json(status: u16, body: &Json) -> Reply {
-        Reply {
-            status,
-            content_type: "application/json; charset=utf-8",
-            body: body.to_string().into_bytes(),
-            allow: None,
-        }
-    }
-
     fn ok(mut body: Json, ins: &mut Inspector) -> Reply {
         if let Some(obj) = body.as_object_mut() {
             obj.insert("ok".into(), Json::Bool(true));
             obj.insert("state".into(), json::state(ins));
         }
         Reply::json(200, &body)
-    }
-
-    /// A host-side error (not raised by Sense code).
-    pub(super) fn error(status: u16, class: &str, message: impl Into<String>) -> Reply {
-        let message = message.into();
-        Reply::json(
-            status,
-            &json!({ "error": {
-                "class": class,
-                "message": message,
-                "rendered": format!("{class}: {message}"),
-            }}),
-        )
     }
 
     /// An error raised by Sense (or the runtime), with `extra` fields and
@@ -80,15 +51,6 @@ impl Reply {
             obj.insert("state".into(), json::state(ins));
         }
         Reply::json(status, &body)
-    }
-
-    fn text(content_type: &'static str, body: &str) -> Reply {
-        Reply {
-            status: 200,
-            content_type,
-            body: body.as_bytes().to_vec(),
-            allow: None,
-        }
     }
 }
 
@@ -134,47 +96,6 @@ pub(super) fn handle(
     });
     ins.rt.config_mut().max_steps = given;
     reply
-}
-
-/// The answer when too many requests are in progress at once.
-pub(super) fn busy() -> Reply {
-    Reply::error(
-        503,
-        "ServiceUnavailable",
-        "too many requests in progress; try again",
-    )
-}
-
-pub(super) fn respond(request: http::Request, reply: Reply) {
-    let mut headers = vec![
-        ("Content-Type", reply.content_type),
-        ("Cache-Control", "no-store"),
-        ("X-Content-Type-Options", "nosniff"),
-        ("X-Frame-Options", "DENY"),
-        (
-            "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-        ),
-    ];
-    if let Some(allow) = reply.allow {
-        headers.push(("Allow", allow));
-    }
-    request.respond(reply.status, &headers, &reply.body);
-}
-
-/// Only the console's own address may be used: the Host header must name
-/// it (no DNS rebinding), and a browser's Origin, when sent, must be it.
-fn same_site(request: &http::Request, port: u16) -> bool {
-    let hosts = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
-    let host_ok = request
-        .header("Host")
-        .is_some_and(|h| hosts.iter().any(|x| x.eq_ignore_ascii_case(h)));
-    let origin_ok = request.header("Origin").is_none_or(|o| {
-        hosts
-            .iter()
-            .any(|x| o.eq_ignore_ascii_case(&format!("http://{x}")))
-    });
-    host_ok && origin_ok
 }
 
 /// Decodes `%XX` escapes in one path segment.
@@ -253,18 +174,8 @@ fn route(segs: &[String]) -> Option<Route> {
     })
 }
 
-/// The route a request names, once its origin, path and method are fine.
-pub(super) fn check(port: u16, request: &http::Request) -> Result<Route, Reply> {
-    if !same_site(request, port) {
-        return Err(Reply::error(
-            403,
-            "Forbidden",
-            format!(
-                "the inspector only answers requests for http://127.0.0.1:{port}/ from its own page",
-            ),
-        ));
-    }
-    let url = request.url().to_string();
+/// The route a request names, once its path and method are fine.
+pub(super) fn check(url: &str, method: &str) -> Result<Route, Reply> {
     let path = url.split(['?', '#']).next().unwrap_or("");
     let Some(segs) = path
         .trim_start_matches('/')
@@ -285,15 +196,14 @@ pub(super) fn check(port: u16, request: &http::Request) -> Result<Route, Reply> 
             format!("no such page or API route: {path}"),
         ));
     };
-    let method = request.method().to_ascii_uppercase();
+    let method = method.to_ascii_uppercase();
     if method != route.method() {
-        let mut r = Reply::error(
+        return Err(Reply::error(
             405,
             "MethodNotAllowed",
             format!("{path} takes {}, not {method}", route.method()),
-        );
-        r.allow = Some(route.method());
-        return Err(r);
+        )
+        .with_allow(route.method()));
     }
     Ok(route)
 }
@@ -301,14 +211,7 @@ pub(super) fn check(port: u16, request: &http::Request) -> Result<Route, Reply> 
 fn get(ins: &mut Inspector, route: Route) -> Reply {
     let body = match route {
         Route::Page(content_type, text) => return Reply::text(content_type, text),
-        Route::NoContent => {
-            return Reply {
-                status: 204,
-                content_type: "text/plain",
-                body: Vec::new(),
-                allow: None,
-            };
-        }
+        Route::NoContent => return Reply::no_content(),
         Route::State => json::state(ins),
         Route::Agents => json::agents(ins),
         Route::Agent(serial) => {
@@ -341,65 +244,6 @@ fn no_agent(serial: &str) -> Reply {
         "NotFound",
         format!("no agent with serial number '{serial}'"),
     )
-}
-
-/// Reads a JSON object body (empty means `{}`); a client slower than the
-/// socket's read timeout gets 408.
-pub(super) fn read_body(
-    request: &mut http::Request,
-) -> Result<serde_json::Map<String, Json>, Reply> {
-    let json_type = request.header("Content-Type").is_some_and(|t| {
-        t.split(';')
-            .next()
-            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
-    });
-    if !json_type {
-        return Err(Reply::error(
-            415,
-            "UnsupportedMediaType",
-            "POST requests must be sent as Content-Type: application/json",
-        ));
-    }
-    let too_large = || {
-        Reply::error(
-            413,
-            "PayloadTooLarge",
-            format!("request bodies are limited to {BODY_LIMIT} bytes"),
-        )
-    };
-    let bytes = match request.body(BODY_LIMIT) {
-        Ok(Some(bytes)) => bytes,
-        Ok(None) => return Err(too_large()),
-        Err(e) if http::is_timeout(&e) => {
-            return Err(Reply::error(408, "RequestTimeout", http::timeout_message()));
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
-            return Err(Reply::error(411, "LengthRequired", e.to_string()));
-        }
-        Err(e) => {
-            return Err(Reply::error(
-                400,
-                "BadRequest",
-                format!("cannot read the request body: {e}"),
-            ));
-        }
-    };
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(serde_json::Map::new());
-    }
-    match serde_json::from_slice::<Json>(&bytes) {
-        Ok(Json::Object(m)) => Ok(m),
-        Ok(_) => Err(Reply::error(
-            400,
-            "BadRequest",
-            "the request body must be a JSON object",
-        )),
-        Err(e) => Err(Reply::error(
-            400,
-            "BadRequest",
-            format!("the request body is not valid JSON: {e}"),
-        )),
-    }
 }
 
 /// A bad literal: the hint `sense resume` gives.

@@ -2,15 +2,14 @@
 //! agents (answer paused ones, start created ones), tools, actions, the
 //! audit log, memories and program output — served on 127.0.0.1 only.
 //!
-//! Each request is read and answered on a thread of its own
-//! (`connection`); the runtime (which is not `Sync`) stays on the main
-//! thread and handles one request's work at a time, each under a step
-//! budget. The page is plain HTML and JavaScript embedded in the binary; it
+//! Requests are read and answered on the shared HTTP stack
+//! (`http`, see `jobs`); the runtime (which is not `Sync`) stays
+//! on the thread that calls [`Console::run`] and handles one request's
+//! work at a time, each under a step budget. The page is plain HTML and JavaScript embedded in the binary; it
 //! polls `/api/state`.
 
 mod api;
-mod connection;
-mod http;
+mod jobs;
 mod json;
 
 use crate::state_file::{self, LockFailure, StateLock};
@@ -154,7 +153,7 @@ impl From<&str> for OpenError {
 /// [`Console::run`] answers the page's requests until the process ends.
 pub struct Console {
     inspector: Inspector,
-    work: Receiver<connection::Job>,
+    work: Receiver<jobs::Job>,
     port: u16,
 }
 
@@ -214,7 +213,7 @@ impl Console {
             (None, None) => return Err("give a program FILE or --state STATE".into()),
         };
         let (jobs, work) = std::sync::mpsc::channel();
-        let port = connection::listen(port, jobs)
+        let port = jobs::listen(port, jobs)
             .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
         let inspector = Inspector {
             rt,
@@ -246,7 +245,7 @@ impl Console {
     /// Answers the page's requests until the process ends.
     pub fn run(mut self) {
         for job in self.work {
-            let connection::Job { route, body, reply } = job;
+            let jobs::Job { route, body, reply } = job;
             let _ = reply.send(api::handle(&mut self.inspector, route, &body));
         }
     }

@@ -1,9 +1,9 @@
 //! `sense serve`: durable agents as a service. Instances of the program's
 //! agents live in a store (SQLite for one machine, PostgreSQL for a
 //! fleet); any process pointed at the same store answers any instance,
-//! and every answer is applied exactly once (see [`engine`]).
+//! and every answer is applied exactly once (see `engine`).
 //!
-//! Threads: connections are tasks on a small tokio runtime (see [`http`]:
+//! Threads: connections are tasks on a small tokio runtime (see `http`:
 //! heads and bodies have deadlines, so a slow or stalled client never
 //! holds up the others); at most `--workers` requests run programs or use
 //! the store at once, on blocking threads; long polls are parked on one

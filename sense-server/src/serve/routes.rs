@@ -8,32 +8,19 @@ use super::json;
 use sense_store::{ListQuery, Status};
 use serde_json::{Map, Value as Json, json};
 
-/// A JSON object body (empty when there is no body).
+/// A JSON object body (empty when there is no body) whose integers fit
+/// a Sense Int.
 pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Json>, Reply> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Map::new());
-    }
-    match serde_json::from_slice::<Json>(bytes) {
-        Ok(Json::Object(m)) => match json::oversized_integer(bytes) {
-            None => Ok(m),
-            Some(n) => Err(Reply::error(
-                400,
-                "BadValue",
-                format!(
-                    "the integer {n} does not fit in 64 bits (a Sense Int is 64-bit); \
-                     send it as a string, or as a float such as 1.5e20"
-                ),
-            )),
-        },
-        Ok(_) => Err(Reply::error(
+    let object = crate::http::parse_object(bytes)?;
+    match json::oversized_integer(bytes) {
+        None => Ok(object),
+        Some(n) => Err(Reply::error(
             400,
-            "BadRequest",
-            "the body must be a JSON object",
-        )),
-        Err(e) => Err(Reply::error(
-            400,
-            "BadRequest",
-            format!("the body is not JSON: {e}"),
+            "BadValue",
+            format!(
+                "the integer {n} does not fit in 64 bits (a Sense Int is 64-bit); \
+                 send it as a string, or as a float such as 1.5e20"
+            ),
         )),
     }
 }

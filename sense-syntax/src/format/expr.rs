@@ -2,14 +2,14 @@
 //!
 //! Parentheses are printed only where the tree needs them: a child gets
 //! them when it binds more loosely than its position requires
-//! (LANGUAGE.md §2.4). For a left-associative binary operator the left
+//! (docs/book/src/values.md § Operators). For a left-associative binary operator the left
 //! operand may sit at the operator's own level and the right operand must
 //! bind strictly tighter, so `(1 - 2) - 3` prints as `1 - 2 - 3` while
 //! `1 - (2 - 3)` keeps its parentheses.
 
 use crate::ast::{BinOp, Expr, ExprKind, LogicOp, TypeAnn, UnaryOp};
 
-/// Binding strength, loosest first (LANGUAGE.md §2.4, plus primaries).
+/// Binding strength, loosest first (docs/book/src/values.md § Operators, plus primaries).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Prec {
     /// `=` (right-associative).
@@ -266,7 +266,7 @@ pub(super) fn type_ann(t: &TypeAnn) -> String {
 
 /// A float literal that lexes back to exactly `v`.
 ///
-/// This is `show`'s text (LANGUAGE.md §3.3) wherever `show` uses fixed
+/// This is `show`'s text (docs/book/src/values.md § Printing) wherever `show` uses fixed
 /// notation. Sense has no exponent syntax, so where `show` would switch
 /// to scientific notation (`1e+16`, `1e-05`) the same shortest digits are
 /// laid out in fixed notation instead (`10000000000000000.0`, `0.00001`).

@@ -1,4 +1,4 @@
-//! Formatter tests: one per rule of LANGUAGE.md §6.4, plus the guarantees
+//! Formatter tests: one per rule of docs/book/src/cli.md § Formatting, plus the guarantees
 //! (same tree, every comment kept, idempotent) over every golden case and
 //! example of the repository.
 
