@@ -186,6 +186,9 @@ impl Vm {
             )));
         }
         self.check_depth()?;
+        if proto.slotted {
+            return self.call_slotted(c, callee_at, argc);
+        }
         let block_base = self.cur.blocks.len() as u32;
         let env = if proto.params.is_empty() {
             // The call scope is created lazily, like a block's.
@@ -221,9 +224,63 @@ impl Vm {
             stack_base: callee_at as u32,
             block_base,
             ctl_base: self.cur.ctl.len() as u32,
+            slot_base: self.cur.slots.len() as u32,
             kind: FrameKind::Call,
         });
         Ok(())
+    }
+
+    /// Pushes a frame for a slotted function (arity and depth checked):
+    /// no scope is made; the arguments move into the frame's first slots,
+    /// the others start unbound. Its scopes are its closure's: `env` and
+    /// `outer` are both the defining scope.
+    fn call_slotted(&mut self, c: Closure, callee_at: usize, argc: usize) -> EvalResult<()> {
+        let Some(proto) = self.code.protos.get(c.proto.0 as usize) else {
+            return Err(EvalError::runtime("internal error: missing code"));
+        };
+        let args = self.cur.stack.get(callee_at + 1..).unwrap_or_default();
+        for (p, &v) in proto.params.iter().zip(args) {
+            if let Some(ann) = &p.ann
+                && !self.matches(v, &ann.spec)
+            {
+                return Err(EvalError::type_error(format!(
+                    "argument '{}' of '{}' expects {}, got {}",
+                    self.interner.name(p.name),
+                    proto.name,
+                    ann.text,
+                    self.type_name(v)
+                )));
+            }
+        }
+        let slot_base = self.cur.slots.len();
+        let nslots = proto.nslots().max(argc);
+        let fiber = &mut *self.cur;
+        fiber
+            .slots
+            .extend(fiber.stack.drain(callee_at + 1..).map(Some));
+        fiber.slots.resize(slot_base + nslots, None);
+        fiber.stack.truncate(callee_at);
+        fiber.frames.push(Frame {
+            proto: c.proto,
+            ip: 0,
+            env: c.env,
+            outer: c.env,
+            stack_base: callee_at as u32,
+            block_base: fiber.blocks.len() as u32,
+            ctl_base: fiber.ctl.len() as u32,
+            slot_base: slot_base as u32,
+            kind: FrameKind::Call,
+        });
+        Ok(())
+    }
+
+    /// Reserves the slots of a frame about to run `proto` (none unless it
+    /// is slotted) and returns where they start.
+    pub(crate) fn reserve_slots(&mut self, proto: crate::proto::ProtoId) -> u32 {
+        let base = self.cur.slots.len();
+        let n = self.proto(proto).nslots();
+        self.cur.slots.resize(base + n, None);
+        base as u32
     }
 
     pub(crate) fn check_depth(&self) -> EvalResult<()> {
@@ -452,7 +509,7 @@ impl Vm {
     /// Returns `v` from the current frame. `Some` when the driven fiber
     /// settled.
     pub(crate) fn do_return(&mut self, v: Value) -> EvalResult<Option<Exit>> {
-        let Some(frame) = self.cur.frames.pop() else {
+        let Some(frame) = self.cur.pop_frame() else {
             return Err(EvalError::runtime("internal error: return without a frame"));
         };
         self.cur.stack.truncate(frame.stack_base as usize);

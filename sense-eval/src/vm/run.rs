@@ -35,6 +35,8 @@ impl Vm {
             }
             let code = &proto.code[..];
             let mut ip = frame.ip as usize;
+            // The frame's slots (slotted bodies): `slots[sbase + s]`.
+            let sbase = frame.slot_base as usize;
 
             // Error exit of an instruction: position the error at it, let
             // `throw` find a handler, and reload whatever frame is current.
@@ -149,6 +151,60 @@ impl Vm {
                             Bumped::Done => ip += 2,
                             Bumped::Read(v) => self.cur.stack.push(v),
                             Bumped::Undefined => fail!(undefined(self, sym)),
+                        }
+                    }
+                    Op::LoadSlot(s) => {
+                        let v = match self.cur.slots.get(sbase + s as usize) {
+                            Some(Some(v)) => *v,
+                            _ => tri!(self.load_unbound(&proto, s)),
+                        };
+                        self.cur.stack.push(v);
+                    }
+                    Op::StoreSlot(s) => {
+                        let v = self.peek();
+                        match self.cur.slots.get_mut(sbase + s as usize) {
+                            Some(Some(slot)) => *slot = v,
+                            _ => tri!(self.store_unbound(&proto, sbase, s, v)),
+                        }
+                    }
+                    Op::StoreSlotPop(s) => {
+                        let v = self.pop();
+                        match self.cur.slots.get_mut(sbase + s as usize) {
+                            Some(Some(slot)) => *slot = v,
+                            _ => tri!(self.store_unbound(&proto, sbase, s, v)),
+                        }
+                    }
+                    Op::DefineSlot(s) => {
+                        let v = self.pop();
+                        match self.cur.slots.get_mut(sbase + s as usize) {
+                            Some(slot) => *slot = Some(v),
+                            None => fail!(bad_code()),
+                        }
+                    }
+                    Op::BumpSlot(s) => {
+                        let delta = match code.get(ip) {
+                            Some(&Op::AddInt(k)) => k as i64,
+                            Some(&Op::SubInt(k)) => -(k as i64),
+                            _ => 0,
+                        };
+                        match self.cur.slots.get_mut(sbase + s as usize) {
+                            Some(Some(slot)) => match *slot {
+                                Value::Int(x) if let Some(r) = x.checked_add(delta) => {
+                                    *slot = Value::Int(r);
+                                    ip += 2;
+                                }
+                                v => self.cur.stack.push(v),
+                            },
+                            _ => {
+                                let v = tri!(self.load_unbound(&proto, s));
+                                self.cur.stack.push(v);
+                            }
+                        }
+                    }
+                    Op::ClearSlots(a, b) => {
+                        let range = sbase + a as usize..sbase + b as usize;
+                        if let Some(slots) = self.cur.slots.get_mut(range) {
+                            slots.fill(None);
                         }
                     }
                     Op::Store(sym) => {
@@ -465,7 +521,13 @@ impl Vm {
                                 if let Some(slot) = self.cur.stack.get_mut(n - 1) {
                                     *slot = Value::Int(after);
                                 }
-                                if let (Some(Op::EnterBlock), Some(&Op::Define(var))) =
+                                if let Some(&Op::DefineSlot(var)) = code.get(ip)
+                                    && let Some(slot) = self.cur.slots.get_mut(sbase + var as usize)
+                                {
+                                    // A slotted loop's variable, in this dispatch.
+                                    *slot = Some(item);
+                                    ip += 1;
+                                } else if let (Some(Op::EnterBlock), Some(&Op::Define(var))) =
                                     (code.get(ip), code.get(ip + 1))
                                 {
                                     // What the compiler puts next (the body's
@@ -661,6 +723,42 @@ impl Vm {
             _ => return Err(bad_code()),
         }
         Ok(())
+    }
+
+    /// `LoadSlot` of an unbound slot: its name read through the frame's
+    /// chain (the closure's scope outwards), as `Load` reads it.
+    #[cold]
+    #[inline(never)]
+    fn load_unbound(&self, proto: &crate::proto::Proto, s: u32) -> EvalResult<Value> {
+        let sym = proto.slot_name(s).ok_or_else(bad_code)?;
+        self.lookup(self.env(), sym)
+            .ok_or_else(|| undefined(self, sym))
+    }
+
+    /// `StoreSlot` into an unbound slot: the assignment rule — overwrite
+    /// the nearest binding of the name on the frame's chain, else bind
+    /// the slot (the innermost scope that may bind it).
+    #[cold]
+    #[inline(never)]
+    fn store_unbound(
+        &mut self,
+        proto: &crate::proto::Proto,
+        sbase: usize,
+        s: u32,
+        v: Value,
+    ) -> EvalResult<()> {
+        let sym = proto.slot_name(s).ok_or_else(bad_code)?;
+        let env = self.env();
+        if self.assign_existing(env, sym, v) {
+            return Ok(());
+        }
+        match self.cur.slots.get_mut(sbase + s as usize) {
+            Some(slot) => {
+                *slot = Some(v);
+                Ok(())
+            }
+            None => Err(bad_code()),
+        }
     }
 
     /// Called after a native asked for a fiber switch or a frame was pushed;
