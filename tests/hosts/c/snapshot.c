@@ -607,7 +607,7 @@ static int test_old_format_snapshot_is_refused(void) {
     CHECK(rt != NULL);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(sense_runtime_restore(rt, buf, len, &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "format version 2; this build reads version 3");
+    CHECK_CONTAINS(sense_error_message(err), "format version 2; this build reads version 4");
     sense_error_free(err);
     sense_runtime_free(rt);
     return 0;
