@@ -212,6 +212,7 @@ impl Compiler<'_> {
     ) -> Proto {
         let mut fresh = Proto::new(name, kind, self.file);
         setup(self, &mut fresh);
+        fresh.typed_params = fresh.params.iter().any(|p| p.ann.is_some());
         let params: Vec<crate::symbol::Symbol> = fresh.params.iter().map(|p| p.name).collect();
         let outer = std::mem::replace(&mut self.cur, fresh);
         let outer_finally = std::mem::take(&mut self.finally_depth);

@@ -183,6 +183,9 @@ pub struct Proto {
     pub slotted: bool,
     /// The debug table of a slotted body, indexed by slot number.
     pub slot_info: Vec<SlotInfo>,
+    /// Some parameter has an annotation (a call checks it; the run loop's
+    /// fast call path is only for bodies without).
+    pub typed_params: bool,
 }
 
 impl Proto {
@@ -231,6 +234,7 @@ impl Proto {
             decls: Vec::new(),
             slotted: false,
             slot_info: Vec::new(),
+            typed_params: false,
         }
     }
 }

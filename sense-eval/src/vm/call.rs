@@ -230,6 +230,61 @@ impl Vm {
         Ok(())
     }
 
+    /// The run loop's call of a slotted function whose parameters have no
+    /// annotations, with the right number of arguments, below the depth
+    /// limit: pushes its frame and returns true. Anything else returns
+    /// false and goes through [`call`](Self::call), which reports errors.
+    #[inline]
+    pub(crate) fn call_slotted_fast(&mut self, argc: usize) -> bool {
+        let Some(callee_at) = self.cur.stack.len().checked_sub(argc + 1) else {
+            return false;
+        };
+        let Some(&Value::Func(r)) = self.cur.stack.get(callee_at) else {
+            return false;
+        };
+        let Some(Obj::Closure(c)) = self.heap.try_get(r) else {
+            return false;
+        };
+        let c = *c;
+        let Some(proto) = self.code.protos.get(c.proto.0 as usize) else {
+            return false;
+        };
+        if !proto.slotted
+            || proto.typed_params
+            || proto.params.len() != argc
+            || self.cur.frames.len() + self.sched.caller_frames >= self.config.max_depth
+        {
+            return false;
+        }
+        let nslots = proto.nslots();
+        self.push_slotted(c, callee_at, nslots);
+        true
+    }
+
+    /// Pushes a slotted frame whose arguments are on the stack above
+    /// `callee_at` (all checks done).
+    #[inline]
+    fn push_slotted(&mut self, c: Closure, callee_at: usize, nslots: usize) {
+        let fiber = &mut *self.cur;
+        let slot_base = fiber.slots.len();
+        fiber
+            .slots
+            .extend(fiber.stack.drain(callee_at + 1..).map(Some));
+        fiber.slots.resize(slot_base + nslots, None);
+        fiber.stack.truncate(callee_at);
+        fiber.frames.push(Frame {
+            proto: c.proto,
+            ip: 0,
+            env: c.env,
+            outer: c.env,
+            stack_base: callee_at as u32,
+            block_base: fiber.blocks.len() as u32,
+            ctl_base: fiber.ctl.len() as u32,
+            slot_base: slot_base as u32,
+            kind: FrameKind::Call,
+        });
+    }
+
     /// Pushes a frame for a slotted function (arity and depth checked):
     /// no scope is made; the arguments move into the frame's first slots,
     /// the others start unbound. Its scopes are its closure's: `env` and
@@ -252,25 +307,8 @@ impl Vm {
                 )));
             }
         }
-        let slot_base = self.cur.slots.len();
         let nslots = proto.nslots().max(argc);
-        let fiber = &mut *self.cur;
-        fiber
-            .slots
-            .extend(fiber.stack.drain(callee_at + 1..).map(Some));
-        fiber.slots.resize(slot_base + nslots, None);
-        fiber.stack.truncate(callee_at);
-        fiber.frames.push(Frame {
-            proto: c.proto,
-            ip: 0,
-            env: c.env,
-            outer: c.env,
-            stack_base: callee_at as u32,
-            block_base: fiber.blocks.len() as u32,
-            ctl_base: fiber.ctl.len() as u32,
-            slot_base: slot_base as u32,
-            kind: FrameKind::Call,
-        });
+        self.push_slotted(c, callee_at, nslots);
         Ok(())
     }
 

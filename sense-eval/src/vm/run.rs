@@ -419,6 +419,11 @@ impl Vm {
                             ip += 1;
                             continue;
                         }
+                        // A slotted function with untyped parameters: its
+                        // frame is pushed here, without the general call.
+                        if self.call_slotted_fast(argc as usize) {
+                            continue 'frames;
+                        }
                         call!(argc as usize, false);
                     }
                     Op::CallLabeled(idx) => {
