@@ -35,8 +35,6 @@ impl Vm {
             }
             let code = &proto.code[..];
             let mut ip = frame.ip as usize;
-            // The frame's slots (slotted bodies): `slots[sbase + s]`.
-            let sbase = frame.slot_base as usize;
 
             // Error exit of an instruction: position the error at it, let
             // `throw` find a handler, and reload whatever frame is current.
@@ -154,6 +152,9 @@ impl Vm {
                         }
                     }
                     Op::LoadSlot(s) => {
+                        // Read here, not held across the loop: top-level
+                        // code would pay for the register (BENCHMARKS.md).
+                        let sbase = self.slot_base();
                         let v = match self.cur.slots.get(sbase + s as usize) {
                             Some(Some(v)) => *v,
                             _ => tri!(self.load_unbound(&proto, s)),
@@ -161,6 +162,9 @@ impl Vm {
                         self.cur.stack.push(v);
                     }
                     Op::StoreSlot(s) => {
+                        // Read here, not held across the loop: top-level
+                        // code would pay for the register (BENCHMARKS.md).
+                        let sbase = self.slot_base();
                         let v = self.peek();
                         match self.cur.slots.get_mut(sbase + s as usize) {
                             Some(Some(slot)) => *slot = v,
@@ -168,6 +172,9 @@ impl Vm {
                         }
                     }
                     Op::StoreSlotPop(s) => {
+                        // Read here, not held across the loop: top-level
+                        // code would pay for the register (BENCHMARKS.md).
+                        let sbase = self.slot_base();
                         let v = self.pop();
                         match self.cur.slots.get_mut(sbase + s as usize) {
                             Some(Some(slot)) => *slot = v,
@@ -175,6 +182,9 @@ impl Vm {
                         }
                     }
                     Op::DefineSlot(s) => {
+                        // Read here, not held across the loop: top-level
+                        // code would pay for the register (BENCHMARKS.md).
+                        let sbase = self.slot_base();
                         let v = self.pop();
                         match self.cur.slots.get_mut(sbase + s as usize) {
                             Some(slot) => *slot = Some(v),
@@ -182,6 +192,9 @@ impl Vm {
                         }
                     }
                     Op::BumpSlot(s) => {
+                        // Read here, not held across the loop: top-level
+                        // code would pay for the register (BENCHMARKS.md).
+                        let sbase = self.slot_base();
                         let delta = match code.get(ip) {
                             Some(&Op::AddInt(k)) => k as i64,
                             Some(&Op::SubInt(k)) => -(k as i64),
@@ -202,6 +215,9 @@ impl Vm {
                         }
                     }
                     Op::ClearSlots(a, b) => {
+                        // Read here, not held across the loop: top-level
+                        // code would pay for the register (BENCHMARKS.md).
+                        let sbase = self.slot_base();
                         let range = sbase + a as usize..sbase + b as usize;
                         if let Some(slots) = self.cur.slots.get_mut(range) {
                             slots.fill(None);
@@ -527,7 +543,8 @@ impl Vm {
                                     *slot = Value::Int(after);
                                 }
                                 if let Some(&Op::DefineSlot(var)) = code.get(ip)
-                                    && let Some(slot) = self.cur.slots.get_mut(sbase + var as usize)
+                                    && let base = self.slot_base()
+                                    && let Some(slot) = self.cur.slots.get_mut(base + var as usize)
                                 {
                                     // A slotted loop's variable, in this dispatch.
                                     *slot = Some(item);
@@ -815,6 +832,12 @@ impl Vm {
     #[inline]
     pub(crate) fn peek(&self) -> Value {
         self.cur.stack.last().copied().unwrap_or(Value::Nil)
+    }
+
+    /// Where the current frame's slots start.
+    #[inline]
+    pub(crate) fn slot_base(&self) -> usize {
+        self.cur.frames.last().map_or(0, |f| f.slot_base as usize)
     }
 
     #[inline]
