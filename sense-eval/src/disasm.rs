@@ -63,7 +63,12 @@ fn render_proto(out: &mut String, id: usize, p: &Proto, names: &Interner, heap: 
             .enumerate()
             .map(|(i, s)| format!("{i} {} [{}..={}]", names.name(s.name), s.start, s.end))
             .collect();
-        let _ = writeln!(out, "  slots: {}", slots.join(", "));
+        let slots = if slots.is_empty() {
+            "none".to_string()
+        } else {
+            slots.join(", ")
+        };
+        let _ = writeln!(out, "  slots: {slots}");
     }
     let mut last_line = 0;
     for (ip, op) in p.code.iter().enumerate() {

@@ -385,3 +385,65 @@ impl Compiler<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::disasm::disassemble;
+    use sense_syntax::SourceFile;
+
+    fn listing(src: &str) -> String {
+        disassemble(&SourceFile::new("t.sns", src)).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_closed_function_gets_slots_and_a_debug_table() {
+        let out = listing("def f(n):\n    t = n + 1\n    return t\n");
+        assert!(out.contains("  slots: 0 n [0..="), "{out}");
+        assert!(out.contains("StoreSlotPop 1  ; t"), "{out}");
+        assert!(!out.contains("Load n"), "{out}");
+    }
+
+    #[test]
+    fn a_free_name_stays_a_name() {
+        let out = listing("def f():\n    return g(1)\n");
+        assert!(out.contains("Load g"), "{out}");
+    }
+
+    #[test]
+    fn two_candidate_slots_keep_the_body_on_the_name_path() {
+        let out =
+            listing("def f(c):\n    c and (x = 1)\n    if true:\n        x = 2\n    return x\n");
+        assert!(!out.contains("slots:"), "{out}");
+        assert!(out.contains("Load x"), "{out}");
+    }
+
+    #[test]
+    fn nested_bodies_and_declarations_keep_the_name_path() {
+        for body in ["def g():\n        return 1", "import math", "set x = 1"] {
+            let out = listing(&format!("def f():\n    {body}\n    return 2\n"));
+            let f = out.split("function f").nth(1).unwrap_or_default();
+            assert!(!f.contains("slots:"), "{body}: {out}");
+        }
+    }
+
+    #[test]
+    fn a_definitely_bound_name_is_not_registered_again_in_a_block() {
+        let out = listing(
+            "def f(n):\n    total = 0\n    while total < n:\n        total = total + 1\n    return total\n",
+        );
+        // One slot for `total` (the call scope's), none for the loop body.
+        assert!(
+            out.contains("slots: 0 n [0..=") && out.contains(", 1 total [0..="),
+            "{out}"
+        );
+        assert!(!out.contains("ClearSlots"), "{out}");
+    }
+
+    #[test]
+    fn an_unbound_slot_fits_in_a_value() {
+        assert_eq!(
+            std::mem::size_of::<Option<crate::value::Value>>(),
+            std::mem::size_of::<crate::value::Value>()
+        );
+    }
+}

@@ -267,9 +267,8 @@ impl Vm {
     fn push_slotted(&mut self, c: Closure, callee_at: usize, nslots: usize) {
         let fiber = &mut *self.cur;
         let slot_base = fiber.slots.len();
-        fiber
-            .slots
-            .extend(fiber.stack.drain(callee_at + 1..).map(Some));
+        let args = fiber.stack.get(callee_at + 1..).unwrap_or_default();
+        fiber.slots.extend(args.iter().map(|v| Some(*v)));
         fiber.slots.resize(slot_base + nslots, None);
         fiber.stack.truncate(callee_at);
         fiber.frames.push(Frame {
@@ -542,6 +541,26 @@ impl Vm {
             self.heap.release_scope(at);
             at = parent;
         }
+    }
+
+    /// Returns `v` from the current frame when it is a plain call
+    /// (`FrameKind::Call`) of a slotted function without a declared
+    /// return type: what [`do_return`](Self::do_return) does for it, with
+    /// nothing to check. False (nothing done) for any other frame.
+    #[inline]
+    pub(crate) fn return_slotted(&mut self, v: Value) -> bool {
+        let fiber = &mut *self.cur;
+        if !matches!(fiber.frames.last(), Some(f) if matches!(f.kind, FrameKind::Call)) {
+            return false;
+        }
+        let Some(frame) = fiber.pop_frame() else {
+            return false;
+        };
+        fiber.stack.truncate(frame.stack_base as usize);
+        fiber.blocks.truncate(frame.block_base as usize);
+        fiber.ctl.truncate(frame.ctl_base as usize);
+        fiber.stack.push(v);
+        true
     }
 
     /// Returns `v` from the current frame. `Some` when the driven fiber

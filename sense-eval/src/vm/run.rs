@@ -460,6 +460,12 @@ impl Vm {
                     Op::Return => {
                         self.set_ip(ip);
                         let v = self.pop();
+                        // A slotted function without a declared return
+                        // type, called by Sense code: nothing to check,
+                        // no scope to release.
+                        if proto.slotted && proto.ret.is_none() && self.return_slotted(v) {
+                            continue 'frames;
+                        }
                         match self.do_return(v) {
                             Ok(Some(exit)) => return Ok(exit),
                             Ok(None) => continue 'frames,
