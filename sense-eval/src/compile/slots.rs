@@ -93,6 +93,7 @@ impl SlotState {
         st.scopes.push(ScopeRec::default());
         for &p in params {
             st.register(p, true);
+            st.mark_bound(p);
         }
         st
     }
@@ -437,6 +438,13 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains("ClearSlots"), "{out}");
+    }
+
+    #[test]
+    fn assigning_a_parameter_in_a_block_writes_its_slot() {
+        let out = listing("def f(n):\n    while n > 0:\n        n = n - 1\n    return n\n");
+        assert!(out.contains("slots: 0 n [0..="), "{out}");
+        assert!(out.contains("BumpSlot 0  ; n"), "{out}");
     }
 
     #[test]
