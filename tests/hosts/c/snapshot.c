@@ -614,11 +614,11 @@ static int test_old_format_snapshot_is_refused(void) {
 }
 
 /* The snapshot the `sense start` CLI command wrote for
- * examples/interview.sns (tests/fixtures/snapshot_v3.bin) restores from C,
+ * examples/interview.sns (tests/fixtures/snapshot_v4.bin) restores from C,
  * and its subject is the interviewer. */
 static int test_cli_snapshot_restores(void) {
     uint8_t buf[65536];
-    size_t len = read_fixture("snapshot_v3.bin", buf, sizeof buf);
+    size_t len = read_fixture("snapshot_v4.bin", buf, sizeof buf);
     CHECK(len > 20 && len < sizeof buf);
 
     text_buf out;
