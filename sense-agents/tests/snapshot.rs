@@ -340,7 +340,8 @@ fn the_checked_in_v3_snapshot_is_refused_by_version() {
     let err = rt.restore_snapshot(&bytes).unwrap_err().to_string();
     assert!(
         err.contains(
-            "cannot restore snapshot: it has format version 3; this build reads version 4"
+            "cannot restore snapshot: it has format version 3; this build reads version 4 \
+             (the snapshot format changed: restore it with the build that took it)"
         ),
         "{err}"
     );

@@ -653,7 +653,8 @@ fn read_header(bytes: &[u8]) -> EvalResult<&[u8]> {
     let version = u32::from_le_bytes(version.try_into().unwrap_or_default());
     if version != FORMAT_VERSION {
         return Err(corrupt(format!(
-            "it has format version {version}; this build reads version {FORMAT_VERSION}"
+            "it has format version {version}; this build reads version {FORMAT_VERSION} \
+             (the snapshot format changed: restore it with the build that took it)"
         )));
     }
     if u64::from_le_bytes(sum.try_into().unwrap_or_default()) != checksum(payload) {
