@@ -353,3 +353,61 @@ fn fork_copies_a_state_that_then_goes_its_own_way() {
     assert!(!copy.exists(), "a damaged state was copied");
     let _ = std::fs::remove_file(&state);
 }
+
+/// `sense show` lists the locals of frames whose variables live in frame
+/// slots (issue 24) exactly as it listed them from call scopes: every
+/// visible local by name with its value, a block's locals only while the
+/// block runs, a `local` shadowing a parameter innermost first.
+#[test]
+fn show_lists_slot_locals_at_every_depth() {
+    let state = state_file("slots");
+    let s = state.to_str().expect("utf-8 temp path");
+    let fixture = "tests/fixtures/slot_locals.sns";
+    let started = stdout(&sense(&["start", fixture, "a", "--state", s], ""));
+    assert_eq!(started, "paused: top\n");
+    let resumed = stdout(&sense(&["resume", s, "\"x\""], ""));
+    assert_eq!(resumed, "paused: bump 7\n");
+    let shown = stdout(&sense(&["show", s], ""));
+    let agent_frame = "    at a (tests/fixtures/slot_locals.sns:43)
+        counter = <fn bump>
+        leaf = <fn leaf>
+        make_counter = <fn make_counter>
+        middle = <fn middle>
+        step = 1
+";
+    assert_eq!(
+        shown,
+        format!(
+            "* agent a: paused (ask_human) \"bump 7\"
+    at bump (tests/fixtures/slot_locals.sns:36)
+        by = 2
+        seen = 7
+{agent_frame}"
+        )
+    );
+    let resumed = stdout(&sense(&["resume", s, "\"y\""], ""));
+    assert_eq!(resumed, "paused: at 200\n");
+    let shown = stdout(&sense(&["show", s], ""));
+    assert_eq!(
+        shown,
+        format!(
+            "* agent a: paused (ask_human) \"at 200\"
+    at leaf (tests/fixtures/slot_locals.sns:15)
+        depth = 200
+        inner = [1, 200]
+        k = 1
+        note = \"leaf m\"
+        tag = \"m\"
+    at middle (tests/fixtures/slot_locals.sns:28)
+        caught = \"SenseRuntimeError: [line 25] oops\"
+        err = SenseRuntimeError: [line 25] oops
+        items = [1, 2, 3, 4]
+        total = \"\"
+{}",
+            agent_frame.replace(":43", ":44")
+        )
+    );
+    let done = stdout(&sense(&["resume", s, "\"z\""], ""));
+    assert_eq!(done, "leaf m\ncompleted\n");
+    let _ = std::fs::remove_file(&state);
+}

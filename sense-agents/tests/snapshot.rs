@@ -289,7 +289,7 @@ fn the_checked_in_v1_snapshot_is_refused_by_version() {
     let err = rt.restore_snapshot(&bytes).unwrap_err().to_string();
     assert!(
         err.contains(
-            "cannot restore snapshot: it has format version 1; this build reads version 3"
+            "cannot restore snapshot: it has format version 1; this build reads version 4"
         ),
         "{err}"
     );
@@ -310,22 +310,44 @@ fn the_checked_in_v2_snapshot_is_refused_by_version() {
     let err = rt.restore_snapshot(&bytes).unwrap_err().to_string();
     assert!(
         err.contains(
-            "cannot restore snapshot: it has format version 2; this build reads version 3"
+            "cannot restore snapshot: it has format version 2; this build reads version 4"
         ),
         "{err}"
     );
     assert!(rt.subject().is_none(), "nothing was restored");
 }
 
-/// A snapshot written by the `sense` command of a format-3 build must keep
+/// A snapshot of a format-3 build (before the compile-time frame slots of
+/// issue 24: function locals moved from call scopes into the fiber's
+/// slots) is refused with both versions named.
+#[test]
+fn the_checked_in_v3_snapshot_is_refused_by_version() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/snapshot_v3.bin"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    let (mut rt, _) = runtime();
+    let err = rt.restore_snapshot(&bytes).unwrap_err().to_string();
+    assert!(
+        err.contains(
+            "cannot restore snapshot: it has format version 3; this build reads version 4 \
+             (the snapshot format changed: restore it with the build that took it)"
+        ),
+        "{err}"
+    );
+    assert!(rt.subject().is_none(), "nothing was restored");
+}
+
+/// A snapshot written by the `sense` command of a format-4 build must keep
 /// loading. If a change to the compiler or the format breaks this, bump
 /// `FORMAT_VERSION` deliberately and write a new fixture with
 /// `sense start examples/interview.sns interviewer --state tests/fixtures/snapshot_vN.bin`.
 #[test]
-fn the_checked_in_v3_snapshot_still_restores() {
+fn the_checked_in_v4_snapshot_still_restores() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/snapshot_v3.bin"
+        "/../tests/fixtures/snapshot_v4.bin"
     );
     let bytes = std::fs::read(path).unwrap();
     let (mut rt, out) = restored(&bytes);

@@ -1,14 +1,18 @@
 //! The compiler: AST → [`Proto`]s.
 //!
 //! One pass over the tree, emitting stack-machine code. Names stay names
-//! (interned symbols): Sense's scoping is decided at run time
-//! (assign-or-create walks the live scope chain, LANGUAGE.md §3.5), so the
-//! compiler does not resolve variables to slots. Nested bodies (`def`,
-//! agent bodies) become protos of their own, appended to the code store.
+//! (interned symbols) everywhere except in closed `def` bodies, whose
+//! names resolve to frame slots that are checked for being bound at run
+//! time, with the live-chain walk as the fallback (`compile/slots.rs`):
+//! Sense's scoping is decided at run time (assign-or-create walks the live
+//! scope chain, LANGUAGE.md §3.5), and slots keep exactly that. Nested
+//! bodies (`def`, agent bodies) become protos of their own, appended to
+//! the code store.
 
 mod const_array;
 mod expr;
 mod fstring;
+mod slots;
 mod stmt;
 mod try_stmt;
 
@@ -61,6 +65,7 @@ impl<'a> TopLevelCompiler<'a> {
             file,
             cur: Proto::new(name, ProtoKind::TopLevel, file),
             finally_depth: 0,
+            slots: None,
         };
         c.cur.no_file_context = false;
         TopLevelCompiler {
@@ -100,6 +105,7 @@ pub fn compile_echo_program(
         file,
         cur: Proto::new(name, ProtoKind::TopLevel, file),
         finally_depth: 0,
+        slots: None,
     };
     c.cur.no_file_context = false;
     let end = program.stmts.last().map(|s| s.span).unwrap_or_default();
@@ -140,6 +146,8 @@ pub(crate) struct Compiler<'a> {
     /// compiled enclose the current statement (their `finally` not yet
     /// running): a `return` there must run them first.
     finally_depth: u32,
+    /// The slot resolution of the body being compiled, when it is slotted.
+    slots: Option<slots::SlotState>,
 }
 
 impl Compiler<'_> {
@@ -167,16 +175,65 @@ impl Compiler<'_> {
         stmts: &[Stmt],
         end: Span,
     ) -> ProtoId {
+        let done = self.body(name, kind, setup, stmts, end, false);
+        self.push_proto(done)
+    }
+
+    /// A `def` body: slotted when it is closed ([`slots::eligible`]) and
+    /// every reference in it has at most one candidate slot; otherwise on
+    /// the name path, as [`nested`](Self::nested) compiles it.
+    fn function(
+        &mut self,
+        name: &str,
+        setup: impl Fn(&mut Self, &mut Proto),
+        stmts: &[Stmt],
+        end: Span,
+    ) -> ProtoId {
+        if slots::eligible(stmts) {
+            let done = self.body(name, ProtoKind::Function, &setup, stmts, end, true);
+            if done.slotted {
+                return self.push_proto(done);
+            }
+            // Dropped: its string constants are unreachable garbage now.
+        }
+        self.nested(name, ProtoKind::Function, setup, stmts, end)
+    }
+
+    /// Compiles a body into a proto (not yet stored). With `slotted`, the
+    /// proto comes back with `slotted` set unless resolution failed.
+    fn body(
+        &mut self,
+        name: &str,
+        kind: ProtoKind,
+        setup: impl FnOnce(&mut Self, &mut Proto),
+        stmts: &[Stmt],
+        end: Span,
+        slotted: bool,
+    ) -> Proto {
         let mut fresh = Proto::new(name, kind, self.file);
         setup(self, &mut fresh);
+        fresh.typed_params = fresh.params.iter().any(|p| p.ann.is_some());
+        let params: Vec<crate::symbol::Symbol> = fresh.params.iter().map(|p| p.name).collect();
         let outer = std::mem::replace(&mut self.cur, fresh);
         let outer_finally = std::mem::take(&mut self.finally_depth);
+        let outer_slots = std::mem::replace(
+            &mut self.slots,
+            slotted.then(|| slots::SlotState::new(&params)),
+        );
         self.stmts(stmts);
         self.emit(Op::Nil, end);
         self.emit(Op::Return, end);
         self.finally_depth = outer_finally;
-        let done = std::mem::replace(&mut self.cur, outer);
-        self.push_proto(done)
+        let state = std::mem::replace(&mut self.slots, outer_slots);
+        let mut done = std::mem::replace(&mut self.cur, outer);
+        if let Some(st) = state
+            && !st.failed
+        {
+            let last = done.code.len() as u32;
+            done.slot_info = st.finish(last);
+            done.slotted = true;
+        }
+        done
     }
 
     fn sym(&mut self, name: &str) -> Symbol {

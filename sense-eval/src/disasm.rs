@@ -55,6 +55,21 @@ fn render_proto(out: &mut String, id: usize, p: &Proto, names: &Interner, heap: 
         let params: Vec<&str> = p.params.iter().map(|s| names.name(s.name)).collect();
         let _ = writeln!(out, "  params: {}", params.join(", "));
     }
+    if p.slotted {
+        // The debug table: each slot's name and the code where it is live.
+        let slots: Vec<String> = p
+            .slot_info
+            .iter()
+            .enumerate()
+            .map(|(i, s)| format!("{i} {} [{}..={}]", names.name(s.name), s.start, s.end))
+            .collect();
+        let slots = if slots.is_empty() {
+            "none".to_string()
+        } else {
+            slots.join(", ")
+        };
+        let _ = writeln!(out, "  slots: {slots}");
+    }
     let mut last_line = 0;
     for (ip, op) in p.code.iter().enumerate() {
         // The line column only when it changes, as a listing reads best.
@@ -91,6 +106,19 @@ fn render_op(op: Op, p: &Proto, names: &Interner, heap: &Heap) -> String {
         Op::Store(s) => format!("Store {}", sym(s)),
         Op::Define(s) => format!("Define {}", sym(s)),
         Op::Member(s) => format!("Member {}", sym(s)),
+        Op::LoadSlot(s)
+        | Op::StoreSlot(s)
+        | Op::StoreSlotPop(s)
+        | Op::DefineSlot(s)
+        | Op::BumpSlot(s) => {
+            let what = format!("{op:?}");
+            let what = what.split('(').next().unwrap_or_default();
+            format!("{what} {s}  ; {}", name(p.slot_name(s)))
+        }
+        Op::ClearSlots(a, b) => {
+            let names: Vec<String> = (a..b).map(|s| name(p.slot_name(u32::from(s)))).collect();
+            format!("ClearSlots {a}..{b}  ; {}", names.join(", "))
+        }
         Op::SetConfig(s) => format!("SetConfig {}", sym(s)),
         Op::Jump(t) => format!("Jump -> {t}"),
         Op::Loop(t) => format!("Loop -> {t}"),

@@ -189,6 +189,29 @@ pub enum Op {
     /// `str` shows it (whatever the name `str` is bound to). Appended last,
     /// so existing code keeps its layout.
     ToStr,
+
+    // Frame slots (issue 24, stage 1): the names of a slotted body
+    // (`Proto::slotted`) resolved at compile time. A slot is unbound until
+    // written; an unbound slot falls back to the run-time walk from the
+    // closure's scope with the slot's name (`Proto::slot_info`), so
+    // LANGUAGE.md §3.5 holds exactly (see ARCHITECTURE.md, "Slots").
+    /// Reads slot `s`: `[] -> [v]`; unbound, reads its name through the
+    /// closure's chain (or fails as `Load` does).
+    LoadSlot(u32),
+    /// Assign-or-create into slot `s`, keeping the value: `[v] -> [v]`.
+    /// Bound: overwritten. Unbound: an existing binding of its name on the
+    /// closure's chain is overwritten, else the slot is bound.
+    StoreSlot(u32),
+    /// `StoreSlot(s)` then `Pop`: `[v] -> []`.
+    StoreSlotPop(u32),
+    /// Binds slot `s` (`local`, a loop variable, `except … as`): `[v] -> []`.
+    DefineSlot(u32),
+    /// `x = x ± k` on slot `s`, as [`Op::Bump`] is on a name: always
+    /// followed by `AddInt(k)`/`SubInt(k)` and `StoreSlotPop(s)`, which it
+    /// skips when it updated an Int in place.
+    BumpSlot(u32),
+    /// Unbinds slots `a..b` (a block's own slots, on entry and on normal exit).
+    ClearSlots(u16, u16),
 }
 
 /// The comparison of a fused [`Op::CompareJump`].

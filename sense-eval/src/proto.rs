@@ -121,6 +121,22 @@ pub struct LabelInfo {
     pub labels: Vec<Symbol>,
 }
 
+/// A frame slot's entry of a proto's debug table: which name it holds
+/// and where in the code the scope that binds it is live, so that
+/// inspection lists it by name only while that scope runs (the slot of a
+/// block that was left by `break` or an error may still hold a stale
+/// value until the block is entered again).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SlotInfo {
+    /// The variable's name (also what the run-time fallback walk looks up).
+    pub name: Symbol,
+    /// The first instruction index at which the scope is live.
+    pub start: u32,
+    /// The last instruction index at which the scope is live (inclusive:
+    /// a frame whose `ip` is `end` has not cleared the block yet).
+    pub end: u32,
+}
+
 /// A compiled body.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Proto {
@@ -161,6 +177,15 @@ pub struct Proto {
     /// Declarations run through a registered declaration kind, indexed
     /// by `Declare`.
     pub decls: Vec<DeclInfo>,
+    /// True when the body's names are compiled to frame slots (a `def`
+    /// body without nested bodies or declarations, `compile/slots.rs`):
+    /// a call makes no scope, its parameters are slots `0..params.len()`.
+    pub slotted: bool,
+    /// The debug table of a slotted body, indexed by slot number.
+    pub slot_info: Vec<SlotInfo>,
+    /// Some parameter has an annotation (a call checks it; the run loop's
+    /// fast call path is only for bodies without).
+    pub typed_params: bool,
 }
 
 impl Proto {
@@ -172,6 +197,17 @@ impl Proto {
             .get(ip.wrapping_sub(1))
             .copied()
             .unwrap_or_default()
+    }
+
+    /// How many frame slots a call of this body needs.
+    #[inline]
+    pub fn nslots(&self) -> usize {
+        self.slot_info.len()
+    }
+
+    /// The name held by slot `s`.
+    pub fn slot_name(&self, s: u32) -> Option<Symbol> {
+        self.slot_info.get(s as usize).map(|i| i.name)
     }
 
     /// An empty proto.
@@ -196,6 +232,9 @@ impl Proto {
             tasks: Vec::new(),
             labels: Vec::new(),
             decls: Vec::new(),
+            slotted: false,
+            slot_info: Vec::new(),
+            typed_params: false,
         }
     }
 }

@@ -32,9 +32,9 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"SENSESNP";
 /// The snapshot format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// Bumped whenever the meaning of compiled code changes.
-const CODE_VERSION: &[u8] = b"sense-code-3";
+const CODE_VERSION: &[u8] = b"sense-code-4";
 
 #[derive(Serialize, Deserialize)]
 struct FileImage {
@@ -653,7 +653,8 @@ fn read_header(bytes: &[u8]) -> EvalResult<&[u8]> {
     let version = u32::from_le_bytes(version.try_into().unwrap_or_default());
     if version != FORMAT_VERSION {
         return Err(corrupt(format!(
-            "it has format version {version}; this build reads version {FORMAT_VERSION}"
+            "it has format version {version}; this build reads version {FORMAT_VERSION} \
+             (the snapshot format changed: restore it with the build that took it)"
         )));
     }
     if u64::from_le_bytes(sum.try_into().unwrap_or_default()) != checksum(payload) {

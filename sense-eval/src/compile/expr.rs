@@ -56,12 +56,12 @@ impl Compiler<'_> {
             }
             ExprKind::Name(n) => {
                 let s = self.sym(n);
-                self.emit(Op::Load(s), span);
+                self.load_name(s, span);
             }
             ExprKind::Assign { name, value } => {
                 self.expr(value);
                 let s = self.sym(&name.name);
-                self.emit(Op::Store(s), span);
+                self.store_name(s, true, span);
             }
             ExprKind::IndexAssign {
                 target,
@@ -119,7 +119,7 @@ impl Compiler<'_> {
                     LogicOp::And => self.emit(Op::JumpIfFalseOrPop(0), span),
                     LogicOp::Or => self.emit(Op::JumpIfTrueOrPop(0), span),
                 };
-                self.expr(rhs);
+                self.conditional_expr(rhs);
                 self.patch(jump);
             }
             ExprKind::Unary { op, operand } => {

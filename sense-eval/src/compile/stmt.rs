@@ -27,13 +27,6 @@ impl Compiler<'_> {
         }
     }
 
-    /// A block in its own (lazily created) scope.
-    pub(super) fn scoped_block(&mut self, b: &Block) {
-        self.emit(Op::EnterBlock, b.span);
-        self.stmts(&b.stmts);
-        self.emit(Op::ExitBlock, b.span);
-    }
-
     /// A declaration statement, run at its place by the declaration kind
     /// registered under its keyword (`Declare`); the value, if it has one,
     /// is computed first.
@@ -94,18 +87,27 @@ impl Compiler<'_> {
                         // `x = x + k`: the Load becomes a Bump, which does
                         // the whole statement when it can (see `Op::Bump`).
                         let s = self.sym(&name.name);
-                        self.emit(Op::Bump(s), lhs.span);
+                        let bump = match self.slots {
+                            None => Some(Op::Bump(s)),
+                            Some(_) => self.bump_slot(s).map(Op::BumpSlot),
+                        };
+                        match bump {
+                            Some(bump) => {
+                                self.emit(bump, lhs.span);
+                            }
+                            None => self.load_name(s, lhs.span),
+                        }
                         let step = match op {
                             BinOp::Add => Op::AddInt(k),
                             _ => Op::SubInt(k),
                         };
                         self.emit(step, value.span);
-                        self.emit(Op::StorePop(s), e.span);
+                        self.store_name(s, false, e.span);
                         return;
                     }
                     self.expr(value);
                     let s = self.sym(&name.name);
-                    self.emit(Op::StorePop(s), e.span);
+                    self.store_name(s, false, e.span);
                     return;
                 }
                 self.expr(e);
@@ -116,13 +118,12 @@ impl Compiler<'_> {
                 let ret = f.ret.as_ref().map(Annotation::new);
                 let doc = docstring(&f.body.stmts);
                 let end = f.body.span;
-                let id = self.nested(
+                let id = self.function(
                     &f.name.name,
-                    ProtoKind::Function,
                     |_, p| {
-                        p.params = params;
-                        p.ret = ret;
-                        p.doc = doc;
+                        p.params.clone_from(&params);
+                        p.ret.clone_from(&ret);
+                        p.doc.clone_from(&doc);
                     },
                     &f.body.stmts,
                     end,
@@ -135,7 +136,7 @@ impl Compiler<'_> {
                 self.expr(value);
                 self.check_type(&name.name, ty, span);
                 let s = self.sym(&name.name);
-                self.emit(Op::StorePop(s), span);
+                self.store_name(s, false, span);
             }
             StmtKind::Local { name, ty, value } => {
                 self.expr(value);
@@ -143,7 +144,7 @@ impl Compiler<'_> {
                     self.check_type(&name.name, ty, span);
                 }
                 let s = self.sym(&name.name);
-                self.emit(Op::Define(s), span);
+                self.define_name(s, span);
             }
             StmtKind::If { cond, then, els } => self.if_stmt(cond, then, els.as_ref(), span),
             StmtKind::While { cond, body } => {
@@ -161,11 +162,10 @@ impl Compiler<'_> {
                 let lp = self.loop_begin(span);
                 let head = self.here();
                 let next = self.emit(Op::IterNext(0), span);
-                self.emit(Op::EnterBlock, body.span);
                 let v = self.sym(&var.name);
-                self.emit(Op::Define(v), var.span);
+                let mark = self.open_block_with(body, Some((v, var.span)));
                 self.stmts(&body.stmts);
-                self.emit(Op::ExitBlock, body.span);
+                self.close_block(mark, body.span);
                 self.emit(Op::Loop(head), span);
                 self.patch(next);
                 self.loop_end(lp, head, span);

@@ -56,18 +56,19 @@ impl Compiler<'_> {
             for h in &t.handlers {
                 let class = h.class.as_ref().map_or(0, |c| class_index(&c.name));
                 let next = self.emit(Op::ExceptMatch(class, 0), h.span);
-                self.emit(Op::EnterBlock, h.body.span);
-                match &h.name {
+                let mark = match &h.name {
                     Some(n) => {
                         let s = self.sym(&n.name);
-                        self.emit(Op::Define(s), n.span);
+                        self.open_block_with(&h.body, Some((s, n.span)))
                     }
                     None => {
+                        let mark = self.open_block(&h.body);
                         self.emit(Op::Pop, h.span);
+                        mark
                     }
-                }
+                };
                 self.stmts(&h.body.stmts);
-                self.emit(Op::ExitBlock, h.body.span);
+                self.close_block(mark, h.body.span);
                 to_done.push(self.emit(Op::Jump(0), h.span));
                 self.patch(next);
             }

@@ -295,11 +295,23 @@ impl State<'_> {
         for b in &f.blocks {
             self.check_scope(*b)?;
         }
+        for v in f.slots.iter().flatten() {
+            self.value(*v)?;
+        }
         let mut last_stack = 0;
         let mut last_blocks = 0;
         let mut last_ctl = 0;
+        let mut slots_end = 0;
         for fr in &f.frames {
             let proto = self.proto(fr.proto)?;
+            // Each frame owns `nslots` slots from its base, after the
+            // slots of the frames below it.
+            let base = fr.slot_base as usize;
+            let end = base.checked_add(proto.nslots());
+            if base < slots_end || end.is_none_or(|e| e > f.slots.len()) {
+                return Err(corrupt("a frame's slots are out of place"));
+            }
+            slots_end = end.unwrap_or(base);
             if fr.ip as usize > proto.code.len() {
                 return Err(corrupt("a frame points past the end of its code"));
             }
@@ -353,6 +365,9 @@ impl State<'_> {
                 }
                 FrameKind::Call | FrameKind::Main | FrameKind::TaskBody | FrameKind::Nested => {}
             }
+        }
+        if f.slots.len() != slots_end {
+            return Err(corrupt("a fiber holds slots no frame owns"));
         }
         for c in &f.ctl {
             let frame = f

@@ -186,6 +186,9 @@ impl Vm {
             )));
         }
         self.check_depth()?;
+        if proto.slotted {
+            return self.call_slotted(c, callee_at, argc);
+        }
         let block_base = self.cur.blocks.len() as u32;
         let env = if proto.params.is_empty() {
             // The call scope is created lazily, like a block's.
@@ -221,9 +224,100 @@ impl Vm {
             stack_base: callee_at as u32,
             block_base,
             ctl_base: self.cur.ctl.len() as u32,
+            slot_base: self.cur.slots.len() as u32,
             kind: FrameKind::Call,
         });
         Ok(())
+    }
+
+    /// The run loop's call of a slotted function whose parameters have no
+    /// annotations, with the right number of arguments, below the depth
+    /// limit: pushes its frame and returns true. Anything else returns
+    /// false and goes through [`call`](Self::call), which reports errors.
+    #[inline]
+    pub(crate) fn call_slotted_fast(&mut self, argc: usize) -> bool {
+        let Some(callee_at) = self.cur.stack.len().checked_sub(argc + 1) else {
+            return false;
+        };
+        let Some(&Value::Func(r)) = self.cur.stack.get(callee_at) else {
+            return false;
+        };
+        let Some(Obj::Closure(c)) = self.heap.try_get(r) else {
+            return false;
+        };
+        let c = *c;
+        let Some(proto) = self.code.protos.get(c.proto.0 as usize) else {
+            return false;
+        };
+        if !proto.slotted
+            || proto.typed_params
+            || proto.params.len() != argc
+            || self.cur.frames.len() + self.sched.caller_frames >= self.config.max_depth
+        {
+            return false;
+        }
+        let nslots = proto.nslots();
+        self.push_slotted(c, callee_at, nslots);
+        true
+    }
+
+    /// Pushes a slotted frame whose arguments are on the stack above
+    /// `callee_at` (all checks done).
+    #[inline]
+    fn push_slotted(&mut self, c: Closure, callee_at: usize, nslots: usize) {
+        let fiber = &mut *self.cur;
+        let slot_base = fiber.slots.len();
+        let args = fiber.stack.get(callee_at + 1..).unwrap_or_default();
+        fiber.slots.extend(args.iter().map(|v| Some(*v)));
+        fiber.slots.resize(slot_base + nslots, None);
+        fiber.stack.truncate(callee_at);
+        fiber.frames.push(Frame {
+            proto: c.proto,
+            ip: 0,
+            env: c.env,
+            outer: c.env,
+            stack_base: callee_at as u32,
+            block_base: fiber.blocks.len() as u32,
+            ctl_base: fiber.ctl.len() as u32,
+            slot_base: slot_base as u32,
+            kind: FrameKind::Call,
+        });
+    }
+
+    /// Pushes a frame for a slotted function (arity and depth checked):
+    /// no scope is made; the arguments move into the frame's first slots,
+    /// the others start unbound. Its scopes are its closure's: `env` and
+    /// `outer` are both the defining scope.
+    fn call_slotted(&mut self, c: Closure, callee_at: usize, argc: usize) -> EvalResult<()> {
+        let Some(proto) = self.code.protos.get(c.proto.0 as usize) else {
+            return Err(EvalError::runtime("internal error: missing code"));
+        };
+        let args = self.cur.stack.get(callee_at + 1..).unwrap_or_default();
+        for (p, &v) in proto.params.iter().zip(args) {
+            if let Some(ann) = &p.ann
+                && !self.matches(v, &ann.spec)
+            {
+                return Err(EvalError::type_error(format!(
+                    "argument '{}' of '{}' expects {}, got {}",
+                    self.interner.name(p.name),
+                    proto.name,
+                    ann.text,
+                    self.type_name(v)
+                )));
+            }
+        }
+        let nslots = proto.nslots().max(argc);
+        self.push_slotted(c, callee_at, nslots);
+        Ok(())
+    }
+
+    /// Reserves the slots of a frame about to run `proto` (none unless it
+    /// is slotted) and returns where they start.
+    pub(crate) fn reserve_slots(&mut self, proto: crate::proto::ProtoId) -> u32 {
+        let base = self.cur.slots.len();
+        let n = self.proto(proto).nslots();
+        self.cur.slots.resize(base + n, None);
+        base as u32
     }
 
     pub(crate) fn check_depth(&self) -> EvalResult<()> {
@@ -449,10 +543,30 @@ impl Vm {
         }
     }
 
+    /// Returns `v` from the current frame when it is a plain call
+    /// (`FrameKind::Call`) of a slotted function without a declared
+    /// return type: what [`do_return`](Self::do_return) does for it, with
+    /// nothing to check. False (nothing done) for any other frame.
+    #[inline]
+    pub(crate) fn return_slotted(&mut self, v: Value) -> bool {
+        let fiber = &mut *self.cur;
+        if !matches!(fiber.frames.last(), Some(f) if matches!(f.kind, FrameKind::Call)) {
+            return false;
+        }
+        let Some(frame) = fiber.pop_frame() else {
+            return false;
+        };
+        fiber.stack.truncate(frame.stack_base as usize);
+        fiber.blocks.truncate(frame.block_base as usize);
+        fiber.ctl.truncate(frame.ctl_base as usize);
+        fiber.stack.push(v);
+        true
+    }
+
     /// Returns `v` from the current frame. `Some` when the driven fiber
     /// settled.
     pub(crate) fn do_return(&mut self, v: Value) -> EvalResult<Option<Exit>> {
-        let Some(frame) = self.cur.frames.pop() else {
+        let Some(frame) = self.cur.pop_frame() else {
             return Err(EvalError::runtime("internal error: return without a frame"));
         };
         self.cur.stack.truncate(frame.stack_base as usize);

@@ -68,6 +68,7 @@ impl Vm {
     fn push_ext_body(&mut self, callee_at: usize, body: BodyCall) {
         self.cur.stack.truncate(callee_at);
         let outer = self.heap.scope(body.env).parent.unwrap_or(body.env);
+        let slot_base = self.reserve_slots(body.proto);
         self.cur.frames.push(Frame {
             proto: body.proto,
             ip: 0,
@@ -76,6 +77,7 @@ impl Vm {
             stack_base: callee_at as u32,
             block_base: self.cur.blocks.len() as u32,
             ctl_base: self.cur.ctl.len() as u32,
+            slot_base,
             kind: body.then.map_or(FrameKind::Call, FrameKind::Ext),
         });
     }

@@ -69,6 +69,9 @@ pub struct Frame {
     pub block_base: u32,
     /// Control-stack height at entry.
     pub ctl_base: u32,
+    /// Where this frame's slots start in the fiber's slot array (a
+    /// slotted body's `nslots` slots; other frames own none).
+    pub slot_base: u32,
     /// What returning does.
     pub kind: FrameKind,
 }
@@ -135,6 +138,9 @@ pub struct Fiber {
     pub frames: Vec<Frame>,
     /// Operand stack.
     pub stack: Vec<Value>,
+    /// The frame slots of slotted bodies, each frame's from its
+    /// `slot_base`; `None` is an unbound slot.
+    pub slots: Vec<Option<Value>>,
     /// Scope at entry of each open block (see `Op::EnterBlock`).
     pub blocks: Vec<ScopeRef>,
     /// Open loops and test blocks.
@@ -146,9 +152,27 @@ pub struct Fiber {
 }
 
 impl Fiber {
+    /// Drops the frames from index `keep` on, and their slots.
+    pub fn truncate_frames(&mut self, keep: usize) {
+        if let Some(f) = self.frames.get(keep) {
+            self.slots.truncate(f.slot_base as usize);
+        }
+        self.frames.truncate(keep);
+    }
+
+    /// Pops the innermost frame and its slots.
+    pub fn pop_frame(&mut self) -> Option<Frame> {
+        let f = self.frames.pop()?;
+        self.slots.truncate(f.slot_base as usize);
+        Some(f)
+    }
+
     /// Marks everything the fiber holds.
     pub fn trace(&self, t: &mut Tracer) {
         t.values(&self.stack);
+        for v in self.slots.iter().flatten() {
+            t.value(*v);
+        }
         for f in &self.frames {
             t.scope(f.env);
             t.scope(f.outer);

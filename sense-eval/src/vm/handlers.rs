@@ -99,7 +99,7 @@ impl Vm {
             self.release_block_scopes(f.env, ctl.env);
         }
         self.cur.ctl.truncate(pos);
-        self.cur.frames.truncate(ctl.frame as usize + 1);
+        self.cur.truncate_frames(ctl.frame as usize + 1);
         self.cur.stack.truncate(ctl.stack as usize);
         self.cur.blocks.truncate(ctl.blocks as usize);
         self.set_env(ctl.env);

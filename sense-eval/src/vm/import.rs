@@ -131,6 +131,7 @@ impl Vm {
             stack_base: self.cur.stack.len() as u32,
             block_base: self.cur.blocks.len() as u32,
             ctl_base: self.cur.ctl.len() as u32,
+            slot_base: self.cur.slots.len() as u32,
             kind: FrameKind::Module {
                 module: obj,
                 index,

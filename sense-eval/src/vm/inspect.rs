@@ -104,22 +104,51 @@ impl Vm {
     /// innermost binding), frames innermost first.
     fn frame_locals(&self, fiber: &Fiber, mut f: impl FnMut(&str, Value)) {
         for frame in fiber.frames.iter().rev() {
-            let mut seen: Vec<&str> = Vec::new();
-            let mut s = Some(frame.env);
-            while let Some(cur) = s {
-                if cur == frame.outer {
-                    break;
+            self.locals_of(fiber, frame, &mut f);
+        }
+    }
+
+    /// Calls `f` with the locals of one frame of `fiber`, innermost
+    /// binding first and each name once: the bound slots whose scope is
+    /// live at the frame's position (from its proto's debug table, inner
+    /// blocks first), then the scopes from `env` up to `outer`.
+    fn locals_of(&self, fiber: &Fiber, frame: &super::Frame, f: &mut impl FnMut(&str, Value)) {
+        let mut seen: Vec<&str> = Vec::new();
+        let proto = self.proto(frame.proto);
+        if proto.slotted {
+            let mut live: Vec<(u32, &str, Value)> = proto
+                .slot_info
+                .iter()
+                .enumerate()
+                .filter(|(_, i)| i.start <= frame.ip && frame.ip <= i.end)
+                .filter_map(|(s, i)| {
+                    let v = fiber.slots.get(frame.slot_base as usize + s)?.as_ref()?;
+                    Some((i.start, self.interner.name(i.name), *v))
+                })
+                .collect();
+            // A block's scope starts later than the scopes around it.
+            live.sort_by_key(|(start, ..)| std::cmp::Reverse(*start));
+            for (_, name, v) in live {
+                if !seen.contains(&name) {
+                    seen.push(name);
+                    f(name, v);
                 }
-                let scope = self.heap.scope(cur);
-                for (sym, v) in scope.vars.iter() {
-                    let name = self.interner.name(sym);
-                    if !seen.contains(&name) {
-                        seen.push(name);
-                        f(name, v);
-                    }
-                }
-                s = scope.parent;
             }
+        }
+        let mut s = Some(frame.env);
+        while let Some(cur) = s {
+            if cur == frame.outer {
+                break;
+            }
+            let scope = self.heap.scope(cur);
+            for (sym, v) in scope.vars.iter() {
+                let name = self.interner.name(sym);
+                if !seen.contains(&name) {
+                    seen.push(name);
+                    f(name, v);
+                }
+            }
+            s = scope.parent;
         }
     }
 
@@ -142,20 +171,9 @@ impl Vm {
                     .map(|e| e.source.name().to_string())
                     .unwrap_or_default();
                 let mut locals: Vec<(String, HostValue)> = Vec::new();
-                let mut s = Some(f.env);
-                while let Some(cur) = s {
-                    if cur == f.outer {
-                        break;
-                    }
-                    let scope = self.heap.scope(cur);
-                    for (sym, v) in scope.vars.iter() {
-                        let name = self.interner.name(sym);
-                        if !locals.iter().any(|(n, _)| n == name) {
-                            locals.push((name.to_string(), self.to_host_with(v, walk)));
-                        }
-                    }
-                    s = scope.parent;
-                }
+                self.locals_of(fiber, f, &mut |name, v| {
+                    locals.push((name.to_string(), self.to_host_with(v, walk)));
+                });
                 locals.sort_by(|a, b| a.0.cmp(&b.0));
                 FrameReport {
                     function: proto.name.clone(),

@@ -46,16 +46,26 @@ impl Vm {
     /// The single assignment rule: overwrite the nearest existing binding,
     /// else create one in the innermost scope.
     pub(crate) fn assign(&mut self, sym: Symbol, v: Value) {
-        let mut s = Some(self.env());
-        while let Some(cur) = s {
-            let scope = self.heap.scope_mut(cur);
-            if scope.vars.set_existing(sym, v) {
-                return;
-            }
-            s = scope.parent;
+        if self.assign_existing(self.env(), sym, v) {
+            return;
         }
         let scope = self.define_scope();
         self.heap.scope_mut(scope).vars.define(sym, v);
+    }
+
+    /// Overwrites the nearest binding of `sym` from `env` outwards; false
+    /// when there is none.
+    #[inline]
+    pub(crate) fn assign_existing(&mut self, env: ScopeRef, sym: Symbol, v: Value) -> bool {
+        let mut s = Some(env);
+        while let Some(cur) = s {
+            let scope = self.heap.scope_mut(cur);
+            if scope.vars.set_existing(sym, v) {
+                return true;
+            }
+            s = scope.parent;
+        }
+        false
     }
 
     /// The scope a declaration defines into: the innermost block's scope,

@@ -151,6 +151,78 @@ impl Vm {
                             Bumped::Undefined => fail!(undefined(self, sym)),
                         }
                     }
+                    Op::LoadSlot(s) => {
+                        // Read here, not held across the loop: top-level
+                        // code would pay for the register (BENCHMARKS.md).
+                        let sbase = self.slot_base();
+                        let v = match self.cur.slots.get(sbase + s as usize) {
+                            Some(Some(v)) => *v,
+                            _ => tri!(self.load_unbound(&proto, s)),
+                        };
+                        self.cur.stack.push(v);
+                    }
+                    Op::StoreSlot(s) => {
+                        // Read here, not held across the loop: top-level
+                        // code would pay for the register (BENCHMARKS.md).
+                        let sbase = self.slot_base();
+                        let v = self.peek();
+                        match self.cur.slots.get_mut(sbase + s as usize) {
+                            Some(Some(slot)) => *slot = v,
+                            _ => tri!(self.store_unbound(&proto, sbase, s, v)),
+                        }
+                    }
+                    Op::StoreSlotPop(s) => {
+                        // Read here, not held across the loop: top-level
+                        // code would pay for the register (BENCHMARKS.md).
+                        let sbase = self.slot_base();
+                        let v = self.pop();
+                        match self.cur.slots.get_mut(sbase + s as usize) {
+                            Some(Some(slot)) => *slot = v,
+                            _ => tri!(self.store_unbound(&proto, sbase, s, v)),
+                        }
+                    }
+                    Op::DefineSlot(s) => {
+                        // Read here, not held across the loop: top-level
+                        // code would pay for the register (BENCHMARKS.md).
+                        let sbase = self.slot_base();
+                        let v = self.pop();
+                        match self.cur.slots.get_mut(sbase + s as usize) {
+                            Some(slot) => *slot = Some(v),
+                            None => fail!(bad_code()),
+                        }
+                    }
+                    Op::BumpSlot(s) => {
+                        // Read here, not held across the loop: top-level
+                        // code would pay for the register (BENCHMARKS.md).
+                        let sbase = self.slot_base();
+                        let delta = match code.get(ip) {
+                            Some(&Op::AddInt(k)) => k as i64,
+                            Some(&Op::SubInt(k)) => -(k as i64),
+                            _ => 0,
+                        };
+                        match self.cur.slots.get_mut(sbase + s as usize) {
+                            Some(Some(slot)) => match *slot {
+                                Value::Int(x) if let Some(r) = x.checked_add(delta) => {
+                                    *slot = Value::Int(r);
+                                    ip += 2;
+                                }
+                                v => self.cur.stack.push(v),
+                            },
+                            _ => {
+                                let v = tri!(self.load_unbound(&proto, s));
+                                self.cur.stack.push(v);
+                            }
+                        }
+                    }
+                    Op::ClearSlots(a, b) => {
+                        // Read here, not held across the loop: top-level
+                        // code would pay for the register (BENCHMARKS.md).
+                        let sbase = self.slot_base();
+                        let range = sbase + a as usize..sbase + b as usize;
+                        if let Some(slots) = self.cur.slots.get_mut(range) {
+                            slots.fill(None);
+                        }
+                    }
                     Op::Store(sym) => {
                         let v = self.peek();
                         self.assign(sym, v);
@@ -363,6 +435,11 @@ impl Vm {
                             ip += 1;
                             continue;
                         }
+                        // A slotted function with untyped parameters: its
+                        // frame is pushed here, without the general call.
+                        if self.call_slotted_fast(argc as usize) {
+                            continue 'frames;
+                        }
                         call!(argc as usize, false);
                     }
                     Op::CallLabeled(idx) => {
@@ -383,6 +460,12 @@ impl Vm {
                     Op::Return => {
                         self.set_ip(ip);
                         let v = self.pop();
+                        // A slotted function without a declared return
+                        // type, called by Sense code: nothing to check,
+                        // no scope to release.
+                        if proto.slotted && proto.ret.is_none() && self.return_slotted(v) {
+                            continue 'frames;
+                        }
                         match self.do_return(v) {
                             Ok(Some(exit)) => return Ok(exit),
                             Ok(None) => continue 'frames,
@@ -465,7 +548,14 @@ impl Vm {
                                 if let Some(slot) = self.cur.stack.get_mut(n - 1) {
                                     *slot = Value::Int(after);
                                 }
-                                if let (Some(Op::EnterBlock), Some(&Op::Define(var))) =
+                                if let Some(&Op::DefineSlot(var)) = code.get(ip)
+                                    && let base = self.slot_base()
+                                    && let Some(slot) = self.cur.slots.get_mut(base + var as usize)
+                                {
+                                    // A slotted loop's variable, in this dispatch.
+                                    *slot = Some(item);
+                                    ip += 1;
+                                } else if let (Some(Op::EnterBlock), Some(&Op::Define(var))) =
                                     (code.get(ip), code.get(ip + 1))
                                 {
                                     // What the compiler puts next (the body's
@@ -663,6 +753,42 @@ impl Vm {
         Ok(())
     }
 
+    /// `LoadSlot` of an unbound slot: its name read through the frame's
+    /// chain (the closure's scope outwards), as `Load` reads it.
+    #[cold]
+    #[inline(never)]
+    fn load_unbound(&self, proto: &crate::proto::Proto, s: u32) -> EvalResult<Value> {
+        let sym = proto.slot_name(s).ok_or_else(bad_code)?;
+        self.lookup(self.env(), sym)
+            .ok_or_else(|| undefined(self, sym))
+    }
+
+    /// `StoreSlot` into an unbound slot: the assignment rule — overwrite
+    /// the nearest binding of the name on the frame's chain, else bind
+    /// the slot (the innermost scope that may bind it).
+    #[cold]
+    #[inline(never)]
+    fn store_unbound(
+        &mut self,
+        proto: &crate::proto::Proto,
+        sbase: usize,
+        s: u32,
+        v: Value,
+    ) -> EvalResult<()> {
+        let sym = proto.slot_name(s).ok_or_else(bad_code)?;
+        let env = self.env();
+        if self.assign_existing(env, sym, v) {
+            return Ok(());
+        }
+        match self.cur.slots.get_mut(sbase + s as usize) {
+            Some(slot) => {
+                *slot = Some(v);
+                Ok(())
+            }
+            None => Err(bad_code()),
+        }
+    }
+
     /// Called after a native asked for a fiber switch or a frame was pushed;
     /// `Some` when the driven fiber settled. Errors belong to the call that
     /// made the request and have been thrown already when this returns.
@@ -712,6 +838,12 @@ impl Vm {
     #[inline]
     pub(crate) fn peek(&self) -> Value {
         self.cur.stack.last().copied().unwrap_or(Value::Nil)
+    }
+
+    /// Where the current frame's slots start.
+    #[inline]
+    pub(crate) fn slot_base(&self) -> usize {
+        self.cur.frames.last().map_or(0, |f| f.slot_base as usize)
     }
 
     #[inline]

@@ -136,6 +136,7 @@ impl Vm {
                 stack_base: 0,
                 block_base: 0,
                 ctl_base: 0,
+                slot_base: 0,
                 kind: FrameKind::TaskBody,
             }],
             task: Some(task),

@@ -88,6 +88,7 @@ impl Vm {
                 stack_base: 0,
                 block_base: 0,
                 ctl_base: 0,
+                slot_base: 0,
                 kind: super::FrameKind::FutureBody { future, call, file },
             }],
             future: Some(future),

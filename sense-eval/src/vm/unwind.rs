@@ -45,7 +45,7 @@ impl Vm {
                     return Ok(());
                 }
                 self.cur.ctl.truncate(pos);
-                self.cur.frames.truncate(ctl.frame as usize + 1);
+                self.cur.truncate_frames(ctl.frame as usize + 1);
                 self.cur.stack.truncate(ctl.stack as usize);
                 self.cur.blocks.truncate(ctl.blocks as usize);
                 if let CtlKind::Test {
@@ -74,7 +74,7 @@ impl Vm {
                     self.cur.blocks.truncate(b as usize);
                     self.cur.ctl.truncate(c as usize);
                 }
-                self.cur.frames.truncate(floor);
+                self.cur.truncate_frames(floor);
                 return Err(err);
             }
             // No handler on this fiber: it dies.
@@ -179,7 +179,7 @@ impl Vm {
             self.release_block_scopes(f.env, ctl.env);
         }
         self.cur.ctl.truncate(pos + 1);
-        self.cur.frames.truncate(ctl.frame as usize + 1);
+        self.cur.truncate_frames(ctl.frame as usize + 1);
         self.cur.stack.truncate(ctl.stack as usize);
         self.cur.blocks.truncate(ctl.blocks as usize);
         if let CtlKind::Loop {

@@ -607,18 +607,18 @@ static int test_old_format_snapshot_is_refused(void) {
     CHECK(rt != NULL);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(sense_runtime_restore(rt, buf, len, &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "format version 2; this build reads version 3");
+    CHECK_CONTAINS(sense_error_message(err), "format version 2; this build reads version 4");
     sense_error_free(err);
     sense_runtime_free(rt);
     return 0;
 }
 
 /* The snapshot the `sense start` CLI command wrote for
- * examples/interview.sns (tests/fixtures/snapshot_v3.bin) restores from C,
+ * examples/interview.sns (tests/fixtures/snapshot_v4.bin) restores from C,
  * and its subject is the interviewer. */
 static int test_cli_snapshot_restores(void) {
     uint8_t buf[65536];
-    size_t len = read_fixture("snapshot_v3.bin", buf, sizeof buf);
+    size_t len = read_fixture("snapshot_v4.bin", buf, sizeof buf);
     CHECK(len > 20 && len < sizeof buf);
 
     text_buf out;
