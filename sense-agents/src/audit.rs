@@ -1,4 +1,4 @@
-//! The audit log (AGENTS.md §4.9): what tools, models and actions did,
+//! The audit log (the book: actions.md "The audit log"): what tools, models and actions did,
 //! each entry with the execution boundaries it happened in (its lineage).
 //! The log is state of the runtime kept in the VM and saved in every
 //! snapshot ([`SavedState`]); `audit_log()` reads it.

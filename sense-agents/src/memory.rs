@@ -1,5 +1,5 @@
 //! Persistent memory: an append-only log in an embedded SQLite database
-//! (AGENTS.md §6). Never UPDATE or DELETE — that one rule is what makes
+//! (the book: models.md). Never UPDATE or DELETE — that one rule is what makes
 //! `history()` and `as_of()` possible.
 //!
 //! The `Memory` kind ([`crate::kinds::memory`]) reaches a persistent

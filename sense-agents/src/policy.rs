@@ -1,4 +1,4 @@
-//! Policies (AGENTS.md §3): `policy:` blocks write `allow`/`deny` rules
+//! Policies (the book: policy.md "Policy"): `policy:` blocks write `allow`/`deny` rules
 //! for capabilities into the scope they run in, and a check walks the
 //! scope chain outwards — the first scope whose policy mentions the
 //! capability decides; an unmentioned capability is allowed.

@@ -1,6 +1,6 @@
 //! Saving a runtime to bytes and restoring it — in another process, on
 //! another machine, days later — with every paused agent resumable exactly
-//! where it stopped (DESIGN.md §6).
+//! where it stopped (the book: embedding.md).
 
 use crate::AgentReport;
 use crate::error::Error;

@@ -1,4 +1,4 @@
-//! Builtin functions (LANGUAGE.md §4, AGENTS.md §2 and §8).
+//! Builtin functions (the book: stdlib.md, agents.md).
 //!
 //! Each builtin is a plain Rust function over the VM and its arguments.
 //! Arity is checked by the VM for fixed-arity builtins, with the

@@ -5,7 +5,7 @@
 //! names resolve to frame slots that are checked for being bound at run
 //! time, with the live-chain walk as the fallback (`compile/slots.rs`):
 //! Sense's scoping is decided at run time (assign-or-create walks the live
-//! scope chain, LANGUAGE.md §3.5), and slots keep exactly that. Nested
+//! scope chain, the book: scope.md "The assignment rule"), and slots keep exactly that. Nested
 //! bodies (`def`, agent bodies) become protos of their own, appended to
 //! the code store.
 

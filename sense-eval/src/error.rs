@@ -188,7 +188,7 @@ impl EvalError {
 
     /// The text a `test` block records for this error: the display text,
     /// except that hitting the depth limit reads like the reference's host
-    /// `RecursionError` (`ExcTypeName: message`, LANGUAGE.md §3.6, §3.11).
+    /// `RecursionError` (`ExcTypeName: message`, the book: scope.md "Functions", modules.md "Tests").
     pub fn test_failure_text(&self) -> String {
         if self.0.class == ErrorClass::Runtime
             && self.0.line.is_none()
@@ -220,7 +220,7 @@ impl EvalError {
     }
 
     /// Sets the position for the caret without a reported line (errors raised
-    /// inside builtins show no `[line N]`, LANGUAGE.md §5.2).
+    /// inside builtins show no `[line N]`, the book: errors.md).
     pub fn located(mut self, span: Span, file: FileId) -> Self {
         if self.0.span.is_none() {
             self.0.span = Some(span);

@@ -24,7 +24,7 @@ pub enum Op {
     Pop,
     /// Reads a name through the scope chain: `[] -> [v]`.
     Load(Symbol),
-    /// Assign-or-create (LANGUAGE.md §3.5), keeping the value: `[v] -> [v]`.
+    /// Assign-or-create (the book: scope.md "The assignment rule"), keeping the value: `[v] -> [v]`.
     Store(Symbol),
     /// Binds in the current scope (declarations, `local`): `[v] -> []`.
     Define(Symbol),
@@ -89,7 +89,7 @@ pub enum Op {
     LoopBegin(u32),
     /// Unregisters the innermost loop.
     LoopEnd,
-    /// `break`: unwinds to the nearest loop at run time (LANGUAGE.md §3.7).
+    /// `break`: unwinds to the nearest loop at run time (the book: scope.md "Control flow").
     Break,
     /// `continue`: as `break`, to the loop's next iteration.
     Continue,
@@ -194,7 +194,7 @@ pub enum Op {
     // (`Proto::slotted`) resolved at compile time. A slot is unbound until
     // written; an unbound slot falls back to the run-time walk from the
     // closure's scope with the slot's name (`Proto::slot_info`), so
-    // LANGUAGE.md §3.5 holds exactly (see ARCHITECTURE.md, "Slots").
+    // the book: scope.md "The assignment rule" holds exactly (see ARCHITECTURE.md, "Slots").
     /// Reads slot `s`: `[] -> [v]`; unbound, reads its name through the
     /// closure's chain (or fails as `Load` does).
     LoadSlot(u32),

@@ -153,7 +153,7 @@ pub struct Proto {
     /// Docstring (cleaned).
     pub doc: Option<String>,
     /// True when `import` inside resolves against the working directory
-    /// (function bodies have no file context, LANGUAGE.md §3.10).
+    /// (function bodies have no file context, the book: modules.md).
     pub no_file_context: bool,
     /// Instructions.
     pub code: Vec<Op>,

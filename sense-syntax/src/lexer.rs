@@ -1,6 +1,6 @@
 //! The lexer: normalised source text → tokens with layout resolved.
 //!
-//! Layout (LANGUAGE.md §1.8) is decided here, not in the parser: an
+//! Layout (the book: language.md "Lexical rules") is decided here, not in the parser: an
 //! indentation stack, a bracket depth that turns newlines into plain
 //! whitespace inside `(` `[` `{`, one DEDENT per closed level, and closing
 //! DEDENTs at end of input. Line numbers follow §1.9, quirks included,

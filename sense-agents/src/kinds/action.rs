@@ -1,4 +1,4 @@
-//! Actions (AGENTS.md §4): `reversible action NAME(params) requires cap:`
+//! Actions (the book: actions.md): `reversible action NAME(params) requires cap:`
 //! (with a `rollback:` block) or `irreversible action …` declares an
 //! action; calling the declaration prepares an instance (the body does not
 //! run), which goes through `.verify()`, `.approve()`, `.commit()` and,

@@ -1,4 +1,4 @@
-//! Agents: the natives of the agent protocol (AGENTS.md §2.5–§2.13) —
+//! Agents: the natives of the agent protocol (the book: agents.md) —
 //! `start`, `pause`, `resume`, `ask_human`, `send`, `receive` and `await`.
 //!
 //! The core supplies the mechanism they drive (fibers that enter and
@@ -69,7 +69,7 @@ impl TaskKind for AgentKind {
         Ok(())
     }
 
-    /// `a.status`, `a.name`, `a.pause_reason`, `a.doc` (AGENTS.md §2.3;
+    /// `a.status`, `a.name`, `a.pause_reason`, `a.doc` (the book: agents.md;
     /// the core reads the agent's variables itself) and `a.usage` (what
     /// its model calls spent, unless it sees a variable of that name: the
     /// reference reads the variable).

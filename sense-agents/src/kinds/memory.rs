@@ -1,4 +1,4 @@
-//! The `Memory` kind (AGENTS.md §6): `memory NAME` (an in-process map)
+//! The `Memory` kind (the book: models.md): `memory NAME` (an in-process map)
 //! and `persistent memory NAME` (an append-only log), their members and
 //! methods (`remember`, `recall`, `forget`, `keys`, `history`, `as_of`),
 //! the `memory` declaration, and the [`MemoryLog`] seam through which a

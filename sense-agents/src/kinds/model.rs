@@ -1,7 +1,7 @@
 //! The `Model` kind: `inference(...)` makes one (the built-in mock, or a
 //! provider the host registered), `model NAME = …` names it, `set
 //! delegation` selects it, and `ask`, `ask_with_memory`, `ask_with_tools`
-//! and `model.ask(prompt)` query it (AGENTS.md §6).
+//! and `model.ask(prompt)` query it (the book: models.md).
 
 mod stream;
 

@@ -1,5 +1,5 @@
 //! The `Skill` kind: `skill(name, description, tools)`, a named bundle of
-//! tools handed to `ask_with_tools` (AGENTS.md §6).
+//! tools handed to `ask_with_tools` (the book: models.md).
 
 use super::model_tools::tool_spec;
 use sense_eval::builtins::{Arity, NativeDef};

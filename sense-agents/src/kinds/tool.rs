@@ -1,4 +1,4 @@
-//! Tools (AGENTS.md §5): `tool NAME(params) "description" requires cap:`
+//! Tools (the book: policy.md "Tools"): `tool NAME(params) "description" requires cap:`
 //! declares a callable whose calls are checked against the caller's
 //! policy and audited; its body runs in a child of the declaring scope,
 //! labelled `tool:NAME` for lineage. An `async tool` call runs the body
@@ -103,7 +103,7 @@ impl ObjectKind for ToolKind {
             .unwrap_or_default()
     }
 
-    /// Calls the tool (AGENTS.md §5.2): arity, the caller's capability,
+    /// Calls the tool (the book: policy.md "Tools"): arity, the caller's capability,
     /// parameter types, the `called` entry, then the body (or, for an
     /// async tool, a future).
     fn call(

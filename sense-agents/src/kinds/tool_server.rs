@@ -1,6 +1,6 @@
 //! The `McpServer` and MCP `Tool` kinds: `connect_mcp(...)`, a server's
-//! tools, `server.close()`, and one tool call a model asks for (AGENTS.md
-//! §6, §3.5, §4.9). The runtime starts no process itself: a
+//! tools, `server.close()`, and one tool call a model asks for (the book:
+//! models.md "MCP", policy.md, actions.md). The runtime starts no process itself: a
 //! [`ToolServerConnector`] registered by the host makes the connection,
 //! and the live connections are kept in [`ToolServers`], which is not part
 //! of a snapshot (a restored server reconnects on first use).

@@ -7,8 +7,8 @@
 //! *unbound*; a reference resolves at compile time to the slots of the
 //! scopes around it that have registered its name so far (innermost
 //! first), and the VM falls back to the run-time walk from the closure's
-//! scope, by name, when the slot is unbound. That keeps LANGUAGE.md
-//! §3.5's rule exactly: a first assignment still overwrites a module or
+//! scope, by name, when the slot is unbound. That keeps the assignment
+//! rule (the book's scope.md) exactly: a first assignment still overwrites a module or
 //! global variable of that name when one exists at that moment.
 //!
 //! A name *definitely bound* on the chain by a statement already run in

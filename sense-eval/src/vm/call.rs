@@ -398,7 +398,7 @@ impl Vm {
                 let e = if with_line || e.is_located() {
                     e
                 } else {
-                    // Builtins report no line (LANGUAGE.md §5.2); keep the
+                    // Builtins report no line (the book: errors.md); keep the
                     // position for the caret only.
                     let (span, file) = self.current_span();
                     e.located(span, file)

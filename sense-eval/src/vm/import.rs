@@ -1,4 +1,4 @@
-//! Sense module imports (LANGUAGE.md §3.10): resolution, the per-run cache,
+//! Sense module imports (the book: modules.md): resolution, the per-run cache,
 //! cycle detection, and binding names once a module's top level has run.
 
 use super::{Frame, FrameKind, ModuleEntry, Vm};

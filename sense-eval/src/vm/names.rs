@@ -1,4 +1,4 @@
-//! Name resolution over the live scope chain (LANGUAGE.md §3.5).
+//! Name resolution over the live scope chain (the book: scope.md "The assignment rule").
 
 use super::Vm;
 use crate::heap::ScopeRef;

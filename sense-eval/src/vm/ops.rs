@@ -1,5 +1,5 @@
-//! Operators, indexing, member access and type checks (LANGUAGE.md §3.4,
-//! §3.8, §3.9).
+//! Operators, indexing, member access and type checks (the book:
+//! values.md "Operators", scope.md "Functions").
 
 use super::Vm;
 use crate::error::{EvalError, EvalResult};
@@ -44,7 +44,7 @@ fn int_float_eq(i: i64, f: f64) -> bool {
 }
 
 impl Vm {
-    /// Truthiness (LANGUAGE.md §3.2).
+    /// Truthiness (the book: values.md "Truthiness").
     #[inline]
     pub fn truthy(&self, v: Value) -> bool {
         match v {
@@ -615,7 +615,7 @@ impl Vm {
         }
     }
 
-    /// Does `v` satisfy `spec` (LANGUAGE.md §3.9)?
+    /// Does `v` satisfy `spec` (the book: scope.md "Functions")?
     pub(crate) fn matches(&self, v: Value, spec: &TypeSpec) -> bool {
         match spec {
             TypeSpec::Any => true,

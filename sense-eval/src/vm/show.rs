@@ -1,4 +1,4 @@
-//! Turning values into text: `print`/`str` (LANGUAGE.md §3.3), `type_of`,
+//! Turning values into text: `print`/`str` (the book: values.md "Printing"), `type_of`,
 //! and the Python-style renderings a few reference messages use.
 
 use super::Vm;

@@ -1,5 +1,5 @@
 //! Tasks on fibers: declaring, starting, suspending, resuming, completing
-//! and failing — the mechanism under the agent protocol (AGENTS.md §2),
+//! and failing — the mechanism under the agent protocol (the book: agents.md),
 //! whose natives and words the agent runtime registers (natives, and a
 //! [`TaskKind`](crate::kind::TaskKind)).
 //!
@@ -81,7 +81,7 @@ impl Vm {
     }
 
     /// `t.X`: one of the task kind's own members, else a variable the
-    /// task's scope sees (AGENTS.md §2.3 for agents). Reading a variable
+    /// task's scope sees (the book: agents.md). Reading a variable
     /// makes no call into the kind: this is the run loop's path of every
     /// member read of a task.
     pub(crate) fn task_member(&mut self, r: ObjRef, sym: Symbol) -> EvalResult<Value> {

@@ -7,7 +7,7 @@
 //! call's result (a plain start or resume), or it is waiting (an await,
 //! the end of a top level) and the scheduler decides what runs next. Async
 //! tasks run only when someone waits, so their interleaving is
-//! deterministic (DECISIONS.md: cooperative tasks, no data races).
+//! deterministic (cooperative tasks, no data races: the book, agents.md "Async agents and tools").
 
 use super::{Exit, Fiber, Vm, Wait};
 use crate::error::{EvalError, EvalResult};

@@ -1,6 +1,6 @@
 //! Non-local exits: errors looking for a `test` block or a `try`
 //! statement's handler (`handlers.rs`), `break`/`continue`
-//! looking for a loop (at run time, across calls — LANGUAGE.md §3.7), and
+//! looking for a loop (at run time, across calls — the book: scope.md "Control flow"), and
 //! the safe points where pause requests, budgets and the collector act.
 
 use super::handlers::Completion;
@@ -23,7 +23,7 @@ impl Vm {
 
     /// A stray `return`/`break`/`continue` (no function or loop to end):
     /// in the reference the signal passes through `test` blocks
-    /// (LANGUAGE.md §3.11), so the error they become is not contained by
+    /// (the book: modules.md "Tests"), so the error they become is not contained by
     /// the `test` blocks of the fiber where it arises.
     pub(crate) fn throw_stray(&mut self, err: EvalError) -> EvalResult<()> {
         self.throw_from(err, false)

@@ -124,7 +124,7 @@ fn declaration(d: &ActionDeclReport) -> Json {
 }
 
 /// What can be done next with an instance, by the state machine of
-/// AGENTS.md §4.4 (the runtime still checks every step).
+/// the book, actions.md (the runtime still checks every step).
 fn next_steps(a: &ActionReport) -> Vec<&'static str> {
     match a.state {
         "prepared" if a.approved => vec!["verify"],

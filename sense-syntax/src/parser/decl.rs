@@ -1,5 +1,5 @@
 //! Declarations: `def`, parameters and types, and the agent-layer
-//! statements of AGENTS.md (`test`, `session`, `agent`, actions with
+//! statements of the agent layer (the book: agents.md, actions.md, policy.md) (`test`, `session`, `agent`, actions with
 //! `requires` and `rollback`, `tool`, `memory`, `policy`, `set`, `model`).
 //!
 //! Every function here is called with the input positioned on the

@@ -1,4 +1,4 @@
-//! Expressions (LANGUAGE.md §2.3–§2.4).
+//! Expressions (the book: language.md, values.md "Operators").
 //!
 //! Binary operators are parsed by precedence climbing with explicit
 //! operand/operator stacks, so a long chain costs heap, not Rust stack.

@@ -1,4 +1,4 @@
-//! Statements, blocks and the statement-selection order (LANGUAGE.md §2.5).
+//! Statements, blocks and the statement-selection order (the book: language.md).
 //!
 //! The core statements live here; declarations (`def` and the agent layer)
 //! live in [`super::decl`]. Each statement's `span.line` is the line the
@@ -30,7 +30,7 @@ pub(crate) fn statement(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
     production(i)
 }
 
-/// The production for the statement starting at `i` (LANGUAGE.md §2.5).
+/// The production for the statement starting at `i` (the book: language.md).
 #[inline(never)]
 fn select(i: &Tokens<'_>) -> StmtParser {
     match i.kind() {
