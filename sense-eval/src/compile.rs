@@ -39,13 +39,24 @@ pub struct CodeSink<'a> {
 
 /// Compiles a file's top level (or one REPL input) into a proto and
 /// returns its id. Nested bodies are appended to the store first.
-pub fn compile_program(sink: CodeSink<'_>, program: &Program, file: FileId, name: &str) -> ProtoId {
+pub fn compile_program(
+    sink: CodeSink<'_>,
+    program: &Program,
+    file: FileId,
+    name: &str,
+) -> Result<ProtoId, CodeOutOfMemory> {
     let mut top = TopLevelCompiler::new(sink, file, name);
     for s in &program.stmts {
         top.stmt(s);
     }
     top.finish()
 }
+
+/// The code of a unit could not grow: memory for its instructions could
+/// not be had. The protos compiled so far are left in the store for the
+/// caller to take out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CodeOutOfMemory;
 
 /// Compiles a file's top level one statement at a time, as the statements
 /// arrive (see `sense_syntax::parse_file_each`), so the caller can drop
@@ -66,6 +77,7 @@ impl<'a> TopLevelCompiler<'a> {
             cur: Proto::new(name, ProtoKind::TopLevel, file),
             finally_depth: 0,
             slots: None,
+            out_of_memory: false,
         };
         c.cur.no_file_context = false;
         TopLevelCompiler {
@@ -82,7 +94,7 @@ impl<'a> TopLevelCompiler<'a> {
 
     /// Closes the top level (drain pending tasks, return nil) and returns
     /// its proto's id.
-    pub fn finish(mut self) -> ProtoId {
+    pub fn finish(mut self) -> Result<ProtoId, CodeOutOfMemory> {
         let end = self.end;
         self.c.emit(Op::DrainTasks, end);
         self.c.emit(Op::Nil, end);
@@ -99,13 +111,14 @@ pub fn compile_echo_program(
     program: &Program,
     file: FileId,
     name: &str,
-) -> ProtoId {
+) -> Result<ProtoId, CodeOutOfMemory> {
     let mut c = Compiler {
         sink,
         file,
         cur: Proto::new(name, ProtoKind::TopLevel, file),
         finally_depth: 0,
         slots: None,
+        out_of_memory: false,
     };
     c.cur.no_file_context = false;
     let end = program.stmts.last().map(|s| s.span).unwrap_or_default();
@@ -148,15 +161,22 @@ pub(crate) struct Compiler<'a> {
     finally_depth: u32,
     /// The slot resolution of the body being compiled, when it is slotted.
     slots: Option<slots::SlotState>,
+    /// An instruction could not be stored (its memory could not be had):
+    /// the unit is refused when it is finished.
+    out_of_memory: bool,
 }
 
 impl Compiler<'_> {
-    fn finish(mut self) -> ProtoId {
+    fn finish(mut self) -> Result<ProtoId, CodeOutOfMemory> {
         let proto = std::mem::replace(
             &mut self.cur,
             Proto::new("", ProtoKind::TopLevel, self.file),
         );
-        self.push_proto(proto)
+        let id = self.push_proto(proto);
+        if self.out_of_memory {
+            return Err(CodeOutOfMemory);
+        }
+        Ok(id)
     }
 
     fn push_proto(&mut self, proto: Proto) -> ProtoId {
@@ -240,7 +260,19 @@ impl Compiler<'_> {
         self.sink.interner.intern(name)
     }
 
+    /// Appends an instruction and returns its index. Growth is fallible
+    /// (a huge literal must fail cleanly, not abort the process): when the
+    /// memory cannot be had, nothing more is stored and the unit is
+    /// refused by `finish`; the index returned then points at no
+    /// instruction, and patching it changes nothing.
     fn emit(&mut self, op: Op, span: Span) -> usize {
+        if self.out_of_memory
+            || self.cur.code.try_reserve(1).is_err()
+            || self.cur.spans.try_reserve(1).is_err()
+        {
+            self.out_of_memory = true;
+            return self.cur.code.len();
+        }
         self.cur.code.push(op);
         self.cur.spans.push(span);
         self.cur.code.len() - 1
@@ -344,5 +376,28 @@ mod tests {
         );
         assert_eq!(clean_doc("\n\n   x\n"), "x");
         assert_eq!(clean_doc("one"), "one");
+    }
+
+    /// Once an instruction could not be stored, nothing more is, patching
+    /// the missing instruction changes nothing, and the unit is refused.
+    #[test]
+    fn a_unit_whose_code_cannot_grow_is_refused() {
+        use super::*;
+        let mut interner = crate::symbol::Interner::default();
+        let mut heap = crate::heap::Heap::new();
+        let mut protos = Vec::new();
+        let sink = CodeSink {
+            interner: &mut interner,
+            heap: &mut heap,
+            protos: &mut protos,
+        };
+        let mut top = TopLevelCompiler::new(sink, FileId(0), "main");
+        top.c.emit(Op::Nil, Span::default());
+        top.c.out_of_memory = true;
+        let at = top.c.emit(Op::Nil, Span::default());
+        assert_eq!(at, 1, "the index of the instruction that is missing");
+        top.c.patch(at);
+        assert_eq!(top.c.cur.code.len(), 1);
+        assert_eq!(top.finish(), Err(CodeOutOfMemory));
     }
 }

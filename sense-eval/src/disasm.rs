@@ -33,8 +33,12 @@ pub fn disassemble(source: &SourceFile) -> Result<String, SyntaxError> {
         heap: &mut heap,
         protos: &mut protos,
     };
-    compile_program(sink, &program, FileId(0), source.name());
+    let compiled = compile_program(sink, &program, FileId(0), source.name());
     let mut out = String::new();
+    if compiled.is_err() {
+        // What was stored is listed; the listing says it is cut short.
+        out.push_str("; out of memory: the code could not be stored whole\n");
+    }
     for (i, proto) in protos.iter().enumerate() {
         if i > 0 {
             out.push('\n');

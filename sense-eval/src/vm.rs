@@ -413,6 +413,13 @@ impl Vm {
                 .map_err(|e| EvalError::syntax(&e, file))?;
             top.finish()
         };
+        let Ok(id) = id else {
+            // Nothing of the unit stays: the store is as it was before.
+            self.code.protos.truncate(first as usize);
+            return Err(EvalError::runtime(format!(
+                "out of memory: the code of '{name}' could not be stored"
+            )));
+        };
         let count = self.code.protos.len() as u32 - first;
         let recorded = if echo {
             format!("{name}{ECHO_UNIT}")
