@@ -44,13 +44,25 @@ fn chunk(delta: Json, finish: Option<&str>) -> (Option<&'static str>, Json) {
     )
 }
 
-/// OpenAI's stream of `pieces`, as its API sends it.
+/// OpenAI's stream of `pieces`, as its API sends it when asked with
+/// `stream_options.include_usage`: every chunk's `usage` is null but the
+/// last one's, which has no choices.
 fn openai_stream(pieces: &[&str]) -> Reply {
     let mut events = vec![chunk(json!({"role": "assistant", "content": ""}), None)];
     for p in pieces {
         events.push(chunk(json!({"content": p}), None));
     }
     events.push(chunk(json!({}), Some("stop")));
+    for (_, e) in &mut events {
+        e["usage"] = Json::Null;
+    }
+    events.push((
+        None,
+        json!({"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": 1,
+               "model": "gpt-4o", "system_fingerprint": "fp_1", "choices": [],
+               "usage": {"prompt_tokens": 900, "completion_tokens": 7, "total_tokens": 907,
+                         "prompt_tokens_details": {"cached_tokens": 512}}}),
+    ));
     let mut reply = sse(&events);
     reply.body.push_str("data: [DONE]\n\n");
     reply
@@ -64,7 +76,9 @@ fn anthropic_stream(pieces: &[&str], stop_reason: &str) -> Reply {
             json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
                    "role": "assistant", "model": "claude-sonnet-5", "content": [],
                    "stop_reason": null, "stop_sequence": null,
-                   "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+                   "usage": {"input_tokens": 10, "output_tokens": 1,
+                             "cache_read_input_tokens": 300,
+                             "cache_creation_input_tokens": 40}}}),
         ),
         (
             Some("content_block_start"),
@@ -164,6 +178,28 @@ fn anthropic_text_deltas_reach_on_text_in_order() {
     assert_eq!(seen[0].body["stream"], true);
     assert_eq!(seen[0].body["max_tokens"], 1024);
     assert_eq!(seen[0].header("x-api-key"), Some(KEY));
+}
+
+const USAGE: &str = "u = m.usage\nprint(u[\"calls\"], u[\"input_tokens\"], u[\"output_tokens\"], u[\"cached_tokens\"])\n";
+
+#[test]
+fn streamed_answers_report_their_usage() {
+    let server = Loopback::start(vec![openai_stream(&["a", "b"])]);
+    let body = format!("ask(\"q\", on_text: print)\n{USAGE}");
+    let (out, err, ok) = run("openai", &server, &body);
+    assert!(ok, "stderr: {err}");
+    assert_eq!(out, "a\nb\n1 900 7 512\n");
+    assert_eq!(
+        server.seen()[0].body["stream_options"],
+        json!({"include_usage": true})
+    );
+    // Input and cache counts from `message_start`, the output count from
+    // `message_delta`.
+    let server = Loopback::start(vec![anthropic_stream(&["c"], "end_turn")]);
+    let (out, err, ok) = run("anthropic", &server, &body);
+    assert!(ok, "stderr: {err}");
+    assert_eq!(out, "c\n1 350 12 300\n");
+    assert_eq!(server.seen()[0].body.get("stream_options"), None);
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! The `sense serve` console in a real browser (headless Debian Chromium
 //! driven by playwright-core, tests/serve_browser/console.mjs): two
 //! service processes share one store; instances are made through one,
-//! and the console of the other lists them by status and answers one.
+//! and the console of the other lists them by status and answers one;
+//! then it starts an agent whose streamed answer appears on the page as it
+//! arrives (relayed on the instance's events stream).
 //!
 //! Needs `node`, Chromium (`$SENSE_CHROMIUM`, or `chromium`,
 //! `chromium-browser`, `google-chrome` on `PATH`) and
@@ -30,6 +32,14 @@ agent interviewer:
     for topic in ["name", "years", "ready"]:
         push(answers, topic + "=" + str(ask(topic, len(answers) + 1)))
     print("summary:", answers)
+model m = inference("mock")
+set delegation = m
+def keep(piece):
+    return piece
+agent writer:
+    go = pause("ready")
+    a = ask("the weather in " + go, on_text: keep)
+    pause("done")
 "#;
 
 /// What the test needs, each with how to get it; playwright-core is
@@ -62,7 +72,7 @@ fn playwright() -> PathBuf {
 fn main() {
     let args = Arguments::from_args();
     let trials = vec![toolchain::gated_trial(
-        "the_service_console_lists_and_answers_instances_of_the_fleet",
+        "the_service_console_lists_answers_and_shows_streamed_text",
         needs,
         console_lists_and_answers,
     )];

@@ -72,8 +72,10 @@ impl Anthropic {
             headers: &headers,
             secret: &key,
         };
-        streamed::anthropic(&self.http, &call, &body, on_text)
-            .map_err(|e| wire::name_refused_option(e, &body))
+        let answer = streamed::anthropic(&self.http, &call, &body, on_text)
+            .map_err(|e| wire::name_refused_option(e, &body))?;
+        self.usage.set(answer.usage);
+        Ok(answer.text)
     }
 
     fn call(&self, options: &ModelOptions, body: Json) -> Result<Json, String> {

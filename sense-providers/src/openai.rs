@@ -62,13 +62,17 @@ impl OpenAi {
         let auth = format!("Bearer {key}");
         let headers = [("Authorization", auth.as_str())];
         wire::set(&mut body, "stream", json!(true));
+        // Without it the stream says nothing of what the call spent.
+        wire::set(&mut body, "stream_options", json!({"include_usage": true}));
         let call = streamed::Call {
             url: &url,
             headers: &headers,
             secret: &key,
         };
-        streamed::openai(&self.http, &call, &body, on_text)
-            .map_err(|e| wire::name_refused_option(e, &body))
+        let answer = streamed::openai(&self.http, &call, &body, on_text)
+            .map_err(|e| wire::name_refused_option(e, &body))?;
+        self.usage.set(answer.usage);
+        Ok(answer.text)
     }
 
     fn call(&self, options: &ModelOptions, body: Json) -> Result<Json, String> {

@@ -7,12 +7,28 @@
 //! `data: [DONE]`. Anthropic Messages with `"stream": true` sends named
 //! events: `content_block_delta` with a `text_delta` holds the next piece,
 //! `message_stop` ends the answer, `error` reports a failure mid-stream;
-//! `message_start`, `content_block_start`/`stop`, `message_delta` and
-//! `ping` carry nothing this needs.
+//! `ping` and `content_block_start`/`stop` carry nothing this needs.
+//!
+//! What the call spent (issue 25): OpenAI sends it only when asked with
+//! `"stream_options": {"include_usage": true}`, in one more chunk before
+//! `[DONE]` whose `choices` is empty (every other chunk's `usage` is
+//! null). Anthropic sends the input and cache counts in `message_start`'s
+//! `message.usage` and the output count (cumulative) in `message_delta`'s
+//! `usage`; the later counts overlay the earlier ones.
 
 use crate::http::{Http, Next};
 use crate::sse::Event;
+use sense_agents::usage::Usage;
 use serde_json::Value as Json;
+
+/// A streamed answer: its whole text and what the call spent, when the
+/// API said.
+pub(crate) struct Streamed {
+    /// Every piece, in order.
+    pub(crate) text: String,
+    /// The call's token counts.
+    pub(crate) usage: Option<Usage>,
+}
 
 /// Where to send a streamed request, and how.
 pub(crate) struct Call<'a> {
@@ -31,8 +47,9 @@ pub(crate) fn openai(
     call: &Call<'_>,
     body: &Json,
     on_text: &mut dyn FnMut(&str) -> Result<(), String>,
-) -> Result<String, String> {
+) -> Result<Streamed, String> {
     let mut text = String::new();
+    let mut usage = None;
     let mut refusal = String::new();
     let mut finished = false;
     http.post_stream(
@@ -49,6 +66,9 @@ pub(crate) fn openai(
             let chunk = chunk_json(data)?;
             if let Some(err) = chunk.get("error") {
                 return Err(format!("APIError: {}", error_text(err)));
+            }
+            if let Some(u) = crate::usage::openai(&chunk) {
+                usage = Some(u);
             }
             let delta = chunk.pointer("/choices/0/delta");
             if let Some(piece) = delta.and_then(|d| d.get("content")).and_then(Json::as_str)
@@ -75,7 +95,7 @@ pub(crate) fn openai(
     if !finished {
         return Err("APIConnectionError: the stream ended before the answer did".into());
     }
-    Ok(text)
+    Ok(Streamed { text, usage })
 }
 
 /// The streamed answer of the Anthropic Messages API: its text, after
@@ -86,8 +106,9 @@ pub(crate) fn anthropic(
     call: &Call<'_>,
     body: &Json,
     on_text: &mut dyn FnMut(&str) -> Result<(), String>,
-) -> Result<String, String> {
+) -> Result<Streamed, String> {
     let mut text = String::new();
+    let mut usage = serde_json::Map::new();
     let mut stop_reason = String::new();
     let mut finished = false;
     http.post_stream(
@@ -102,6 +123,7 @@ pub(crate) fn anthropic(
                 .and_then(Json::as_str)
                 .unwrap_or(e.name.as_str());
             match kind {
+                "message_start" => overlay(&mut usage, data.pointer("/message/usage")),
                 "content_block_delta" => {
                     let delta = data.get("delta");
                     if delta.and_then(|d| d.get("type")).and_then(Json::as_str)
@@ -115,6 +137,7 @@ pub(crate) fn anthropic(
                     }
                 }
                 "message_delta" => {
+                    overlay(&mut usage, data.get("usage"));
                     if let Some(r) = data.pointer("/delta/stop_reason").and_then(Json::as_str) {
                         stop_reason = r.to_string();
                     }
@@ -143,7 +166,21 @@ pub(crate) fn anthropic(
     if !finished {
         return Err("APIConnectionError: the stream ended before the answer did".into());
     }
-    Ok(text)
+    let usage = (!usage.is_empty())
+        .then(|| crate::usage::anthropic(&serde_json::json!({ "usage": usage })))
+        .flatten();
+    Ok(Streamed { text, usage })
+}
+
+/// Copies the counts `from` reports (nulls left out) over `into`.
+fn overlay(into: &mut serde_json::Map<String, Json>, from: Option<&Json>) {
+    if let Some(from) = from.and_then(Json::as_object) {
+        for (k, v) in from {
+            if !v.is_null() {
+                into.insert(k.clone(), v.clone());
+            }
+        }
+    }
 }
 
 fn chunk_json(data: &str) -> Result<Json, String> {

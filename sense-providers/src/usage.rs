@@ -23,8 +23,13 @@ pub(crate) struct LastUsage(std::sync::Mutex<Option<Usage>>);
 impl LastUsage {
     /// Records the usage `answer` reports, read by `read`.
     pub(crate) fn record(&self, answer: &Json, read: fn(&Json) -> Option<Usage>) {
+        self.set(read(answer));
+    }
+
+    /// Records `usage` as the last call's.
+    pub(crate) fn set(&self, usage: Option<Usage>) {
         if let Ok(mut slot) = self.0.lock() {
-            *slot = read(answer);
+            *slot = usage;
         }
     }
 

@@ -1,6 +1,8 @@
 // Drives the `sense serve` console in headless Debian Chromium: lists the
 // fleet's instances by status, opens a paused one (call stack, question),
-// answers it, and checks the answer landed.
+// answers it, and checks the answer landed; then starts a `writer`, answers
+// it, and sees its model's streamed answer appear (pieces arrive only on
+// the events stream: the program neither prints nor keeps them).
 //
 //   node console.mjs URL ARTIFACT_DIR PLAYWRIGHT_CORE_DIR
 //
@@ -75,6 +77,19 @@ try {
   await page.locator('#d-reason').filter({ hasText: '(2/3) years?' }).waitFor({ timeout: WAIT });
   await page.locator('#d-audit').filter({ hasText: 'resumed' }).waitFor({ timeout: WAIT });
   await page.screenshot({ path: join(artifacts, 'serve-02-answered.png'), fullPage: true });
+
+  console.log('- a streamed answer appears live');
+  await page.fill('#agent', 'writer');
+  await page.click('#start');
+  await page.locator('#d-reason').filter({ hasText: '"ready"' }).waitFor({ timeout: WAIT });
+  // The page follows the instance's events stream before it is answered.
+  await page.waitForFunction(() => document.querySelector('#d-live').dataset.open === document.querySelector('#d-id').textContent, null, { timeout: WAIT });
+  check((await page.locator('#d-live').textContent()) === '', 'no text before the answer');
+  await page.fill('#value', '"Oslo"');
+  await page.click('#resume');
+  await page.locator('#d-live').filter({ hasText: '(mock reasoning about: the weather in Oslo)' }).waitFor({ timeout: WAIT });
+  await page.locator('#d-reason').filter({ hasText: '"done"' }).waitFor({ timeout: WAIT });
+  await page.screenshot({ path: join(artifacts, 'serve-03-streamed.png'), fullPage: true });
   check(problems.length === 0, problems.join('; '));
 } catch (e) {
   failed = true;

@@ -4,6 +4,8 @@ let token = sessionStorage.getItem("sense-token") || "";
 let after = 0;
 let selected = null;
 let shownVersion = null; // the version the page shows: answers apply to it or get 409
+let watching = null; // the instance whose events stream is open
+let stopWatching = null; // ends that stream
 
 const $ = (id) => document.getElementById(id);
 
@@ -50,8 +52,60 @@ async function load(reset) {
   } catch (e) { say(e.message); }
 }
 
+// Follows an instance's events stream: the pieces of a streamed answer
+// (`event: text`) appear as they arrive, and a new state redraws the view.
+// fetch, not EventSource, which cannot send the Authorization header.
+async function watch(id) {
+  if (stopWatching) stopWatching.abort();
+  const stop = new AbortController();
+  [watching, stopWatching] = [id, stop];
+  $("d-live").textContent = "";
+  delete $("d-live").dataset.open;
+  try {
+    const headers = { Accept: "text/event-stream" };
+    if (token) headers["Authorization"] = "Bearer " + token;
+    const r = await fetch(`/api/instances/${id}/events`, { headers, signal: stop.signal });
+    if (!r.ok) return;
+    const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        streamed(id, buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+      }
+    }
+  } catch (e) {
+    if (!stop.signal.aborted) say(e.message);
+  } finally {
+    if (stopWatching === stop) [watching, stopWatching] = [null, null];
+  }
+}
+
+// One message of the events stream (comment lines carry no data).
+function streamed(id, message) {
+  let name = "message";
+  const data = [];
+  for (const line of message.split("\n")) {
+    if (line.startsWith("event:")) name = line.slice(6).trim();
+    else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+  }
+  if (data.length === 0 || id !== selected) return;
+  const d = JSON.parse(data.join("\n"));
+  if (name === "text") {
+    $("d-live").textContent += d.text;
+  } else if (name === "state") {
+    $("d-live").dataset.open = id; // the stream is open: pieces from now on arrive
+    if (!d.deleted && !d.error && d.version !== shownVersion) show(id);
+  }
+}
+
 async function show(id) {
   selected = id;
+  if (watching !== id) watch(id);
   try {
     const d = await api("GET", "/api/instances/" + id);
     shownVersion = d.version;
@@ -99,7 +153,7 @@ window.addEventListener("DOMContentLoaded", async () => {
     api("POST", `/api/instances/${selected}/resume`, { value: value(), version: shownVersion })));
   $("send").addEventListener("click", () => act(() => api("POST", `/api/instances/${selected}/messages`, { value: value() })));
   $("pause").addEventListener("click", () => act(() => api("POST", `/api/instances/${selected}/pause`)));
-  $("delete").addEventListener("click", () => act(async () => { await api("DELETE", "/api/instances/" + selected); selected = null; $("detail").hidden = true; }));
+  $("delete").addEventListener("click", () => act(async () => { await api("DELETE", "/api/instances/" + selected); selected = null; $("detail").hidden = true; if (stopWatching) stopWatching.abort(); }));
   try { const info = await api("GET", "/api/info"); $("program").textContent = info.program.name + " @ " + info.program.hash; } catch (e) { say(e.message); }
   await load(true);
 });
