@@ -26,7 +26,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Every this many instances, one is forked at version 2 once complete.
+/// Every this many instances, one is forked at version 3 (question 2,
+/// after the timer) once complete.
 const FORK_EVERY: usize = 4;
 
 /// Claims on steps last a second: a killed process's step is taken over
@@ -174,8 +175,8 @@ fn fork_of(k: usize) -> (String, usize) {
     (format!("chaos-{k}-fork"), k + 100_000)
 }
 
-/// The output of a fork of instance `k` made at version 2 (question 2
-/// asked) and answered as [`fork_of`] says.
+/// The output of a fork of instance `k` made at version 3 (question 2
+/// asked: version 2 is the sleep after the first answer, woken into 3) and answered as [`fork_of`] says.
 fn fork_expected(k: usize) -> String {
     let (_, other) = fork_of(k);
     format!(
@@ -195,7 +196,7 @@ fn fork(fleet: &Fleet, rng: &mut Rng, k: usize) -> usize {
         rng,
         "POST",
         &format!("/api/instances/chaos-{k}/fork"),
-        Some(json!({"version": 2, "id": id})),
+        Some(json!({"version": 3, "id": id})),
     );
     let (state, conflicts) = match status {
         200 => (state, 0),
@@ -434,7 +435,7 @@ fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
             .collect();
         assert_eq!(applied, [answer(other, 2), answer(other, 3)], "{id}");
         let history = check.history(&format!("chaos-{k}")).unwrap();
-        assert_eq!(history.len(), 4, "chaos-{k}: every version kept");
+        assert_eq!(history.len(), 5, "chaos-{k}: every version kept");
         forks += 1;
     }
     assert_eq!(
