@@ -285,15 +285,17 @@ pub(crate) fn before_resume(
     value: Value,
     make: impl FnOnce(&mut Vm, ObjRef, &PendingCall) -> EvalResult<Value>,
 ) -> EvalResult<Resumed> {
+    // Every resume passes here: the task's own pause kind is read first,
+    // and only a budget pause looks its spending up (by name, slower).
     let budget_paused = vm
         .task(Value::Obj(agent))
         .is_some_and(|t| t.status == TaskStatus::Paused && t.pause_kind == SPEND);
-    let Some(call) = spend(vm, agent).and_then(|s| s.pending.clone()) else {
-        return Ok(Resumed::With(value));
-    };
     if !budget_paused {
         return Ok(Resumed::With(value));
     }
+    let Some(call) = spend(vm, agent).and_then(|s| s.pending.clone()) else {
+        return Ok(Resumed::With(value));
+    };
     set_from_resume(vm, agent, value)?;
     if let Some(reason) = over_budget(vm, agent) {
         let reason = vm.new_str(reason)?;
