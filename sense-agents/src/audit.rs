@@ -26,9 +26,9 @@ pub struct AuditEntry {
     pub lineage: Vec<String>,
     /// Seconds since the Unix epoch.
     pub timestamp: f64,
-    /// A model call's tokens (issue 25). Not part of [`describe`]
-    /// (Self::describe): `audit_log()` keeps the reference's text; hosts
-    /// read the counts here.
+    /// A model call's tokens (issue 25). Not part of
+    /// [`describe`](Self::describe): `audit_log()` keeps the reference's
+    /// text; hosts read the counts here.
     pub usage: Option<Usage>,
 }
 
