@@ -34,7 +34,10 @@ fn repo_files(dir: &Path, out: &mut Vec<PathBuf>) {
             if !skip {
                 repo_files(&p, out);
             }
-        } else {
+        } else if !(name.ends_with(".log") && p.parent().is_some_and(|d| d.ends_with("fuzz/logs")))
+        {
+            // A fuzz run's full log (git-ignored: fuzz/.gitignore) quotes
+            // the machine's paths; only its summary, runs.txt, is kept.
             out.push(p);
         }
     }
