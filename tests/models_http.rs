@@ -3,12 +3,11 @@
 //! document: text answers, tool-call turns, errors, 429 with Retry-After,
 //! timeouts and malformed bodies; and what the client sends.
 
-use sense_testkit::loopback::{self, Loopback, Reply, program, text};
+use sense_testkit::loopback::{
+    ANTHROPIC_KEY, Loopback, OPENAI_KEY, Reply, anthropic_env, openai_env, outcome, program, text,
+};
 use serde_json::json;
 use std::time::{Duration, Instant};
-
-const OPENAI_KEY: &str = "sk-test-0123456789abcdef";
-const ANTHROPIC_KEY: &str = "sk-ant-test-0123456789abcdef";
 
 fn openai_text(content: &str) -> serde_json::Value {
     json!({
@@ -64,17 +63,8 @@ fn anthropic_message(content: serde_json::Value, stop: &str) -> serde_json::Valu
     })
 }
 
-fn openai_env(server: &Loopback) -> Vec<(&'static str, String)> {
-    vec![
-        ("OPENAI_API_KEY", OPENAI_KEY.to_string()),
-        ("OPENAI_BASE_URL", format!("{}/v1", server.url)),
-    ]
-}
-
 fn run(file: &std::path::Path, env: &[(&str, String)]) -> (String, String, bool) {
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let out = sense(&["run", file.to_str().expect("utf-8 path")], &env);
-    (text(&out.stdout), text(&out.stderr), out.status.success())
+    outcome(&sense(&["run", file.to_str().expect("utf-8 path")], env))
 }
 
 #[test]
@@ -283,11 +273,8 @@ fn server_errors_are_retried_then_reported() {
         "anthropic_529",
         "model m = inference(\"anthropic\")\nprint(m.ask(\"hi\").value)\n",
     );
-    let env = vec![
-        ("ANTHROPIC_API_KEY", ANTHROPIC_KEY.to_string()),
-        ("ANTHROPIC_BASE_URL", server.url.clone()),
-        ("SENSE_HTTP_RETRIES", "2".to_string()),
-    ];
+    let mut env = anthropic_env(&server);
+    env.push(("SENSE_HTTP_RETRIES", "2".to_string()));
     let (_, err, ok) = run(&file, &env);
     assert!(!ok);
     assert_eq!(
@@ -427,10 +414,7 @@ print(ask("hello"))
 print(ask_with_tools("Weather in Paris?", [lookup]).value)
 "#,
     );
-    let env = vec![
-        ("ANTHROPIC_API_KEY", ANTHROPIC_KEY.to_string()),
-        ("ANTHROPIC_BASE_URL", server.url.clone()),
-    ];
+    let env = anthropic_env(&server);
     let (out, err, ok) = run(&file, &env);
     assert!(ok, "stderr: {err}");
     assert_eq!(out, "answer<?>(Hi!)\nIt is sunny in Paris.\n");
@@ -483,10 +467,7 @@ fn anthropic_401_and_missing_key() {
         "anthropic_401",
         "model m = inference(\"anthropic\")\nm.ask(\"hi\")\n",
     );
-    let env = vec![
-        ("ANTHROPIC_API_KEY", ANTHROPIC_KEY.to_string()),
-        ("ANTHROPIC_BASE_URL", server.url.clone()),
-    ];
+    let env = anthropic_env(&server);
     let (_, err, ok) = run(&file, &env);
     assert!(!ok);
     assert_eq!(
@@ -500,13 +481,6 @@ fn anthropic_401_and_missing_key() {
         err.lines().next().unwrap_or(""),
         "SenseRuntimeError: inference() needs the 'ANTHROPIC_API_KEY' environment variable set to a real API key"
     );
-}
-
-fn anthropic_env(server: &Loopback) -> Vec<(&'static str, String)> {
-    vec![
-        ("ANTHROPIC_API_KEY", ANTHROPIC_KEY.to_string()),
-        ("ANTHROPIC_BASE_URL", server.url.clone()),
-    ]
 }
 
 /// The first line of a run's stderr.
@@ -868,18 +842,7 @@ fn research_agent_pauses_between_model_calls_across_processes() {
     let state = std::env::temp_dir().join(format!("sense-research-{}.state", std::process::id()));
     let _ = std::fs::remove_file(&state);
     let s = state.to_str().expect("utf-8 path");
-    let env = |server: &Loopback| {
-        vec![
-            ("OPENAI_API_KEY", OPENAI_KEY.to_string()),
-            ("OPENAI_BASE_URL", format!("{}/v1", server.url)),
-        ]
-    };
-    let as_refs = |v: &[(&'static str, String)]| -> Vec<(&'static str, String)> { v.to_vec() };
-    let run_cli = |args: &[&str], env: &[(&'static str, String)]| {
-        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        sense(args, &env)
-    };
-    let out = run_cli(
+    let out = sense(
         &[
             "start",
             "examples/research_agent.sns",
@@ -887,7 +850,7 @@ fn research_agent_pauses_between_model_calls_across_processes() {
             "--state",
             s,
         ],
-        &as_refs(&env(&first)),
+        &openai_env(&first),
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
@@ -911,7 +874,7 @@ fn research_agent_pauses_between_model_calls_across_processes() {
             .any(|w| w == OPENAI_KEY.as_bytes()),
         "the API key is not in the state file"
     );
-    let shown = run_cli(&["show", s], &[]);
+    let shown = sense::<&str>(&["show", s], &[]);
     assert!(shown.status.success());
     assert!(!text(&shown.stdout).contains(OPENAI_KEY));
 
@@ -919,7 +882,7 @@ fn research_agent_pauses_between_model_calls_across_processes() {
         200,
         openai_text("Agents Pause And Resume Later"),
     )]);
-    let out = run_cli(&["resume", s, "\"yes\""], &as_refs(&env(&second)));
+    let out = sense(&["resume", s, "\"yes\""], &openai_env(&second));
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert_eq!(
@@ -945,11 +908,6 @@ fn research_agent_pauses_between_model_calls_across_processes() {
 
 /// `sense ARGS…` (this crate's binary) from the repository root with `env`
 /// set and the provider variables of the machine cleared.
-fn sense(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
-    loopback::run_sense(
-        env!("CARGO_BIN_EXE_sense"),
-        env!("CARGO_MANIFEST_DIR"),
-        args,
-        env,
-    )
+fn sense<V: AsRef<std::ffi::OsStr>>(args: &[&str], env: &[(&str, V)]) -> std::process::Output {
+    sense_testkit::run_sense!(args, env)
 }

@@ -9,7 +9,7 @@
 
 use sense::agents::provider::{ModelOptions, ModelProvider, ModelResponse};
 use sense::agents::{HostValue, PauseHandle, PauseKind, Runtime, State};
-use sense_testkit::loopback::{self, Loopback, Reply, program, text};
+use sense_testkit::loopback::{Loopback, Reply, program, text};
 use serde_json::{Value as Json, json};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -111,12 +111,7 @@ fn anthropic_stream(pieces: &[&str], stop_reason: &str) -> Reply {
 }
 
 fn sense(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
-    loopback::run_sense(
-        env!("CARGO_BIN_EXE_sense"),
-        env!("CARGO_MANIFEST_DIR"),
-        args,
-        env,
-    )
+    sense_testkit::run_sense!(args, env)
 }
 
 /// `sense run` of `body` after a model of `provider` on `server`.

@@ -3,11 +3,8 @@
 //! `usage` objects included (OpenAI's cached prompt tokens, Anthropic's
 //! cache reads and writes).
 
-use sense_testkit::loopback::{self, Loopback, Reply, program, text};
+use sense_testkit::loopback::{Loopback, Reply, anthropic_env, openai_env, outcome, program, text};
 use serde_json::json;
-
-const OPENAI_KEY: &str = "sk-test-0123456789abcdef";
-const ANTHROPIC_KEY: &str = "sk-ant-test-0123456789abcdef";
 
 /// A Chat Completions answer whose `usage` reports `cached` of the
 /// prompt's tokens read from the cache.
@@ -33,27 +30,13 @@ fn openai_text(content: &str, prompt: u64, completion: u64, cached: u64) -> serd
     })
 }
 
-fn openai_env(server: &Loopback) -> Vec<(&'static str, String)> {
-    vec![
-        ("OPENAI_API_KEY", OPENAI_KEY.to_string()),
-        ("OPENAI_BASE_URL", format!("{}/v1", server.url)),
-    ]
-}
-
 /// `sense ARGS…` with `env`.
 fn sense(args: &[&str], env: &[(&'static str, String)]) -> std::process::Output {
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    loopback::run_sense(
-        env!("CARGO_BIN_EXE_sense"),
-        env!("CARGO_MANIFEST_DIR"),
-        args,
-        &env,
-    )
+    sense_testkit::run_sense!(args, env)
 }
 
 fn run(file: &std::path::Path, env: &[(&'static str, String)]) -> (String, String, bool) {
-    let out = sense(&["run", file.to_str().expect("utf-8 path")], env);
-    (text(&out.stdout), text(&out.stderr), out.status.success())
+    outcome(&sense(&["run", file.to_str().expect("utf-8 path")], env))
 }
 
 #[test]
@@ -118,10 +101,7 @@ print(u["input_tokens"], u["output_tokens"], u["cached_tokens"], u["cache_write_
 print(int(u["cost"] * 1000000 + 0.5))
 "#,
     );
-    let env = vec![
-        ("ANTHROPIC_API_KEY", ANTHROPIC_KEY.to_string()),
-        ("ANTHROPIC_BASE_URL", server.url.clone()),
-    ];
+    let env = anthropic_env(&server);
     let (out, err, ok) = run(&file, &env);
     assert!(ok, "stderr: {err}");
     // 1250 input tokens at 3.0 (no cached price: the input price), 30 at 15.0.

@@ -112,15 +112,7 @@ pub fn compile_echo_program(
     file: FileId,
     name: &str,
 ) -> Result<ProtoId, CodeOutOfMemory> {
-    let mut c = Compiler {
-        sink,
-        file,
-        cur: Proto::new(name, ProtoKind::TopLevel, file),
-        finally_depth: 0,
-        slots: None,
-        out_of_memory: false,
-    };
-    c.cur.no_file_context = false;
+    let mut c = TopLevelCompiler::new(sink, file, name).c;
     let end = program.stmts.last().map(|s| s.span).unwrap_or_default();
     let echoed = match program.stmts.split_last() {
         Some((last, rest)) => match &last.kind {

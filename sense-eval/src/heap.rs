@@ -463,16 +463,9 @@ impl Heap {
             scope_free,
             live_objs,
             live_scopes,
-            since_gc: 0,
             threshold: (live_objs + live_scopes).max(50_000) * 2,
-            bytes_since_gc: 0,
-            live_bytes: 0,
-            outside_bytes: 0,
-            code_bytes: 0,
-            obj_marks: Vec::new(),
-            scope_marks: Vec::new(),
-            dead_obj: Obj::Free(NO_FREE),
-            dead_scope: Scope::new(None),
+            // Counters and mark bits start as in an empty heap.
+            ..Heap::new()
         }
     }
 

@@ -384,7 +384,7 @@ impl Render<'_> {
     /// Renders a value the object holds, one level deeper; `python`
     /// chooses `repr` (strings quoted) or `print` form.
     pub fn value(&mut self, vm: &Vm, v: Value, python: bool) -> EvalResult<()> {
-        vm.show_nested(v, self.out, self.depth + 1, python, self.cap, self.path)
+        vm.show_into(v, self.out, self.depth + 1, python, self.cap, self.path)
     }
 }
 

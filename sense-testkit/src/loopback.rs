@@ -158,7 +158,11 @@ impl Drop for Loopback {
 
 /// Runs `BIN ARGS…` (`bin` is the path of a `sense` binary) in `dir` with
 /// `env` set and the provider variables of the machine cleared.
-pub fn run_sense(bin: &str, dir: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+pub fn run_sense<K, V>(bin: &str, dir: &str, args: &[&str], env: &[(K, V)]) -> Output
+where
+    K: AsRef<std::ffi::OsStr>,
+    V: AsRef<std::ffi::OsStr>,
+{
     let mut cmd = Command::new(bin);
     cmd.args(args).current_dir(dir);
     for var in [
@@ -178,6 +182,48 @@ pub fn run_sense(bin: &str, dir: &str, args: &[&str], env: &[(&str, &str)]) -> O
         cmd.env(k, v);
     }
     cmd.output().expect("sense runs")
+}
+
+/// The API key the loopback OpenAI tests hand the client.
+pub const OPENAI_KEY: &str = "sk-test-0123456789abcdef";
+/// The API key the loopback Anthropic tests hand the client.
+pub const ANTHROPIC_KEY: &str = "sk-ant-test-0123456789abcdef";
+
+/// The environment pointing the `openai` provider at `server`.
+pub fn openai_env(server: &Loopback) -> Vec<(&'static str, String)> {
+    vec![
+        ("OPENAI_API_KEY", OPENAI_KEY.to_string()),
+        ("OPENAI_BASE_URL", format!("{}/v1", server.url)),
+    ]
+}
+
+/// The environment pointing the `anthropic` provider at `server`.
+pub fn anthropic_env(server: &Loopback) -> Vec<(&'static str, String)> {
+    vec![
+        ("ANTHROPIC_API_KEY", ANTHROPIC_KEY.to_string()),
+        ("ANTHROPIC_BASE_URL", server.url.clone()),
+    ]
+}
+
+/// A finished command's standard output, standard error (both as text)
+/// and whether it succeeded.
+pub fn outcome(out: &Output) -> (String, String, bool) {
+    (text(&out.stdout), text(&out.stderr), out.status.success())
+}
+
+/// [`run_sense`] of the calling test crate's own `sense` binary, from its
+/// manifest directory: `run_sense!(args, env)` in an integration test of
+/// the `sense` package.
+#[macro_export]
+macro_rules! run_sense {
+    ($args:expr, $env:expr) => {
+        $crate::loopback::run_sense(
+            env!("CARGO_BIN_EXE_sense"),
+            env!("CARGO_MANIFEST_DIR"),
+            $args,
+            $env,
+        )
+    };
 }
 
 /// Writes `source` to a fresh temporary `.sns` file.

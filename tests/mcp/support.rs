@@ -40,10 +40,5 @@ pub fn echo_model(message: &str) -> sense_testkit::loopback::Loopback {
 /// `sense ARGS…` (this crate's binary) from the repository root with `env`
 /// set and the provider variables of the machine cleared.
 pub fn sense(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
-    sense_testkit::loopback::run_sense(
-        env!("CARGO_BIN_EXE_sense"),
-        env!("CARGO_MANIFEST_DIR"),
-        args,
-        env,
-    )
+    sense_testkit::run_sense!(args, env)
 }

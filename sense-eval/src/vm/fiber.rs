@@ -160,6 +160,16 @@ impl Fiber {
         self.frames.truncate(keep);
     }
 
+    /// Cuts the fiber back to where control entry `ctl` was opened:
+    /// `ctl_len` control entries kept, and the frames, operand stack and
+    /// blocks `ctl` recorded.
+    pub fn cut_back_to(&mut self, ctl_len: usize, ctl: &Ctl) {
+        self.ctl.truncate(ctl_len);
+        self.truncate_frames(ctl.frame as usize + 1);
+        self.stack.truncate(ctl.stack as usize);
+        self.blocks.truncate(ctl.blocks as usize);
+    }
+
     /// Pops the innermost frame and its slots.
     pub fn pop_frame(&mut self) -> Option<Frame> {
         let f = self.frames.pop()?;

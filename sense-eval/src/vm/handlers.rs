@@ -98,10 +98,7 @@ impl Vm {
         if let Some(f) = self.cur.frames.get(ctl.frame as usize) {
             self.release_block_scopes(f.env, ctl.env);
         }
-        self.cur.ctl.truncate(pos);
-        self.cur.truncate_frames(ctl.frame as usize + 1);
-        self.cur.stack.truncate(ctl.stack as usize);
-        self.cur.blocks.truncate(ctl.blocks as usize);
+        self.cur.cut_back_to(pos, &ctl);
         self.set_env(ctl.env);
         Some(ctl)
     }

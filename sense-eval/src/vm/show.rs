@@ -3,6 +3,7 @@
 
 use super::Vm;
 use crate::error::{EvalError, EvalResult};
+use crate::kind::Render;
 use crate::numfmt::{format_float, python_repr_str};
 use crate::object::Obj;
 use crate::value::Value;
@@ -12,15 +13,15 @@ const MAX_SHOW_DEPTH: usize = 200;
 impl Vm {
     /// `show(v)`: the text `print` writes.
     pub fn show(&self, v: Value) -> EvalResult<String> {
+        self.render(v, false)
+    }
+
+    /// The whole rendering of `v`, up to the string-length limit: `print`'s
+    /// text, or Python's `repr` when `python`.
+    fn render(&self, v: Value, python: bool) -> EvalResult<String> {
         let mut out = String::new();
-        self.show_into(
-            v,
-            &mut out,
-            0,
-            false,
-            self.config.max_string_len,
-            &mut Vec::new(),
-        )?;
+        let cap = self.config.max_string_len;
+        self.show_into(v, &mut out, 0, python, cap, &mut Vec::new())?;
         Ok(out)
     }
 
@@ -81,37 +82,15 @@ impl Vm {
 
     /// Python's `repr(v)` (strings quoted).
     pub fn py_repr(&self, v: Value) -> EvalResult<String> {
-        let mut out = String::new();
-        self.show_into(
-            v,
-            &mut out,
-            0,
-            true,
-            self.config.max_string_len,
-            &mut Vec::new(),
-        )?;
-        Ok(out)
-    }
-
-    /// Renders a value an extension object holds (see
-    /// [`Render::value`](crate::kind::Render::value)).
-    pub(crate) fn show_nested(
-        &self,
-        v: Value,
-        out: &mut String,
-        depth: usize,
-        python: bool,
-        cap: usize,
-        path: &mut Vec<crate::heap::ObjRef>,
-    ) -> EvalResult<()> {
-        self.show_into(v, out, depth, python, cap, path)
+        self.render(v, true)
     }
 
     /// Renders `v` into `out`; an error once `out` holds more than `cap`
     /// bytes (print's cap is the string limit) or nests deeper than
     /// [`MAX_SHOW_DEPTH`] — the one bound on rendering, whatever the
-    /// value's shape.
-    fn show_into(
+    /// value's shape. Extension objects render the values they hold through
+    /// it too (see [`Render::value`](crate::kind::Render::value)).
+    pub(crate) fn show_into(
         &self,
         v: Value,
         out: &mut String,
@@ -190,20 +169,23 @@ impl Vm {
                 );
                 out.push('>');
             }
-            Value::Obj(r) => self.show_object(r, out, depth, python, cap, path)?,
+            Value::Obj(r) => {
+                let mut render = Render {
+                    out,
+                    depth,
+                    python,
+                    cap,
+                    path,
+                };
+                self.show_object(r, &mut render)?;
+            }
         }
         Ok(())
     }
 
-    fn show_object(
-        &self,
-        r: crate::heap::ObjRef,
-        out: &mut String,
-        depth: usize,
-        python: bool,
-        cap: usize,
-        path: &mut Vec<crate::heap::ObjRef>,
-    ) -> EvalResult<()> {
+    /// Renders a heap object that is neither a string nor an array.
+    fn show_object(&self, r: crate::heap::ObjRef, render: &mut Render<'_>) -> EvalResult<()> {
+        let out = &mut *render.out;
         match self.heap.get(r) {
             Obj::Module(m) => {
                 out.push_str("<module ");
@@ -211,16 +193,7 @@ impl Vm {
                 out.push('>');
             }
             Obj::Task(a) => match self.task_kind {
-                Some(kind) => {
-                    let mut render = crate::kind::Render {
-                        out,
-                        depth,
-                        python,
-                        cap,
-                        path,
-                    };
-                    kind.render(self, r, &mut render)?;
-                }
+                Some(kind) => kind.render(self, r, render)?,
                 None => {
                     out.push_str("<task ");
                     out.push_str(self.interner.name(a.name));
@@ -245,17 +218,8 @@ impl Vm {
                 };
                 out.push_str(&format!("<future {} ({state})>", f.label));
             }
-            Obj::Ext(x) => {
-                let mut render = crate::kind::Render {
-                    out,
-                    depth,
-                    python,
-                    cap,
-                    path,
-                };
-                x.kind().render(self, r, &mut render)?;
-            }
-            Obj::Map(_) => self.show_map(r, out, depth, python, cap, path)?,
+            Obj::Ext(x) => x.kind().render(self, r, render)?,
+            Obj::Map(_) => self.show_map(r, render)?,
             Obj::Str(_) | Obj::Array(_) | Obj::Closure(_) | Obj::Free(_) | Obj::Walk(_) => {}
         }
         Ok(())
@@ -264,15 +228,15 @@ impl Vm {
     /// `{k: v, …}` (Python's repr in `python` mode: `{'k': v}`, and a
     /// map inside itself as `{...}`); like an array, a map inside itself
     /// runs into the depth limit in Sense's own form.
-    fn show_map(
-        &self,
-        r: crate::heap::ObjRef,
-        out: &mut String,
-        depth: usize,
-        python: bool,
-        cap: usize,
-        path: &mut Vec<crate::heap::ObjRef>,
-    ) -> EvalResult<()> {
+    fn show_map(&self, r: crate::heap::ObjRef, render: &mut Render<'_>) -> EvalResult<()> {
+        let Render {
+            out,
+            depth,
+            python,
+            cap,
+            path,
+        } = render;
+        let (depth, python, cap) = (*depth, *python, *cap);
         if python && path.contains(&r) {
             out.push_str("{...}");
             return Ok(());

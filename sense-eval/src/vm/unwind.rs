@@ -44,10 +44,7 @@ impl Vm {
                     self.catch(&ctl, err);
                     return Ok(());
                 }
-                self.cur.ctl.truncate(pos);
-                self.cur.truncate_frames(ctl.frame as usize + 1);
-                self.cur.stack.truncate(ctl.stack as usize);
-                self.cur.blocks.truncate(ctl.blocks as usize);
+                self.cur.cut_back_to(pos, &ctl);
                 if let CtlKind::Test {
                     description,
                     end_ip,
@@ -178,10 +175,7 @@ impl Vm {
         if let Some(f) = self.cur.frames.get(ctl.frame as usize) {
             self.release_block_scopes(f.env, ctl.env);
         }
-        self.cur.ctl.truncate(pos + 1);
-        self.cur.truncate_frames(ctl.frame as usize + 1);
-        self.cur.stack.truncate(ctl.stack as usize);
-        self.cur.blocks.truncate(ctl.blocks as usize);
+        self.cur.cut_back_to(pos + 1, &ctl);
         if let CtlKind::Loop {
             break_ip,
             continue_ip,
