@@ -34,10 +34,7 @@ static sense_status call_same(sense_runtime *rt, const sense_value *v, bool *out
 }
 
 static int test_agent_in_a_call_result(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, TEAM, NULL));
+    HARNESS_PROGRAM(rt, out, TEAM);
     sense_value *list = NULL;
     CHECK_OK(sense_runtime_call(rt, "pick", 4, NULL, 0, &list, NULL));
     const sense_value *v = item(list, 1);
@@ -62,10 +59,7 @@ static int test_agent_in_a_call_result(void) {
     /* Not an agent: INVALID_ARGUMENT, *out untouched. */
     sense_agent untouched = {77, 7};
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_value_as_agent(item(list, 0), &untouched, &err),
-                     SENSE_STATUS_INVALID_ARGUMENT, err);
-    CHECK_STR(sense_error_message(err), "the value is not an Agent");
-    sense_error_free(err);
+    CHECK_ERROR(sense_value_as_agent(item(list, 0), &untouched, &err), SENSE_STATUS_INVALID_ARGUMENT, err, "the value is not an Agent");
     CHECK(untouched.serial == 77 && untouched.index == 7);
     CHECK_STATUS(sense_value_as_agent(NULL, &untouched, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_value_as_agent(v, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -75,10 +69,7 @@ static int test_agent_in_a_call_result(void) {
 }
 
 static int test_agent_in_a_pause_reason(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, TEAM, NULL));
+    HARNESS_PROGRAM(rt, out, TEAM);
     sense_agent boss, w;
     CHECK_OK(harness_agent(rt, "boss", &boss));
     sense_agent_status st;
@@ -126,9 +117,7 @@ static void host_relay(void *user_data, sense_call *call) {
 }
 
 static int test_host_function_receives_and_returns_agents(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "relay", 5, 1, host_relay, NULL, NULL, NULL));
     CHECK_OK(harness_run(rt,
                          "agent w:\n    n = 1\n"

@@ -45,9 +45,7 @@ static int start_and_check_question(sense_runtime *rt, sense_agent *release) {
 }
 
 static int test_approved_release_deploys(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_agent release;
     CHECK(start_and_check_question(rt, &release) == 0);
     CHECK_STR(text_buf_view(&out), "preparing v2.1 for 2 servers\n");
@@ -90,9 +88,7 @@ static int test_approved_release_deploys(void) {
 }
 
 static int test_rejected_release_cancels(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_agent release;
     CHECK(start_and_check_question(rt, &release) == 0);
 
@@ -116,9 +112,7 @@ static int test_rejected_release_cancels(void) {
 
 /* A paused agent that is never resumed leaks nothing (valgrind checks). */
 static int test_paused_agent_freed_with_runtime(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_agent release;
     CHECK(start_and_check_question(rt, &release) == 0);
     sense_runtime_free(rt);

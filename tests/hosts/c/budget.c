@@ -16,10 +16,7 @@ static const char *WORKER =
     "set_budget(worker, tokens: 5)\n";
 
 static int test_budget_pause_and_resume(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, WORKER, NULL));
+    HARNESS_PROGRAM(rt, out, WORKER);
     sense_agent a;
     CHECK_OK(harness_agent(rt, "worker", &a));
     sense_agent_status st;

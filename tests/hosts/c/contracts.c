@@ -13,9 +13,7 @@ static void answer_42(void *user_data, sense_call *call) {
 }
 
 static int test_restore_needs_only_called_host_functions(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "unused", 6, 0, answer_42, NULL, NULL, NULL));
     CHECK_OK(sense_runtime_register_fn(rt, "used", 4, 0, answer_42, NULL, NULL, NULL));
     CHECK_OK(harness_run(rt, "agent a:\n    x = pause(\"go?\")\n    print(used() + x)\n", NULL));
@@ -27,14 +25,9 @@ static int test_restore_needs_only_called_host_functions(void) {
     sense_runtime_free(rt);
 
     /* Without `used`: refused, naming it; the runtime stays new. */
-    text_buf out2;
-    sense_runtime *r2 = harness_runtime(&out2);
-    CHECK(r2 != NULL);
+    HARNESS_RUNTIME(r2, out2);
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_restore(r2, sense_bytes_data(snap), sense_bytes_len(snap), &err),
-                     SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "host function 'used'");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_runtime_restore(r2, sense_bytes_data(snap), sense_bytes_len(snap), &err), SENSE_STATUS_RUNTIME_ERROR, err, "host function 'used'");
     /* With `used` only: restored, and it runs. */
     CHECK_OK(sense_runtime_register_fn(r2, "used", 4, 0, answer_42, NULL, NULL, NULL));
     CHECK_OK(sense_runtime_restore(r2, sense_bytes_data(snap), sense_bytes_len(snap), NULL));
@@ -48,9 +41,7 @@ static int test_restore_needs_only_called_host_functions(void) {
     CHECK_STR(text_buf_view(&out2), "43\n");
     /* Calling the unregistered one is a clear runtime error... */
     err = NULL;
-    CHECK_STATUS_ERR(harness_run(r2, "unused()\n", &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "not available");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(harness_run(r2, "unused()\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "not available");
     /* ...until it is registered. */
     CHECK_OK(sense_runtime_register_fn(r2, "unused", 6, 0, answer_42, NULL, NULL, NULL));
     CHECK_OK(harness_run(r2, "print(unused())\n", NULL));
@@ -60,10 +51,7 @@ static int test_restore_needs_only_called_host_functions(void) {
 }
 
 static int test_pause_handle_after_runtime_free(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "agent a:\n    pause()\n", NULL));
+    HARNESS_PROGRAM(rt, out, "agent a:\n    pause()\n");
     sense_agent a;
     CHECK_OK(harness_agent(rt, "a", &a));
     sense_pause_handle *h = NULL;
@@ -83,15 +71,10 @@ static int test_pause_handle_after_runtime_free(void) {
 }
 
 static int test_resume_value_reaches_an_agent_in_receive(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "agent inbox:\n"
+    HARNESS_PROGRAM(rt, out, "agent inbox:\n"
                          "    while true:\n"
                          "        m = receive()\n"
-                         "        print(\"got\", m)\n",
-                         NULL));
+                         "        print(\"got\", m)\n");
     sense_agent inbox;
     CHECK_OK(harness_agent(rt, "inbox", &inbox));
     sense_agent_status st;

@@ -77,9 +77,7 @@ static shape shape_of(const sense_value *v) {
  * checks the reason, the member and a snapshot round trip. */
 static int check_paused_on(const char *setup, const char *name, size_t want_nodes,
                            size_t want_elided) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     char src[512];
     /* Indent the setup as the agent's body. */
     size_t k = (size_t)snprintf(src, sizeof src, "agent a:\n    ");
@@ -124,9 +122,7 @@ static int check_paused_on(const char *setup, const char *name, size_t want_node
     sense_bytes *snap = NULL;
     CHECK_OK(sense_runtime_snapshot(rt, &snap, NULL));
     CHECK(sense_bytes_len(snap) < ((size_t)1 << 20));
-    text_buf out2;
-    sense_runtime *rt2 = harness_runtime(&out2);
-    CHECK(rt2 != NULL);
+    HARNESS_RUNTIME(rt2, out2);
     CHECK_OK(sense_runtime_restore(rt2, sense_bytes_data(snap), sense_bytes_len(snap), NULL));
     sense_bytes_free(snap);
     CHECK_OK(sense_agent_resume(rt2, a, NULL, &st, NULL));
@@ -180,9 +176,7 @@ static void host_echo(void *user_data, sense_call *call) {
 }
 
 static int test_host_functions_receive_cycles_and_dags(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "look", 4, 1, host_look, NULL, NULL, NULL));
     CHECK_OK(sense_runtime_register_fn(rt, "echo", 4, 1, host_echo, NULL, NULL, NULL));
     double t0 = now();

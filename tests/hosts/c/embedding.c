@@ -8,9 +8,7 @@
 
 // ANCHOR: set_global_and_call
 static int test_set_global_and_call(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_value *three = sense_value_new_int(3);
     CHECK_OK(sense_runtime_set_global(rt, "limit", 5, three, NULL));
     CHECK_OK(harness_run(rt, "def area(w, h):\n    return w * h * limit\n", NULL));
@@ -66,18 +64,13 @@ static int test_set_global_and_call(void) {
 
 // ANCHOR: members_and_agents
 static int test_members_and_agents_in_arrays(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "agent acc:\n"
+    HARNESS_PROGRAM(rt, out, "agent acc:\n"
                          "    total = 0\n"
                          "    while true:\n"
                          "        total = total + pause(\"more?\")\n"
                          "agent helper:\n"
                          "    n = 0\n"
-                         "team = [acc, [helper]]\n",
-                         NULL));
+                         "team = [acc, [helper]]\n");
     sense_agent acc, helper;
     size_t path[2] = {1, 0};
     CHECK_OK(sense_agent_lookup_path(rt, "team", 4, path, 2, &helper, NULL));
@@ -107,25 +100,18 @@ static int test_members_and_agents_in_arrays(void) {
     CHECK_STR(s, "paused");
     sense_value_free(status);
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_agent_member(rt, acc, "missing", 7, &total, &err), SENSE_STATUS_NOT_FOUND, err);
-    CHECK_CONTAINS(sense_error_message(err), "no member 'missing'");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_agent_member(rt, acc, "missing", 7, &total, &err), SENSE_STATUS_NOT_FOUND, err, "no member 'missing'");
     sense_runtime_free(rt);
     return 0;
 }
 // ANCHOR_END: members_and_agents
 
 static int test_agents_kept_by_agents(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "agent boss:\n"
+    HARNESS_PROGRAM(rt, out, "agent boss:\n"
                          "    agent helper:\n"
                          "        print(\"helping\")\n"
                          "    crew = [[helper]]\n"
-                         "    pause()\n",
-                         NULL));
+                         "    pause()\n");
     sense_agent boss, helper;
     CHECK_OK(harness_agent(rt, "boss", &boss));
     CHECK_OK(sense_agent_start(rt, boss, NULL, NULL));
@@ -146,10 +132,7 @@ static int test_agents_kept_by_agents(void) {
 }
 
 static int test_retain_keeps_an_agent_alive(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "agent a:\n    x = pause()\n    print(\"back\", x)\n", NULL));
+    HARNESS_PROGRAM(rt, out, "agent a:\n    x = pause()\n    print(\"back\", x)\n");
     sense_agent a;
     CHECK_OK(harness_agent(rt, "a", &a));
     CHECK_OK(sense_agent_start(rt, a, NULL, NULL));
@@ -183,9 +166,7 @@ static void whoami(void *user_data, sense_call *call) {
 }
 
 static int test_host_function_learns_its_caller(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "whoami", 6, 0, whoami, NULL, NULL, NULL));
     CHECK_OK(harness_run(rt, "agent worker:\n    whoami()\nwhoami()\n", NULL));
     CHECK(seen_status == SENSE_STATUS_NOT_FOUND);
@@ -200,17 +181,12 @@ static int test_host_function_learns_its_caller(void) {
 }
 
 static int test_pause_reason_views(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "agent a:\n"
+    HARNESS_PROGRAM(rt, out, "agent a:\n"
                          "    pause(41)\n"
                          "    pause(2.5)\n"
                          "    pause(true)\n"
                          "    pause(\"why?\")\n"
-                         "    pause([1])\n",
-                         NULL));
+                         "    pause([1])\n");
     sense_agent a;
     CHECK_OK(harness_agent(rt, "a", &a));
     CHECK_OK(sense_agent_start(rt, a, NULL, NULL));

@@ -3,9 +3,7 @@
 #include "harness.h"
 
 static int test_syntax_error_has_line_and_column(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, "x = 1\nif x == 1\n    print(x)\n", &err),
                      SENSE_STATUS_SYNTAX_ERROR, err);
@@ -30,9 +28,7 @@ static int test_syntax_error_has_line_and_column(void) {
 }
 
 static int test_runtime_error_classes(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, "print(\"before\")\ny = 1 / 0\n", &err),
                      SENSE_STATUS_RUNTIME_ERROR, err);
@@ -63,10 +59,7 @@ static int test_runtime_error_classes(void) {
 }
 
 static int test_agent_body_error_fails_the_agent(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "agent b:\n    pause()\n    x = 1 / 0\n", NULL));
+    HARNESS_PROGRAM(rt, out, "agent b:\n    pause()\n    x = 1 / 0\n");
     sense_agent b;
     CHECK_OK(harness_agent(rt, "b", &b));
     sense_agent_status status;
@@ -87,9 +80,7 @@ static int test_agent_body_error_fails_the_agent(void) {
 }
 
 static int test_run_file(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     const char *path = "fixtures/hello.sns";
     CHECK_OK(sense_runtime_run_file(rt, path, strlen(path), NULL));
     CHECK_STR(text_buf_view(&out), "from a file\n");
@@ -106,10 +97,7 @@ static int test_run_file(void) {
 
     err = NULL;
     path = "fixtures/not_utf8.sns";
-    CHECK_STATUS_ERR(sense_runtime_run_file(rt, path, strlen(path), &err),
-                     SENSE_STATUS_INVALID_UTF8, err);
-    CHECK_CONTAINS(sense_error_message(err), "is not valid UTF-8 text");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_runtime_run_file(rt, path, strlen(path), &err), SENSE_STATUS_INVALID_UTF8, err, "is not valid UTF-8 text");
 
     /* A directory cannot be read as a file: a host-side runtime error. */
     err = NULL;

@@ -3,6 +3,9 @@
  * each test is `static int test_x(void)` returning 0 on success; CHECK*
  * macros print file:line and return 1 on failure; RUN() runs one test and
  * HARNESS_END() prints the "N passed, N failed" line and the exit status.
+ * The harness_* helpers below hold the setup every host repeats: a
+ * runtime printing into a buffer, a program run, an agent started or
+ * resumed to a status, a pause checked, a global read.
  */
 #ifndef SENSE_TEST_HARNESS_H
 #define SENSE_TEST_HARNESS_H
@@ -62,6 +65,33 @@
                     e_);                                                         \
             return 1;                                                            \
         }                                                                        \
+    } while (0)
+
+/* Checks that `call`, which stores its error in `err`, returns `expected`
+ * with a message equal to `msg`; frees the error and clears `err`. */
+#define CHECK_ERROR(call, expected, err, msg)                                    \
+    do {                                                                         \
+        CHECK_STATUS_ERR(call, expected, err);                                   \
+        CHECK_STR(sense_error_message(err), msg);                                \
+        sense_error_free(err);                                                   \
+        (err) = NULL;                                                            \
+    } while (0)
+
+/* As CHECK_ERROR, for a message that contains `part`. */
+#define CHECK_ERROR_HAS(call, expected, err, part)                               \
+    do {                                                                         \
+        CHECK_STATUS_ERR(call, expected, err);                                   \
+        CHECK_CONTAINS(sense_error_message(err), part);                          \
+        sense_error_free(err);                                                   \
+        (err) = NULL;                                                            \
+    } while (0)
+
+/* Checks that `fn(value, out, NULL)` refuses a NULL `value` and a NULL
+ * `out` with INVALID_ARGUMENT (the shape of every value accessor). */
+#define CHECK_REFUSES_NULLS(fn, value, out)                                      \
+    do {                                                                         \
+        CHECK_STATUS(fn(NULL, out, NULL), SENSE_STATUS_INVALID_ARGUMENT);        \
+        CHECK_STATUS(fn(value, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);      \
     } while (0)
 
 #define RUN(test)                                                                \
@@ -130,10 +160,13 @@ static inline sense_str text_buf_view(const text_buf *b) {
     return v;
 }
 
-/* A runtime whose output goes to `out` (which must outlive it). */
-static inline sense_runtime *harness_runtime(text_buf *out) {
+/* A runtime made with `config` (the defaults when NULL) whose output goes
+ * to `out` (which must outlive it); NULL on failure. */
+static inline sense_runtime *harness_runtime_config(text_buf *out, const sense_config *config) {
     sense_runtime *rt = NULL;
-    if (sense_runtime_new(&rt, NULL) != SENSE_STATUS_OK) return NULL;
+    sense_status st = config ? sense_runtime_new_with_config(config, &rt, NULL)
+                             : sense_runtime_new(&rt, NULL);
+    if (st != SENSE_STATUS_OK) return NULL;
     out->len = 0;
     out->data[0] = '\0';
     if (sense_runtime_set_output(rt, text_buf_append, out, NULL, NULL) != SENSE_STATUS_OK) {
@@ -143,14 +176,132 @@ static inline sense_runtime *harness_runtime(text_buf *out) {
     return rt;
 }
 
+/* A runtime with the default configuration whose output goes to `out`. */
+static inline sense_runtime *harness_runtime(text_buf *out) {
+    return harness_runtime_config(out, NULL);
+}
+
 /* Runs NUL-terminated source text named "test.sns". */
 static inline sense_status harness_run(sense_runtime *rt, const char *src, sense_error **err) {
     return sense_runtime_run_source(rt, "test.sns", 8, src, strlen(src), err);
 }
 
+/* A runtime printing into `out` that has run `src`; NULL (with the error
+ * on stderr) when either fails. */
+static inline sense_runtime *harness_program(text_buf *out, const char *src) {
+    sense_runtime *rt = harness_runtime(out);
+    if (rt == NULL) return NULL;
+    sense_error *err = NULL;
+    if (harness_run(rt, src, &err) != SENSE_STATUS_OK) {
+        sense_str msg = sense_error_rendered(err);
+        fprintf(stderr, "the program failed: %.*s\n", (int)msg.len, msg.len ? msg.ptr : "");
+        sense_error_free(err);
+        sense_runtime_free(rt);
+        return NULL;
+    }
+    return rt;
+}
+
+/* Restores the snapshot `bytes` into `rt` (see sense_runtime_restore). */
+static inline sense_status harness_restore(sense_runtime *rt, const sense_bytes *bytes,
+                                           sense_error **err) {
+    return sense_runtime_restore(rt, sense_bytes_data(bytes), sense_bytes_len(bytes), err);
+}
+
 /* Looks up an agent by a NUL-terminated name. */
 static inline sense_status harness_agent(sense_runtime *rt, const char *name, sense_agent *out) {
     return sense_agent_lookup(rt, name, strlen(name), out, NULL);
+}
+
+/* Looks up agent `name`, starts it and checks the status it reaches. */
+static inline int harness_start(sense_runtime *rt, const char *name, sense_agent *agent,
+                                sense_agent_status want) {
+    CHECK_OK(harness_agent(rt, name, agent));
+    sense_agent_status status = SENSE_AGENT_STATUS_FAILED;
+    sense_error *err = NULL;
+    CHECK_STATUS_ERR(sense_agent_start(rt, *agent, &status, &err), SENSE_STATUS_OK, err);
+    CHECK(status == want);
+    return 0;
+}
+
+/* Resumes `a` with `v` (freed here; NULL is nil) and checks the status it
+ * reaches. */
+static inline int harness_resume(sense_runtime *rt, sense_agent a, sense_value *v,
+                                 sense_agent_status want) {
+    sense_agent_status status = SENSE_AGENT_STATUS_FAILED;
+    sense_error *err = NULL;
+    sense_status st = sense_agent_resume(rt, a, v, &status, &err);
+    sense_value_free(v);
+    CHECK_STATUS_ERR(st, SENSE_STATUS_OK, err);
+    CHECK(status == want);
+    return 0;
+}
+
+/* The setup most tests start with: declares `text_buf out` and
+ * `sense_runtime *rt` printing into it, and fails the test when the
+ * runtime cannot be made. */
+#define HARNESS_RUNTIME(rt, out)                                                 \
+    text_buf out;                                                                \
+    sense_runtime *rt = harness_runtime(&out);                                   \
+    CHECK(rt != NULL)
+
+/* As HARNESS_RUNTIME, for a runtime that has run the program `src`. */
+#define HARNESS_PROGRAM(rt, out, src)                                            \
+    text_buf out;                                                                \
+    sense_runtime *rt = harness_program(&out, src);                              \
+    CHECK(rt != NULL)
+
+/* Checks that `v` is a String equal to `want`. */
+static inline int harness_check_string(const sense_value *v, const char *want) {
+    sense_str s;
+    CHECK_OK(sense_value_as_string(v, &s, NULL));
+    CHECK_STR(s, want);
+    return 0;
+}
+
+/* Checks that `a` is paused for `kind` and, unless `reason` is NULL, that
+ * its pause reason is that String. */
+static inline int harness_check_pause(sense_runtime *rt, sense_agent a, sense_pause_kind kind,
+                                      const char *reason) {
+    sense_pause_kind got = SENSE_PAUSE_KIND_NONE;
+    CHECK_OK(sense_agent_pause_kind(rt, a, &got, NULL));
+    CHECK(got == kind);
+    if (reason == NULL) return 0;
+    sense_value *v = NULL;
+    CHECK_OK(sense_agent_pause_reason(rt, a, &v, NULL));
+    int failed = harness_check_string(v, reason);
+    sense_value_free(v);
+    return failed;
+}
+
+/* Checks that the global `name` is a String equal to `want`. */
+static inline int harness_check_global_string(sense_runtime *rt, const char *name,
+                                              const char *want) {
+    sense_value *v = NULL;
+    CHECK_OK(sense_runtime_global(rt, name, strlen(name), &v, NULL));
+    int failed = harness_check_string(v, want);
+    sense_value_free(v);
+    return failed;
+}
+
+/* The Int value of the global `name` into `*out`. */
+static inline int harness_global_int(sense_runtime *rt, const char *name, int64_t *out) {
+    sense_value *v = NULL;
+    CHECK_OK(sense_runtime_global(rt, name, strlen(name), &v, NULL));
+    sense_status st = sense_value_as_int(v, out, NULL);
+    sense_value_free(v);
+    CHECK_OK(st);
+    return 0;
+}
+
+/* The length of the List held by the global `name` into `*out`. */
+static inline int harness_global_len(sense_runtime *rt, const char *name, size_t *out) {
+    sense_value *v = NULL;
+    CHECK_OK(sense_runtime_global(rt, name, strlen(name), &v, NULL));
+    sense_status st = sense_value_list_len(v, out, NULL);
+    sense_value_free(v);
+    CHECK_OK(st);
+    return 0;
 }
 
 /* A new String value from a NUL-terminated string (NULL on failure). */

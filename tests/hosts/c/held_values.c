@@ -18,10 +18,7 @@ static const char *PROGRAM =
 
 // ANCHOR: held
 static int test_call_a_returned_closure_later(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, PROGRAM, NULL));
+    HARNESS_PROGRAM(rt, out, PROGRAM);
     uint64_t make = 0, counter = 0;
     CHECK_OK(sense_runtime_hold_global(rt, "make_counter", 12, &make, NULL));
     CHECK(make != 0);
@@ -89,9 +86,7 @@ static int test_call_a_returned_closure_later(void) {
 }
 
 static int test_hold_a_host_value(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_value *list = sense_value_new_list();
     sense_value *item = harness_string("kept");
     CHECK_OK(sense_value_list_push(list, item, NULL));
@@ -122,10 +117,7 @@ static int test_hold_a_host_value(void) {
 
     /* nil is not callable: a runtime error, not a crash. */
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_call_held(rt, nil_id, NULL, 0, &n, NULL, &err),
-                     SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "not callable");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_runtime_call_held(rt, nil_id, NULL, 0, &n, NULL, &err), SENSE_STATUS_RUNTIME_ERROR, err, "not callable");
 
     /* Argument checks. */
     CHECK_STATUS(sense_runtime_hold_value(NULL, NULL, &id, NULL), SENSE_STATUS_INVALID_ARGUMENT);

@@ -7,9 +7,7 @@
 /* Bug 1: set_global and register_fn refuse every name a program could not
  * write: keywords, the empty name, a leading digit. */
 static int test_keywords_are_not_globals(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_value *one = sense_value_new_int(1);
     const char *bad[] = {"if", "true", "nil", "def", "and", "agent", "", "1bad", "a-b"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -42,18 +40,13 @@ static void answer_seven(void *user_data, sense_call *call) {
 }
 
 static int test_host_function_names_are_identifiers(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     const char *bad[] = {"", "1bad", "if", "while", "nil", "two words"};
     frees = 0;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sense_error *err = NULL;
-        CHECK_STATUS_ERR(sense_runtime_register_fn(rt, bad[i], strlen(bad[i]), 0, answer_seven,
-                                                   NULL, count_free, &err),
-                         SENSE_STATUS_INVALID_ARGUMENT, err);
-        CHECK_CONTAINS(sense_error_message(err), "not a function name");
-        sense_error_free(err);
+        CHECK_ERROR_HAS(sense_runtime_register_fn(rt, bad[i], strlen(bad[i]), 0, answer_seven,
+                                                   NULL, count_free, &err), SENSE_STATUS_INVALID_ARGUMENT, err, "not a function name");
     }
     /* The user data of each refused registration was freed at once. */
     CHECK(frees == (int)(sizeof bad / sizeof bad[0]));
@@ -76,9 +69,7 @@ static void fail_latin1(void *user_data, sense_call *call) {
 }
 
 static int test_a_non_utf8_failure_is_not_dropped(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "order", 5, 0, fail_latin1, NULL, NULL, NULL));
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, "x = order()\nprint(\"went on\", x)\n", &err),
@@ -94,17 +85,12 @@ static int test_a_non_utf8_failure_is_not_dropped(void) {
 /* Bug 3: a global set on a new runtime before restoring is kept (and wins
  * over the snapshot's value of that name). */
 static int test_a_global_set_before_restore_is_kept(void) {
-    text_buf out;
-    sense_runtime *a = harness_runtime(&out);
-    CHECK(a != NULL);
-    CHECK_OK(harness_run(a, "limit = 1\nagent w:\n    pause()\n    print(limit, api_key)\n", NULL));
+    HARNESS_PROGRAM(a, out, "limit = 1\nagent w:\n    pause()\n    print(limit, api_key)\n");
     sense_bytes *snap = NULL;
     CHECK_OK(sense_runtime_snapshot(a, &snap, NULL));
     sense_runtime_free(a);
 
-    text_buf out_b;
-    sense_runtime *b = harness_runtime(&out_b);
-    CHECK(b != NULL);
+    HARNESS_RUNTIME(b, out_b);
     sense_value *key = harness_string("k-123");
     sense_value *limit = sense_value_new_int(5);
     CHECK_OK(sense_runtime_set_global(b, "api_key", 7, key, NULL));

@@ -133,9 +133,7 @@ static int test_values_errors_and_user_data(void) {
 
     /* Arity is checked by the runtime before the callback runs. */
     err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt, "add(1)\n", &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_STR(sense_error_message(err), "[line 1] 'add' expects 2 argument(s), got 1");
-    sense_error_free(err);
+    CHECK_ERROR(harness_run(rt, "add(1)\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "[line 1] 'add' expects 2 argument(s), got 1");
     CHECK(c.calls == 2);
 
     /* Replacing a registration frees the old user data at once. */
@@ -153,9 +151,7 @@ static int test_values_errors_and_user_data(void) {
 }
 
 static int test_suspending_host_function(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "approve", 7, 1, host_approve, NULL, NULL, NULL));
     CHECK_OK(harness_run(rt,
                          "def step(x):\n"
@@ -188,17 +184,13 @@ static int test_suspending_host_function(void) {
 
     /* Outside an agent, suspending is an error. */
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt, "approve(\"x\")\n", &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "not called from inside a running agent");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(harness_run(rt, "approve(\"x\")\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "not called from inside a running agent");
     sense_runtime_free(rt);
     return 0;
 }
 
 static int test_call_context_paths(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "probe", 5, 1, host_probe, NULL, NULL, NULL));
     CHECK_OK(harness_run(rt, "print(probe(1))\n", NULL));
     CHECK(call_checks_failed == 0);
@@ -217,11 +209,8 @@ static int test_register_errors_free_user_data(void) {
     CHECK_OK(sense_runtime_new(&rt, NULL));
     counter c = {0, 0};
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_register_fn(rt, "f", 1, 256, host_nothing, &c, counter_free,
-                                               &err),
-                     SENSE_STATUS_INVALID_ARGUMENT, err);
-    CHECK_STR(sense_error_message(err), "argument `arity` must be -1 (any) or 0..=255");
-    sense_error_free(err);
+    CHECK_ERROR(sense_runtime_register_fn(rt, "f", 1, 256, host_nothing, &c, counter_free,
+                                               &err), SENSE_STATUS_INVALID_ARGUMENT, err, "argument `arity` must be -1 (any) or 0..=255");
     CHECK(c.freed == 1);
     CHECK_STATUS(sense_runtime_register_fn(rt, "f", 1, -2, host_nothing, &c, counter_free, NULL),
                  SENSE_STATUS_INVALID_ARGUMENT);

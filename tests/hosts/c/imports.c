@@ -66,9 +66,7 @@ static int test_restored_elsewhere(void) {
     sense_runtime_free(rt);
 
     CHECK(chdir("/") == 0);
-    text_buf out2;
-    sense_runtime *rt2 = harness_runtime(&out2);
-    CHECK(rt2 != NULL);
+    HARNESS_RUNTIME(rt2, out2);
     CHECK_STATUS_ERR(
         sense_runtime_restore(rt2, sense_bytes_data(bytes), sense_bytes_len(bytes), &err),
         SENSE_STATUS_OK, err);

@@ -59,9 +59,7 @@ static int test_output_callback_sees_print(void) {
 }
 
 static int test_input_callback_answers_ask_human(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     script s = {{"Ada\n", "42", NULL, NULL}, 0, 0, 0};
     CHECK_OK(sense_runtime_set_input(rt, scripted_input, &s, script_free, NULL));
     CHECK_OK(harness_run(rt,
@@ -74,10 +72,7 @@ static int test_input_callback_answers_ask_human(void) {
 
     /* End of input is a runtime error in Sense. */
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt, "ask_human(\"More?\")\n", &err), SENSE_STATUS_RUNTIME_ERROR,
-                     err);
-    CHECK_CONTAINS(sense_error_message(err), "no input (end of file)");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(harness_run(rt, "ask_human(\"More?\")\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "no input (end of file)");
     CHECK(s.calls == 3);
 
     /* NULL restores stdin (not read here) and frees the script. */
@@ -105,9 +100,7 @@ static bool bad_input(void *user_data, sense_str *line) {
 }
 
 static int test_invalid_input_is_replaced(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_set_input(rt, bad_input, NULL, NULL, NULL));
     CHECK_OK(harness_run(rt, "x = ask_human(\"?\")\nprint(len(x))\n", NULL));
     CHECK_STR(text_buf_view(&out), "?\n> 2\n");

@@ -16,11 +16,7 @@ static sense_status put(sense_value *m, sense_value *k, sense_value *v) {
 }
 
 static int test_sense_maps_come_out_in_order(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "m = {\"b\": 1, \"a\": [2, \"x\"], 3: true, false: {}}\nm[\"b\"] = 5\n",
-                         NULL));
+    HARNESS_PROGRAM(rt, out, "m = {\"b\": 1, \"a\": [2, \"x\"], 3: true, false: {}}\nm[\"b\"] = 5\n");
     sense_value *m = NULL;
     CHECK_OK(sense_runtime_global(rt, "m", 1, &m, NULL));
     sense_value_kind kind;
@@ -82,9 +78,7 @@ static int test_sense_maps_come_out_in_order(void) {
     CHECK_STATUS(sense_value_list_len(m, &len, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     sense_value *l = sense_value_new_list();
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_value_map_len(l, &n, &err), SENSE_STATUS_INVALID_ARGUMENT, err);
-    CHECK_STR(sense_error_message(err), "the value is not a Map");
-    sense_error_free(err);
+    CHECK_ERROR(sense_value_map_len(l, &n, &err), SENSE_STATUS_INVALID_ARGUMENT, err, "the value is not a Map");
     sense_value_free(l);
     CHECK_STATUS(sense_value_map_len(NULL, &n, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_value_map_get(m, NULL, &v, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -116,9 +110,7 @@ static void echo_map(void *user_data, sense_call *call) {
 }
 
 static int test_host_maps_go_in(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_value *m = sense_value_new_map();
     CHECK(m != NULL);
     CHECK_OK(put(m, key("name"), harness_string("ada")));
@@ -130,9 +122,7 @@ static int test_host_maps_go_in(void) {
     /* Keys other than String, Int or Bool are refused. */
     sense_value *fk = sense_value_new_float(1.0);
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_value_map_set(m, fk, NULL, &err), SENSE_STATUS_INVALID_ARGUMENT, err);
-    CHECK_CONTAINS(sense_error_message(err), "String, an Int or a Bool");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_value_map_set(m, fk, NULL, &err), SENSE_STATUS_INVALID_ARGUMENT, err, "String, an Int or a Bool");
     sense_value_free(fk);
     sense_value *l = sense_value_new_list();
     sense_value *k = key("k");
@@ -168,14 +158,9 @@ static int test_host_maps_go_in(void) {
 
 // ANCHOR: maps
 static int test_maps_as_pause_reasons_and_resume_values(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "agent a:\n"
+    HARNESS_PROGRAM(rt, out, "agent a:\n"
                          "    answer = pause({\"question\": \"deploy?\", \"hosts\": [{\"id\": 1}]})\n"
-                         "    print(answer[\"ok\"], len(answer), answer)\n",
-                         NULL));
+                         "    print(answer[\"ok\"], len(answer), answer)\n");
     sense_agent a;
     CHECK_OK(harness_agent(rt, "a", &a));
     sense_agent_status st;

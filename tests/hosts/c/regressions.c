@@ -48,10 +48,7 @@ static int test_agent_ids_do_not_cross_runtimes(void) {
 /* Restored agents keep their ids; agents declared afterwards get new ones,
  * never the ids of agents elsewhere in the process. */
 static int test_restored_ids_stay_unique(void) {
-    text_buf out;
-    sense_runtime *a = harness_runtime(&out);
-    CHECK(a != NULL);
-    CHECK_OK(harness_run(a, "agent w:\n    pause()\n", NULL));
+    HARNESS_PROGRAM(a, out, "agent w:\n    pause()\n");
     sense_agent wa;
     CHECK_OK(harness_agent(a, "w", &wa));
     sense_bytes *snap = NULL;
@@ -84,9 +81,7 @@ static void fail_boom(void *user_data, sense_call *call) {
 
 /* Bug 2: the line of an error raised by sense_call_fail. */
 static int test_error_line_of_a_failing_host_function(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "boom", 4, 0, fail_boom, NULL, NULL, NULL));
     sense_error *err = NULL;
     const char *src = "x = 1\nx = boom()\n";
@@ -174,9 +169,7 @@ static int run_snippets(sense_runtime *rt, long from, long count) {
 static int test_run_source_releases_memory(void) {
     int quick = getenv("SENSE_HOST_QUICK") != NULL;
     long total = quick ? 3000 : 100000;
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     /* Something that stays: a function and an agent the snippets keep. */
     CHECK_OK(harness_run(rt, "def keep(x):\n    return x\nagent a:\n    pause()\n", NULL));
     CHECK(run_snippets(rt, 0, 2000) == 0);

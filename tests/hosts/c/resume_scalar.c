@@ -15,10 +15,7 @@ static const char *ECHO =
     "        push(got, x)\n";
 
 static int test_each_kind_arrives(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, ECHO, NULL));
+    HARNESS_PROGRAM(rt, out, ECHO);
     sense_agent a;
     CHECK_OK(harness_agent(rt, "worker", &a));
     sense_agent_status st;
@@ -58,10 +55,7 @@ static int test_each_kind_arrives(void) {
 }
 
 static int test_errors(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "agent worker:\n    x = pause()\n    y = 1 / x\n", NULL));
+    HARNESS_PROGRAM(rt, out, "agent worker:\n    x = pause()\n    y = 1 / x\n");
     sense_agent a;
     CHECK_OK(harness_agent(rt, "worker", &a));
     sense_agent_status st;
@@ -76,9 +70,7 @@ static int test_errors(void) {
     CHECK_STATUS(sense_agent_resume_float(rt, forged, 1.0, &st, NULL), SENSE_STATUS_NOT_FOUND);
     /* Still paused after the refusals; a body error is a runtime error. */
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_agent_resume_int(rt, a, 0, &st, &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "division by zero");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_agent_resume_int(rt, a, 0, &st, &err), SENSE_STATUS_RUNTIME_ERROR, err, "division by zero");
     CHECK_OK(sense_agent_get_status(rt, a, &st, NULL));
     CHECK(st == SENSE_AGENT_STATUS_FAILED);
     sense_runtime_free(rt);

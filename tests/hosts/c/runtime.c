@@ -37,10 +37,7 @@ static int test_config_setters(void) {
     sense_config *config = NULL;
     CHECK_OK(sense_config_new(&config, NULL));
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_config_set_max_depth(config, 0, &err), SENSE_STATUS_INVALID_ARGUMENT,
-                     err);
-    CHECK_STR(sense_error_message(err), "max_depth must be at least 1");
-    sense_error_free(err);
+    CHECK_ERROR(sense_config_set_max_depth(config, 0, &err), SENSE_STATUS_INVALID_ARGUMENT, err, "max_depth must be at least 1");
     CHECK_STATUS(sense_config_set_max_depth(NULL, 10, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_config_set_max_steps(NULL, 10, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_config_set_dry_run(NULL, true, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -88,10 +85,7 @@ static int test_step_budget(void) {
     CHECK(rt != NULL);
     /* Top-level code that runs out fails. */
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt, "i = 0\nwhile true:\n    i = i + 1\n", &err),
-                     SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "step budget exhausted (1000 steps)");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(harness_run(rt, "i = 0\nwhile true:\n    i = i + 1\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "step budget exhausted (1000 steps)");
 
     /* An agent that runs out pauses with BUDGET and resumes with a fresh one. */
     CHECK_OK(harness_run(rt,
@@ -145,9 +139,7 @@ static int test_dry_run(void) {
 }
 
 static int test_run_source_arguments(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     /* An empty name is fine (diagnostics say <string>); sources share a scope. */
     CHECK_OK(sense_runtime_run_source(rt, NULL, 0, "x = 41", 6, NULL));
     CHECK_OK(sense_runtime_run_source(rt, "", 0, "print(x + 1)", 12, NULL));
@@ -169,10 +161,7 @@ static int test_run_source_arguments(void) {
     CHECK_STATUS(sense_runtime_run_source(rt, "\xff", 1, "x", 1, NULL),
                  SENSE_STATUS_INVALID_UTF8);
     err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_run_source(rt, "a", 1, "x = \"\xff\"", 7, &err),
-                     SENSE_STATUS_INVALID_UTF8, err);
-    CHECK_STR(sense_error_message(err), "argument `source` is not valid UTF-8");
-    sense_error_free(err);
+    CHECK_ERROR(sense_runtime_run_source(rt, "a", 1, "x = \"\xff\"", 7, &err), SENSE_STATUS_INVALID_UTF8, err, "argument `source` is not valid UTF-8");
     sense_runtime_free(rt);
     return 0;
 }

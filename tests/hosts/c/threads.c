@@ -149,10 +149,7 @@ static int test_request_before_start_and_after_free(void) {
 }
 
 static int test_pause_handle_errors(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "agent a:\n    pause()\n", NULL));
+    HARNESS_PROGRAM(rt, out, "agent a:\n    pause()\n");
     sense_agent a;
     CHECK_OK(harness_agent(rt, "a", &a));
     sense_pause_handle *h = NULL;
@@ -162,9 +159,7 @@ static int test_pause_handle_errors(void) {
     sense_agent forged = a;
     forged.serial += 1000000;
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_pause_handle_new(rt, forged, &h, &err), SENSE_STATUS_NOT_FOUND, err);
-    CHECK_STR(sense_error_message(err), "agent no longer exists");
-    sense_error_free(err);
+    CHECK_ERROR(sense_pause_handle_new(rt, forged, &h, &err), SENSE_STATUS_NOT_FOUND, err, "agent no longer exists");
     CHECK(h == NULL);
     CHECK_STATUS(sense_pause_handle_request(NULL, &b, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_pause_handle_is_requested(NULL, &b, NULL), SENSE_STATUS_INVALID_ARGUMENT);

@@ -10,9 +10,7 @@ static void host_refuse(void *user_data, sense_call *call) {
 }
 
 static int test_nested_calls_innermost_last(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt,
                                  "def inner(x):\n"
@@ -34,9 +32,7 @@ static int test_nested_calls_innermost_last(void) {
 }
 
 static int test_host_function_failure_shows_its_callers(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "refuse", 6, 0, host_refuse, NULL, NULL, NULL));
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, "def go():\n    refuse()\ngo()\n", &err),
@@ -51,16 +47,11 @@ static int test_host_function_failure_shows_its_callers(void) {
 }
 
 static int test_agent_failing_on_resume(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "def check(v):\n"
+    HARNESS_PROGRAM(rt, out, "def check(v):\n"
                          "    return 1 / v\n"
                          "agent worker:\n"
                          "    got = pause(\"n?\")\n"
-                         "    check(got)\n",
-                         NULL));
+                         "    check(got)\n");
     sense_agent a;
     CHECK_OK(harness_agent(rt, "worker", &a));
     sense_agent_status status;
@@ -80,9 +71,7 @@ static int test_agent_failing_on_resume(void) {
 }
 
 static int test_empty_without_frames(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, "x = (\n", &err), SENSE_STATUS_SYNTAX_ERROR, err);
     sense_str tb = sense_error_traceback(err);
