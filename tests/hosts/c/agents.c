@@ -144,10 +144,8 @@ static int test_messages(void) {
                          "            return\n"
                          "        print(\"got\", m)\n");
     sense_agent inbox;
-    CHECK_OK(harness_agent(rt, "inbox", &inbox));
     sense_agent_status status;
-    CHECK_OK(sense_agent_start(rt, inbox, &status, NULL));
-    CHECK(status == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(harness_start(rt, "inbox", &inbox, SENSE_AGENT_STATUS_PAUSED) == 0);
     sense_pause_kind kind;
     CHECK_OK(sense_agent_pause_kind(rt, inbox, &kind, NULL));
     CHECK(kind == SENSE_PAUSE_KIND_WAITING_MESSAGE);

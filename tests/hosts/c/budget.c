@@ -18,10 +18,8 @@ static const char *WORKER =
 static int test_budget_pause_and_resume(void) {
     HARNESS_PROGRAM(rt, out, WORKER);
     sense_agent a;
-    CHECK_OK(harness_agent(rt, "worker", &a));
     sense_agent_status st;
-    CHECK_OK(sense_agent_start(rt, a, &st, NULL));
-    CHECK(st == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(harness_start(rt, "worker", &a, SENSE_AGENT_STATUS_PAUSED) == 0);
     sense_pause_kind kind;
     CHECK_OK(sense_agent_pause_kind(rt, a, &kind, NULL));
     CHECK(kind == SENSE_PAUSE_KIND_BUDGET);

@@ -311,4 +311,31 @@ static inline sense_value *harness_string(const char *s) {
     return v;
 }
 
+/* A host function's calls and the frees of its user data, counted. */
+typedef struct harness_calls {
+    int calls;
+    int freed;
+} harness_calls;
+
+/* The free_user_data callback for a harness_calls. */
+static inline void harness_calls_free(void *user_data) {
+    ((harness_calls *)user_data)->freed++;
+}
+
+/* approve(what): suspends the calling agent with "approve <what>?",
+ * counting the call when its user data is a harness_calls (or NULL). */
+static inline void harness_approve(void *user_data, sense_call *call) {
+    if (user_data) ((harness_calls *)user_data)->calls++;
+    const sense_value *what = NULL;
+    sense_str s = {NULL, 0};
+    sense_call_arg(call, 0, &what, NULL);
+    sense_value_as_string(what, &s, NULL);
+    char buf[128];
+    int len = snprintf(buf, sizeof buf, "approve %.*s?", (int)s.len, s.ptr);
+    sense_value *reason = NULL;
+    sense_value_new_string(buf, (size_t)len, &reason, NULL);
+    sense_call_suspend(call, reason, NULL);
+    sense_value_free(reason);
+}
+
 #endif /* SENSE_TEST_HARNESS_H */

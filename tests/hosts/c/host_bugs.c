@@ -107,10 +107,8 @@ static int test_a_global_set_before_restore_is_kept(void) {
     CHECK_STR(s, "k-123");
     sense_value_free(got);
     sense_agent w;
-    CHECK_OK(harness_agent(b, "w", &w));
     sense_agent_status st;
-    CHECK_OK(sense_agent_start(b, w, &st, NULL));
-    CHECK(st == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(harness_start(b, "w", &w, SENSE_AGENT_STATUS_PAUSED) == 0);
     CHECK_OK(sense_agent_resume(b, w, NULL, &st, NULL));
     CHECK(st == SENSE_AGENT_STATUS_COMPLETED);
     CHECK_STR(text_buf_view(&out_b), "5 k-123\n");

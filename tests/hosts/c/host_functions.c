@@ -3,18 +3,9 @@
  * re-entry, and the sense_call NULL paths. */
 #include "harness.h"
 
-typedef struct counter {
-    int calls;
-    int freed;
-} counter;
-
-static void counter_free(void *user_data) {
-    ((counter *)user_data)->freed++;
-}
-
 /* add(a, b): Int + Int, counting calls in user data. */
 static void host_add(void *user_data, sense_call *call) {
-    counter *c = (counter *)user_data;
+    harness_calls *c = (harness_calls *)user_data;
     c->calls++;
     const sense_value *a = NULL;
     const sense_value *b = NULL;
@@ -51,21 +42,6 @@ static void host_describe(void *user_data, sense_call *call) {
 static void host_nothing(void *user_data, sense_call *call) {
     (void)user_data;
     (void)call;
-}
-
-/* approve(what): suspends the calling agent with a question. */
-static void host_approve(void *user_data, sense_call *call) {
-    (void)user_data;
-    const sense_value *what = NULL;
-    sense_str s = {NULL, 0};
-    sense_call_arg(call, 0, &what, NULL);
-    sense_value_as_string(what, &s, NULL);
-    char buf[128];
-    int len = snprintf(buf, sizeof buf, "approve %.*s?", (int)s.len, s.ptr);
-    sense_value *reason = NULL;
-    sense_value_new_string(buf, (size_t)len, &reason, NULL);
-    sense_call_suspend(call, reason, NULL);
-    sense_value_free(reason);
 }
 
 /* Every sense_call function's NULL and error paths, from inside a call. */
@@ -109,10 +85,10 @@ static void host_reenter(void *user_data, sense_call *call) {
 
 static int test_values_errors_and_user_data(void) {
     text_buf out;
-    counter c = {0, 0};
+    harness_calls c = {0, 0};
     sense_runtime *rt = harness_runtime(&out);
     CHECK(rt != NULL);
-    CHECK_OK(sense_runtime_register_fn(rt, "add", 3, 2, host_add, &c, counter_free, NULL));
+    CHECK_OK(sense_runtime_register_fn(rt, "add", 3, 2, host_add, &c, harness_calls_free, NULL));
     CHECK_OK(sense_runtime_register_fn(rt, "describe", 8, -1, host_describe, NULL, NULL, NULL));
     CHECK_OK(sense_runtime_register_fn(rt, "nothing", 7, 0, host_nothing, NULL, NULL, NULL));
     CHECK_OK(harness_run(rt,
@@ -138,8 +114,8 @@ static int test_values_errors_and_user_data(void) {
 
     /* Replacing a registration frees the old user data at once. */
     CHECK(c.freed == 0);
-    counter c2 = {0, 0};
-    CHECK_OK(sense_runtime_register_fn(rt, "add", 3, 2, host_add, &c2, counter_free, NULL));
+    harness_calls c2 = {0, 0};
+    CHECK_OK(sense_runtime_register_fn(rt, "add", 3, 2, host_add, &c2, harness_calls_free, NULL));
     CHECK(c.freed == 1);
     CHECK_OK(harness_run(rt, "print(add(1, 2))\n", NULL));
     CHECK(c2.calls == 1);
@@ -152,7 +128,7 @@ static int test_values_errors_and_user_data(void) {
 
 static int test_suspending_host_function(void) {
     HARNESS_RUNTIME(rt, out);
-    CHECK_OK(sense_runtime_register_fn(rt, "approve", 7, 1, host_approve, NULL, NULL, NULL));
+    CHECK_OK(sense_runtime_register_fn(rt, "approve", 7, 1, harness_approve, NULL, NULL, NULL));
     CHECK_OK(harness_run(rt,
                          "def step(x):\n"
                          "    return approve(x)\n"
@@ -161,10 +137,8 @@ static int test_suspending_host_function(void) {
                          "    print(\"answer:\", answer)\n",
                          NULL));
     sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
     sense_agent_status status;
-    CHECK_OK(sense_agent_start(rt, a, &status, NULL));
-    CHECK(status == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(harness_start(rt, "a", &a, SENSE_AGENT_STATUS_PAUSED) == 0);
     sense_pause_kind kind;
     CHECK_OK(sense_agent_pause_kind(rt, a, &kind, NULL));
     CHECK(kind == SENSE_PAUSE_KIND_HOST_FUNCTION);
@@ -207,18 +181,18 @@ static int test_call_context_paths(void) {
 static int test_register_errors_free_user_data(void) {
     sense_runtime *rt = NULL;
     CHECK_OK(sense_runtime_new(&rt, NULL));
-    counter c = {0, 0};
+    harness_calls c = {0, 0};
     sense_error *err = NULL;
-    CHECK_ERROR(sense_runtime_register_fn(rt, "f", 1, 256, host_nothing, &c, counter_free,
+    CHECK_ERROR(sense_runtime_register_fn(rt, "f", 1, 256, host_nothing, &c, harness_calls_free,
                                                &err), SENSE_STATUS_INVALID_ARGUMENT, err, "argument `arity` must be -1 (any) or 0..=255");
     CHECK(c.freed == 1);
-    CHECK_STATUS(sense_runtime_register_fn(rt, "f", 1, -2, host_nothing, &c, counter_free, NULL),
+    CHECK_STATUS(sense_runtime_register_fn(rt, "f", 1, -2, host_nothing, &c, harness_calls_free, NULL),
                  SENSE_STATUS_INVALID_ARGUMENT);
     CHECK(c.freed == 2);
-    CHECK_STATUS(sense_runtime_register_fn(rt, "f", 1, 0, NULL, &c, counter_free, NULL),
+    CHECK_STATUS(sense_runtime_register_fn(rt, "f", 1, 0, NULL, &c, harness_calls_free, NULL),
                  SENSE_STATUS_INVALID_ARGUMENT);
     CHECK(c.freed == 3);
-    CHECK_STATUS(sense_runtime_register_fn(NULL, "f", 1, 0, host_nothing, &c, counter_free, NULL),
+    CHECK_STATUS(sense_runtime_register_fn(NULL, "f", 1, 0, host_nothing, &c, harness_calls_free, NULL),
                  SENSE_STATUS_INVALID_ARGUMENT);
     CHECK(c.freed == 4);
     CHECK_STATUS(sense_runtime_register_fn(rt, NULL, 1, 0, host_nothing, NULL, NULL, NULL),

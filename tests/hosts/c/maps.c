@@ -162,10 +162,8 @@ static int test_maps_as_pause_reasons_and_resume_values(void) {
                          "    answer = pause({\"question\": \"deploy?\", \"hosts\": [{\"id\": 1}]})\n"
                          "    print(answer[\"ok\"], len(answer), answer)\n");
     sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
     sense_agent_status st;
-    CHECK_OK(sense_agent_start(rt, a, &st, NULL));
-    CHECK(st == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(harness_start(rt, "a", &a, SENSE_AGENT_STATUS_PAUSED) == 0);
     sense_value *reason = NULL;
     CHECK_OK(sense_agent_pause_reason(rt, a, &reason, NULL));
     sense_value *hosts_key = key("hosts");

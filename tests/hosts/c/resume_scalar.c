@@ -17,10 +17,8 @@ static const char *ECHO =
 static int test_each_kind_arrives(void) {
     HARNESS_PROGRAM(rt, out, ECHO);
     sense_agent a;
-    CHECK_OK(harness_agent(rt, "worker", &a));
     sense_agent_status st;
-    CHECK_OK(sense_agent_start(rt, a, &st, NULL));
-    CHECK(st == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(harness_start(rt, "worker", &a, SENSE_AGENT_STATUS_PAUSED) == 0);
 
     // ANCHOR: resume_int
     int64_t sum = 0;

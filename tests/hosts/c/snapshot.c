@@ -23,35 +23,11 @@ static const char *WORKFLOW =
     "    note = ask_human(\"release notes?\")\n"
     "    print(\"deployed to\", len(deployed), \"servers:\", note)\n";
 
-typedef struct approvals {
-    int calls;
-    int freed;
-} approvals;
-
-static void approvals_free(void *user_data) {
-    ((approvals *)user_data)->freed++;
-}
-
-/* approve(what): suspends the calling agent with "approve <what>?". */
-static void host_approve(void *user_data, sense_call *call) {
-    if (user_data) ((approvals *)user_data)->calls++;
-    const sense_value *what = NULL;
-    sense_str s = {NULL, 0};
-    sense_call_arg(call, 0, &what, NULL);
-    sense_value_as_string(what, &s, NULL);
-    char buf[128];
-    int len = snprintf(buf, sizeof buf, "approve %.*s?", (int)s.len, s.ptr);
-    sense_value *reason = NULL;
-    sense_value_new_string(buf, (size_t)len, &reason, NULL);
-    sense_call_suspend(call, reason, NULL);
-    sense_value_free(reason);
-}
-
 /* A runtime printing into `out`, with approve() registered. */
-static sense_runtime *approval_runtime(text_buf *out, approvals *a) {
+static sense_runtime *approval_runtime(text_buf *out, harness_calls *a) {
     sense_runtime *rt = harness_runtime(out);
     if (rt == NULL) return NULL;
-    if (sense_runtime_register_fn(rt, "approve", 7, 1, host_approve, a, a ? approvals_free : NULL,
+    if (sense_runtime_register_fn(rt, "approve", 7, 1, harness_approve, a, a ? harness_calls_free : NULL,
                                   NULL) != SENSE_STATUS_OK) {
         sense_runtime_free(rt);
         return NULL;
@@ -104,7 +80,7 @@ static sense_runtime *budget_runtime(text_buf *out, uint64_t max_steps) {
         rt = harness_runtime_config(out, config);
     }
     sense_config_free(config);
-    if (rt != NULL && sense_runtime_register_fn(rt, "approve", 7, 1, host_approve, NULL, NULL,
+    if (rt != NULL && sense_runtime_register_fn(rt, "approve", 7, 1, harness_approve, NULL, NULL,
                                                 NULL) != SENSE_STATUS_OK) {
         sense_runtime_free(rt);
         return NULL;
@@ -136,7 +112,7 @@ static int test_approval_flow_across_runtimes(void) {
 
     /* Host 2: new runtime, same callbacks, restore, approve. */
     text_buf out2;
-    approvals a2 = {0, 0};
+    harness_calls a2 = {0, 0};
     sense_runtime *rt2 = approval_runtime(&out2, &a2);
     CHECK(rt2 != NULL);
     sense_error *err = NULL;
@@ -206,7 +182,7 @@ static int test_missing_host_function_is_named(void) {
     sense_agent a;
     CHECK_STATUS(harness_agent(rt, "release", &a), SENSE_STATUS_NOT_FOUND);
 
-    CHECK_OK(sense_runtime_register_fn(rt, "approve", 7, 1, host_approve, NULL, NULL, NULL));
+    CHECK_OK(sense_runtime_register_fn(rt, "approve", 7, 1, harness_approve, NULL, NULL, NULL));
     CHECK_STATUS_ERR(sense_runtime_restore(rt, data, len, &err), SENSE_STATUS_OK, err);
     free(data);
     CHECK_OK(sense_runtime_get_subject(rt, &a, NULL));

@@ -53,10 +53,8 @@ static int test_agent_failing_on_resume(void) {
                          "    got = pause(\"n?\")\n"
                          "    check(got)\n");
     sense_agent a;
-    CHECK_OK(harness_agent(rt, "worker", &a));
     sense_agent_status status;
-    CHECK_OK(sense_agent_start(rt, a, &status, NULL));
-    CHECK(status == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(harness_start(rt, "worker", &a, SENSE_AGENT_STATUS_PAUSED) == 0);
     sense_value *zero = sense_value_new_int(0);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(sense_agent_resume(rt, a, zero, &status, &err), SENSE_STATUS_RUNTIME_ERROR,
