@@ -3,13 +3,11 @@
 #include "harness.h"
 
 static int test_pause_resume_keeps_state(void) {
-    HARNESS_PROGRAM(rt, out, "agent survey:\n"
+    HARNESS_AGENT(rt, out, "agent survey:\n"
                          "    total = 0\n"
                          "    for q in [\"a?\", \"b?\", \"c?\"]:\n"
                          "        total = total + pause(q)\n"
-                         "    print(total)\n");
-    sense_agent survey;
-    CHECK_OK(harness_agent(rt, "survey", &survey));
+                         "    print(total)\n", survey, "survey");
     sense_agent_status status;
     CHECK_OK(sense_agent_start(rt, survey, &status, NULL));
     const char *expected[] = {"a?", "b?", "c?"};
@@ -43,9 +41,7 @@ static int test_pause_resume_keeps_state(void) {
 }
 
 static int test_wrong_states(void) {
-    HARNESS_PROGRAM(rt, out, "agent a:\n    pause()\n");
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
+    HARNESS_AGENT(rt, out, "agent a:\n    pause()\n", a, "a");
 
     /* Resuming an agent that was never started. */
     sense_error *err = NULL;
@@ -96,9 +92,7 @@ static int test_lookup_not_found(void) {
 
 /* Ids of agents that are gone, or never were, are NOT_FOUND everywhere. */
 static int test_stale_and_forged_ids(void) {
-    HARNESS_PROGRAM(rt, out, "agent a:\n    pause()\n");
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
+    HARNESS_AGENT(rt, out, "agent a:\n    pause()\n", a, "a");
     sense_agent forged = a;
     forged.serial ^= 0xdeadbeef;
     sense_agent out_of_range = a;

@@ -51,9 +51,7 @@ static int test_restore_needs_only_called_host_functions(void) {
 }
 
 static int test_pause_handle_after_runtime_free(void) {
-    HARNESS_PROGRAM(rt, out, "agent a:\n    pause()\n");
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
+    HARNESS_AGENT(rt, out, "agent a:\n    pause()\n", a, "a");
     sense_pause_handle *h = NULL;
     CHECK_OK(sense_pause_handle_new(rt, a, &h, NULL));
     sense_runtime_free(rt);
@@ -71,12 +69,10 @@ static int test_pause_handle_after_runtime_free(void) {
 }
 
 static int test_resume_value_reaches_an_agent_in_receive(void) {
-    HARNESS_PROGRAM(rt, out, "agent inbox:\n"
+    HARNESS_AGENT(rt, out, "agent inbox:\n"
                          "    while true:\n"
                          "        m = receive()\n"
-                         "        print(\"got\", m)\n");
-    sense_agent inbox;
-    CHECK_OK(harness_agent(rt, "inbox", &inbox));
+                         "        print(\"got\", m)\n", inbox, "inbox");
     sense_agent_status st;
     CHECK_OK(sense_agent_start(rt, inbox, &st, NULL));
     sense_pause_kind kind;

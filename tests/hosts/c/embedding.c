@@ -132,9 +132,7 @@ static int test_agents_kept_by_agents(void) {
 }
 
 static int test_retain_keeps_an_agent_alive(void) {
-    HARNESS_PROGRAM(rt, out, "agent a:\n    x = pause()\n    print(\"back\", x)\n");
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
+    HARNESS_AGENT(rt, out, "agent a:\n    x = pause()\n    print(\"back\", x)\n", a, "a");
     CHECK_OK(sense_agent_start(rt, a, NULL, NULL));
     CHECK_OK(sense_agent_retain(rt, a, NULL));
     CHECK_OK(sense_agent_retain(rt, a, NULL));
@@ -181,14 +179,12 @@ static int test_host_function_learns_its_caller(void) {
 }
 
 static int test_pause_reason_views(void) {
-    HARNESS_PROGRAM(rt, out, "agent a:\n"
+    HARNESS_AGENT(rt, out, "agent a:\n"
                          "    pause(41)\n"
                          "    pause(2.5)\n"
                          "    pause(true)\n"
                          "    pause(\"why?\")\n"
-                         "    pause([1])\n");
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
+                         "    pause([1])\n", a, "a");
     CHECK_OK(sense_agent_start(rt, a, NULL, NULL));
     int64_t i = 0;
     double f = 0;

@@ -251,6 +251,13 @@ static inline int harness_resume(sense_runtime *rt, sense_agent a, sense_value *
     sense_runtime *rt = harness_program(&out, src);                              \
     CHECK(rt != NULL)
 
+/* As HARNESS_PROGRAM, then declares `sense_agent agent` and looks up the
+ * program's agent `name` into it. */
+#define HARNESS_AGENT(rt, out, src, agent, name)                                 \
+    HARNESS_PROGRAM(rt, out, src);                                               \
+    sense_agent agent;                                                           \
+    CHECK_OK(harness_agent(rt, name, &agent))
+
 /* Checks that `v` is a String equal to `want`. */
 static inline int harness_check_string(const sense_value *v, const char *want) {
     sense_str s;

@@ -48,9 +48,7 @@ static int test_agent_ids_do_not_cross_runtimes(void) {
 /* Restored agents keep their ids; agents declared afterwards get new ones,
  * never the ids of agents elsewhere in the process. */
 static int test_restored_ids_stay_unique(void) {
-    HARNESS_PROGRAM(a, out, "agent w:\n    pause()\n");
-    sense_agent wa;
-    CHECK_OK(harness_agent(a, "w", &wa));
+    HARNESS_AGENT(a, out, "agent w:\n    pause()\n", wa, "w");
     sense_bytes *snap = NULL;
     CHECK_OK(sense_runtime_snapshot(a, &snap, NULL));
     sense_runtime *b = harness_runtime(&out);

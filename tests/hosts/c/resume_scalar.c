@@ -53,9 +53,7 @@ static int test_each_kind_arrives(void) {
 }
 
 static int test_errors(void) {
-    HARNESS_PROGRAM(rt, out, "agent worker:\n    x = pause()\n    y = 1 / x\n");
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "worker", &a));
+    HARNESS_AGENT(rt, out, "agent worker:\n    x = pause()\n    y = 1 / x\n", a, "worker");
     sense_agent_status st;
     /* Not started yet: wrong state. */
     CHECK_STATUS(sense_agent_resume_int(rt, a, 1, &st, NULL), SENSE_STATUS_WRONG_STATE);

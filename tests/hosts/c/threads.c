@@ -149,9 +149,7 @@ static int test_request_before_start_and_after_free(void) {
 }
 
 static int test_pause_handle_errors(void) {
-    HARNESS_PROGRAM(rt, out, "agent a:\n    pause()\n");
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
+    HARNESS_AGENT(rt, out, "agent a:\n    pause()\n", a, "a");
     sense_pause_handle *h = NULL;
     bool b;
     CHECK_STATUS(sense_pause_handle_new(NULL, a, &h, NULL), SENSE_STATUS_INVALID_ARGUMENT);

@@ -159,12 +159,10 @@ static int test_lists(void) {
 
 /* Values cross into Sense and back unchanged. */
 static int test_round_trip_through_sense(void) {
-    HARNESS_PROGRAM(rt, out, "agent echo:\n"
+    HARNESS_AGENT(rt, out, "agent echo:\n"
                          "    v = pause(\"give me something\")\n"
                          "    print(type_of(v), v)\n"
-                         "    pause(v)\n");
-    sense_agent echo;
-    CHECK_OK(harness_agent(rt, "echo", &echo));
+                         "    pause(v)\n", echo, "echo");
     CHECK_OK(sense_agent_start(rt, echo, NULL, NULL));
 
     sense_value *list = sense_value_new_list();
