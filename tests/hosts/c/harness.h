@@ -176,6 +176,35 @@ static inline sense_runtime *harness_runtime_config(text_buf *out, const sense_c
     return rt;
 }
 
+/* The limits of harness_limited_runtime: each one left 0 keeps its
+ * default (steps: unlimited); `dry_run` as in sense_config_set_dry_run. */
+typedef struct harness_limits {
+    size_t max_depth;
+    uint64_t max_steps;
+    size_t max_string_len;
+    size_t max_array_len;
+    size_t max_heap;
+    size_t max_source_len;
+    bool dry_run;
+} harness_limits;
+
+/* A runtime with `limits`, printing into `out`; NULL on failure. */
+static inline sense_runtime *harness_limited_runtime(text_buf *out, harness_limits limits) {
+    sense_config *c = NULL;
+    if (sense_config_new(&c, NULL) != SENSE_STATUS_OK) return NULL;
+    int bad = 0;
+    if (limits.max_depth) bad |= sense_config_set_max_depth(c, limits.max_depth, NULL);
+    if (limits.max_steps) bad |= sense_config_set_max_steps(c, limits.max_steps, NULL);
+    if (limits.max_string_len) bad |= sense_config_set_max_string_len(c, limits.max_string_len, NULL);
+    if (limits.max_array_len) bad |= sense_config_set_max_array_len(c, limits.max_array_len, NULL);
+    if (limits.max_heap) bad |= sense_config_set_max_heap(c, limits.max_heap, NULL);
+    if (limits.max_source_len) bad |= sense_config_set_max_source_len(c, limits.max_source_len, NULL);
+    bad |= sense_config_set_dry_run(c, limits.dry_run, NULL);
+    sense_runtime *rt = bad ? NULL : harness_runtime_config(out, c);
+    sense_config_free(c);
+    return rt;
+}
+
 /* A runtime with the default configuration whose output goes to `out`. */
 static inline sense_runtime *harness_runtime(text_buf *out) {
     return harness_runtime_config(out, NULL);

@@ -2,15 +2,6 @@
  * (issue 18, item 3), and their argument checks. */
 #include "harness.h"
 
-static sense_runtime *runtime_with(sense_config *cfg, text_buf *out) {
-    sense_runtime *rt = NULL;
-    if (sense_runtime_new_with_config(cfg, &rt, NULL) != SENSE_STATUS_OK) return NULL;
-    out->len = 0;
-    out->data[0] = '\0';
-    sense_runtime_set_output(rt, text_buf_append, out, NULL, NULL);
-    return rt;
-}
-
 static int test_zero_limits_are_invalid(void) {
     sense_config *cfg = NULL;
     CHECK_OK(sense_config_new(&cfg, NULL));
@@ -24,13 +15,8 @@ static int test_zero_limits_are_invalid(void) {
 }
 
 static int test_string_and_array_limits(void) {
-    sense_config *cfg = NULL;
-    CHECK_OK(sense_config_new(&cfg, NULL));
-    CHECK_OK(sense_config_set_max_string_len(cfg, 100, NULL));
-    CHECK_OK(sense_config_set_max_array_len(cfg, 50, NULL));
     text_buf out;
-    sense_runtime *rt = runtime_with(cfg, &out);
-    sense_config_free(cfg);
+    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.max_string_len = 100, .max_array_len = 50});
     CHECK(rt != NULL);
     sense_error *err = NULL;
     CHECK_ERROR_HAS(harness_run(rt, "s = \"x\"\nwhile true:\n    s = s + s\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "string too large (128 bytes; the limit is 100)");
@@ -42,12 +28,8 @@ static int test_string_and_array_limits(void) {
 }
 
 static int test_heap_ceiling(void) {
-    sense_config *cfg = NULL;
-    CHECK_OK(sense_config_new(&cfg, NULL));
-    CHECK_OK(sense_config_set_max_heap(cfg, 8u << 20, NULL));
     text_buf out;
-    sense_runtime *rt = runtime_with(cfg, &out);
-    sense_config_free(cfg);
+    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.max_heap = 8u << 20});
     CHECK(rt != NULL);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, "rows = []\nwhile true:\n    push(rows, range(1000))\n", &err),
@@ -67,12 +49,8 @@ static int test_heap_ceiling(void) {
 
 /* Issue 27: the source limit counts every source a runtime compiles. */
 static int test_source_limit_counts_every_source(void) {
-    sense_config *cfg = NULL;
-    CHECK_OK(sense_config_new(&cfg, NULL));
-    CHECK_OK(sense_config_set_max_source_len(cfg, 40, NULL));
     text_buf out;
-    sense_runtime *rt = runtime_with(cfg, &out);
-    sense_config_free(cfg);
+    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.max_source_len = 40});
     CHECK(rt != NULL);
     for (int i = 0; i < 6; i++) {
         CHECK_OK(harness_run(rt, "a = 1\n", NULL)); /* 6 bytes each, 36 in all */
@@ -89,12 +67,8 @@ static int test_source_limit_counts_every_source(void) {
 /* Issue 27: values a host adds are held to the heap ceiling with a status,
    not a process abort; the message names no CLI flag. */
 static int test_host_values_count_towards_the_ceiling(void) {
-    sense_config *cfg = NULL;
-    CHECK_OK(sense_config_new(&cfg, NULL));
-    CHECK_OK(sense_config_set_max_heap(cfg, 4u << 20, NULL));
     text_buf out;
-    sense_runtime *rt = runtime_with(cfg, &out);
-    sense_config_free(cfg);
+    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.max_heap = 4u << 20});
     CHECK(rt != NULL);
     CHECK_OK(harness_run(rt, "agent sink:\n    pause(\"never\")\n", NULL));
     static char chunk[256 * 1024];

@@ -96,12 +96,9 @@ static int test_error_line_of_a_failing_host_function(void) {
 
 /* Bug 2: the line of "maximum recursion depth exceeded". */
 static int test_error_line_of_too_deep_recursion(void) {
-    sense_config *cfg = NULL;
-    CHECK_OK(sense_config_new(&cfg, NULL));
-    CHECK_OK(sense_config_set_max_depth(cfg, 50, NULL));
-    sense_runtime *rt = NULL;
-    CHECK_OK(sense_runtime_new_with_config(cfg, &rt, NULL));
-    sense_config_free(cfg);
+    text_buf out;
+    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.max_depth = 50});
+    CHECK(rt != NULL);
     sense_error *err = NULL;
     const char *src = "def f(n):\n    return f(n + 1)\nf(0)\n";
     CHECK_STATUS_ERR(sense_runtime_run_source(rt, "p.sns", 5, src, strlen(src), &err),

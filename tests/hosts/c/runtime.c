@@ -48,25 +48,9 @@ static int test_config_setters(void) {
     return 0;
 }
 
-static sense_runtime *configured(text_buf *out, size_t depth, uint64_t steps, bool dry_run) {
-    sense_config *config = NULL;
-    sense_runtime *rt = NULL;
-    if (sense_config_new(&config, NULL)) return NULL;
-    if (depth) sense_config_set_max_depth(config, depth, NULL);
-    sense_config_set_max_steps(config, steps, NULL);
-    sense_config_set_dry_run(config, dry_run, NULL);
-    sense_status st = sense_runtime_new_with_config(config, &rt, NULL);
-    sense_config_free(config);
-    if (st) return NULL;
-    out->len = 0;
-    out->data[0] = '\0';
-    sense_runtime_set_output(rt, text_buf_append, out, NULL, NULL);
-    return rt;
-}
-
 static int test_max_depth(void) {
     text_buf out;
-    sense_runtime *rt = configured(&out, 50, 0, false);
+    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.max_depth = 50});
     CHECK(rt != NULL);
     CHECK_OK(harness_run(rt, "def down(n):\n    if n == 0:\n        return 0\n    return down(n - 1)\n", NULL));
     CHECK_OK(harness_run(rt, "print(down(20))\n", NULL));
@@ -81,7 +65,7 @@ static int test_max_depth(void) {
 
 static int test_step_budget(void) {
     text_buf out;
-    sense_runtime *rt = configured(&out, 0, 1000, false);
+    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.max_steps = 1000});
     CHECK(rt != NULL);
     /* Top-level code that runs out fails. */
     sense_error *err = NULL;
@@ -124,13 +108,13 @@ static int test_dry_run(void) {
         "r = c.commit()\n"
         "print(r, c.state)\n";
     text_buf out;
-    sense_runtime *rt = configured(&out, 0, 0, true);
+    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.dry_run = true});
     CHECK(rt != NULL);
     CHECK_OK(harness_run(rt, src, NULL));
     CHECK_STR(text_buf_view(&out), "nil committed\n");
     sense_runtime_free(rt);
 
-    rt = configured(&out, 0, 0, false);
+    rt = harness_limited_runtime(&out, (harness_limits){.dry_run = false});
     CHECK(rt != NULL);
     CHECK_OK(harness_run(rt, src, NULL));
     CHECK_STR(text_buf_view(&out), "computing\n42 committed\n");

@@ -73,13 +73,7 @@ static int snapshot_bytes(uint8_t **data, size_t *len) {
 /* A runtime with a step budget of `max_steps`, printing into `out`, with
  * approve() registered. */
 static sense_runtime *budget_runtime(text_buf *out, uint64_t max_steps) {
-    sense_config *config = NULL;
-    if (sense_config_new(&config, NULL) != SENSE_STATUS_OK) return NULL;
-    sense_runtime *rt = NULL;
-    if (sense_config_set_max_steps(config, max_steps, NULL) == SENSE_STATUS_OK) {
-        rt = harness_runtime_config(out, config);
-    }
-    sense_config_free(config);
+    sense_runtime *rt = harness_limited_runtime(out, (harness_limits){.max_steps = max_steps});
     if (rt != NULL && sense_runtime_register_fn(rt, "approve", 7, 1, harness_approve, NULL, NULL,
                                                 NULL) != SENSE_STATUS_OK) {
         sense_runtime_free(rt);
