@@ -17,12 +17,6 @@ static const char *TEAM =
     "def same(a):\n"
     "    return a == w\n";
 
-/* Item `i` of the List `list` (borrowed). */
-static const sense_value *item(const sense_value *list, size_t i) {
-    const sense_value *out = NULL;
-    return sense_value_list_get(list, i, &out, NULL) == SENSE_STATUS_OK ? out : NULL;
-}
-
 /* Calls `same(v)` and stores the Bool it returns in *out. */
 static sense_status call_same(sense_runtime *rt, const sense_value *v, bool *out, sense_error **err) {
     const sense_value *args[1] = {v};
@@ -37,7 +31,7 @@ static int test_agent_in_a_call_result(void) {
     HARNESS_PROGRAM(rt, out, TEAM);
     sense_value *list = NULL;
     CHECK_OK(sense_runtime_call(rt, "pick", 4, NULL, 0, &list, NULL));
-    const sense_value *v = item(list, 1);
+    const sense_value *v = harness_item(list, 1);
     CHECK(v != NULL);
     sense_value_kind kind;
     CHECK_OK(sense_value_get_kind(v, &kind, NULL));
@@ -59,7 +53,7 @@ static int test_agent_in_a_call_result(void) {
     /* Not an agent: INVALID_ARGUMENT, *out untouched. */
     sense_agent untouched = {77, 7};
     sense_error *err = NULL;
-    CHECK_ERROR(sense_value_as_agent(item(list, 0), &untouched, &err), SENSE_STATUS_INVALID_ARGUMENT, err, "the value is not an Agent");
+    CHECK_ERROR(sense_value_as_agent(harness_item(list, 0), &untouched, &err), SENSE_STATUS_INVALID_ARGUMENT, err, "the value is not an Agent");
     CHECK(untouched.serial == 77 && untouched.index == 7);
     CHECK_STATUS(sense_value_as_agent(NULL, &untouched, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_value_as_agent(v, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -77,7 +71,7 @@ static int test_agent_in_a_pause_reason(void) {
     CHECK(st == SENSE_AGENT_STATUS_PAUSED);
     sense_value *reason = NULL;
     CHECK_OK(sense_agent_pause_reason(rt, boss, &reason, NULL));
-    CHECK_OK(sense_value_as_agent(item(item(reason, 1), 0), &w, NULL));
+    CHECK_OK(sense_value_as_agent(harness_item(harness_item(reason, 1), 0), &w, NULL));
     CHECK_OK(sense_agent_start(rt, w, &st, NULL));
     CHECK(st == SENSE_AGENT_STATUS_PAUSED);
 
@@ -106,7 +100,7 @@ static void host_relay(void *user_data, sense_call *call) {
     const sense_value *list = NULL;
     sense_agent a;
     if (sense_call_arg(call, 0, &list, NULL) != SENSE_STATUS_OK ||
-        sense_value_as_agent(item(list, 0), &a, NULL) != SENSE_STATUS_OK) {
+        sense_value_as_agent(harness_item(list, 0), &a, NULL) != SENSE_STATUS_OK) {
         sense_call_fail(call, "want [agent]", 12, NULL);
         return;
     }

@@ -287,6 +287,41 @@ static inline int harness_resume(sense_runtime *rt, sense_agent a, sense_value *
     sense_agent agent;                                                           \
     CHECK_OK(harness_agent(rt, name, &agent))
 
+/* Item `i` of the List `list` (borrowed), or NULL. */
+static inline const sense_value *harness_item(const sense_value *list, size_t i) {
+    const sense_value *v = NULL;
+    return sense_value_list_get(list, i, &v, NULL) == SENSE_STATUS_OK ? v : NULL;
+}
+
+/* Checks the kind of `v` and, unless `type_name` is NULL, its type name. */
+static inline int harness_check_kind(const sense_value *v, sense_value_kind kind,
+                                     const char *type_name) {
+    sense_value_kind got;
+    CHECK_OK(sense_value_get_kind(v, &got, NULL));
+    CHECK(got == kind);
+    if (type_name == NULL) return 0;
+    sense_str s;
+    CHECK_OK(sense_value_type_name(v, &s, NULL));
+    CHECK_STR(s, type_name);
+    return 0;
+}
+
+/* Checks that `v` is an Int equal to `want`. */
+static inline int harness_check_int(const sense_value *v, int64_t want) {
+    int64_t got = 0;
+    CHECK_OK(sense_value_as_int(v, &got, NULL));
+    CHECK(got == want);
+    return 0;
+}
+
+/* Checks that `v` is a Bool equal to `want`. */
+static inline int harness_check_bool(const sense_value *v, bool want) {
+    bool got = !want;
+    CHECK_OK(sense_value_as_bool(v, &got, NULL));
+    CHECK(got == want);
+    return 0;
+}
+
 /* Checks that `v` is a String equal to `want`. */
 static inline int harness_check_string(const sense_value *v, const char *want) {
     sense_str s;

@@ -15,46 +15,35 @@ static sense_status put(sense_value *m, sense_value *k, sense_value *v) {
     return st;
 }
 
+/* The key and the value of entry `i` of the Map `m` (borrowed), or NULL. */
+static const sense_value *entry_key(const sense_value *m, size_t i) {
+    const sense_value *k = NULL;
+    return sense_value_map_key(m, i, &k, NULL) == SENSE_STATUS_OK ? k : NULL;
+}
+
+static const sense_value *entry_value(const sense_value *m, size_t i) {
+    const sense_value *v = NULL;
+    return sense_value_map_value(m, i, &v, NULL) == SENSE_STATUS_OK ? v : NULL;
+}
+
 static int test_sense_maps_come_out_in_order(void) {
     HARNESS_PROGRAM(rt, out, "m = {\"b\": 1, \"a\": [2, \"x\"], 3: true, false: {}}\nm[\"b\"] = 5\n");
     sense_value *m = NULL;
     CHECK_OK(sense_runtime_global(rt, "m", 1, &m, NULL));
-    sense_value_kind kind;
-    CHECK_OK(sense_value_get_kind(m, &kind, NULL));
-    CHECK(kind == SENSE_VALUE_KIND_MAP);
-    sense_str name;
-    CHECK_OK(sense_value_type_name(m, &name, NULL));
-    CHECK_STR(name, "Map");
+    CHECK(harness_check_kind(m, SENSE_VALUE_KIND_MAP, "Map") == 0);
     size_t n = 0;
     CHECK_OK(sense_value_map_len(m, &n, NULL));
     CHECK(n == 4);
 
     /* Insertion order; replacing "b" kept its place. */
+    CHECK(harness_check_string(entry_key(m, 0), "b") == 0);
+    CHECK(harness_check_int(entry_value(m, 0), 5) == 0);
+    CHECK(harness_check_string(entry_key(m, 1), "a") == 0);
+    CHECK(harness_check_kind(entry_value(m, 1), SENSE_VALUE_KIND_LIST, NULL) == 0);
+    CHECK(harness_check_int(entry_key(m, 2), 3) == 0);
+    CHECK(harness_check_bool(entry_key(m, 3), false) == 0);
+    CHECK(harness_check_kind(entry_value(m, 3), SENSE_VALUE_KIND_MAP, NULL) == 0);
     const sense_value *k = NULL, *v = NULL;
-    sense_str s;
-    int64_t i = 0;
-    bool b = false;
-    CHECK_OK(sense_value_map_key(m, 0, &k, NULL));
-    CHECK_OK(sense_value_as_string(k, &s, NULL));
-    CHECK_STR(s, "b");
-    CHECK_OK(sense_value_map_value(m, 0, &v, NULL));
-    CHECK_OK(sense_value_as_int(v, &i, NULL));
-    CHECK(i == 5);
-    CHECK_OK(sense_value_map_key(m, 1, &k, NULL));
-    CHECK_OK(sense_value_as_string(k, &s, NULL));
-    CHECK_STR(s, "a");
-    CHECK_OK(sense_value_map_value(m, 1, &v, NULL));
-    CHECK_OK(sense_value_get_kind(v, &kind, NULL));
-    CHECK(kind == SENSE_VALUE_KIND_LIST);
-    CHECK_OK(sense_value_map_key(m, 2, &k, NULL));
-    CHECK_OK(sense_value_as_int(k, &i, NULL));
-    CHECK(i == 3);
-    CHECK_OK(sense_value_map_key(m, 3, &k, NULL));
-    CHECK_OK(sense_value_as_bool(k, &b, NULL));
-    CHECK(!b);
-    CHECK_OK(sense_value_map_value(m, 3, &v, NULL));
-    CHECK_OK(sense_value_get_kind(v, &kind, NULL));
-    CHECK(kind == SENSE_VALUE_KIND_MAP);
     CHECK_STATUS(sense_value_map_key(m, 4, &k, NULL), SENSE_STATUS_NOT_FOUND);
     CHECK_STATUS(sense_value_map_value(m, 4, &v, NULL), SENSE_STATUS_NOT_FOUND);
 
@@ -62,8 +51,7 @@ static int test_sense_maps_come_out_in_order(void) {
     sense_value *three = sense_value_new_int(3);
     sense_value *yes = sense_value_new_bool(true);
     CHECK_OK(sense_value_map_get(m, three, &v, NULL));
-    CHECK_OK(sense_value_as_bool(v, &b, NULL));
-    CHECK(b);
+    CHECK(harness_check_bool(v, true) == 0);
     CHECK_STATUS(sense_value_map_get(m, yes, &v, NULL), SENSE_STATUS_NOT_FOUND);
     sense_value *a = key("a");
     CHECK_OK(sense_value_map_get(m, a, &v, NULL));
@@ -167,14 +155,11 @@ static int test_maps_as_pause_reasons_and_resume_values(void) {
     sense_value *reason = NULL;
     CHECK_OK(sense_agent_pause_reason(rt, a, &reason, NULL));
     sense_value *hosts_key = key("hosts");
-    const sense_value *hosts = NULL, *first = NULL, *id = NULL;
+    const sense_value *hosts = NULL, *id = NULL;
     CHECK_OK(sense_value_map_get(reason, hosts_key, &hosts, NULL));
-    CHECK_OK(sense_value_list_get(hosts, 0, &first, NULL));
     sense_value *id_key = key("id");
-    CHECK_OK(sense_value_map_get(first, id_key, &id, NULL));
-    int64_t i = 0;
-    CHECK_OK(sense_value_as_int(id, &i, NULL));
-    CHECK(i == 1);
+    CHECK_OK(sense_value_map_get(harness_item(hosts, 0), id_key, &id, NULL));
+    CHECK(harness_check_int(id, 1) == 0);
     sense_value_free(hosts_key);
     sense_value_free(id_key);
     sense_value_free(reason);
