@@ -179,11 +179,6 @@ static int test_values_back_in_and_other_runtimes(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_agent_in_a_call_result);
-    RUN(test_agent_in_a_pause_reason);
-    RUN(test_host_function_receives_and_returns_agents);
-    RUN(test_values_back_in_and_other_runtimes);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_agent_in_a_call_result), TEST(test_agent_in_a_pause_reason),
+             TEST(test_host_function_receives_and_returns_agents),
+             TEST(test_values_back_in_and_other_runtimes))

@@ -211,13 +211,6 @@ static int test_null_arguments(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_pause_resume_keeps_state);
-    RUN(test_wrong_states);
-    RUN(test_lookup_not_found);
-    RUN(test_stale_and_forged_ids);
-    RUN(test_messages);
-    RUN(test_null_arguments);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_pause_resume_keeps_state), TEST(test_wrong_states),
+             TEST(test_lookup_not_found), TEST(test_stale_and_forged_ids), TEST(test_messages),
+             TEST(test_null_arguments))

@@ -119,10 +119,5 @@ static int test_paused_agent_freed_with_runtime(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_approved_release_deploys);
-    RUN(test_rejected_release_cancels);
-    RUN(test_paused_agent_freed_with_runtime);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_approved_release_deploys), TEST(test_rejected_release_cancels),
+             TEST(test_paused_agent_freed_with_runtime))

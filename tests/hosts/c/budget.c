@@ -40,8 +40,4 @@ static int test_budget_pause_and_resume(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_budget_pause_and_resume);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_budget_pause_and_resume))

@@ -94,10 +94,6 @@ static int test_resume_value_reaches_an_agent_in_receive(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_restore_needs_only_called_host_functions);
-    RUN(test_pause_handle_after_runtime_free);
-    RUN(test_resume_value_reaches_an_agent_in_receive);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_restore_needs_only_called_host_functions),
+             TEST(test_pause_handle_after_runtime_free),
+             TEST(test_resume_value_reaches_an_agent_in_receive))

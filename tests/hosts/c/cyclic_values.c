@@ -217,11 +217,5 @@ static int test_host_functions_receive_cycles_and_dags(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_paused_on_a_self_cycle);
-    RUN(test_paused_on_a_two_array_cycle);
-    RUN(test_paused_on_a_shared_dag);
-    RUN(test_host_functions_receive_cycles_and_dags);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_paused_on_a_self_cycle), TEST(test_paused_on_a_two_array_cycle),
+             TEST(test_paused_on_a_shared_dag), TEST(test_host_functions_receive_cycles_and_dags))

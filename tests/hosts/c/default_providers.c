@@ -42,8 +42,4 @@ static int test_defaults_registered(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_defaults_registered);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_defaults_registered))

@@ -214,13 +214,6 @@ static int test_pause_reason_views(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_set_global_and_call);
-    RUN(test_members_and_agents_in_arrays);
-    RUN(test_agents_kept_by_agents);
-    RUN(test_retain_keeps_an_agent_alive);
-    RUN(test_host_function_learns_its_caller);
-    RUN(test_pause_reason_views);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_set_global_and_call), TEST(test_members_and_agents_in_arrays),
+             TEST(test_agents_kept_by_agents), TEST(test_retain_keeps_an_agent_alive),
+             TEST(test_host_function_learns_its_caller), TEST(test_pause_reason_views))

@@ -135,13 +135,6 @@ static int test_static_errors_need_no_freeing(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_syntax_error_has_line_and_column);
-    RUN(test_runtime_error_classes);
-    RUN(test_agent_body_error_fails_the_agent);
-    RUN(test_run_file);
-    RUN(test_accessors_accept_null);
-    RUN(test_static_errors_need_no_freeing);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_syntax_error_has_line_and_column), TEST(test_runtime_error_classes),
+             TEST(test_agent_body_error_fails_the_agent), TEST(test_run_file),
+             TEST(test_accessors_accept_null), TEST(test_static_errors_need_no_freeing))

@@ -1,8 +1,9 @@
 /*
  * A tiny test harness for the libsense C host tests (no framework):
  * each test is `static int test_x(void)` returning 0 on success; CHECK*
- * macros print file:line and return 1 on failure; RUN() runs one test and
- * HARNESS_END() prints the "N passed, N failed" line and the exit status.
+ * macros print file:line and return 1 on failure; HARNESS_MAIN(TEST(a),
+ * TEST(b), ...) is a main() that runs them and prints each one's result
+ * and the "N passed, N failed" line.
  * The harness_* helpers below hold the setup every host repeats: a
  * runtime printing into a buffer, a program run, an agent started or
  * resumed to a status, a pause checked, a global read.
@@ -94,27 +95,38 @@
         CHECK_STATUS(fn(value, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);      \
     } while (0)
 
-#define RUN(test)                                                                \
-    do {                                                                         \
-        if (test() == 0) {                                                       \
-            printf("ok     %s\n", #test);                                        \
-            harness_passed++;                                                    \
-        } else {                                                                 \
-            printf("FAILED %s\n", #test);                                        \
-            harness_failed++;                                                    \
-        }                                                                        \
-        fflush(stdout);                                                          \
-    } while (0)
+/* One test: its name (for the report) and its function. */
+typedef struct harness_test {
+    const char *name;
+    int (*run)(void);
+} harness_test;
 
-#define HARNESS_START()                                                          \
-    int harness_passed = 0;                                                      \
-    int harness_failed = 0
+#define TEST(fn) {#fn, fn}
 
-#define HARNESS_END()                                                            \
-    do {                                                                         \
-        printf("%d passed, %d failed\n", harness_passed, harness_failed);        \
-        return harness_failed == 0 ? 0 : 1;                                      \
-    } while (0)
+/* Runs `n` tests, prints "ok" or "FAILED" and the name of each, then the
+ * "N passed, N failed" line; returns the exit status for main. */
+static inline int harness_run_tests(const harness_test *tests, size_t n) {
+    int passed = 0, failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        int ok = tests[i].run() == 0;
+        printf("%s %s\n", ok ? "ok    " : "FAILED", tests[i].name);
+        fflush(stdout);
+        if (ok) {
+            passed++;
+        } else {
+            failed++;
+        }
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
+
+/* main(): runs the TEST(...) entries given, in order. */
+#define HARNESS_MAIN(...)                                                        \
+    int main(void) {                                                             \
+        static const harness_test tests_[] = {__VA_ARGS__};                      \
+        return harness_run_tests(tests_, sizeof tests_ / sizeof tests_[0]);      \
+    }
 
 static inline int harness_str_eq(sense_str s, const char *lit) {
     size_t n = strlen(lit);

@@ -128,9 +128,4 @@ static int test_hold_a_host_value(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_call_a_returned_closure_later);
-    RUN(test_hold_a_host_value);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_call_a_returned_closure_later), TEST(test_hold_a_host_value))

@@ -116,11 +116,6 @@ static int test_a_global_set_before_restore_is_kept(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_keywords_are_not_globals);
-    RUN(test_host_function_names_are_identifiers);
-    RUN(test_a_non_utf8_failure_is_not_dropped);
-    RUN(test_a_global_set_before_restore_is_kept);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_keywords_are_not_globals), TEST(test_host_function_names_are_identifiers),
+             TEST(test_a_non_utf8_failure_is_not_dropped),
+             TEST(test_a_global_set_before_restore_is_kept))

@@ -203,11 +203,5 @@ static int test_register_errors_free_user_data(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_values_errors_and_user_data);
-    RUN(test_suspending_host_function);
-    RUN(test_call_context_paths);
-    RUN(test_register_errors_free_user_data);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_values_errors_and_user_data), TEST(test_suspending_host_function),
+             TEST(test_call_context_paths), TEST(test_register_errors_free_user_data))

@@ -85,13 +85,12 @@ static int test_restored_elsewhere(void) {
 }
 
 int main(void) {
-    HARNESS_START();
     if (getcwd(home, sizeof home) == NULL) {
         fprintf(stderr, "getcwd failed\n");
         return 1;
     }
-    RUN(test_relative_path_from_the_parent);
-    RUN(test_absolute_path_from_the_root);
-    RUN(test_restored_elsewhere);
-    HARNESS_END();
+    static const harness_test tests[] = {TEST(test_relative_path_from_the_parent),
+                                         TEST(test_absolute_path_from_the_root),
+                                         TEST(test_restored_elsewhere)};
+    return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
 }

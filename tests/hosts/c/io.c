@@ -108,10 +108,5 @@ static int test_invalid_input_is_replaced(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_output_callback_sees_print);
-    RUN(test_input_callback_answers_ask_human);
-    RUN(test_invalid_input_is_replaced);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_output_callback_sees_print), TEST(test_input_callback_answers_ask_human),
+             TEST(test_invalid_input_is_replaced))

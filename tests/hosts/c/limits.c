@@ -97,12 +97,6 @@ static int test_host_values_count_towards_the_ceiling(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_zero_limits_are_invalid);
-    RUN(test_string_and_array_limits);
-    RUN(test_source_limit_counts_every_source);
-    RUN(test_host_values_count_towards_the_ceiling);
-    RUN(test_heap_ceiling);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_zero_limits_are_invalid), TEST(test_string_and_array_limits),
+             TEST(test_source_limit_counts_every_source),
+             TEST(test_host_values_count_towards_the_ceiling), TEST(test_heap_ceiling))

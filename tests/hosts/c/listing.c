@@ -56,8 +56,4 @@ static int test_globals_and_agents_are_listed(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_globals_and_agents_are_listed);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_globals_and_agents_are_listed))

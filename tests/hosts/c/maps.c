@@ -176,10 +176,5 @@ static int test_maps_as_pause_reasons_and_resume_values(void) {
 }
 // ANCHOR_END: maps
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_sense_maps_come_out_in_order);
-    RUN(test_host_maps_go_in);
-    RUN(test_maps_as_pause_reasons_and_resume_values);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_sense_maps_come_out_in_order), TEST(test_host_maps_go_in),
+             TEST(test_maps_as_pause_reasons_and_resume_values))

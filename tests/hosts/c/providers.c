@@ -137,11 +137,5 @@ static int test_register_provider_errors(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_provider_answers);
-    RUN(test_provider_capability_is_gated);
-    RUN(test_completion_paths);
-    RUN(test_register_provider_errors);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_provider_answers), TEST(test_provider_capability_is_gated),
+             TEST(test_completion_paths), TEST(test_register_provider_errors))

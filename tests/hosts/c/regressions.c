@@ -194,12 +194,6 @@ static int test_run_source_releases_memory(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_agent_ids_do_not_cross_runtimes);
-    RUN(test_restored_ids_stay_unique);
-    RUN(test_error_line_of_a_failing_host_function);
-    RUN(test_error_line_of_too_deep_recursion);
-    RUN(test_run_source_releases_memory);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_agent_ids_do_not_cross_runtimes), TEST(test_restored_ids_stay_unique),
+             TEST(test_error_line_of_a_failing_host_function),
+             TEST(test_error_line_of_too_deep_recursion), TEST(test_run_source_releases_memory))

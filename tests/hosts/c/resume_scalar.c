@@ -73,9 +73,4 @@ static int test_errors(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_each_kind_arrives);
-    RUN(test_errors);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_each_kind_arrives), TEST(test_errors))

@@ -170,15 +170,6 @@ static int test_free_inside_callback_is_refused(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_version_matches_header);
-    RUN(test_new_and_free);
-    RUN(test_config_setters);
-    RUN(test_max_depth);
-    RUN(test_step_budget);
-    RUN(test_dry_run);
-    RUN(test_run_source_arguments);
-    RUN(test_free_inside_callback_is_refused);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_version_matches_header), TEST(test_new_and_free), TEST(test_config_setters),
+             TEST(test_max_depth), TEST(test_step_budget), TEST(test_dry_run),
+             TEST(test_run_source_arguments), TEST(test_free_inside_callback_is_refused))

@@ -626,19 +626,9 @@ static int test_null_arguments(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_approval_flow_across_runtimes);
-    RUN(test_missing_host_function_is_named);
-    RUN(test_missing_provider_is_named);
-    RUN(test_restore_needs_a_new_runtime);
-    RUN(test_every_truncation_is_refused);
-    RUN(test_corruption_is_refused_or_harmless);
-    RUN(test_snapshots_are_deterministic);
-    RUN(test_restored_runtime_keeps_its_config);
-    RUN(test_old_format_snapshot_is_refused);
-    RUN(test_cli_snapshot_restores);
-    RUN(test_subject);
-    RUN(test_null_arguments);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_approval_flow_across_runtimes), TEST(test_missing_host_function_is_named),
+             TEST(test_missing_provider_is_named), TEST(test_restore_needs_a_new_runtime),
+             TEST(test_every_truncation_is_refused), TEST(test_corruption_is_refused_or_harmless),
+             TEST(test_snapshots_are_deterministic), TEST(test_restored_runtime_keeps_its_config),
+             TEST(test_old_format_snapshot_is_refused), TEST(test_cli_snapshot_restores),
+             TEST(test_subject), TEST(test_null_arguments))

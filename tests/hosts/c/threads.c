@@ -203,11 +203,6 @@ static int test_runtime_moves_between_threads(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_pthread_pauses_a_running_agent);
-    RUN(test_request_before_start_and_after_free);
-    RUN(test_pause_handle_errors);
-    RUN(test_runtime_moves_between_threads);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_pthread_pauses_a_running_agent),
+             TEST(test_request_before_start_and_after_free), TEST(test_pause_handle_errors),
+             TEST(test_runtime_moves_between_threads))

@@ -86,11 +86,6 @@ static int test_empty_without_frames(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_nested_calls_innermost_last);
-    RUN(test_host_function_failure_shows_its_callers);
-    RUN(test_agent_failing_on_resume);
-    RUN(test_empty_without_frames);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_nested_calls_innermost_last),
+             TEST(test_host_function_failure_shows_its_callers), TEST(test_agent_failing_on_resume),
+             TEST(test_empty_without_frames))

@@ -224,12 +224,5 @@ static int test_null_arguments(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_scalars);
-    RUN(test_strings_are_checked);
-    RUN(test_lists);
-    RUN(test_round_trip_through_sense);
-    RUN(test_null_arguments);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_scalars), TEST(test_strings_are_checked), TEST(test_lists),
+             TEST(test_round_trip_through_sense), TEST(test_null_arguments))

@@ -137,11 +137,6 @@ static int test_errors_are_exceptions() {
 }
 
 int main() {
-    return run_tests({
-        TEST(test_approved),
-        TEST(test_rejected),
-        TEST(test_suspending_host_function),
-        TEST(test_snapshot_to_a_new_runtime),
-        TEST(test_errors_are_exceptions),
-    });
+    return run_tests({TEST(test_approved), TEST(test_rejected), TEST(test_suspending_host_function),
+                      TEST(test_snapshot_to_a_new_runtime), TEST(test_errors_are_exceptions)});
 }

@@ -171,11 +171,7 @@ static int resume_without_values() {
 }
 
 int main() {
-    return run_tests({
-        TEST(resume_without_values),
-        TEST(agents_inside_values),
-        TEST(globals_and_calls),
-        TEST(agents_members_holds_and_views),
-        TEST(callers_input_config_snapshots),
-    });
+    return run_tests({TEST(resume_without_values), TEST(agents_inside_values),
+                      TEST(globals_and_calls), TEST(agents_members_holds_and_views),
+                      TEST(callers_input_config_snapshots)});
 }

@@ -53,8 +53,5 @@ static int globals_and_agents_listed() {
 }
 
 int main() {
-    return run_tests({
-        TEST(closures_held_and_called),
-        TEST(globals_and_agents_listed),
-    });
+    return run_tests({TEST(closures_held_and_called), TEST(globals_and_agents_listed)});
 }

@@ -50,7 +50,5 @@ static int maps_both_ways() {
 }
 
 int main() {
-    return run_tests({
-        TEST(maps_both_ways),
-    });
+    return run_tests({TEST(maps_both_ways)});
 }

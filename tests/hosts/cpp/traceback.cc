@@ -41,8 +41,6 @@ static int agent_failing_on_resume() {
 }
 
 int main() {
-    return run_tests({
-        TEST(nested_calls_and_a_throwing_host_function),
-        TEST(agent_failing_on_resume),
-    });
+    return run_tests({TEST(nested_calls_and_a_throwing_host_function),
+                      TEST(agent_failing_on_resume)});
 }

@@ -126,13 +126,8 @@ static int non_utf8_host_exceptions_are_kept() {
 }
 
 int main() {
-    return run_tests({
-        TEST(resume_float_and_bool),
-        TEST(providers_and_version),
-        TEST(integer_types),
-        TEST(moved_from_value_is_an_error),
-        TEST(output_exceptions_are_rethrown),
-        TEST(input_exceptions_are_rethrown),
-        TEST(non_utf8_host_exceptions_are_kept),
-    });
+    return run_tests({TEST(resume_float_and_bool), TEST(providers_and_version), TEST(integer_types),
+                      TEST(moved_from_value_is_an_error), TEST(output_exceptions_are_rethrown),
+                      TEST(input_exceptions_are_rethrown),
+                      TEST(non_utf8_host_exceptions_are_kept)});
 }
