@@ -42,50 +42,43 @@
 #define CHECK_STATUS(call, expected) CHECK_STATUS_ERR(call, expected, NULL)
 #define CHECK_OK(call) CHECK_STATUS(call, SENSE_STATUS_OK)
 
-/* Compares a sense_str with a NUL-terminated literal. */
-#define CHECK_STR(view, literal)                                                 \
+/* Checks `pred(view, literal)` for a sense_str and a NUL-terminated
+ * literal; on failure prints both, `what` naming the relation wanted. */
+#define CHECK_STR_BY(pred, what, view, literal)                                  \
     do {                                                                         \
         sense_str v_ = (view);                                                   \
         const char *e_ = (literal);                                              \
-        if (!harness_str_eq(v_, e_)) {                                           \
-            fprintf(stderr, "%s:%d: %s\n  is   \"%.*s\"\n  want \"%s\"\n",       \
+        if (!pred(v_, e_)) {                                                     \
+            fprintf(stderr, "%s:%d: %s\n  is   \"%.*s\"\n  %s \"%s\"\n",         \
                     __FILE__, __LINE__, #view, (int)v_.len, v_.len ? v_.ptr : "", \
-                    e_);                                                         \
+                    what, e_);                                                   \
             return 1;                                                            \
         }                                                                        \
     } while (0)
+
+/* Compares a sense_str with a NUL-terminated literal. */
+#define CHECK_STR(view, literal) CHECK_STR_BY(harness_str_eq, "want", view, literal)
 
 /* Checks that a sense_str contains a NUL-terminated literal. */
-#define CHECK_CONTAINS(view, literal)                                            \
-    do {                                                                         \
-        sense_str v_ = (view);                                                   \
-        const char *e_ = (literal);                                              \
-        if (!harness_str_contains(v_, e_)) {                                     \
-            fprintf(stderr, "%s:%d: %s\n  is   \"%.*s\"\n  lacks \"%s\"\n",      \
-                    __FILE__, __LINE__, #view, (int)v_.len, v_.len ? v_.ptr : "", \
-                    e_);                                                         \
-            return 1;                                                            \
-        }                                                                        \
-    } while (0)
+#define CHECK_CONTAINS(view, literal) CHECK_STR_BY(harness_str_contains, "lacks", view, literal)
 
 /* Checks that `call`, which stores its error in `err`, returns `expected`
- * with a message equal to `msg`; frees the error and clears `err`. */
-#define CHECK_ERROR(call, expected, err, msg)                                    \
+ * with a message that passes `check` (CHECK_STR or CHECK_CONTAINS) against
+ * `text`; frees the error and clears `err`. */
+#define CHECK_ERROR_BY(check, call, expected, err, text)                         \
     do {                                                                         \
         CHECK_STATUS_ERR(call, expected, err);                                   \
-        CHECK_STR(sense_error_message(err), msg);                                \
+        check(sense_error_message(err), text);                                   \
         sense_error_free(err);                                                   \
         (err) = NULL;                                                            \
     } while (0)
 
-/* As CHECK_ERROR, for a message that contains `part`. */
+/* The error's message is `msg`. */
+#define CHECK_ERROR(call, expected, err, msg) CHECK_ERROR_BY(CHECK_STR, call, expected, err, msg)
+
+/* The error's message contains `part`. */
 #define CHECK_ERROR_HAS(call, expected, err, part)                               \
-    do {                                                                         \
-        CHECK_STATUS_ERR(call, expected, err);                                   \
-        CHECK_CONTAINS(sense_error_message(err), part);                          \
-        sense_error_free(err);                                                   \
-        (err) = NULL;                                                            \
-    } while (0)
+    CHECK_ERROR_BY(CHECK_CONTAINS, call, expected, err, part)
 
 /* Checks that `fn(value, out, NULL)` refuses a NULL `value` and a NULL
  * `out` with INVALID_ARGUMENT (the shape of every value accessor). */

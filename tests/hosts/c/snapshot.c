@@ -326,36 +326,54 @@ static int check_refused(sense_runtime *rt, const uint8_t *data, size_t len, siz
     return 0;
 }
 
+/* What the damage tests share: a real snapshot, a scratch buffer of its
+ * size, and a new runtime (with approve()) to restore into. */
+typedef struct damage {
+    uint8_t *data;
+    uint8_t *scratch;
+    size_t len;
+    text_buf out;
+    sense_runtime *rt;
+} damage;
+
+static int damage_open(damage *d) {
+    d->data = NULL;
+    d->len = 0;
+    CHECK(snapshot_bytes(&d->data, &d->len) == 0);
+    d->scratch = (uint8_t *)malloc(d->len);
+    CHECK(d->scratch != NULL);
+    d->rt = approval_runtime(&d->out, NULL);
+    CHECK(d->rt != NULL);
+    return 0;
+}
+
+static void damage_close(damage *d) {
+    sense_runtime_free(d->rt);
+    free(d->scratch);
+    free(d->data);
+}
+
 /* Every prefix of a real snapshot, as is and resealed, is refused; the one
  * runtime stays new throughout and takes the whole snapshot at the end. */
 static int test_every_truncation_is_refused(void) {
-    uint8_t *data = NULL;
-    size_t len = 0;
-    CHECK(snapshot_bytes(&data, &len) == 0);
-    uint8_t *cut = (uint8_t *)malloc(len);
-    CHECK(cut != NULL);
-
-    text_buf out;
-    sense_runtime *rt = approval_runtime(&out, NULL);
-    CHECK(rt != NULL);
+    damage d;
+    CHECK(damage_open(&d) == 0);
     sense_error *err = NULL;
-    CHECK_ERROR_HAS(sense_runtime_restore(rt, NULL, 0, &err), SENSE_STATUS_RUNTIME_ERROR, err,
+    CHECK_ERROR_HAS(sense_runtime_restore(d.rt, NULL, 0, &err), SENSE_STATUS_RUNTIME_ERROR, err,
                     "not a Sense snapshot");
-    for (size_t n = 0; n < len; n++) {
-        CHECK(check_refused(rt, data, n, n) == 0);
+    for (size_t n = 0; n < d.len; n++) {
+        CHECK(check_refused(d.rt, d.data, n, n) == 0);
         if (n > 20) {
-            memcpy(cut, data, n);
-            reseal(cut, n);
-            CHECK(check_refused(rt, cut, n, n) == 0);
+            memcpy(d.scratch, d.data, n);
+            reseal(d.scratch, n);
+            CHECK(check_refused(d.rt, d.scratch, n, n) == 0);
         }
     }
-    CHECK_STATUS_ERR(sense_runtime_restore(rt, data, len, &err), SENSE_STATUS_OK, err);
+    CHECK_STATUS_ERR(sense_runtime_restore(d.rt, d.data, d.len, &err), SENSE_STATUS_OK, err);
     sense_agent a;
-    CHECK_OK(sense_runtime_get_subject(rt, &a, NULL));
-    CHECK(harness_resume(rt, a, sense_value_new_bool(true), SENSE_AGENT_STATUS_PAUSED) == 0);
-    sense_runtime_free(rt);
-    free(cut);
-    free(data);
+    CHECK_OK(sense_runtime_get_subject(d.rt, &a, NULL));
+    CHECK(harness_resume(d.rt, a, sense_value_new_bool(true), SENSE_AGENT_STATUS_PAUSED) == 0);
+    damage_close(&d);
     return 0;
 }
 
@@ -371,41 +389,35 @@ static uint64_t rng_next(void) {
 /* Any single flipped bit is refused (magic, version, checksum or payload);
  * resealed random damage is refused or harmless, never a crash or panic. */
 static int test_corruption_is_refused_or_harmless(void) {
-    uint8_t *data = NULL;
-    size_t len = 0;
-    CHECK(snapshot_bytes(&data, &len) == 0);
-    uint8_t *bad = (uint8_t *)malloc(len);
-    CHECK(bad != NULL);
-
-    text_buf out;
-    sense_runtime *rt = approval_runtime(&out, NULL);
-    CHECK(rt != NULL);
+    damage d;
+    CHECK(damage_open(&d) == 0);
+    uint8_t *bad = d.scratch;
+    size_t len = d.len;
     sense_error *err = NULL;
-    memcpy(bad, data, len);
+    memcpy(bad, d.data, len);
     bad[0] ^= 0x20;
-    CHECK_ERROR_HAS(sense_runtime_restore(rt, bad, len, &err), SENSE_STATUS_RUNTIME_ERROR, err,
+    CHECK_ERROR_HAS(sense_runtime_restore(d.rt, bad, len, &err), SENSE_STATUS_RUNTIME_ERROR, err,
                     "not a Sense snapshot");
-    memcpy(bad, data, len);
+    memcpy(bad, d.data, len);
     bad[8] ^= 0x04;
-    CHECK_ERROR_HAS(sense_runtime_restore(rt, bad, len, &err), SENSE_STATUS_RUNTIME_ERROR, err,
+    CHECK_ERROR_HAS(sense_runtime_restore(d.rt, bad, len, &err), SENSE_STATUS_RUNTIME_ERROR, err,
                     "format version");
     for (size_t i = 0; i < len; i++) {
-        memcpy(bad, data, len);
+        memcpy(bad, d.data, len);
         bad[i] ^= (uint8_t)(1u << (i % 8));
-        CHECK(check_refused(rt, bad, len, i) == 0);
+        CHECK(check_refused(d.rt, bad, len, i) == 0);
     }
-    sense_runtime_free(rt);
 
     int accepted = 0;
     for (int round = 0; round < 200; round++) {
-        memcpy(bad, data, len);
+        memcpy(bad, d.data, len);
         int flips = 1 + (int)(rng_next() % 4);
         for (int f = 0; f < flips; f++) {
             size_t at = 20 + (size_t)(rng_next() % (len - 20));
             bad[at] ^= (uint8_t)(1u << (rng_next() % 8));
         }
         reseal(bad, len);
-        sense_runtime *r = budget_runtime(&out, 10000);
+        sense_runtime *r = budget_runtime(&d.out, 10000);
         CHECK(r != NULL);
         sense_status st = sense_runtime_restore(r, bad, len, &err);
         if (st == SENSE_STATUS_OK) {
@@ -428,11 +440,9 @@ static int test_corruption_is_refused_or_harmless(void) {
             err = NULL;
         }
         sense_runtime_free(r);
-        out.len = 0;
     }
     fprintf(stderr, "%d of 200 resealed corruptions restored and ran without harm\n", accepted);
-    free(bad);
-    free(data);
+    damage_close(&d);
     return 0;
 }
 
