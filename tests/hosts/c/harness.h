@@ -360,25 +360,16 @@ static inline int harness_check_global_string(sense_runtime *rt, const char *nam
     return failed;
 }
 
-/* The Int value of the global `name` into `*out`. */
-static inline int harness_global_int(sense_runtime *rt, const char *name, int64_t *out) {
-    sense_value *v = NULL;
-    CHECK_OK(sense_runtime_global(rt, name, strlen(name), &v, NULL));
-    sense_status st = sense_value_as_int(v, out, NULL);
-    sense_value_free(v);
-    CHECK_OK(st);
-    return 0;
-}
-
-/* The length of the List held by the global `name` into `*out`. */
-static inline int harness_global_len(sense_runtime *rt, const char *name, size_t *out) {
-    sense_value *v = NULL;
-    CHECK_OK(sense_runtime_global(rt, name, strlen(name), &v, NULL));
-    sense_status st = sense_value_list_len(v, out, NULL);
-    sense_value_free(v);
-    CHECK_OK(st);
-    return 0;
-}
+/* Reads the global `name` of `rt` with the accessor `read`
+ * (sense_value_as_int, sense_value_list_len...) into `*out`. */
+#define CHECK_GLOBAL(rt, name, read, out)                                        \
+    do {                                                                         \
+        sense_value *g_ = NULL;                                                  \
+        CHECK_OK(sense_runtime_global(rt, name, strlen(name), &g_, NULL));       \
+        sense_status read_ = read(g_, out, NULL);                                \
+        sense_value_free(g_);                                                    \
+        CHECK_OK(read_);                                                         \
+    } while (0)
 
 /* A new String value from a NUL-terminated string (NULL on failure). */
 static inline sense_value *harness_string(const char *s) {

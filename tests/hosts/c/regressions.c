@@ -180,12 +180,9 @@ static int test_run_source_releases_memory(void) {
     CHECK(snap_after <= snap_base + 64);
     if (!quick && rss_base > 0) CHECK(rss_after - rss_base < 8 * 1024);
     /* What the snippets left behind still works. */
-    sense_value *v = NULL;
-    CHECK_OK(sense_runtime_global(rt, "last", 4, &v, NULL));
     int64_t last = 0;
-    CHECK_OK(sense_value_as_int(v, &last, NULL));
+    CHECK_GLOBAL(rt, "last", sense_value_as_int, &last);
     CHECK(last == 2 * (total - 1));
-    sense_value_free(v);
     CHECK_OK(harness_run(rt, "print(keep(label))\n", NULL));
     char want[64];
     snprintf(want, sizeof want, "run %ld\n", total - 1);

@@ -151,7 +151,7 @@ static int test_approval_flow_across_runtimes(void) {
     CHECK_STR(text_buf_view(&out2), "");
 
     size_t count = 0;
-    CHECK(harness_global_len(rt3, "deployed", &count) == 0);
+    CHECK_GLOBAL(rt3, "deployed", sense_value_list_len, &count);
     CHECK(count == 2);
     sense_runtime_free(rt3);
     return 0;

@@ -93,12 +93,9 @@ static int test_pthread_pauses_a_running_agent(void) {
 
     /* The loop really ran, and its local survives the pause. */
     CHECK_OK(harness_run(rt, "seen = spinner.i\n", NULL));
-    sense_value *seen = NULL;
-    CHECK_OK(sense_runtime_global(rt, "seen", 4, &seen, NULL));
     int64_t i = 0;
-    CHECK_OK(sense_value_as_int(seen, &i, NULL));
+    CHECK_GLOBAL(rt, "seen", sense_value_as_int, &i);
     CHECK(i > 0);
-    sense_value_free(seen);
 
     /* Resume: the value is ignored after a host request; it finishes. */
     atomic_store(&keep_going, false);
