@@ -279,6 +279,13 @@ static inline int harness_resume(sense_runtime *rt, sense_agent a, sense_value *
     sense_runtime *rt = harness_runtime(&out);                                   \
     CHECK(rt != NULL)
 
+/* As HARNESS_RUNTIME, for a runtime with the limits given as designated
+ * initializers of a harness_limits (`.max_heap = 8u << 20`). */
+#define HARNESS_LIMITED(rt, out, ...)                                            \
+    text_buf out;                                                                \
+    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){__VA_ARGS__}); \
+    CHECK(rt != NULL)
+
 /* As HARNESS_RUNTIME, for a runtime that has run the program `src`. */
 #define HARNESS_PROGRAM(rt, out, src)                                            \
     text_buf out;                                                                \

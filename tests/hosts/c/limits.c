@@ -15,9 +15,7 @@ static int test_zero_limits_are_invalid(void) {
 }
 
 static int test_string_and_array_limits(void) {
-    text_buf out;
-    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.max_string_len = 100, .max_array_len = 50});
-    CHECK(rt != NULL);
+    HARNESS_LIMITED(rt, out, .max_string_len = 100, .max_array_len = 50);
     sense_error *err = NULL;
     CHECK_ERROR_HAS(harness_run(rt, "s = \"x\"\nwhile true:\n    s = s + s\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "string too large (128 bytes; the limit is 100)");
     CHECK_ERROR_HAS(harness_run(rt, "r = range(51)\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "array too large (51 elements; the limit is 50)");
@@ -28,9 +26,7 @@ static int test_string_and_array_limits(void) {
 }
 
 static int test_heap_ceiling(void) {
-    text_buf out;
-    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.max_heap = 8u << 20});
-    CHECK(rt != NULL);
+    HARNESS_LIMITED(rt, out, .max_heap = 8u << 20);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, "rows = []\nwhile true:\n    push(rows, range(1000))\n", &err),
                      SENSE_STATUS_RUNTIME_ERROR, err);
@@ -49,9 +45,7 @@ static int test_heap_ceiling(void) {
 
 /* Issue 27: the source limit counts every source a runtime compiles. */
 static int test_source_limit_counts_every_source(void) {
-    text_buf out;
-    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.max_source_len = 40});
-    CHECK(rt != NULL);
+    HARNESS_LIMITED(rt, out, .max_source_len = 40);
     for (int i = 0; i < 6; i++) {
         CHECK_OK(harness_run(rt, "a = 1\n", NULL)); /* 6 bytes each, 36 in all */
     }
@@ -67,9 +61,7 @@ static int test_source_limit_counts_every_source(void) {
 /* Issue 27: values a host adds are held to the heap ceiling with a status,
    not a process abort; the message names no CLI flag. */
 static int test_host_values_count_towards_the_ceiling(void) {
-    text_buf out;
-    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.max_heap = 4u << 20});
-    CHECK(rt != NULL);
+    HARNESS_LIMITED(rt, out, .max_heap = 4u << 20);
     CHECK_OK(harness_run(rt, "agent sink:\n    pause(\"never\")\n", NULL));
     static char chunk[256 * 1024];
     memset(chunk, 'x', sizeof chunk);

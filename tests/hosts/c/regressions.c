@@ -77,37 +77,35 @@ static void fail_boom(void *user_data, sense_call *call) {
     sense_call_fail(call, "boom", 4, NULL);
 }
 
+/* Runs `src` as "p.sns" and checks it fails with `message`, located on
+ * `line` (and `column`, or any column when 0) in the rendered text too. */
+static int check_located_failure(sense_runtime *rt, const char *src, const char *message,
+                                 const char *location, uint32_t line, uint32_t column) {
+    sense_error *err = NULL;
+    CHECK_STATUS_ERR(sense_runtime_run_source(rt, "p.sns", 5, src, strlen(src), &err),
+                     SENSE_STATUS_RUNTIME_ERROR, err);
+    CHECK_STR(sense_error_message(err), message);
+    CHECK_CONTAINS(sense_error_rendered(err), location);
+    CHECK(sense_error_line(err) == line);
+    CHECK(column ? sense_error_column(err) == column : sense_error_column(err) > 0);
+    sense_error_free(err);
+    return 0;
+}
+
 /* Bug 2: the line of an error raised by sense_call_fail. */
 static int test_error_line_of_a_failing_host_function(void) {
     HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "boom", 4, 0, fail_boom, NULL, NULL, NULL));
-    sense_error *err = NULL;
-    const char *src = "x = 1\nx = boom()\n";
-    CHECK_STATUS_ERR(sense_runtime_run_source(rt, "p.sns", 5, src, strlen(src), &err),
-                     SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_STR(sense_error_message(err), "boom");
-    CHECK_CONTAINS(sense_error_rendered(err), "--> p.sns:2:5");
-    CHECK(sense_error_line(err) == 2);
-    CHECK(sense_error_column(err) == 5);
-    sense_error_free(err);
+    CHECK(check_located_failure(rt, "x = 1\nx = boom()\n", "boom", "--> p.sns:2:5", 2, 5) == 0);
     sense_runtime_free(rt);
     return 0;
 }
 
 /* Bug 2: the line of "maximum recursion depth exceeded". */
 static int test_error_line_of_too_deep_recursion(void) {
-    text_buf out;
-    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.max_depth = 50});
-    CHECK(rt != NULL);
-    sense_error *err = NULL;
-    const char *src = "def f(n):\n    return f(n + 1)\nf(0)\n";
-    CHECK_STATUS_ERR(sense_runtime_run_source(rt, "p.sns", 5, src, strlen(src), &err),
-                     SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_STR(sense_error_message(err), "maximum recursion depth exceeded");
-    CHECK_CONTAINS(sense_error_rendered(err), "--> p.sns:2:");
-    CHECK(sense_error_line(err) == 2);
-    CHECK(sense_error_column(err) > 0);
-    sense_error_free(err);
+    HARNESS_LIMITED(rt, out, .max_depth = 50);
+    CHECK(check_located_failure(rt, "def f(n):\n    return f(n + 1)\nf(0)\n",
+                                "maximum recursion depth exceeded", "--> p.sns:2:", 2, 0) == 0);
     sense_runtime_free(rt);
     return 0;
 }

@@ -49,9 +49,7 @@ static int test_config_setters(void) {
 }
 
 static int test_max_depth(void) {
-    text_buf out;
-    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.max_depth = 50});
-    CHECK(rt != NULL);
+    HARNESS_LIMITED(rt, out, .max_depth = 50);
     CHECK_OK(harness_run(rt, "def down(n):\n    if n == 0:\n        return 0\n    return down(n - 1)\n", NULL));
     CHECK_OK(harness_run(rt, "print(down(20))\n", NULL));
     sense_error *err = NULL;
@@ -64,9 +62,7 @@ static int test_max_depth(void) {
 }
 
 static int test_step_budget(void) {
-    text_buf out;
-    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.max_steps = 1000});
-    CHECK(rt != NULL);
+    HARNESS_LIMITED(rt, out, .max_steps = 1000);
     /* Top-level code that runs out fails. */
     sense_error *err = NULL;
     CHECK_ERROR_HAS(harness_run(rt, "i = 0\nwhile true:\n    i = i + 1\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "step budget exhausted (1000 steps)");
@@ -107,9 +103,7 @@ static int test_dry_run(void) {
         "c.verify()\n"
         "r = c.commit()\n"
         "print(r, c.state)\n";
-    text_buf out;
-    sense_runtime *rt = harness_limited_runtime(&out, (harness_limits){.dry_run = true});
-    CHECK(rt != NULL);
+    HARNESS_LIMITED(rt, out, .dry_run = true);
     CHECK_OK(harness_run(rt, src, NULL));
     CHECK_STR(text_buf_view(&out), "nil committed\n");
     sense_runtime_free(rt);
