@@ -35,20 +35,24 @@ static sense_runtime *approval_runtime(text_buf *out, harness_calls *a) {
     return rt;
 }
 
-/* Runs the workflow and starts `release`: it pauses inside approve(). */
-static int start_release(sense_runtime *rt, sense_agent *release) {
-    sense_error *err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt, WORKFLOW, &err), SENSE_STATUS_OK, err);
-    return harness_start(rt, "release", release, SENSE_AGENT_STATUS_PAUSED);
+/* An approval runtime that has run the workflow and started `release`,
+ * which pauses inside approve(); NULL on failure. */
+static sense_runtime *started_release(text_buf *out, sense_agent *release) {
+    sense_runtime *rt = approval_runtime(out, NULL);
+    if (rt != NULL && (harness_run(rt, WORKFLOW, NULL) != SENSE_STATUS_OK ||
+                       harness_start(rt, "release", release, SENSE_AGENT_STATUS_PAUSED) != 0)) {
+        sense_runtime_free(rt);
+        return NULL;
+    }
+    return rt;
 }
 
 /* A snapshot of the workflow paused in approve(), with `release` as its
  * subject, copied into `*data` (malloc'd; the caller frees it); what the
  * workflow printed goes to `out`, its id to `release`. */
 static int paused_snapshot(text_buf *out, sense_agent *release, uint8_t **data, size_t *len) {
-    sense_runtime *rt = approval_runtime(out, NULL);
+    sense_runtime *rt = started_release(out, release);
     CHECK(rt != NULL);
-    CHECK(start_release(rt, release) == 0);
     CHECK_OK(sense_runtime_set_subject(rt, release, NULL));
     sense_bytes *bytes = NULL;
     sense_error *err = NULL;
@@ -87,10 +91,9 @@ static sense_runtime *budget_runtime(text_buf *out, uint64_t max_steps) {
 static int test_approval_flow_across_runtimes(void) {
     /* The reference: one runtime from start to finish. */
     text_buf ref_out;
-    sense_runtime *ref = approval_runtime(&ref_out, NULL);
-    CHECK(ref != NULL);
     sense_agent r;
-    CHECK(start_release(ref, &r) == 0);
+    sense_runtime *ref = started_release(&ref_out, &r);
+    CHECK(ref != NULL);
     CHECK(harness_resume(ref, r, sense_value_new_bool(true), SENSE_AGENT_STATUS_PAUSED) == 0);
     CHECK(harness_resume(ref, r, harness_string("all green"), SENSE_AGENT_STATUS_COMPLETED) == 0);
     CHECK_STR(text_buf_view(&ref_out),
@@ -450,10 +453,9 @@ static int test_corruption_is_refused_or_harmless(void) {
  * same bytes. */
 static int test_snapshots_are_deterministic(void) {
     text_buf out;
-    sense_runtime *rt = approval_runtime(&out, NULL);
-    CHECK(rt != NULL);
     sense_agent release;
-    CHECK(start_release(rt, &release) == 0);
+    sense_runtime *rt = started_release(&out, &release);
+    CHECK(rt != NULL);
     sense_bytes *a = NULL, *b = NULL, *c = NULL;
     CHECK_OK(sense_runtime_snapshot(rt, &a, NULL));
     CHECK_OK(sense_runtime_snapshot(rt, &b, NULL));
@@ -571,10 +573,9 @@ static int test_cli_snapshot_restores(void) {
 /* The subject can be changed and cleared; stale ids are refused. */
 static int test_subject(void) {
     text_buf out;
-    sense_runtime *rt = approval_runtime(&out, NULL);
-    CHECK(rt != NULL);
     sense_agent release, got;
-    CHECK(start_release(rt, &release) == 0);
+    sense_runtime *rt = started_release(&out, &release);
+    CHECK(rt != NULL);
     sense_error *err = NULL;
     CHECK_ERROR(sense_runtime_get_subject(rt, &got, &err), SENSE_STATUS_NOT_FOUND, err,
                 "the runtime has no subject agent");

@@ -51,7 +51,11 @@ static const char *SPINNER =
     "        i = i + 1\n"
     "    print(\"stopped after\", i > 0)\n";
 
+/* A runtime with the spinner program and its host functions, `spinner`
+ * looked up and not started yet (nor asked to stop). */
 static sense_runtime *spinner_runtime(text_buf *out, sense_agent *spinner) {
+    atomic_store(&started, 0);
+    atomic_store(&keep_going, true);
     sense_runtime *rt = harness_runtime(out);
     if (!rt) return NULL;
     if (sense_runtime_register_fn(rt, "started", 7, 0, host_started, NULL, NULL, NULL) ||
@@ -64,8 +68,6 @@ static sense_runtime *spinner_runtime(text_buf *out, sense_agent *spinner) {
 }
 
 static int test_pthread_pauses_a_running_agent(void) {
-    atomic_store(&started, 0);
-    atomic_store(&keep_going, true);
     text_buf out;
     sense_agent spinner;
     sense_runtime *rt = spinner_runtime(&out, &spinner);
@@ -111,8 +113,6 @@ static int test_pthread_pauses_a_running_agent(void) {
 }
 
 static int test_request_before_start_and_after_free(void) {
-    atomic_store(&started, 0);
-    atomic_store(&keep_going, true);
     text_buf out;
     sense_agent spinner;
     sense_runtime *rt = spinner_runtime(&out, &spinner);
