@@ -29,9 +29,7 @@ static int approval_flow(const char *answer, const char *expected_output, int64_
         sense_value_as_string(args.at(0), &host, nullptr);
         return sense::Reply{sense::Value::of(sense::view(host) == "web-1"), false};
     });
-    rt.run("release.sns", WORKFLOW);
-    sense_agent release = rt.agent("release");
-    CHECK(rt.start(release) == SENSE_AGENT_STATUS_PAUSED);
+    sense_agent release = start_paused(rt, "release.sns", WORKFLOW, "release");
     CHECK(rt.pause_kind(release) == SENSE_PAUSE_KIND_ASK_HUMAN);
     CHECK(rt.pause_reason(release).as_string() == "Deploy v2.1 to 2 servers? (yes/no)");
     CHECK(rt.resume(release, sense::Value::of(std::string_view(answer))) ==
@@ -60,9 +58,7 @@ static int test_suspending_host_function() {
         return sense::Reply{sense::Value::of("approve " + std::string(sense::view(what)) + "?"),
                             true};
     });
-    rt.run("a.sns", "agent a:\n    ok = approve(\"deploy\")\n    print(\"approved:\", ok)\n");
-    sense_agent a = rt.agent("a");
-    CHECK(rt.start(a) == SENSE_AGENT_STATUS_PAUSED);
+    sense_agent a = start_paused(rt, "a.sns", "agent a:\n    ok = approve(\"deploy\")\n    print(\"approved:\", ok)\n", "a");
     CHECK(rt.pause_kind(a) == SENSE_PAUSE_KIND_HOST_FUNCTION);
     CHECK(rt.pause_reason(a).as_string() == "approve deploy?");
     CHECK(rt.resume(a, sense::Value::of(true)) == SENSE_AGENT_STATUS_COMPLETED);
@@ -87,9 +83,7 @@ static int test_snapshot_to_a_new_runtime() {
         sense::Runtime rt;
         rt.capture_output(&out);
         rt.register_fn("approve", 1, approve);
-        rt.run("a.sns", src);
-        sense_agent a = rt.agent("a");
-        CHECK(rt.start(a) == SENSE_AGENT_STATUS_PAUSED);
+        sense_agent a = start_paused(rt, "a.sns", src, "a");
         CHECK(!rt.subject());
         rt.set_subject(a);
         bytes = rt.snapshot();

@@ -158,9 +158,7 @@ static int agents_inside_values() {
 static int resume_without_values() {
     sense::Runtime rt;
     rt.on_output([](std::string_view) {});
-    rt.run("echo.sns", "agent w:\n    x = 0\n    while true:\n        x = pause(x)\n");
-    sense::Agent w = rt.agent("w");
-    CHECK(rt.start(w) == SENSE_AGENT_STATUS_PAUSED);
+    sense::Agent w = start_paused(rt, "echo.sns", "agent w:\n    x = 0\n    while true:\n        x = pause(x)\n", "w");
     CHECK(rt.resume_int(w, 41) == SENSE_AGENT_STATUS_PAUSED);
     CHECK(rt.pause_reason_int(w).value() == 41);
     CHECK(rt.resume_string(w, "yes") == SENSE_AGENT_STATUS_PAUSED);

@@ -1,7 +1,8 @@
 // The small test harness of the C++ host tests (no framework): each test is
 // `static int test()` returning 0 on success; CHECK prints file:line and
 // returns 1 on failure; error_of runs code that must throw and hands back
-// what it threw; run_tests runs the tests, reports each, and prints the
+// what it threw; start_paused runs a program up to its agent's first
+// pause; run_tests runs the tests, reports each, and prints the
 // "N passed, N failed" line.
 #ifndef SENSE_HOST_TEST_HPP
 #define SENSE_HOST_TEST_HPP
@@ -12,6 +13,7 @@
 #include <exception>
 #include <initializer_list>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #define CHECK(cond)                                                            \
@@ -38,6 +40,18 @@ std::optional<E> error_of(F &&f) {
 // Whether `text` contains `part`.
 inline bool has(const std::string &text, const char *part) {
     return text.find(part) != std::string::npos;
+}
+
+// Runs `src` in `rt` as `file` and starts its agent `name`, which must
+// pause there: returns the agent (throws, failing the test, otherwise).
+inline sense::Agent start_paused(sense::Runtime &rt, const char *file, const char *src,
+                                 const char *name) {
+    rt.run(file, src);
+    sense::Agent a = rt.agent(name);
+    if (rt.start(a) != SENSE_AGENT_STATUS_PAUSED) {
+        throw std::runtime_error(std::string(name) + " did not pause");
+    }
+    return a;
 }
 
 // One test: its name (for the report) and its function.

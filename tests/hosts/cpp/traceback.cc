@@ -32,9 +32,7 @@ static int agent_failing_on_resume() {
     sense::Runtime rt;
     std::string out;
     rt.capture_output(&out);
-    rt.run("a.sns", "def check(v):\n    return 1 / v\nagent worker:\n    got = pause(\"n?\")\n    check(got)\n");
-    sense::Agent a = rt.agent("worker");
-    CHECK(rt.start(a) == SENSE_AGENT_STATUS_PAUSED);
+    sense::Agent a = start_paused(rt, "a.sns", "def check(v):\n    return 1 / v\nagent worker:\n    got = pause(\"n?\")\n    check(got)\n", "worker");
     auto e = error_of([&] { rt.resume(a, sense::Value::of(0)); });
     CHECK(e && e->traceback() == std::string(HEAD) + "  a.sns:5: in worker\n  a.sns:2: in check\n");
     return 0;

@@ -12,9 +12,7 @@ static int resume_float_and_bool() {
     sense::Runtime rt;
     std::string out;
     rt.capture_output(&out);
-    rt.run("echo.sns", "agent w:\n    x = 0\n    while true:\n        x = pause(x)\n        print(type_of(x), x)\n");
-    sense::Agent w = rt.agent("w");
-    CHECK(rt.start(w) == SENSE_AGENT_STATUS_PAUSED);
+    sense::Agent w = start_paused(rt, "echo.sns", "agent w:\n    x = 0\n    while true:\n        x = pause(x)\n        print(type_of(x), x)\n", "w");
     CHECK(rt.resume_float(w, 2.5) == SENSE_AGENT_STATUS_PAUSED);
     CHECK(rt.pause_reason_float(w).value() == 2.5);
     CHECK(rt.resume_bool(w, true) == SENSE_AGENT_STATUS_PAUSED);
@@ -63,9 +61,7 @@ static int integer_types() {
 static int moved_from_value_is_an_error() {
     sense::Runtime rt;
     rt.on_output([](std::string_view) {});
-    rt.run("a.sns", "agent a:\n    print(pause())\n");
-    sense::Agent a = rt.agent("a");
-    CHECK(rt.start(a) == SENSE_AGENT_STATUS_PAUSED);
+    sense::Agent a = start_paused(rt, "a.sns", "agent a:\n    print(pause())\n", "a");
     sense::Value v = sense::Value::of(1);
     sense::Value taken = std::move(v);
     CHECK(!v.valid() && taken.valid());
