@@ -86,9 +86,7 @@ static int test_agent_in_a_pause_reason(void) {
     sense_str s;
     CHECK_OK(sense_value_as_string(note, &s, NULL));
     CHECK_STR(s, "w");
-    sense_value_free(note);
-    sense_value_free(wv);
-    sense_value_free(reason);
+    FREE_VALUES(note, wv, reason);
     sense_runtime_free(rt);
     return 0;
 }
@@ -171,9 +169,7 @@ static int test_values_back_in_and_other_runtimes(void) {
     sense_agent forged = {wa.serial + 100000, wa.index};
     sense_value *fv = sense_value_new_agent(forged);
     CHECK_STATUS(call_same(a, fv, &same, NULL), SENSE_STATUS_RUNTIME_ERROR);
-    sense_value_free(fv);
-    sense_value_free(list);
-    sense_value_free(v);
+    FREE_VALUES(fv, list, v);
     sense_runtime_free(a);
     sense_runtime_free(b);
     return 0;

@@ -131,15 +131,13 @@ static int test_stale_and_forged_ids(void) {
 }
 
 static int test_messages(void) {
-    HARNESS_PROGRAM(rt, out, "agent inbox:\n"
+    HARNESS_PAUSED(rt, out, "agent inbox:\n"
                          "    while true:\n"
                          "        m = receive()\n"
                          "        if m == \"stop\":\n"
                          "            return\n"
-                         "        print(\"got\", m)\n");
-    sense_agent inbox;
+                         "        print(\"got\", m)\n", inbox, "inbox");
     sense_agent_status status;
-    CHECK(harness_start(rt, "inbox", &inbox, SENSE_AGENT_STATUS_PAUSED) == 0);
     sense_pause_kind kind;
     CHECK_OK(sense_agent_pause_kind(rt, inbox, &kind, NULL));
     CHECK(kind == SENSE_PAUSE_KIND_WAITING_MESSAGE);
@@ -174,11 +172,7 @@ static int test_messages(void) {
     CHECK_STATUS(sense_agent_send(NULL, inbox, one, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     /* NULL is nil, as for sense_agent_resume (issue 16). */
     CHECK_OK(sense_agent_send(rt, inbox, NULL, NULL));
-    sense_value_free(fn);
-    sense_value_free(one);
-    sense_value_free(two);
-    sense_value_free(n);
-    sense_value_free(stop);
+    FREE_VALUES(fn, one, two, n, stop);
     sense_runtime_free(rt);
     return 0;
 }

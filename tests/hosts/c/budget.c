@@ -16,10 +16,8 @@ static const char *WORKER =
     "set_budget(worker, tokens: 5)\n";
 
 static int test_budget_pause_and_resume(void) {
-    HARNESS_PROGRAM(rt, out, WORKER);
-    sense_agent a;
+    HARNESS_PAUSED(rt, out, WORKER, a, "worker");
     sense_agent_status st;
-    CHECK(harness_start(rt, "worker", &a, SENSE_AGENT_STATUS_PAUSED) == 0);
     sense_pause_kind kind;
     CHECK_OK(sense_agent_pause_kind(rt, a, &kind, NULL));
     CHECK(kind == SENSE_PAUSE_KIND_BUDGET);

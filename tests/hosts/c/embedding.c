@@ -54,9 +54,7 @@ static int test_set_global_and_call(void) {
     CHECK_STATUS(sense_runtime_set_global(rt, "no good", 7, three, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_runtime_call(rt, "area", 4, NULL, 2, &result, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_runtime_call(rt, "area", 4, args, 2, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    sense_value_free(three);
-    sense_value_free(w);
-    sense_value_free(h);
+    FREE_VALUES(three, w, h);
     sense_runtime_free(rt);
     return 0;
 }

@@ -59,10 +59,8 @@ static int test_runtime_error_classes(void) {
 }
 
 static int test_agent_body_error_fails_the_agent(void) {
-    HARNESS_PROGRAM(rt, out, "agent b:\n    pause()\n    x = 1 / 0\n");
-    sense_agent b;
+    HARNESS_PAUSED(rt, out, "agent b:\n    pause()\n    x = 1 / 0\n", b, "b");
     sense_agent_status status;
-    CHECK(harness_start(rt, "b", &b, SENSE_AGENT_STATUS_PAUSED) == 0);
     sense_error *err = NULL;
     status = SENSE_AGENT_STATUS_CREATED;
     CHECK_STATUS_ERR(sense_agent_resume(rt, b, NULL, &status, &err), SENSE_STATUS_RUNTIME_ERROR,

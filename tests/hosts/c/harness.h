@@ -334,6 +334,21 @@ static inline int harness_check_bool(const sense_value *v, bool want) {
     return 0;
 }
 
+/* As HARNESS_AGENT, with the agent started: it must pause. */
+#define HARNESS_PAUSED(rt, out, src, agent, name)                                \
+    HARNESS_PROGRAM(rt, out, src);                                               \
+    sense_agent agent;                                                           \
+    CHECK(harness_start(rt, name, &agent, SENSE_AGENT_STATUS_PAUSED) == 0)
+
+/* Frees each of the values given (sense_value_free). */
+#define FREE_VALUES(...)                                                         \
+    harness_free_values((sense_value *[]){__VA_ARGS__},                          \
+                        sizeof((sense_value *[]){__VA_ARGS__}) / sizeof(sense_value *))
+
+static inline void harness_free_values(sense_value **values, size_t n) {
+    for (size_t i = 0; i < n; i++) sense_value_free(values[i]);
+}
+
 /* Checks that `v` is a String equal to `want`. */
 static inline int harness_check_string(const sense_value *v, const char *want) {
     sense_str s;

@@ -58,9 +58,7 @@ static int test_sense_maps_come_out_in_order(void) {
     size_t len = 0;
     CHECK_OK(sense_value_list_len(v, &len, NULL));
     CHECK(len == 2);
-    sense_value_free(a);
-    sense_value_free(three);
-    sense_value_free(yes);
+    FREE_VALUES(a, three, yes);
 
     /* Wrong kinds. */
     CHECK_STATUS(sense_value_list_len(m, &len, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -146,12 +144,10 @@ static int test_host_maps_go_in(void) {
 
 // ANCHOR: maps
 static int test_maps_as_pause_reasons_and_resume_values(void) {
-    HARNESS_PROGRAM(rt, out, "agent a:\n"
+    HARNESS_PAUSED(rt, out, "agent a:\n"
                          "    answer = pause({\"question\": \"deploy?\", \"hosts\": [{\"id\": 1}]})\n"
-                         "    print(answer[\"ok\"], len(answer), answer)\n");
-    sense_agent a;
+                         "    print(answer[\"ok\"], len(answer), answer)\n", a, "a");
     sense_agent_status st;
-    CHECK(harness_start(rt, "a", &a, SENSE_AGENT_STATUS_PAUSED) == 0);
     sense_value *reason = NULL;
     CHECK_OK(sense_agent_pause_reason(rt, a, &reason, NULL));
     sense_value *hosts_key = key("hosts");
@@ -160,9 +156,7 @@ static int test_maps_as_pause_reasons_and_resume_values(void) {
     sense_value *id_key = key("id");
     CHECK_OK(sense_value_map_get(harness_item(hosts, 0), id_key, &id, NULL));
     CHECK(harness_check_int(id, 1) == 0);
-    sense_value_free(hosts_key);
-    sense_value_free(id_key);
-    sense_value_free(reason);
+    FREE_VALUES(hosts_key, id_key, reason);
 
     sense_value *answer = sense_value_new_map();
     CHECK_OK(put(answer, key("ok"), sense_value_new_bool(true)));

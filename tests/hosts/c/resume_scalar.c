@@ -15,10 +15,8 @@ static const char *ECHO =
     "        push(got, x)\n";
 
 static int test_each_kind_arrives(void) {
-    HARNESS_PROGRAM(rt, out, ECHO);
-    sense_agent a;
+    HARNESS_PAUSED(rt, out, ECHO, a, "worker");
     sense_agent_status st;
-    CHECK(harness_start(rt, "worker", &a, SENSE_AGENT_STATUS_PAUSED) == 0);
 
     // ANCHOR: resume_int
     int64_t sum = 0;

@@ -47,14 +47,12 @@ static int test_host_function_failure_shows_its_callers(void) {
 }
 
 static int test_agent_failing_on_resume(void) {
-    HARNESS_PROGRAM(rt, out, "def check(v):\n"
+    HARNESS_PAUSED(rt, out, "def check(v):\n"
                          "    return 1 / v\n"
                          "agent worker:\n"
                          "    got = pause(\"n?\")\n"
-                         "    check(got)\n");
-    sense_agent a;
+                         "    check(got)\n", a, "worker");
     sense_agent_status status;
-    CHECK(harness_start(rt, "worker", &a, SENSE_AGENT_STATUS_PAUSED) == 0);
     sense_value *zero = sense_value_new_int(0);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(sense_agent_resume(rt, a, zero, &status, &err), SENSE_STATUS_RUNTIME_ERROR,

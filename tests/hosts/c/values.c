@@ -53,12 +53,7 @@ static int test_scalars(void) {
     CHECK_STATUS(sense_value_list_get(n, 0, &item, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_value_list_push(n, nil, NULL), SENSE_STATUS_INVALID_ARGUMENT);
 
-    sense_value_free(nil);
-    sense_value_free(t);
-    sense_value_free(n);
-    sense_value_free(x);
-    sense_value_free(str);
-    sense_value_free(empty);
+    FREE_VALUES(nil, t, n, x, str, empty);
     return 0;
 }
 
@@ -96,9 +91,7 @@ static int test_lists(void) {
     CHECK_OK(sense_value_list_push(list, word, NULL));
     CHECK_OK(sense_value_list_push(list, inner, NULL));
     /* Pushing copies: the originals are still ours. */
-    sense_value_free(one);
-    sense_value_free(word);
-    sense_value_free(inner);
+    FREE_VALUES(one, word, inner);
 
     size_t len = 0;
     CHECK_OK(sense_value_list_len(list, &len, NULL));
@@ -156,9 +149,7 @@ static int test_round_trip_through_sense(void) {
     CHECK_OK(sense_value_list_push(list, f, NULL));
     CHECK_OK(sense_value_list_push(list, b, NULL));
     CHECK_OK(sense_value_list_push(list, nil, NULL));
-    sense_value_free(f);
-    sense_value_free(b);
-    sense_value_free(nil);
+    FREE_VALUES(f, b, nil);
     CHECK_OK(sense_agent_resume(rt, echo, list, NULL, NULL));
     sense_value_free(list);
     CHECK_STR(text_buf_view(&out), "Array [0.5, false, nil]\n");
