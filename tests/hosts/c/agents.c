@@ -14,9 +14,7 @@ static int test_pause_resume_keeps_state(void) {
     int64_t answers[] = {1, 20, 300};
     for (int k = 0; k < 3; k++) {
         CHECK(status == SENSE_AGENT_STATUS_PAUSED);
-        sense_pause_kind kind;
-        CHECK_OK(sense_agent_pause_kind(rt, survey, &kind, NULL));
-        CHECK(kind == SENSE_PAUSE_KIND_SELF_PAUSE);
+        CHECK(harness_check_pause(rt, survey, SENSE_PAUSE_KIND_SELF_PAUSE, NULL) == 0);
         sense_value *reason = NULL;
         sense_str s;
         CHECK_OK(sense_agent_pause_reason(rt, survey, &reason, NULL));
@@ -138,9 +136,7 @@ static int test_messages(void) {
                          "            return\n"
                          "        print(\"got\", m)\n", inbox, "inbox");
     sense_agent_status status;
-    sense_pause_kind kind;
-    CHECK_OK(sense_agent_pause_kind(rt, inbox, &kind, NULL));
-    CHECK(kind == SENSE_PAUSE_KIND_WAITING_MESSAGE);
+    CHECK(harness_check_pause(rt, inbox, SENSE_PAUSE_KIND_WAITING_MESSAGE, NULL) == 0);
 
     /* Resuming with nothing queued leaves it waiting. */
     CHECK_OK(sense_agent_resume(rt, inbox, NULL, &status, NULL));

@@ -75,9 +75,7 @@ static int test_resume_value_reaches_an_agent_in_receive(void) {
                          "        print(\"got\", m)\n", inbox, "inbox");
     sense_agent_status st;
     CHECK_OK(sense_agent_start(rt, inbox, &st, NULL));
-    sense_pause_kind kind;
-    CHECK_OK(sense_agent_pause_kind(rt, inbox, &kind, NULL));
-    CHECK(kind == SENSE_PAUSE_KIND_WAITING_MESSAGE);
+    CHECK(harness_check_pause(rt, inbox, SENSE_PAUSE_KIND_WAITING_MESSAGE, NULL) == 0);
     sense_value *queued = harness_string("queued");
     sense_value *direct = harness_string("direct");
     CHECK_OK(sense_agent_send(rt, inbox, queued, NULL));

@@ -138,11 +138,7 @@ static int test_retain_keeps_an_agent_alive(void) {
     CHECK_OK(harness_run(rt, "a = nil\nfor i in range(300000):\n    s = str(i)\n", NULL));
     CHECK_OK(sense_agent_release(rt, a, NULL));
     CHECK_OK(harness_run(rt, "for i in range(300000):\n    s = str(i)\n", NULL));
-    sense_value *one = sense_value_new_int(1);
-    sense_agent_status st;
-    CHECK_OK(sense_agent_resume(rt, a, one, &st, NULL));
-    sense_value_free(one);
-    CHECK(st == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(harness_resume(rt, a, sense_value_new_int(1), SENSE_AGENT_STATUS_COMPLETED) == 0);
     CHECK_STR(text_buf_view(&out), "back 1\n");
     CHECK_OK(sense_agent_release(rt, a, NULL));
     CHECK_STATUS(sense_agent_release(rt, a, NULL), SENSE_STATUS_WRONG_STATE);

@@ -137,23 +137,11 @@ static int test_suspending_host_function(void) {
                          "    print(\"answer:\", answer)\n",
                          NULL));
     sense_agent a;
-    sense_agent_status status;
     CHECK(harness_start(rt, "a", &a, SENSE_AGENT_STATUS_PAUSED) == 0);
-    sense_pause_kind kind;
-    CHECK_OK(sense_agent_pause_kind(rt, a, &kind, NULL));
-    CHECK(kind == SENSE_PAUSE_KIND_HOST_FUNCTION);
-    sense_value *reason = NULL;
-    CHECK_OK(sense_agent_pause_reason(rt, a, &reason, NULL));
-    sense_str s;
-    CHECK_OK(sense_value_as_string(reason, &s, NULL));
-    CHECK_STR(s, "approve deploy?");
-    sense_value_free(reason);
+    CHECK(harness_check_pause(rt, a, SENSE_PAUSE_KIND_HOST_FUNCTION, "approve deploy?") == 0);
 
     /* The resume value becomes approve()'s result. */
-    sense_value *yes = sense_value_new_bool(true);
-    CHECK_OK(sense_agent_resume(rt, a, yes, &status, NULL));
-    sense_value_free(yes);
-    CHECK(status == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(harness_resume(rt, a, sense_value_new_bool(true), SENSE_AGENT_STATUS_COMPLETED) == 0);
     CHECK_STR(text_buf_view(&out), "answer: true\n");
 
     /* Outside an agent, suspending is an error. */

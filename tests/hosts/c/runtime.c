@@ -81,9 +81,7 @@ static int test_step_budget(void) {
     CHECK_OK(sense_agent_start(rt, worker, &status, NULL));
     int pauses = 0;
     while (status == SENSE_AGENT_STATUS_PAUSED && pauses < 10) {
-        sense_pause_kind kind;
-        CHECK_OK(sense_agent_pause_kind(rt, worker, &kind, NULL));
-        CHECK(kind == SENSE_PAUSE_KIND_BUDGET);
+        CHECK(harness_check_pause(rt, worker, SENSE_PAUSE_KIND_BUDGET, NULL) == 0);
         pauses++;
         CHECK_OK(sense_agent_resume(rt, worker, NULL, &status, NULL));
     }

@@ -514,18 +514,20 @@ static int test_restored_runtime_keeps_its_config(void) {
     return 0;
 }
 
-/* Reads tests/fixtures/NAME into buf (at most cap bytes); 0 when the file
- * cannot be opened. */
-static size_t read_fixture(const char *name, uint8_t *buf, size_t cap) {
+/* Restores the snapshot file tests/fixtures/NAME into `rt`; a file that
+ * cannot be read (or is too short or too long to be one) is NOT_FOUND. */
+static sense_status restore_fixture(sense_runtime *rt, const char *name, sense_error **err) {
+    static uint8_t buf[65536];
     char path[256];
     snprintf(path, sizeof path, "../../fixtures/%s", name);
     FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return 0;
+    size_t len = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (f) fclose(f);
+    if (len <= 20 || len >= sizeof buf) {
+        fprintf(stderr, "cannot read the snapshot %s (%zu bytes)\n", path, len);
+        return SENSE_STATUS_NOT_FOUND;
     }
-    size_t len = fread(buf, 1, cap, f);
-    fclose(f);
-    return len;
+    return sense_runtime_restore(rt, buf, len, err);
 }
 
 /* A snapshot of the previous format (tests/fixtures/snapshot_v2.bin, from
@@ -533,13 +535,9 @@ static size_t read_fixture(const char *name, uint8_t *buf, size_t cap) {
  * and their instructions became `Declare`) is refused with a message
  * naming both versions. */
 static int test_old_format_snapshot_is_refused(void) {
-    uint8_t buf[65536];
-    size_t len = read_fixture("snapshot_v2.bin", buf, sizeof buf);
-    CHECK(len > 20 && len < sizeof buf);
-
     HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
-    CHECK_ERROR_HAS(sense_runtime_restore(rt, buf, len, &err), SENSE_STATUS_RUNTIME_ERROR, err,
+    CHECK_ERROR_HAS(restore_fixture(rt, "snapshot_v2.bin", &err), SENSE_STATUS_RUNTIME_ERROR, err,
                     "format version 2; this build reads version 4");
     sense_runtime_free(rt);
     return 0;
@@ -549,13 +547,9 @@ static int test_old_format_snapshot_is_refused(void) {
  * examples/interview.sns (tests/fixtures/snapshot_v4.bin) restores from C,
  * and its subject is the interviewer. */
 static int test_cli_snapshot_restores(void) {
-    uint8_t buf[65536];
-    size_t len = read_fixture("snapshot_v4.bin", buf, sizeof buf);
-    CHECK(len > 20 && len < sizeof buf);
-
     HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_restore(rt, buf, len, &err), SENSE_STATUS_OK, err);
+    CHECK_STATUS_ERR(restore_fixture(rt, "snapshot_v4.bin", &err), SENSE_STATUS_OK, err);
     sense_agent interviewer;
     CHECK_OK(sense_runtime_get_subject(rt, &interviewer, NULL));
     CHECK(harness_check_pause(rt, interviewer, SENSE_PAUSE_KIND_ASK_HUMAN, "(1/3) name?") == 0);

@@ -86,9 +86,7 @@ static int test_pthread_pauses_a_running_agent(void) {
     CHECK(r.newly == true);
     CHECK(status == SENSE_AGENT_STATUS_PAUSED);
 
-    sense_pause_kind kind;
-    CHECK_OK(sense_agent_pause_kind(rt, spinner, &kind, NULL));
-    CHECK(kind == SENSE_PAUSE_KIND_HOST_REQUEST);
+    CHECK(harness_check_pause(rt, spinner, SENSE_PAUSE_KIND_HOST_REQUEST, NULL) == 0);
     bool pending = true;
     CHECK_OK(sense_pause_handle_is_requested(r.handle, &pending, NULL));
     CHECK(pending == false); /* honoured */
@@ -101,10 +99,7 @@ static int test_pthread_pauses_a_running_agent(void) {
 
     /* Resume: the value is ignored after a host request; it finishes. */
     atomic_store(&keep_going, false);
-    sense_value *ignored = harness_string("ignored");
-    CHECK_OK(sense_agent_resume(rt, spinner, ignored, &status, NULL));
-    sense_value_free(ignored);
-    CHECK(status == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(harness_resume(rt, spinner, harness_string("ignored"), SENSE_AGENT_STATUS_COMPLETED) == 0);
     CHECK_STR(text_buf_view(&out), "stopped after true\n");
 
     sense_pause_handle_free(r.handle);
@@ -132,9 +127,7 @@ static int test_request_before_start_and_after_free(void) {
     sense_agent_status status;
     CHECK_OK(sense_agent_start(rt, spinner, &status, NULL));
     CHECK(status == SENSE_AGENT_STATUS_PAUSED);
-    sense_pause_kind kind;
-    CHECK_OK(sense_agent_pause_kind(rt, spinner, &kind, NULL));
-    CHECK(kind == SENSE_PAUSE_KIND_HOST_REQUEST);
+    CHECK(harness_check_pause(rt, spinner, SENSE_PAUSE_KIND_HOST_REQUEST, NULL) == 0);
 
     /* The handle may outlive its runtime; requests then do nothing and
      * say so (issue 16). */
