@@ -5,17 +5,13 @@
  * dropped; NULL means nil for send as for resume and call_return. */
 #include "harness.h"
 
-static void answer_42(void *user_data, sense_call *call) {
-    (void)user_data;
-    sense_value *v = sense_value_new_int(42);
-    sense_call_return(call, v, NULL);
-    sense_value_free(v);
-}
+/* What the host functions here answer. */
+static int64_t answer = 42;
 
 static int test_restore_needs_only_called_host_functions(void) {
     HARNESS_RUNTIME(rt, out);
-    CHECK_OK(sense_runtime_register_fn(rt, "unused", 6, 0, answer_42, NULL, NULL, NULL));
-    CHECK_OK(sense_runtime_register_fn(rt, "used", 4, 0, answer_42, NULL, NULL, NULL));
+    CHECK_OK(sense_runtime_register_fn(rt, "unused", 6, 0, harness_answer_int, &answer, NULL, NULL));
+    CHECK_OK(sense_runtime_register_fn(rt, "used", 4, 0, harness_answer_int, &answer, NULL, NULL));
     CHECK_OK(harness_run(rt, "agent a:\n    x = pause(\"go?\")\n    print(used() + x)\n", NULL));
     sense_agent a;
     CHECK_OK(harness_agent(rt, "a", &a));
@@ -29,7 +25,7 @@ static int test_restore_needs_only_called_host_functions(void) {
     sense_error *err = NULL;
     CHECK_ERROR_HAS(sense_runtime_restore(r2, sense_bytes_data(snap), sense_bytes_len(snap), &err), SENSE_STATUS_RUNTIME_ERROR, err, "host function 'used'");
     /* With `used` only: restored, and it runs. */
-    CHECK_OK(sense_runtime_register_fn(r2, "used", 4, 0, answer_42, NULL, NULL, NULL));
+    CHECK_OK(sense_runtime_register_fn(r2, "used", 4, 0, harness_answer_int, &answer, NULL, NULL));
     CHECK_OK(sense_runtime_restore(r2, sense_bytes_data(snap), sense_bytes_len(snap), NULL));
     sense_bytes_free(snap);
     CHECK_OK(harness_agent(r2, "a", &a));
@@ -43,7 +39,7 @@ static int test_restore_needs_only_called_host_functions(void) {
     err = NULL;
     CHECK_ERROR_HAS(harness_run(r2, "unused()\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "not available");
     /* ...until it is registered. */
-    CHECK_OK(sense_runtime_register_fn(r2, "unused", 6, 0, answer_42, NULL, NULL, NULL));
+    CHECK_OK(sense_runtime_register_fn(r2, "unused", 6, 0, harness_answer_int, &answer, NULL, NULL));
     CHECK_OK(harness_run(r2, "print(unused())\n", NULL));
     CHECK_STR(text_buf_view(&out2), "43\n42\n");
     sense_runtime_free(r2);

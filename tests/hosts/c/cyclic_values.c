@@ -91,10 +91,7 @@ static int check_paused_on(const char *setup, const char *name, size_t want_node
 
     double t0 = now();
     sense_agent a;
-    sense_agent_status st;
-    CHECK_OK(harness_agent(rt, "a", &a));
-    CHECK_OK(sense_agent_start(rt, a, &st, NULL));
-    CHECK(st == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(harness_start(rt, "a", &a, SENSE_AGENT_STATUS_PAUSED) == 0);
 
     /* The pause reason, read three ways. */
     sense_value *reason = NULL;
@@ -125,8 +122,7 @@ static int check_paused_on(const char *setup, const char *name, size_t want_node
     HARNESS_RUNTIME(rt2, out2);
     CHECK_OK(sense_runtime_restore(rt2, sense_bytes_data(snap), sense_bytes_len(snap), NULL));
     sense_bytes_free(snap);
-    CHECK_OK(sense_agent_resume(rt2, a, NULL, &st, NULL));
-    CHECK(st == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(harness_resume(rt2, a, NULL, SENSE_AGENT_STATUS_COMPLETED) == 0);
     CHECK_STR(text_buf_view(&out2), "resumed\n");
     double took = now() - t0;
     CHECK(took < SLOW_SECONDS);
@@ -189,10 +185,7 @@ static int test_host_functions_receive_cycles_and_dags(void) {
     /* From inside an agent, too (the caller is paused around the call). */
     CHECK_OK(harness_run(rt, "agent g:\n    print(look(c))\n", NULL));
     sense_agent g;
-    sense_agent_status st;
-    CHECK_OK(harness_agent(rt, "g", &g));
-    CHECK_OK(sense_agent_start(rt, g, &st, NULL));
-    CHECK(st == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(harness_start(rt, "g", &g, SENSE_AGENT_STATUS_COMPLETED) == 0);
 
     /* A copy with a `[...]` stand-in cannot go back in: a clear error,
      * located at the call. */

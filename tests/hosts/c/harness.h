@@ -400,6 +400,28 @@ static inline sense_value *harness_string(const char *s) {
     return v;
 }
 
+/* Registers the host function `name` on `rt` (NULL is passed through);
+ * returns `rt`, or NULL after freeing it when registering fails, so that
+ * a runtime with its functions is built in one expression. */
+static inline sense_runtime *harness_with_fn(sense_runtime *rt, const char *name, int32_t arity,
+                                             sense_host_fn fn, void *user_data,
+                                             sense_free_fn free_user_data) {
+    if (rt == NULL) return NULL;
+    if (sense_runtime_register_fn(rt, name, strlen(name), arity, fn, user_data, free_user_data,
+                                  NULL) != SENSE_STATUS_OK) {
+        sense_runtime_free(rt);
+        return NULL;
+    }
+    return rt;
+}
+
+/* A host function answering the Int its user data points to. */
+static inline void harness_answer_int(void *user_data, sense_call *call) {
+    sense_value *v = sense_value_new_int(*(const int64_t *)user_data);
+    sense_call_return(call, v, NULL);
+    sense_value_free(v);
+}
+
 /* A host function's calls and the frees of its user data, counted. */
 typedef struct harness_calls {
     int calls;

@@ -23,16 +23,11 @@ static const char *WORKFLOW =
     "    note = ask_human(\"release notes?\")\n"
     "    print(\"deployed to\", len(deployed), \"servers:\", note)\n";
 
-/* A runtime printing into `out`, with approve() registered. */
+/* A runtime printing into `out`, with approve() registered (counting its
+ * calls in `a` when not NULL). */
 static sense_runtime *approval_runtime(text_buf *out, harness_calls *a) {
-    sense_runtime *rt = harness_runtime(out);
-    if (rt == NULL) return NULL;
-    if (sense_runtime_register_fn(rt, "approve", 7, 1, harness_approve, a, a ? harness_calls_free : NULL,
-                                  NULL) != SENSE_STATUS_OK) {
-        sense_runtime_free(rt);
-        return NULL;
-    }
-    return rt;
+    return harness_with_fn(harness_runtime(out), "approve", 1, harness_approve, a,
+                           a ? harness_calls_free : NULL);
 }
 
 /* An approval runtime that has run the workflow and started `release`,
@@ -77,13 +72,8 @@ static int snapshot_bytes(uint8_t **data, size_t *len) {
 /* A runtime with a step budget of `max_steps`, printing into `out`, with
  * approve() registered. */
 static sense_runtime *budget_runtime(text_buf *out, uint64_t max_steps) {
-    sense_runtime *rt = harness_limited_runtime(out, (harness_limits){.max_steps = max_steps});
-    if (rt != NULL && sense_runtime_register_fn(rt, "approve", 7, 1, harness_approve, NULL, NULL,
-                                                NULL) != SENSE_STATUS_OK) {
-        sense_runtime_free(rt);
-        return NULL;
-    }
-    return rt;
+    return harness_with_fn(harness_limited_runtime(out, (harness_limits){.max_steps = max_steps}),
+                           "approve", 1, harness_approve, NULL, NULL);
 }
 
 /* Snapshot, free the runtime, restore into a new one (twice, with a pause

@@ -56,11 +56,9 @@ static const char *SPINNER =
 static sense_runtime *spinner_runtime(text_buf *out, sense_agent *spinner) {
     atomic_store(&started, 0);
     atomic_store(&keep_going, true);
-    sense_runtime *rt = harness_runtime(out);
-    if (!rt) return NULL;
-    if (sense_runtime_register_fn(rt, "started", 7, 0, host_started, NULL, NULL, NULL) ||
-        sense_runtime_register_fn(rt, "keep_going", 10, 0, host_keep_going, NULL, NULL, NULL) ||
-        harness_run(rt, SPINNER, NULL) || harness_agent(rt, "spinner", spinner)) {
+    sense_runtime *rt = harness_with_fn(harness_runtime(out), "started", 0, host_started, NULL, NULL);
+    rt = harness_with_fn(rt, "keep_going", 0, host_keep_going, NULL, NULL);
+    if (rt != NULL && (harness_run(rt, SPINNER, NULL) || harness_agent(rt, "spinner", spinner))) {
         sense_runtime_free(rt);
         return NULL;
     }
