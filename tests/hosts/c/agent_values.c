@@ -53,7 +53,8 @@ static int test_agent_in_a_call_result(void) {
     /* Not an agent: INVALID_ARGUMENT, *out untouched. */
     sense_agent untouched = {77, 7};
     sense_error *err = NULL;
-    CHECK_ERROR(sense_value_as_agent(harness_item(list, 0), &untouched, &err), SENSE_STATUS_INVALID_ARGUMENT, err, "the value is not an Agent");
+    CHECK_ERROR(sense_value_as_agent(harness_item(list, 0), &untouched, &err),
+                SENSE_STATUS_INVALID_ARGUMENT, err, "the value is not an Agent");
     CHECK(untouched.serial == 77 && untouched.index == 7);
     CHECK_STATUS(sense_value_as_agent(NULL, &untouched, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_value_as_agent(v, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);

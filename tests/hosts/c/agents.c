@@ -3,11 +3,13 @@
 #include "harness.h"
 
 static int test_pause_resume_keeps_state(void) {
-    HARNESS_AGENT(rt, out, "agent survey:\n"
-                         "    total = 0\n"
-                         "    for q in [\"a?\", \"b?\", \"c?\"]:\n"
-                         "        total = total + pause(q)\n"
-                         "    print(total)\n", survey, "survey");
+    HARNESS_AGENT(rt, out,
+                  "agent survey:\n"
+                  "    total = 0\n"
+                  "    for q in [\"a?\", \"b?\", \"c?\"]:\n"
+                  "        total = total + pause(q)\n"
+                  "    print(total)\n",
+                  survey, "survey");
     sense_agent_status status;
     CHECK_OK(sense_agent_start(rt, survey, &status, NULL));
     const char *expected[] = {"a?", "b?", "c?"};
@@ -59,7 +61,8 @@ static int test_wrong_states(void) {
     CHECK_OK(sense_agent_start(rt, a, NULL, NULL));
     /* Starting twice. */
     err = NULL;
-    CHECK_ERROR_HAS(sense_agent_start(rt, a, NULL, &err), SENSE_STATUS_WRONG_STATE, err, "has already been started");
+    CHECK_ERROR_HAS(sense_agent_start(rt, a, NULL, &err), SENSE_STATUS_WRONG_STATE, err,
+                    "has already been started");
     /* Still paused; resuming works. */
     sense_agent_status status;
     CHECK_OK(sense_agent_resume(rt, a, NULL, &status, NULL));
@@ -72,13 +75,16 @@ static int test_lookup_not_found(void) {
     HARNESS_PROGRAM(rt, out, "x = 1\nagent real:\n    pause()\n");
     sense_agent a;
     sense_error *err = NULL;
-    CHECK_ERROR(sense_agent_lookup(rt, "ghost", 5, &a, &err), SENSE_STATUS_NOT_FOUND, err, "no agent named 'ghost'");
-    CHECK_ERROR(sense_agent_lookup(rt, "x", 1, &a, &err), SENSE_STATUS_NOT_FOUND, err, "'x' is not an agent");
+    CHECK_ERROR(sense_agent_lookup(rt, "ghost", 5, &a, &err), SENSE_STATUS_NOT_FOUND, err,
+                "no agent named 'ghost'");
+    CHECK_ERROR(sense_agent_lookup(rt, "x", 1, &a, &err), SENSE_STATUS_NOT_FOUND, err,
+                "'x' is not an agent");
 
     /* Globals. */
     sense_value *v = NULL;
     err = NULL;
-    CHECK_ERROR(sense_runtime_global(rt, "nope", 4, &v, &err), SENSE_STATUS_NOT_FOUND, err, "no global named 'nope'");
+    CHECK_ERROR(sense_runtime_global(rt, "nope", 4, &v, &err), SENSE_STATUS_NOT_FOUND, err,
+                "no global named 'nope'");
     CHECK(v == NULL);
     CHECK_STATUS(sense_runtime_global(NULL, "x", 1, &v, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_runtime_global(rt, NULL, 1, &v, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -104,7 +110,8 @@ static int test_stale_and_forged_ids(void) {
         sense_value *v = NULL;
         sense_value *msg = sense_value_new_int(1);
         sense_error *err = NULL;
-        CHECK_ERROR(sense_agent_get_status(rt, id, &status, &err), SENSE_STATUS_NOT_FOUND, err, "agent no longer exists");
+        CHECK_ERROR(sense_agent_get_status(rt, id, &status, &err), SENSE_STATUS_NOT_FOUND, err,
+                    "agent no longer exists");
         CHECK_STATUS(sense_agent_start(rt, id, &status, NULL), SENSE_STATUS_NOT_FOUND);
         CHECK_STATUS(sense_agent_resume(rt, id, NULL, &status, NULL), SENSE_STATUS_NOT_FOUND);
         CHECK_STATUS(sense_agent_pause_kind(rt, id, &kind, NULL), SENSE_STATUS_NOT_FOUND);
@@ -129,12 +136,14 @@ static int test_stale_and_forged_ids(void) {
 }
 
 static int test_messages(void) {
-    HARNESS_PAUSED(rt, out, "agent inbox:\n"
-                         "    while true:\n"
-                         "        m = receive()\n"
-                         "        if m == \"stop\":\n"
-                         "            return\n"
-                         "        print(\"got\", m)\n", inbox, "inbox");
+    HARNESS_PAUSED(rt, out,
+                   "agent inbox:\n"
+                   "    while true:\n"
+                   "        m = receive()\n"
+                   "        if m == \"stop\":\n"
+                   "            return\n"
+                   "        print(\"got\", m)\n",
+                   inbox, "inbox");
     sense_agent_status status;
     CHECK(harness_check_pause(rt, inbox, SENSE_PAUSE_KIND_WAITING_MESSAGE, NULL) == 0);
 
@@ -180,7 +189,8 @@ static int test_null_arguments(void) {
     sense_pause_kind kind;
     sense_value *v = NULL;
     sense_error *err = NULL;
-    CHECK_ERROR(sense_agent_lookup(NULL, "a", 1, &a, &err), SENSE_STATUS_INVALID_ARGUMENT, err, "argument `runtime` is NULL");
+    CHECK_ERROR(sense_agent_lookup(NULL, "a", 1, &a, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                "argument `runtime` is NULL");
     CHECK_STATUS(sense_agent_lookup(rt, NULL, 1, &a, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_agent_lookup(rt, "a", 1, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_agent_lookup(rt, "\xff", 1, &a, NULL), SENSE_STATUS_INVALID_UTF8);

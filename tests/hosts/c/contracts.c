@@ -10,7 +10,8 @@ static int64_t answer = 42;
 
 static int test_restore_needs_only_called_host_functions(void) {
     HARNESS_RUNTIME(rt, out);
-    CHECK_OK(sense_runtime_register_fn(rt, "unused", 6, 0, harness_answer_int, &answer, NULL, NULL));
+    CHECK_OK(
+        sense_runtime_register_fn(rt, "unused", 6, 0, harness_answer_int, &answer, NULL, NULL));
     CHECK_OK(sense_runtime_register_fn(rt, "used", 4, 0, harness_answer_int, &answer, NULL, NULL));
     CHECK_OK(harness_run(rt, "agent a:\n    x = pause(\"go?\")\n    print(used() + x)\n", NULL));
     sense_agent a;
@@ -23,7 +24,8 @@ static int test_restore_needs_only_called_host_functions(void) {
     /* Without `used`: refused, naming it; the runtime stays new. */
     HARNESS_RUNTIME(r2, out2);
     sense_error *err = NULL;
-    CHECK_ERROR_HAS(sense_runtime_restore(r2, sense_bytes_data(snap), sense_bytes_len(snap), &err), SENSE_STATUS_RUNTIME_ERROR, err, "host function 'used'");
+    CHECK_ERROR_HAS(sense_runtime_restore(r2, sense_bytes_data(snap), sense_bytes_len(snap), &err),
+                    SENSE_STATUS_RUNTIME_ERROR, err, "host function 'used'");
     /* With `used` only: restored, and it runs. */
     CHECK_OK(sense_runtime_register_fn(r2, "used", 4, 0, harness_answer_int, &answer, NULL, NULL));
     CHECK_OK(sense_runtime_restore(r2, sense_bytes_data(snap), sense_bytes_len(snap), NULL));
@@ -37,9 +39,11 @@ static int test_restore_needs_only_called_host_functions(void) {
     CHECK_STR(text_buf_view(&out2), "43\n");
     /* Calling the unregistered one is a clear runtime error... */
     err = NULL;
-    CHECK_ERROR_HAS(harness_run(r2, "unused()\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "not available");
+    CHECK_ERROR_HAS(harness_run(r2, "unused()\n", &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "not available");
     /* ...until it is registered. */
-    CHECK_OK(sense_runtime_register_fn(r2, "unused", 6, 0, harness_answer_int, &answer, NULL, NULL));
+    CHECK_OK(
+        sense_runtime_register_fn(r2, "unused", 6, 0, harness_answer_int, &answer, NULL, NULL));
     CHECK_OK(harness_run(r2, "print(unused())\n", NULL));
     CHECK_STR(text_buf_view(&out2), "43\n42\n");
     sense_runtime_free(r2);
@@ -65,10 +69,12 @@ static int test_pause_handle_after_runtime_free(void) {
 }
 
 static int test_resume_value_reaches_an_agent_in_receive(void) {
-    HARNESS_AGENT(rt, out, "agent inbox:\n"
-                         "    while true:\n"
-                         "        m = receive()\n"
-                         "        print(\"got\", m)\n", inbox, "inbox");
+    HARNESS_AGENT(rt, out,
+                  "agent inbox:\n"
+                  "    while true:\n"
+                  "        m = receive()\n"
+                  "        print(\"got\", m)\n",
+                  inbox, "inbox");
     sense_agent_status st;
     CHECK_OK(sense_agent_start(rt, inbox, &st, NULL));
     CHECK(harness_check_pause(rt, inbox, SENSE_PAUSE_KIND_WAITING_MESSAGE, NULL) == 0);

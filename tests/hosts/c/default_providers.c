@@ -11,14 +11,17 @@ sense_status sense_runtime_register_default_providers(sense_runtime *runtime,
 static int test_defaults_registered(void) {
     HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
-    CHECK_ERROR_HAS(harness_run(rt, "model m = inference(\"openai\")\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "unknown provider 'openai'");
+    CHECK_ERROR_HAS(harness_run(rt, "model m = inference(\"openai\")\n", &err),
+                    SENSE_STATUS_RUNTIME_ERROR, err, "unknown provider 'openai'");
 
     CHECK_OK(sense_runtime_register_default_providers(rt, NULL));
     err = NULL;
     CHECK_ERROR_HAS(harness_run(rt,
-                                 "model m = inference(\"anthropic\", api_key_env: "
-                                 "\"SENSE_C_HOST_NO_SUCH_KEY\")\n",
-                                 &err), SENSE_STATUS_RUNTIME_ERROR, err, "inference() needs the 'SENSE_C_HOST_NO_SUCH_KEY' environment variable");
+                                "model m = inference(\"anthropic\", api_key_env: "
+                                "\"SENSE_C_HOST_NO_SUCH_KEY\")\n",
+                                &err),
+                    SENSE_STATUS_RUNTIME_ERROR, err,
+                    "inference() needs the 'SENSE_C_HOST_NO_SUCH_KEY' environment variable");
     CHECK_STATUS_ERR(harness_run(rt, "s = connect_mcp(\"x\", \"sense-c-no-such-server\", [])\n",
                                  &err),
                      SENSE_STATUS_RUNTIME_ERROR, err);
@@ -32,9 +35,10 @@ static int test_defaults_registered(void) {
      * with EPIPE. The SIGPIPE it raises must not end this process (a C
      * host keeps SIGPIPE's default action, unlike a Rust main). */
     err = NULL;
-    CHECK_ERROR_HAS(harness_run(rt,
-                                 "s = connect_mcp(\"x\", \"sh\", [\"-c\", \"exec 0<&-; sleep 0.2\"])\n",
-                                 &err), SENSE_STATUS_RUNTIME_ERROR, err, "connect_mcp");
+    CHECK_ERROR_HAS(
+        harness_run(rt, "s = connect_mcp(\"x\", \"sh\", [\"-c\", \"exec 0<&-; sleep 0.2\"])\n",
+                    &err),
+        SENSE_STATUS_RUNTIME_ERROR, err, "connect_mcp");
 
     CHECK(sense_runtime_register_default_providers(NULL, NULL) ==
           SENSE_STATUS_INVALID_ARGUMENT);

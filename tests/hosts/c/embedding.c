@@ -62,13 +62,14 @@ static int test_set_global_and_call(void) {
 
 // ANCHOR: members_and_agents
 static int test_members_and_agents_in_arrays(void) {
-    HARNESS_PROGRAM(rt, out, "agent acc:\n"
-                         "    total = 0\n"
-                         "    while true:\n"
-                         "        total = total + pause(\"more?\")\n"
-                         "agent helper:\n"
-                         "    n = 0\n"
-                         "team = [acc, [helper]]\n");
+    HARNESS_PROGRAM(rt, out,
+                    "agent acc:\n"
+                    "    total = 0\n"
+                    "    while true:\n"
+                    "        total = total + pause(\"more?\")\n"
+                    "agent helper:\n"
+                    "    n = 0\n"
+                    "team = [acc, [helper]]\n");
     sense_agent acc, helper;
     size_t path[2] = {1, 0};
     CHECK_OK(sense_agent_lookup_path(rt, "team", 4, path, 2, &helper, NULL));
@@ -98,18 +99,20 @@ static int test_members_and_agents_in_arrays(void) {
     CHECK_STR(s, "paused");
     sense_value_free(status);
     sense_error *err = NULL;
-    CHECK_ERROR_HAS(sense_agent_member(rt, acc, "missing", 7, &total, &err), SENSE_STATUS_NOT_FOUND, err, "no member 'missing'");
+    CHECK_ERROR_HAS(sense_agent_member(rt, acc, "missing", 7, &total, &err), SENSE_STATUS_NOT_FOUND,
+                    err, "no member 'missing'");
     sense_runtime_free(rt);
     return 0;
 }
 // ANCHOR_END: members_and_agents
 
 static int test_agents_kept_by_agents(void) {
-    HARNESS_PROGRAM(rt, out, "agent boss:\n"
-                         "    agent helper:\n"
-                         "        print(\"helping\")\n"
-                         "    crew = [[helper]]\n"
-                         "    pause()\n");
+    HARNESS_PROGRAM(rt, out,
+                    "agent boss:\n"
+                    "    agent helper:\n"
+                    "        print(\"helping\")\n"
+                    "    crew = [[helper]]\n"
+                    "    pause()\n");
     sense_agent boss, helper;
     CHECK_OK(harness_agent(rt, "boss", &boss));
     CHECK_OK(sense_agent_start(rt, boss, NULL, NULL));
@@ -173,12 +176,14 @@ static int test_host_function_learns_its_caller(void) {
 }
 
 static int test_pause_reason_views(void) {
-    HARNESS_AGENT(rt, out, "agent a:\n"
-                         "    pause(41)\n"
-                         "    pause(2.5)\n"
-                         "    pause(true)\n"
-                         "    pause(\"why?\")\n"
-                         "    pause([1])\n", a, "a");
+    HARNESS_AGENT(rt, out,
+                  "agent a:\n"
+                  "    pause(41)\n"
+                  "    pause(2.5)\n"
+                  "    pause(true)\n"
+                  "    pause(\"why?\")\n"
+                  "    pause([1])\n",
+                  a, "a");
     CHECK_OK(sense_agent_start(rt, a, NULL, NULL));
     int64_t i = 0;
     double f = 0;

@@ -93,7 +93,8 @@ static int test_run_file(void) {
 
     err = NULL;
     path = "fixtures/not_utf8.sns";
-    CHECK_ERROR_HAS(sense_runtime_run_file(rt, path, strlen(path), &err), SENSE_STATUS_INVALID_UTF8, err, "is not valid UTF-8 text");
+    CHECK_ERROR_HAS(sense_runtime_run_file(rt, path, strlen(path), &err), SENSE_STATUS_INVALID_UTF8,
+                    err, "is not valid UTF-8 text");
 
     /* A directory cannot be read as a file: a host-side runtime error. */
     err = NULL;

@@ -193,18 +193,18 @@ typedef struct harness_limits {
     bool dry_run;
 } harness_limits;
 
-/* A runtime with `limits`, printing into `out`; NULL on failure. */
-static inline sense_runtime *harness_limited_runtime(text_buf *out, harness_limits limits) {
+/* A runtime with the limits `lim`, printing into `out`; NULL on failure. */
+static inline sense_runtime *harness_limited_runtime(text_buf *out, harness_limits lim) {
     sense_config *c = NULL;
     if (sense_config_new(&c, NULL) != SENSE_STATUS_OK) return NULL;
     int bad = 0;
-    if (limits.max_depth) bad |= sense_config_set_max_depth(c, limits.max_depth, NULL);
-    if (limits.max_steps) bad |= sense_config_set_max_steps(c, limits.max_steps, NULL);
-    if (limits.max_string_len) bad |= sense_config_set_max_string_len(c, limits.max_string_len, NULL);
-    if (limits.max_array_len) bad |= sense_config_set_max_array_len(c, limits.max_array_len, NULL);
-    if (limits.max_heap) bad |= sense_config_set_max_heap(c, limits.max_heap, NULL);
-    if (limits.max_source_len) bad |= sense_config_set_max_source_len(c, limits.max_source_len, NULL);
-    bad |= sense_config_set_dry_run(c, limits.dry_run, NULL);
+    if (lim.max_depth) bad |= sense_config_set_max_depth(c, lim.max_depth, NULL);
+    if (lim.max_steps) bad |= sense_config_set_max_steps(c, lim.max_steps, NULL);
+    if (lim.max_string_len) bad |= sense_config_set_max_string_len(c, lim.max_string_len, NULL);
+    if (lim.max_array_len) bad |= sense_config_set_max_array_len(c, lim.max_array_len, NULL);
+    if (lim.max_heap) bad |= sense_config_set_max_heap(c, lim.max_heap, NULL);
+    if (lim.max_source_len) bad |= sense_config_set_max_source_len(c, lim.max_source_len, NULL);
+    bad |= sense_config_set_dry_run(c, lim.dry_run, NULL);
     sense_runtime *rt = bad ? NULL : harness_runtime_config(out, c);
     sense_config_free(c);
     return rt;

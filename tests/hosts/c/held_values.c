@@ -113,7 +113,8 @@ static int test_hold_a_host_value(void) {
 
     /* nil is not callable: a runtime error, not a crash. */
     sense_error *err = NULL;
-    CHECK_ERROR_HAS(sense_runtime_call_held(rt, nil_id, NULL, 0, &n, NULL, &err), SENSE_STATUS_RUNTIME_ERROR, err, "not callable");
+    CHECK_ERROR_HAS(sense_runtime_call_held(rt, nil_id, NULL, 0, &n, NULL, &err),
+                    SENSE_STATUS_RUNTIME_ERROR, err, "not callable");
 
     /* Argument checks. */
     CHECK_STATUS(sense_runtime_hold_value(NULL, NULL, &id, NULL), SENSE_STATUS_INVALID_ARGUMENT);

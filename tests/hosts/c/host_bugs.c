@@ -42,7 +42,8 @@ static int test_host_function_names_are_identifiers(void) {
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sense_error *err = NULL;
         CHECK_ERROR_HAS(sense_runtime_register_fn(rt, bad[i], strlen(bad[i]), 0, harness_answer_int,
-                                                   &seven, count_free, &err), SENSE_STATUS_INVALID_ARGUMENT, err, "not a function name");
+                                                  &seven, count_free, &err),
+                        SENSE_STATUS_INVALID_ARGUMENT, err, "not a function name");
     }
     /* The user data of each refused registration was freed at once. */
     CHECK(frees == (int)(sizeof bad / sizeof bad[0]));

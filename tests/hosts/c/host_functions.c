@@ -109,7 +109,8 @@ static int test_values_errors_and_user_data(void) {
 
     /* Arity is checked by the runtime before the callback runs. */
     err = NULL;
-    CHECK_ERROR(harness_run(rt, "add(1)\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "[line 1] 'add' expects 2 argument(s), got 1");
+    CHECK_ERROR(harness_run(rt, "add(1)\n", &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                "[line 1] 'add' expects 2 argument(s), got 1");
     CHECK(c.calls == 2);
 
     /* Replacing a registration frees the old user data at once. */
@@ -146,7 +147,8 @@ static int test_suspending_host_function(void) {
 
     /* Outside an agent, suspending is an error. */
     sense_error *err = NULL;
-    CHECK_ERROR_HAS(harness_run(rt, "approve(\"x\")\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "not called from inside a running agent");
+    CHECK_ERROR_HAS(harness_run(rt, "approve(\"x\")\n", &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "not called from inside a running agent");
     sense_runtime_free(rt);
     return 0;
 }
@@ -171,17 +173,20 @@ static int test_register_errors_free_user_data(void) {
     CHECK_OK(sense_runtime_new(&rt, NULL));
     harness_calls c = {0, 0};
     sense_error *err = NULL;
-    CHECK_ERROR(sense_runtime_register_fn(rt, "f", 1, 256, host_nothing, &c, harness_calls_free,
-                                               &err), SENSE_STATUS_INVALID_ARGUMENT, err, "argument `arity` must be -1 (any) or 0..=255");
+    CHECK_ERROR(
+        sense_runtime_register_fn(rt, "f", 1, 256, host_nothing, &c, harness_calls_free, &err),
+        SENSE_STATUS_INVALID_ARGUMENT, err, "argument `arity` must be -1 (any) or 0..=255");
     CHECK(c.freed == 1);
-    CHECK_STATUS(sense_runtime_register_fn(rt, "f", 1, -2, host_nothing, &c, harness_calls_free, NULL),
-                 SENSE_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        sense_runtime_register_fn(rt, "f", 1, -2, host_nothing, &c, harness_calls_free, NULL),
+        SENSE_STATUS_INVALID_ARGUMENT);
     CHECK(c.freed == 2);
     CHECK_STATUS(sense_runtime_register_fn(rt, "f", 1, 0, NULL, &c, harness_calls_free, NULL),
                  SENSE_STATUS_INVALID_ARGUMENT);
     CHECK(c.freed == 3);
-    CHECK_STATUS(sense_runtime_register_fn(NULL, "f", 1, 0, host_nothing, &c, harness_calls_free, NULL),
-                 SENSE_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        sense_runtime_register_fn(NULL, "f", 1, 0, host_nothing, &c, harness_calls_free, NULL),
+        SENSE_STATUS_INVALID_ARGUMENT);
     CHECK(c.freed == 4);
     CHECK_STATUS(sense_runtime_register_fn(rt, NULL, 1, 0, host_nothing, NULL, NULL, NULL),
                  SENSE_STATUS_INVALID_ARGUMENT);

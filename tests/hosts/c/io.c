@@ -72,7 +72,8 @@ static int test_input_callback_answers_ask_human(void) {
 
     /* End of input is a runtime error in Sense. */
     sense_error *err = NULL;
-    CHECK_ERROR_HAS(harness_run(rt, "ask_human(\"More?\")\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "no input (end of file)");
+    CHECK_ERROR_HAS(harness_run(rt, "ask_human(\"More?\")\n", &err), SENSE_STATUS_RUNTIME_ERROR,
+                    err, "no input (end of file)");
     CHECK(s.calls == 3);
 
     /* NULL restores stdin (not read here) and frees the script. */

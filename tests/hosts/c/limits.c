@@ -17,8 +17,11 @@ static int test_zero_limits_are_invalid(void) {
 static int test_string_and_array_limits(void) {
     HARNESS_LIMITED(rt, out, .max_string_len = 100, .max_array_len = 50);
     sense_error *err = NULL;
-    CHECK_ERROR_HAS(harness_run(rt, "s = \"x\"\nwhile true:\n    s = s + s\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "string too large (128 bytes; the limit is 100)");
-    CHECK_ERROR_HAS(harness_run(rt, "r = range(51)\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "array too large (51 elements; the limit is 50)");
+    CHECK_ERROR_HAS(harness_run(rt, "s = \"x\"\nwhile true:\n    s = s + s\n", &err),
+                    SENSE_STATUS_RUNTIME_ERROR, err,
+                    "string too large (128 bytes; the limit is 100)");
+    CHECK_ERROR_HAS(harness_run(rt, "r = range(51)\n", &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "array too large (51 elements; the limit is 50)");
     CHECK_OK(harness_run(rt, "r = range(50)\nprint(len(r))\n", NULL));
     CHECK_STR(text_buf_view(&out), "50\n");
     sense_runtime_free(rt);

@@ -27,7 +27,8 @@ static const sense_value *entry_value(const sense_value *m, size_t i) {
 }
 
 static int test_sense_maps_come_out_in_order(void) {
-    HARNESS_PROGRAM(rt, out, "m = {\"b\": 1, \"a\": [2, \"x\"], 3: true, false: {}}\nm[\"b\"] = 5\n");
+    HARNESS_PROGRAM(rt, out,
+                    "m = {\"b\": 1, \"a\": [2, \"x\"], 3: true, false: {}}\nm[\"b\"] = 5\n");
     sense_value *m = NULL;
     CHECK_OK(sense_runtime_global(rt, "m", 1, &m, NULL));
     CHECK(harness_check_kind(m, SENSE_VALUE_KIND_MAP, "Map") == 0);
@@ -64,7 +65,8 @@ static int test_sense_maps_come_out_in_order(void) {
     CHECK_STATUS(sense_value_list_len(m, &len, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     sense_value *l = sense_value_new_list();
     sense_error *err = NULL;
-    CHECK_ERROR(sense_value_map_len(l, &n, &err), SENSE_STATUS_INVALID_ARGUMENT, err, "the value is not a Map");
+    CHECK_ERROR(sense_value_map_len(l, &n, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                "the value is not a Map");
     sense_value_free(l);
     CHECK_STATUS(sense_value_map_len(NULL, &n, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_value_map_get(m, NULL, &v, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -108,7 +110,8 @@ static int test_host_maps_go_in(void) {
     /* Keys other than String, Int or Bool are refused. */
     sense_value *fk = sense_value_new_float(1.0);
     sense_error *err = NULL;
-    CHECK_ERROR_HAS(sense_value_map_set(m, fk, NULL, &err), SENSE_STATUS_INVALID_ARGUMENT, err, "String, an Int or a Bool");
+    CHECK_ERROR_HAS(sense_value_map_set(m, fk, NULL, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                    "String, an Int or a Bool");
     sense_value_free(fk);
     sense_value *l = sense_value_new_list();
     sense_value *k = key("k");
@@ -144,9 +147,11 @@ static int test_host_maps_go_in(void) {
 
 // ANCHOR: maps
 static int test_maps_as_pause_reasons_and_resume_values(void) {
-    HARNESS_PAUSED(rt, out, "agent a:\n"
-                         "    answer = pause({\"question\": \"deploy?\", \"hosts\": [{\"id\": 1}]})\n"
-                         "    print(answer[\"ok\"], len(answer), answer)\n", a, "a");
+    HARNESS_PAUSED(rt, out,
+                   "agent a:\n"
+                   "    answer = pause({\"question\": \"deploy?\", \"hosts\": [{\"id\": 1}]})\n"
+                   "    print(answer[\"ok\"], len(answer), answer)\n",
+                   a, "a");
     sense_agent_status st;
     sense_value *reason = NULL;
     CHECK_OK(sense_agent_pause_reason(rt, a, &reason, NULL));

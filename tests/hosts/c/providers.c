@@ -71,7 +71,8 @@ static int test_provider_answers(void) {
     CHECK(strcmp(log.last_prompt, "hi") == 0);
 
     sense_error *err = NULL;
-    CHECK_ERROR_HAS(harness_run(rt, "m.ask(\"please fail\")\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "acme is down");
+    CHECK_ERROR_HAS(harness_run(rt, "m.ask(\"please fail\")\n", &err), SENSE_STATUS_RUNTIME_ERROR,
+                    err, "acme is down");
     CHECK(strcmp(log.last_model, "acme-1") == 0);
 
     sense_runtime_free(rt);

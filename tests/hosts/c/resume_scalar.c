@@ -64,7 +64,8 @@ static int test_errors(void) {
     CHECK_STATUS(sense_agent_resume_float(rt, forged, 1.0, &st, NULL), SENSE_STATUS_NOT_FOUND);
     /* Still paused after the refusals; a body error is a runtime error. */
     sense_error *err = NULL;
-    CHECK_ERROR_HAS(sense_agent_resume_int(rt, a, 0, &st, &err), SENSE_STATUS_RUNTIME_ERROR, err, "division by zero");
+    CHECK_ERROR_HAS(sense_agent_resume_int(rt, a, 0, &st, &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "division by zero");
     CHECK_OK(sense_agent_get_status(rt, a, &st, NULL));
     CHECK(st == SENSE_AGENT_STATUS_FAILED);
     sense_runtime_free(rt);

@@ -37,7 +37,8 @@ static int test_config_setters(void) {
     sense_config *config = NULL;
     CHECK_OK(sense_config_new(&config, NULL));
     sense_error *err = NULL;
-    CHECK_ERROR(sense_config_set_max_depth(config, 0, &err), SENSE_STATUS_INVALID_ARGUMENT, err, "max_depth must be at least 1");
+    CHECK_ERROR(sense_config_set_max_depth(config, 0, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                "max_depth must be at least 1");
     CHECK_STATUS(sense_config_set_max_depth(NULL, 10, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_config_set_max_steps(NULL, 10, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_config_set_dry_run(NULL, true, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -65,7 +66,8 @@ static int test_step_budget(void) {
     HARNESS_LIMITED(rt, out, .max_steps = 1000);
     /* Top-level code that runs out fails. */
     sense_error *err = NULL;
-    CHECK_ERROR_HAS(harness_run(rt, "i = 0\nwhile true:\n    i = i + 1\n", &err), SENSE_STATUS_RUNTIME_ERROR, err, "step budget exhausted (1000 steps)");
+    CHECK_ERROR_HAS(harness_run(rt, "i = 0\nwhile true:\n    i = i + 1\n", &err),
+                    SENSE_STATUS_RUNTIME_ERROR, err, "step budget exhausted (1000 steps)");
 
     /* An agent that runs out pauses with BUDGET and resumes with a fresh one. */
     CHECK_OK(harness_run(rt,
@@ -137,7 +139,8 @@ static int test_run_source_arguments(void) {
     CHECK_STATUS(sense_runtime_run_source(rt, "\xff", 1, "x", 1, NULL),
                  SENSE_STATUS_INVALID_UTF8);
     err = NULL;
-    CHECK_ERROR(sense_runtime_run_source(rt, "a", 1, "x = \"\xff\"", 7, &err), SENSE_STATUS_INVALID_UTF8, err, "argument `source` is not valid UTF-8");
+    CHECK_ERROR(sense_runtime_run_source(rt, "a", 1, "x = \"\xff\"", 7, &err),
+                SENSE_STATUS_INVALID_UTF8, err, "argument `source` is not valid UTF-8");
     sense_runtime_free(rt);
     return 0;
 }

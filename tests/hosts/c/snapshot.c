@@ -116,8 +116,7 @@ static int test_approval_flow_across_runtimes(void) {
     CHECK(status == SENSE_AGENT_STATUS_PAUSED);
     CHECK(harness_check_pause(rt2, subject, SENSE_PAUSE_KIND_HOST_FUNCTION,
                               "approve deploy v2.1 to 2 servers?") == 0);
-    CHECK(harness_resume(rt2, subject, sense_value_new_bool(true), SENSE_AGENT_STATUS_PAUSED) ==
-          0);
+    CHECK(harness_resume(rt2, subject, sense_value_new_bool(true), SENSE_AGENT_STATUS_PAUSED) == 0);
     CHECK(a2.calls == 0); /* the suspended call is not made again */
     CHECK(harness_check_pause(rt2, subject, SENSE_PAUSE_KIND_ASK_HUMAN, "release notes?") == 0);
 

@@ -56,7 +56,8 @@ static const char *SPINNER =
 static sense_runtime *spinner_runtime(text_buf *out, sense_agent *spinner) {
     atomic_store(&started, 0);
     atomic_store(&keep_going, true);
-    sense_runtime *rt = harness_with_fn(harness_runtime(out), "started", 0, host_started, NULL, NULL);
+    sense_runtime *rt =
+        harness_with_fn(harness_runtime(out), "started", 0, host_started, NULL, NULL);
     rt = harness_with_fn(rt, "keep_going", 0, host_keep_going, NULL, NULL);
     if (rt != NULL && (harness_run(rt, SPINNER, NULL) || harness_agent(rt, "spinner", spinner))) {
         sense_runtime_free(rt);
@@ -97,7 +98,8 @@ static int test_pthread_pauses_a_running_agent(void) {
 
     /* Resume: the value is ignored after a host request; it finishes. */
     atomic_store(&keep_going, false);
-    CHECK(harness_resume(rt, spinner, harness_string("ignored"), SENSE_AGENT_STATUS_COMPLETED) == 0);
+    CHECK(harness_resume(rt, spinner, harness_string("ignored"), SENSE_AGENT_STATUS_COMPLETED) ==
+          0);
     CHECK_STR(text_buf_view(&out), "stopped after true\n");
 
     sense_pause_handle_free(r.handle);
@@ -145,7 +147,8 @@ static int test_pause_handle_errors(void) {
     sense_agent forged = a;
     forged.serial += 1000000;
     sense_error *err = NULL;
-    CHECK_ERROR(sense_pause_handle_new(rt, forged, &h, &err), SENSE_STATUS_NOT_FOUND, err, "agent no longer exists");
+    CHECK_ERROR(sense_pause_handle_new(rt, forged, &h, &err), SENSE_STATUS_NOT_FOUND, err,
+                "agent no longer exists");
     CHECK(h == NULL);
     CHECK_STATUS(sense_pause_handle_request(NULL, &b, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_pause_handle_is_requested(NULL, &b, NULL), SENSE_STATUS_INVALID_ARGUMENT);

@@ -47,11 +47,13 @@ static int test_host_function_failure_shows_its_callers(void) {
 }
 
 static int test_agent_failing_on_resume(void) {
-    HARNESS_PAUSED(rt, out, "def check(v):\n"
-                         "    return 1 / v\n"
-                         "agent worker:\n"
-                         "    got = pause(\"n?\")\n"
-                         "    check(got)\n", a, "worker");
+    HARNESS_PAUSED(rt, out,
+                   "def check(v):\n"
+                   "    return 1 / v\n"
+                   "agent worker:\n"
+                   "    got = pause(\"n?\")\n"
+                   "    check(got)\n",
+                   a, "worker");
     sense_agent_status status;
     sense_value *zero = sense_value_new_int(0);
     sense_error *err = NULL;

@@ -68,7 +68,8 @@ static int test_strings_are_checked(void) {
     CHECK_STR(sense_error_class(err), "SenseError");
     sense_error_free(err);
     err = NULL;
-    CHECK_ERROR(sense_value_new_string(NULL, 3, &v, &err), SENSE_STATUS_INVALID_ARGUMENT, err, "argument `ptr` is NULL but `len` is not 0");
+    CHECK_ERROR(sense_value_new_string(NULL, 3, &v, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                "argument `ptr` is NULL but `len` is not 0");
     CHECK_STATUS(sense_value_new_string("abc", 3, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     /* Embedded NULs are fine: strings are ptr + len. */
     CHECK_OK(sense_value_new_string("a\0b", 3, &v, NULL));
@@ -114,7 +115,8 @@ static int test_lists(void) {
     CHECK(kind == SENSE_VALUE_KIND_LIST);
 
     sense_error *err = NULL;
-    CHECK_ERROR(sense_value_list_get(list, 3, &item, &err), SENSE_STATUS_NOT_FOUND, err, "list index out of range");
+    CHECK_ERROR(sense_value_list_get(list, 3, &item, &err), SENSE_STATUS_NOT_FOUND, err,
+                "list index out of range");
 
     /* A list may be pushed into itself: the copy is taken first. */
     CHECK_OK(sense_value_list_push(list, list, NULL));
@@ -136,10 +138,12 @@ static int test_lists(void) {
 
 /* Values cross into Sense and back unchanged. */
 static int test_round_trip_through_sense(void) {
-    HARNESS_AGENT(rt, out, "agent echo:\n"
-                         "    v = pause(\"give me something\")\n"
-                         "    print(type_of(v), v)\n"
-                         "    pause(v)\n", echo, "echo");
+    HARNESS_AGENT(rt, out,
+                  "agent echo:\n"
+                  "    v = pause(\"give me something\")\n"
+                  "    print(type_of(v), v)\n"
+                  "    pause(v)\n",
+                  echo, "echo");
     CHECK_OK(sense_agent_start(rt, echo, NULL, NULL));
 
     sense_value *list = sense_value_new_list();
@@ -175,7 +179,8 @@ static int test_round_trip_through_sense(void) {
     CHECK(s.len > 0);
     /* ... which cannot go back into Sense. */
     sense_error *err = NULL;
-    CHECK_ERROR_HAS(sense_agent_resume(rt, echo, fn, NULL, &err), SENSE_STATUS_RUNTIME_ERROR, err, "cannot be passed from the host into Sense");
+    CHECK_ERROR_HAS(sense_agent_resume(rt, echo, fn, NULL, &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "cannot be passed from the host into Sense");
     sense_value_free(fn);
     sense_runtime_free(rt);
     return 0;

@@ -33,7 +33,7 @@ static int approval_flow(const char *answer, const char *expected_output, int64_
     CHECK(rt.pause_kind(release) == SENSE_PAUSE_KIND_ASK_HUMAN);
     CHECK(rt.pause_reason(release).as_string() == "Deploy v2.1 to 2 servers? (yes/no)");
     CHECK(rt.resume(release, sense::Value::of(std::string_view(answer))) ==
-           SENSE_AGENT_STATUS_COMPLETED);
+          SENSE_AGENT_STATUS_COMPLETED);
     CHECK(out == expected_output);
     size_t n = 99;
     sense::Value d = rt.global("deployed");
@@ -58,7 +58,8 @@ static int test_suspending_host_function() {
         return sense::Reply{sense::Value::of("approve " + std::string(sense::view(what)) + "?"),
                             true};
     });
-    sense_agent a = start_paused(rt, "a.sns", "agent a:\n    ok = approve(\"deploy\")\n    print(\"approved:\", ok)\n", "a");
+    sense_agent a = start_paused(
+        rt, "a.sns", "agent a:\n    ok = approve(\"deploy\")\n    print(\"approved:\", ok)\n", "a");
     CHECK(rt.pause_kind(a) == SENSE_PAUSE_KIND_HOST_FUNCTION);
     CHECK(rt.pause_reason(a).as_string() == "approve deploy?");
     CHECK(rt.resume(a, sense::Value::of(true)) == SENSE_AGENT_STATUS_COMPLETED);

@@ -158,7 +158,8 @@ static int agents_inside_values() {
 static int resume_without_values() {
     sense::Runtime rt;
     rt.on_output([](std::string_view) {});
-    sense::Agent w = start_paused(rt, "echo.sns", "agent w:\n    x = 0\n    while true:\n        x = pause(x)\n", "w");
+    sense::Agent w = start_paused(
+        rt, "echo.sns", "agent w:\n    x = 0\n    while true:\n        x = pause(x)\n", "w");
     CHECK(rt.resume_int(w, 41) == SENSE_AGENT_STATUS_PAUSED);
     CHECK(rt.pause_reason_int(w).value() == 41);
     CHECK(rt.resume_string(w, "yes") == SENSE_AGENT_STATUS_PAUSED);

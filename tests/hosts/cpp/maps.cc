@@ -39,7 +39,9 @@ static int maps_both_ways() {
     CHECK(e2 && e2->message() == "the value is not a Map");
 
     out.clear();
-    sense::Agent a = start_paused(rt, "a.sns", "agent a:\n    answer = pause({\"q\": \"ok?\"})\n    print(answer[\"ok\"])\n", "a");
+    sense::Agent a = start_paused(
+        rt, "a.sns", "agent a:\n    answer = pause({\"q\": \"ok?\"})\n    print(answer[\"ok\"])\n",
+        "a");
     CHECK(rt.pause_reason(a).get(Value::of("q")).value().as_string() == "ok?");
     CHECK(rt.resume(a, Value::map({{Value::of("ok"), Value::of(true)}})) ==
           SENSE_AGENT_STATUS_COMPLETED);

@@ -12,7 +12,10 @@ static int resume_float_and_bool() {
     sense::Runtime rt;
     std::string out;
     rt.capture_output(&out);
-    sense::Agent w = start_paused(rt, "echo.sns", "agent w:\n    x = 0\n    while true:\n        x = pause(x)\n        print(type_of(x), x)\n", "w");
+    sense::Agent w = start_paused(rt, "echo.sns",
+                                  "agent w:\n    x = 0\n    while true:\n        x = pause(x)\n    "
+                                  "    print(type_of(x), x)\n",
+                                  "w");
     CHECK(rt.resume_float(w, 2.5) == SENSE_AGENT_STATUS_PAUSED);
     CHECK(rt.pause_reason_float(w).value() == 2.5);
     CHECK(rt.resume_bool(w, true) == SENSE_AGENT_STATUS_PAUSED);
@@ -85,7 +88,8 @@ static int output_exceptions_are_rethrown() {
         calls++;
         if (text.find("boom") != std::string_view::npos) throw std::runtime_error("sink full");
     });
-    auto e = error_of<std::runtime_error>([&] { rt.run("p.sns", "print(\"ok\")\nprint(\"boom\")\nprint(\"after\")\n"); });
+    auto e = error_of<std::runtime_error>(
+        [&] { rt.run("p.sns", "print(\"ok\")\nprint(\"boom\")\nprint(\"after\")\n"); });
     CHECK(e && std::string(e->what()) == "sink full");
     // Output after the throw was not passed to the sink.
     CHECK(calls == 2);
