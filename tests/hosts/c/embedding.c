@@ -25,8 +25,7 @@ static int test_set_global_and_call(void) {
 
     /* NULL global value is nil; NULL argument is nil. */
     CHECK_OK(sense_runtime_set_global(rt, "nothing", 7, NULL, NULL));
-    CHECK_OK(harness_run(rt, "print(nothing)\n", NULL));
-    CHECK_STR(text_buf_view(&out), "nil\n");
+    CHECK_PRINTS(rt, out, "print(nothing)\n", "nil\n");
     CHECK_OK(harness_run(rt, "def show(x):\n    return str(x)\n", NULL));
     const sense_value *nil_arg[1] = {NULL};
     CHECK_OK(sense_runtime_call(rt, "show", 4, nil_arg, 1, &result, NULL));

@@ -80,6 +80,15 @@
 #define CHECK_ERROR_HAS(call, expected, err, part)                               \
     CHECK_ERROR_BY(CHECK_CONTAINS, call, expected, err, part)
 
+/* Runs `src` on `rt`, which must succeed, and checks that all `out` (the
+ * runtime's text_buf) holds is `want`. */
+#define CHECK_PRINTS(rt, out, src, want)                                         \
+    do {                                                                         \
+        sense_error *run_err_ = NULL;                                            \
+        CHECK_STATUS_ERR(harness_run(rt, src, &run_err_), SENSE_STATUS_OK, run_err_); \
+        CHECK_STR(text_buf_view(&(out)), want);                                  \
+    } while (0)
+
 /* Checks that `fn(value, out, NULL)` refuses a NULL `value` and a NULL
  * `out` with INVALID_ARGUMENT (the shape of every value accessor). */
 #define CHECK_REFUSES_NULLS(fn, value, out)                                      \

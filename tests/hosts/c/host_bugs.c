@@ -19,8 +19,7 @@ static int test_keywords_are_not_globals(void) {
         sense_error_free(err);
     }
     /* A program still reads `true` as the keyword. */
-    CHECK_OK(harness_run(rt, "print(true, nil)\n", NULL));
-    CHECK_STR(text_buf_view(&out), "true nil\n");
+    CHECK_PRINTS(rt, out, "print(true, nil)\n", "true nil\n");
     CHECK_OK(sense_runtime_set_global(rt, "_ok2", 4, one, NULL));
     sense_value_free(one);
     sense_runtime_free(rt);
@@ -51,8 +50,7 @@ static int test_host_function_names_are_identifiers(void) {
     sense_value *got = NULL;
     CHECK_STATUS(sense_runtime_call(rt, NULL, 0, NULL, 0, &got, NULL), SENSE_STATUS_NOT_FOUND);
     CHECK_OK(sense_runtime_register_fn(rt, "seven", 5, 0, harness_answer_int, &seven, NULL, NULL));
-    CHECK_OK(harness_run(rt, "print(seven())\n", NULL));
-    CHECK_STR(text_buf_view(&out), "7\n");
+    CHECK_PRINTS(rt, out, "print(seven())\n", "7\n");
     sense_runtime_free(rt);
     return 0;
 }

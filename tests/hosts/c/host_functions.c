@@ -91,12 +91,11 @@ static int test_values_errors_and_user_data(void) {
     CHECK_OK(sense_runtime_register_fn(rt, "add", 3, 2, host_add, &c, harness_calls_free, NULL));
     CHECK_OK(sense_runtime_register_fn(rt, "describe", 8, -1, host_describe, NULL, NULL, NULL));
     CHECK_OK(sense_runtime_register_fn(rt, "nothing", 7, 0, host_nothing, NULL, NULL, NULL));
-    CHECK_OK(harness_run(rt,
-                         "print(add(40, 2), type_of(add))\n"
-                         "print(describe(), describe(1, \"a\", [2]))\n"
-                         "print(nothing())\n",
-                         NULL));
-    CHECK_STR(text_buf_view(&out), "42 Function\ndescribe/0 describe/3\nnil\n");
+    CHECK_PRINTS(rt, out,
+                 "print(add(40, 2), type_of(add))\n"
+                 "print(describe(), describe(1, \"a\", [2]))\n"
+                 "print(nothing())\n",
+                 "42 Function\ndescribe/0 describe/3\nnil\n");
     CHECK(c.calls == 1);
 
     /* A failing host function raises a SenseRuntimeError in Sense. */

@@ -22,8 +22,7 @@ static int test_string_and_array_limits(void) {
                     "string too large (128 bytes; the limit is 100)");
     CHECK_ERROR_HAS(harness_run(rt, "r = range(51)\n", &err), SENSE_STATUS_RUNTIME_ERROR, err,
                     "array too large (51 elements; the limit is 50)");
-    CHECK_OK(harness_run(rt, "r = range(50)\nprint(len(r))\n", NULL));
-    CHECK_STR(text_buf_view(&out), "50\n");
+    CHECK_PRINTS(rt, out, "r = range(50)\nprint(len(r))\n", "50\n");
     sense_runtime_free(rt);
     return 0;
 }
@@ -40,8 +39,10 @@ static int test_heap_ceiling(void) {
     CHECK(sense_error_line(err) == 3);
     sense_error_free(err);
     /* The runtime stays usable; the garbage goes once unreachable. */
-    CHECK_OK(harness_run(rt, "rows = nil\nrows = []\nfor i in range(100):\n    push(rows, range(1000))\nprint(len(rows))\n", NULL));
-    CHECK_STR(text_buf_view(&out), "100\n");
+    CHECK_PRINTS(rt, out,
+                 "rows = nil\nrows = []\nfor i in range(100):\n"
+                 "    push(rows, range(1000))\nprint(len(rows))\n",
+                 "100\n");
     sense_runtime_free(rt);
     return 0;
 }

@@ -121,14 +121,13 @@ static int test_host_maps_go_in(void) {
     sense_value_free(l);
 
     CHECK_OK(sense_runtime_set_global(rt, "person", 6, m, NULL));
-    CHECK_OK(harness_run(rt,
-                         "print(type_of(person), len(person), person[\"name\"], person[7])\n"
-                         "print(person)\n"
-                         "for k in person:\n"
-                         "    print(k)\n",
-                         NULL));
-    CHECK_STR(text_buf_view(&out),
-              "Map 4 grace 1.5\n{name: grace, 7: 1.5, tags: [], true: {}}\nname\n7\ntags\ntrue\n");
+    CHECK_PRINTS(
+        rt, out,
+        "print(type_of(person), len(person), person[\"name\"], person[7])\n"
+        "print(person)\n"
+        "for k in person:\n"
+        "    print(k)\n",
+        "Map 4 grace 1.5\n{name: grace, 7: 1.5, tags: [], true: {}}\nname\n7\ntags\ntrue\n");
 
     /* Through a host function, both ways, and as a call argument. */
     CHECK_OK(sense_runtime_register_fn(rt, "echo", 4, 1, echo_map, NULL, NULL, NULL));

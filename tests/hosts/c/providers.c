@@ -57,15 +57,14 @@ static int test_provider_answers(void) {
     memset(&log, 0, sizeof log);
     CHECK_OK(sense_runtime_register_provider(rt, "acme", 4, NULL, 0, "acme-1", 6, acme_complete,
                                              &log, log_free, NULL));
-    CHECK_OK(harness_run(rt,
-                         "model m = inference(\"acme\")\n"
-                         "a = m.ask(\"hello\")\n"
-                         "print(a)\n"
-                         "print(a.value, a.confidence)\n"
-                         "model big = inference(\"acme\", \"acme-2\")\n"
-                         "print(big.ask(\"hi\").value)\n",
-                         NULL));
-    CHECK_STR(text_buf_view(&out), "answer<0.75>(echo hello)\necho hello 0.75\necho hi\n");
+    CHECK_PRINTS(rt, out,
+                 "model m = inference(\"acme\")\n"
+                 "a = m.ask(\"hello\")\n"
+                 "print(a)\n"
+                 "print(a.value, a.confidence)\n"
+                 "model big = inference(\"acme\", \"acme-2\")\n"
+                 "print(big.ask(\"hi\").value)\n",
+                 "answer<0.75>(echo hello)\necho hello 0.75\necho hi\n");
     CHECK(log.calls == 2);
     CHECK(strcmp(log.last_model, "acme-2") == 0);
     CHECK(strcmp(log.last_prompt, "hi") == 0);

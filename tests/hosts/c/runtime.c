@@ -104,14 +104,12 @@ static int test_dry_run(void) {
         "r = c.commit()\n"
         "print(r, c.state)\n";
     HARNESS_LIMITED(rt, out, .dry_run = true);
-    CHECK_OK(harness_run(rt, src, NULL));
-    CHECK_STR(text_buf_view(&out), "nil committed\n");
+    CHECK_PRINTS(rt, out, src, "nil committed\n");
     sense_runtime_free(rt);
 
     rt = harness_limited_runtime(&out, (harness_limits){.dry_run = false});
     CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, src, NULL));
-    CHECK_STR(text_buf_view(&out), "computing\n42 committed\n");
+    CHECK_PRINTS(rt, out, src, "computing\n42 committed\n");
     sense_runtime_free(rt);
     return 0;
 }
@@ -159,8 +157,7 @@ static int test_free_inside_callback_is_refused(void) {
     CHECK(self_rt != NULL);
     CHECK_OK(sense_runtime_register_fn(self_rt, "free_self", 9, 0, host_free_self, NULL, NULL,
                                        NULL));
-    CHECK_OK(harness_run(self_rt, "free_self()\nprint(\"still alive\")\n", NULL));
-    CHECK_STR(text_buf_view(&out), "still alive\n");
+    CHECK_PRINTS(self_rt, out, "free_self()\nprint(\"still alive\")\n", "still alive\n");
     sense_runtime_free(self_rt);
     return 0;
 }
