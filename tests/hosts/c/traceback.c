@@ -9,6 +9,18 @@ static void host_refuse(void *user_data, sense_call *call) {
     sense_call_fail(call, msg, strlen(msg), NULL);
 }
 
+/* Checks that the traceback of `err` is the usual heading and `frames`,
+ * NUL-terminated; frees `err`. */
+static int check_traceback(sense_error *err, const char *frames) {
+    char want[512];
+    snprintf(want, sizeof want, "stack traceback (most recent call last):\n%s", frames);
+    sense_str tb = sense_error_traceback(err);
+    CHECK_STR(tb, want);
+    CHECK(tb.ptr[tb.len] == '\0');
+    sense_error_free(err);
+    return 0;
+}
+
 static int test_nested_calls_innermost_last(void) {
     HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
@@ -20,13 +32,10 @@ static int test_nested_calls_innermost_last(void) {
                                  "outer(1)\n",
                                  &err),
                      SENSE_STATUS_RUNTIME_ERROR, err);
-    sense_str tb = sense_error_traceback(err);
-    CHECK_STR(tb, "stack traceback (most recent call last):\n"
-                  "  test.sns:5: in <main>\n"
-                  "  test.sns:4: in outer\n"
-                  "  test.sns:2: in inner\n");
-    CHECK(tb.ptr[tb.len] == '\0');
-    sense_error_free(err);
+    CHECK(check_traceback(err,
+                          "  test.sns:5: in <main>\n"
+                          "  test.sns:4: in outer\n"
+                          "  test.sns:2: in inner\n") == 0);
     sense_runtime_free(rt);
     return 0;
 }
@@ -38,10 +47,9 @@ static int test_host_function_failure_shows_its_callers(void) {
     CHECK_STATUS_ERR(harness_run(rt, "def go():\n    refuse()\ngo()\n", &err),
                      SENSE_STATUS_RUNTIME_ERROR, err);
     CHECK_CONTAINS(sense_error_message(err), "refused by host");
-    CHECK_STR(sense_error_traceback(err), "stack traceback (most recent call last):\n"
-                                          "  test.sns:3: in <main>\n"
-                                          "  test.sns:2: in go\n");
-    sense_error_free(err);
+    CHECK(check_traceback(err,
+                          "  test.sns:3: in <main>\n"
+                          "  test.sns:2: in go\n") == 0);
     sense_runtime_free(rt);
     return 0;
 }
@@ -60,10 +68,9 @@ static int test_agent_failing_on_resume(void) {
     CHECK_STATUS_ERR(sense_agent_resume(rt, a, zero, &status, &err), SENSE_STATUS_RUNTIME_ERROR,
                      err);
     sense_value_free(zero);
-    CHECK_STR(sense_error_traceback(err), "stack traceback (most recent call last):\n"
-                                          "  test.sns:5: in worker\n"
-                                          "  test.sns:2: in check\n");
-    sense_error_free(err);
+    CHECK(check_traceback(err,
+                          "  test.sns:5: in worker\n"
+                          "  test.sns:2: in check\n") == 0);
     sense_runtime_free(rt);
     return 0;
 }

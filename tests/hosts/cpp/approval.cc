@@ -48,16 +48,18 @@ static int test_approved() {
 
 static int test_rejected() { return approval_flow("no", "preparing v2.1\nrelease cancelled\n", 0); }
 
+// approve(what): suspends the calling agent with "approve <what>?".
+static sense::Reply approve(const std::vector<const sense_value *> &args) {
+    sense_str what{};
+    sense_value_as_string(args.at(0), &what, nullptr);
+    return sense::Reply{sense::Value::of("approve " + std::string(sense::view(what)) + "?"), true};
+}
+
 static int test_suspending_host_function() {
     std::string out;
     sense::Runtime rt;
     rt.capture_output(&out);
-    rt.register_fn("approve", 1, [](const std::vector<const sense_value *> &args) {
-        sense_str what{};
-        sense_value_as_string(args.at(0), &what, nullptr);
-        return sense::Reply{sense::Value::of("approve " + std::string(sense::view(what)) + "?"),
-                            true};
-    });
+    rt.register_fn("approve", 1, approve);
     sense_agent a = start_paused(
         rt, "a.sns", "agent a:\n    ok = approve(\"deploy\")\n    print(\"approved:\", ok)\n", "a");
     CHECK(rt.pause_kind(a) == SENSE_PAUSE_KIND_HOST_FUNCTION);
@@ -65,12 +67,6 @@ static int test_suspending_host_function() {
     CHECK(rt.resume(a, sense::Value::of(true)) == SENSE_AGENT_STATUS_COMPLETED);
     CHECK(out == "approved: true\n");
     return 0;
-}
-
-static sense::Reply approve(const std::vector<const sense_value *> &args) {
-    sense_str what{};
-    sense_value_as_string(args.at(0), &what, nullptr);
-    return sense::Reply{sense::Value::of("approve " + std::string(sense::view(what)) + "?"), true};
 }
 
 // The approval paused in a host function travels as bytes to a new
