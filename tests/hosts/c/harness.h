@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- Checks: on failure each prints file:line and what it saw, and returns 1
+ * from the test. */
+
 #define CHECK(cond)                                                              \
     do {                                                                         \
         if (!(cond)) {                                                           \
@@ -80,15 +83,6 @@
 #define CHECK_ERROR_HAS(call, expected, err, part)                               \
     CHECK_ERROR_BY(CHECK_CONTAINS, call, expected, err, part)
 
-/* Runs `src` on `rt`, which must succeed, and checks that all `out` (the
- * runtime's text_buf) holds is `want`. */
-#define CHECK_PRINTS(rt, out, src, want)                                         \
-    do {                                                                         \
-        sense_error *run_err_ = NULL;                                            \
-        CHECK_STATUS_ERR(harness_run(rt, src, &run_err_), SENSE_STATUS_OK, run_err_); \
-        CHECK_STR(text_buf_view(&(out)), want);                                  \
-    } while (0)
-
 /* Checks that `fn(value, out, NULL)` refuses a NULL `value` and a NULL
  * `out` with INVALID_ARGUMENT (the shape of every value accessor). */
 #define CHECK_REFUSES_NULLS(fn, value, out)                                      \
@@ -96,6 +90,8 @@
         CHECK_STATUS(fn(NULL, out, NULL), SENSE_STATUS_INVALID_ARGUMENT);        \
         CHECK_STATUS(fn(value, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);      \
     } while (0)
+
+/* ---- The runner. */
 
 /* One test: its name (for the report) and its function. */
 typedef struct harness_test {
@@ -129,6 +125,8 @@ static inline int harness_run_tests(const harness_test *tests, size_t n) {
         static const harness_test tests_[] = {__VA_ARGS__};                      \
         return harness_run_tests(tests_, sizeof tests_ / sizeof tests_[0]);      \
     }
+
+/* ---- Strings and the output buffer. */
 
 static inline int harness_str_eq(sense_str s, const char *lit) {
     size_t n = strlen(lit);
@@ -173,6 +171,8 @@ static inline sense_str text_buf_view(const text_buf *b) {
     v.len = b->len;
     return v;
 }
+
+/* ---- Runtimes: made, configured, running programs. */
 
 /* A runtime made with `config` (the defaults when NULL) whose output goes
  * to `out` (which must outlive it); NULL on failure. */
@@ -251,33 +251,19 @@ static inline sense_status harness_restore(sense_runtime *rt, const sense_bytes 
     return sense_runtime_restore(rt, sense_bytes_data(bytes), sense_bytes_len(bytes), err);
 }
 
-/* Looks up an agent by a NUL-terminated name. */
-static inline sense_status harness_agent(sense_runtime *rt, const char *name, sense_agent *out) {
-    return sense_agent_lookup(rt, name, strlen(name), out, NULL);
-}
-
-/* Looks up agent `name`, starts it and checks the status it reaches. */
-static inline int harness_start(sense_runtime *rt, const char *name, sense_agent *agent,
-                                sense_agent_status want) {
-    CHECK_OK(harness_agent(rt, name, agent));
-    sense_agent_status status = SENSE_AGENT_STATUS_FAILED;
-    sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_agent_start(rt, *agent, &status, &err), SENSE_STATUS_OK, err);
-    CHECK(status == want);
-    return 0;
-}
-
-/* Resumes `a` with `v` (freed here; NULL is nil) and checks the status it
- * reaches. */
-static inline int harness_resume(sense_runtime *rt, sense_agent a, sense_value *v,
-                                 sense_agent_status want) {
-    sense_agent_status status = SENSE_AGENT_STATUS_FAILED;
-    sense_error *err = NULL;
-    sense_status st = sense_agent_resume(rt, a, v, &status, &err);
-    sense_value_free(v);
-    CHECK_STATUS_ERR(st, SENSE_STATUS_OK, err);
-    CHECK(status == want);
-    return 0;
+/* Registers the host function `name` on `rt` (NULL is passed through);
+ * returns `rt`, or NULL after freeing it when registering fails, so that
+ * a runtime with its functions is built in one expression. */
+static inline sense_runtime *harness_with_fn(sense_runtime *rt, const char *name, int32_t arity,
+                                             sense_host_fn fn, void *user_data,
+                                             sense_free_fn free_user_data) {
+    if (rt == NULL) return NULL;
+    if (sense_runtime_register_fn(rt, name, strlen(name), arity, fn, user_data, free_user_data,
+                                  NULL) != SENSE_STATUS_OK) {
+        sense_runtime_free(rt);
+        return NULL;
+    }
+    return rt;
 }
 
 /* The setup most tests start with: declares `text_buf out` and
@@ -301,12 +287,23 @@ static inline int harness_resume(sense_runtime *rt, sense_agent a, sense_value *
     sense_runtime *rt = harness_program(&out, src);                              \
     CHECK(rt != NULL)
 
-/* As HARNESS_PROGRAM, then declares `sense_agent agent` and looks up the
- * program's agent `name` into it. */
-#define HARNESS_AGENT(rt, out, src, agent, name)                                 \
-    HARNESS_PROGRAM(rt, out, src);                                               \
-    sense_agent agent;                                                           \
-    CHECK_OK(harness_agent(rt, name, &agent))
+/* Runs `src` on `rt`, which must succeed, and checks that all `out` (the
+ * runtime's text_buf) holds is `want`. */
+#define CHECK_PRINTS(rt, out, src, want)                                         \
+    do {                                                                         \
+        sense_error *run_err_ = NULL;                                            \
+        CHECK_STATUS_ERR(harness_run(rt, src, &run_err_), SENSE_STATUS_OK, run_err_); \
+        CHECK_STR(text_buf_view(&(out)), want);                                  \
+    } while (0)
+
+/* ---- Values. */
+
+/* A new String value from a NUL-terminated string (NULL on failure). */
+static inline sense_value *harness_string(const char *s) {
+    sense_value *v = NULL;
+    if (sense_value_new_string(s, strlen(s), &v, NULL) != SENSE_STATUS_OK) return NULL;
+    return v;
+}
 
 /* Item `i` of the List `list` (borrowed), or NULL. */
 static inline const sense_value *harness_item(const sense_value *list, size_t i) {
@@ -343,42 +340,12 @@ static inline int harness_check_bool(const sense_value *v, bool want) {
     return 0;
 }
 
-/* As HARNESS_AGENT, with the agent started: it must pause. */
-#define HARNESS_PAUSED(rt, out, src, agent, name)                                \
-    HARNESS_PROGRAM(rt, out, src);                                               \
-    sense_agent agent;                                                           \
-    CHECK(harness_start(rt, name, &agent, SENSE_AGENT_STATUS_PAUSED) == 0)
-
-/* Frees each of the values given (sense_value_free). */
-#define FREE_VALUES(...)                                                         \
-    harness_free_values((sense_value *[]){__VA_ARGS__},                          \
-                        sizeof((sense_value *[]){__VA_ARGS__}) / sizeof(sense_value *))
-
-static inline void harness_free_values(sense_value **values, size_t n) {
-    for (size_t i = 0; i < n; i++) sense_value_free(values[i]);
-}
-
 /* Checks that `v` is a String equal to `want`. */
 static inline int harness_check_string(const sense_value *v, const char *want) {
     sense_str s;
     CHECK_OK(sense_value_as_string(v, &s, NULL));
     CHECK_STR(s, want);
     return 0;
-}
-
-/* Checks that `a` is paused for `kind` and, unless `reason` is NULL, that
- * its pause reason is that String. */
-static inline int harness_check_pause(sense_runtime *rt, sense_agent a, sense_pause_kind kind,
-                                      const char *reason) {
-    sense_pause_kind got = SENSE_PAUSE_KIND_NONE;
-    CHECK_OK(sense_agent_pause_kind(rt, a, &got, NULL));
-    CHECK(got == kind);
-    if (reason == NULL) return 0;
-    sense_value *v = NULL;
-    CHECK_OK(sense_agent_pause_reason(rt, a, &v, NULL));
-    int failed = harness_check_string(v, reason);
-    sense_value_free(v);
-    return failed;
 }
 
 /* Checks that the global `name` is a String equal to `want`. */
@@ -402,27 +369,75 @@ static inline int harness_check_global_string(sense_runtime *rt, const char *nam
         CHECK_OK(read_);                                                         \
     } while (0)
 
-/* A new String value from a NUL-terminated string (NULL on failure). */
-static inline sense_value *harness_string(const char *s) {
-    sense_value *v = NULL;
-    if (sense_value_new_string(s, strlen(s), &v, NULL) != SENSE_STATUS_OK) return NULL;
-    return v;
+/* Frees each of the values given (sense_value_free). */
+#define FREE_VALUES(...)                                                         \
+    harness_free_values((sense_value *[]){__VA_ARGS__},                          \
+                        sizeof((sense_value *[]){__VA_ARGS__}) / sizeof(sense_value *))
+
+static inline void harness_free_values(sense_value **values, size_t n) {
+    for (size_t i = 0; i < n; i++) sense_value_free(values[i]);
 }
 
-/* Registers the host function `name` on `rt` (NULL is passed through);
- * returns `rt`, or NULL after freeing it when registering fails, so that
- * a runtime with its functions is built in one expression. */
-static inline sense_runtime *harness_with_fn(sense_runtime *rt, const char *name, int32_t arity,
-                                             sense_host_fn fn, void *user_data,
-                                             sense_free_fn free_user_data) {
-    if (rt == NULL) return NULL;
-    if (sense_runtime_register_fn(rt, name, strlen(name), arity, fn, user_data, free_user_data,
-                                  NULL) != SENSE_STATUS_OK) {
-        sense_runtime_free(rt);
-        return NULL;
-    }
-    return rt;
+/* ---- Agents. */
+
+/* Looks up an agent by a NUL-terminated name. */
+static inline sense_status harness_agent(sense_runtime *rt, const char *name, sense_agent *out) {
+    return sense_agent_lookup(rt, name, strlen(name), out, NULL);
 }
+
+/* Looks up agent `name`, starts it and checks the status it reaches. */
+static inline int harness_start(sense_runtime *rt, const char *name, sense_agent *agent,
+                                sense_agent_status want) {
+    CHECK_OK(harness_agent(rt, name, agent));
+    sense_agent_status status = SENSE_AGENT_STATUS_FAILED;
+    sense_error *err = NULL;
+    CHECK_STATUS_ERR(sense_agent_start(rt, *agent, &status, &err), SENSE_STATUS_OK, err);
+    CHECK(status == want);
+    return 0;
+}
+
+/* Resumes `a` with `v` (freed here; NULL is nil) and checks the status it
+ * reaches. */
+static inline int harness_resume(sense_runtime *rt, sense_agent a, sense_value *v,
+                                 sense_agent_status want) {
+    sense_agent_status status = SENSE_AGENT_STATUS_FAILED;
+    sense_error *err = NULL;
+    sense_status st = sense_agent_resume(rt, a, v, &status, &err);
+    sense_value_free(v);
+    CHECK_STATUS_ERR(st, SENSE_STATUS_OK, err);
+    CHECK(status == want);
+    return 0;
+}
+
+/* Checks that `a` is paused for `kind` and, unless `reason` is NULL, that
+ * its pause reason is that String. */
+static inline int harness_check_pause(sense_runtime *rt, sense_agent a, sense_pause_kind kind,
+                                      const char *reason) {
+    sense_pause_kind got = SENSE_PAUSE_KIND_NONE;
+    CHECK_OK(sense_agent_pause_kind(rt, a, &got, NULL));
+    CHECK(got == kind);
+    if (reason == NULL) return 0;
+    sense_value *v = NULL;
+    CHECK_OK(sense_agent_pause_reason(rt, a, &v, NULL));
+    int failed = harness_check_string(v, reason);
+    sense_value_free(v);
+    return failed;
+}
+
+/* As HARNESS_PROGRAM, then declares `sense_agent agent` and looks up the
+ * program's agent `name` into it. */
+#define HARNESS_AGENT(rt, out, src, agent, name)                                 \
+    HARNESS_PROGRAM(rt, out, src);                                               \
+    sense_agent agent;                                                           \
+    CHECK_OK(harness_agent(rt, name, &agent))
+
+/* As HARNESS_AGENT, with the agent started: it must pause. */
+#define HARNESS_PAUSED(rt, out, src, agent, name)                                \
+    HARNESS_PROGRAM(rt, out, src);                                               \
+    sense_agent agent;                                                           \
+    CHECK(harness_start(rt, name, &agent, SENSE_AGENT_STATUS_PAUSED) == 0)
+
+/* ---- Host functions. */
 
 /* A host function answering the Int its user data points to. */
 static inline void harness_answer_int(void *user_data, sense_call *call) {
