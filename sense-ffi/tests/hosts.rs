@@ -619,7 +619,10 @@ fn exports_covered() -> Result<(), Failed> {
     let header = std::fs::read_to_string(include_dir().join("sense.h"))?;
     let mut c_text = String::new();
     let c_dir = hosts_dir().join("c");
-    for f in files_with_ext(&c_dir, "c").into_iter().chain(files_with_ext(&c_dir, "h")) {
+    for f in files_with_ext(&c_dir, "c")
+        .into_iter()
+        .chain(files_with_ext(&c_dir, "h"))
+    {
         c_text.push_str(&std::fs::read_to_string(f)?);
     }
     let mut missing = Vec::new();
