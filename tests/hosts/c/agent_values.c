@@ -17,12 +17,6 @@ static const char *TEAM =
     "def same(a):\n"
     "    return a == w\n";
 
-/* Item `i` of the List `list` (borrowed). */
-static const sense_value *item(const sense_value *list, size_t i) {
-    const sense_value *out = NULL;
-    return sense_value_list_get(list, i, &out, NULL) == SENSE_STATUS_OK ? out : NULL;
-}
-
 /* Calls `same(v)` and stores the Bool it returns in *out. */
 static sense_status call_same(sense_runtime *rt, const sense_value *v, bool *out, sense_error **err) {
     const sense_value *args[1] = {v};
@@ -34,13 +28,10 @@ static sense_status call_same(sense_runtime *rt, const sense_value *v, bool *out
 }
 
 static int test_agent_in_a_call_result(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, TEAM, NULL));
+    HARNESS_PROGRAM(rt, out, TEAM);
     sense_value *list = NULL;
     CHECK_OK(sense_runtime_call(rt, "pick", 4, NULL, 0, &list, NULL));
-    const sense_value *v = item(list, 1);
+    const sense_value *v = harness_item(list, 1);
     CHECK(v != NULL);
     sense_value_kind kind;
     CHECK_OK(sense_value_get_kind(v, &kind, NULL));
@@ -62,10 +53,8 @@ static int test_agent_in_a_call_result(void) {
     /* Not an agent: INVALID_ARGUMENT, *out untouched. */
     sense_agent untouched = {77, 7};
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_value_as_agent(item(list, 0), &untouched, &err),
-                     SENSE_STATUS_INVALID_ARGUMENT, err);
-    CHECK_STR(sense_error_message(err), "the value is not an Agent");
-    sense_error_free(err);
+    CHECK_ERROR(sense_value_as_agent(harness_item(list, 0), &untouched, &err),
+                SENSE_STATUS_INVALID_ARGUMENT, err, "the value is not an Agent");
     CHECK(untouched.serial == 77 && untouched.index == 7);
     CHECK_STATUS(sense_value_as_agent(NULL, &untouched, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_value_as_agent(v, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -75,10 +64,7 @@ static int test_agent_in_a_call_result(void) {
 }
 
 static int test_agent_in_a_pause_reason(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, TEAM, NULL));
+    HARNESS_PROGRAM(rt, out, TEAM);
     sense_agent boss, w;
     CHECK_OK(harness_agent(rt, "boss", &boss));
     sense_agent_status st;
@@ -86,7 +72,7 @@ static int test_agent_in_a_pause_reason(void) {
     CHECK(st == SENSE_AGENT_STATUS_PAUSED);
     sense_value *reason = NULL;
     CHECK_OK(sense_agent_pause_reason(rt, boss, &reason, NULL));
-    CHECK_OK(sense_value_as_agent(item(item(reason, 1), 0), &w, NULL));
+    CHECK_OK(sense_value_as_agent(harness_item(harness_item(reason, 1), 0), &w, NULL));
     CHECK_OK(sense_agent_start(rt, w, &st, NULL));
     CHECK(st == SENSE_AGENT_STATUS_PAUSED);
 
@@ -101,9 +87,7 @@ static int test_agent_in_a_pause_reason(void) {
     sense_str s;
     CHECK_OK(sense_value_as_string(note, &s, NULL));
     CHECK_STR(s, "w");
-    sense_value_free(note);
-    sense_value_free(wv);
-    sense_value_free(reason);
+    FREE_VALUES(note, wv, reason);
     sense_runtime_free(rt);
     return 0;
 }
@@ -115,7 +99,7 @@ static void host_relay(void *user_data, sense_call *call) {
     const sense_value *list = NULL;
     sense_agent a;
     if (sense_call_arg(call, 0, &list, NULL) != SENSE_STATUS_OK ||
-        sense_value_as_agent(item(list, 0), &a, NULL) != SENSE_STATUS_OK) {
+        sense_value_as_agent(harness_item(list, 0), &a, NULL) != SENSE_STATUS_OK) {
         sense_call_fail(call, "want [agent]", 12, NULL);
         return;
     }
@@ -126,9 +110,7 @@ static void host_relay(void *user_data, sense_call *call) {
 }
 
 static int test_host_function_receives_and_returns_agents(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "relay", 5, 1, host_relay, NULL, NULL, NULL));
     CHECK_OK(harness_run(rt,
                          "agent w:\n    n = 1\n"
@@ -163,8 +145,7 @@ static int test_values_back_in_and_other_runtimes(void) {
     sense_value *list = sense_value_new_list();
     CHECK_OK(sense_value_list_push(list, v, NULL));
     CHECK_OK(sense_runtime_set_global(a, "held", 4, list, NULL));
-    CHECK_OK(harness_run(a, "print(held[0] == w)\n", NULL));
-    CHECK_STR(text_buf_view(&out_a), "true\n");
+    CHECK_PRINTS(a, out_a, "print(held[0] == w)\n", "true\n");
 
     /* Runtime b runs the same program: a's w is not b's w. */
     sense_error *err = NULL;
@@ -188,19 +169,12 @@ static int test_values_back_in_and_other_runtimes(void) {
     sense_agent forged = {wa.serial + 100000, wa.index};
     sense_value *fv = sense_value_new_agent(forged);
     CHECK_STATUS(call_same(a, fv, &same, NULL), SENSE_STATUS_RUNTIME_ERROR);
-    sense_value_free(fv);
-    sense_value_free(list);
-    sense_value_free(v);
+    FREE_VALUES(fv, list, v);
     sense_runtime_free(a);
     sense_runtime_free(b);
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_agent_in_a_call_result);
-    RUN(test_agent_in_a_pause_reason);
-    RUN(test_host_function_receives_and_returns_agents);
-    RUN(test_values_back_in_and_other_runtimes);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_agent_in_a_call_result), TEST(test_agent_in_a_pause_reason),
+             TEST(test_host_function_receives_and_returns_agents),
+             TEST(test_values_back_in_and_other_runtimes))

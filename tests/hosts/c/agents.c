@@ -3,27 +3,20 @@
 #include "harness.h"
 
 static int test_pause_resume_keeps_state(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "agent survey:\n"
-                         "    total = 0\n"
-                         "    for q in [\"a?\", \"b?\", \"c?\"]:\n"
-                         "        total = total + pause(q)\n"
-                         "    print(total)\n",
-                         NULL));
-    sense_agent survey;
-    CHECK_OK(harness_agent(rt, "survey", &survey));
+    HARNESS_AGENT(rt, out,
+                  "agent survey:\n"
+                  "    total = 0\n"
+                  "    for q in [\"a?\", \"b?\", \"c?\"]:\n"
+                  "        total = total + pause(q)\n"
+                  "    print(total)\n",
+                  survey, "survey");
     sense_agent_status status;
     CHECK_OK(sense_agent_start(rt, survey, &status, NULL));
     const char *expected[] = {"a?", "b?", "c?"};
     int64_t answers[] = {1, 20, 300};
     for (int k = 0; k < 3; k++) {
         CHECK(status == SENSE_AGENT_STATUS_PAUSED);
-        sense_pause_kind kind;
-        CHECK_OK(sense_agent_pause_kind(rt, survey, &kind, NULL));
-        CHECK(kind == SENSE_PAUSE_KIND_SELF_PAUSE);
+        CHECK(harness_check_pause(rt, survey, SENSE_PAUSE_KIND_SELF_PAUSE, NULL) == 0);
         sense_value *reason = NULL;
         sense_str s;
         CHECK_OK(sense_agent_pause_reason(rt, survey, &reason, NULL));
@@ -48,12 +41,7 @@ static int test_pause_resume_keeps_state(void) {
 }
 
 static int test_wrong_states(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "agent a:\n    pause()\n", NULL));
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
+    HARNESS_AGENT(rt, out, "agent a:\n    pause()\n", a, "a");
 
     /* Resuming an agent that was never started. */
     sense_error *err = NULL;
@@ -73,9 +61,8 @@ static int test_wrong_states(void) {
     CHECK_OK(sense_agent_start(rt, a, NULL, NULL));
     /* Starting twice. */
     err = NULL;
-    CHECK_STATUS_ERR(sense_agent_start(rt, a, NULL, &err), SENSE_STATUS_WRONG_STATE, err);
-    CHECK_CONTAINS(sense_error_message(err), "has already been started");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_agent_start(rt, a, NULL, &err), SENSE_STATUS_WRONG_STATE, err,
+                    "has already been started");
     /* Still paused; resuming works. */
     sense_agent_status status;
     CHECK_OK(sense_agent_resume(rt, a, NULL, &status, NULL));
@@ -85,26 +72,19 @@ static int test_wrong_states(void) {
 }
 
 static int test_lookup_not_found(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "x = 1\nagent real:\n    pause()\n", NULL));
+    HARNESS_PROGRAM(rt, out, "x = 1\nagent real:\n    pause()\n");
     sense_agent a;
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_agent_lookup(rt, "ghost", 5, &a, &err), SENSE_STATUS_NOT_FOUND, err);
-    CHECK_STR(sense_error_message(err), "no agent named 'ghost'");
-    sense_error_free(err);
-    err = NULL;
-    CHECK_STATUS_ERR(sense_agent_lookup(rt, "x", 1, &a, &err), SENSE_STATUS_NOT_FOUND, err);
-    CHECK_STR(sense_error_message(err), "'x' is not an agent");
-    sense_error_free(err);
+    CHECK_ERROR(sense_agent_lookup(rt, "ghost", 5, &a, &err), SENSE_STATUS_NOT_FOUND, err,
+                "no agent named 'ghost'");
+    CHECK_ERROR(sense_agent_lookup(rt, "x", 1, &a, &err), SENSE_STATUS_NOT_FOUND, err,
+                "'x' is not an agent");
 
     /* Globals. */
     sense_value *v = NULL;
     err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_global(rt, "nope", 4, &v, &err), SENSE_STATUS_NOT_FOUND, err);
-    CHECK_STR(sense_error_message(err), "no global named 'nope'");
-    sense_error_free(err);
+    CHECK_ERROR(sense_runtime_global(rt, "nope", 4, &v, &err), SENSE_STATUS_NOT_FOUND, err,
+                "no global named 'nope'");
     CHECK(v == NULL);
     CHECK_STATUS(sense_runtime_global(NULL, "x", 1, &v, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_runtime_global(rt, NULL, 1, &v, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -116,12 +96,7 @@ static int test_lookup_not_found(void) {
 
 /* Ids of agents that are gone, or never were, are NOT_FOUND everywhere. */
 static int test_stale_and_forged_ids(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "agent a:\n    pause()\n", NULL));
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
+    HARNESS_AGENT(rt, out, "agent a:\n    pause()\n", a, "a");
     sense_agent forged = a;
     forged.serial ^= 0xdeadbeef;
     sense_agent out_of_range = a;
@@ -135,10 +110,8 @@ static int test_stale_and_forged_ids(void) {
         sense_value *v = NULL;
         sense_value *msg = sense_value_new_int(1);
         sense_error *err = NULL;
-        CHECK_STATUS_ERR(sense_agent_get_status(rt, id, &status, &err), SENSE_STATUS_NOT_FOUND,
-                         err);
-        CHECK_STR(sense_error_message(err), "agent no longer exists");
-        sense_error_free(err);
+        CHECK_ERROR(sense_agent_get_status(rt, id, &status, &err), SENSE_STATUS_NOT_FOUND, err,
+                    "agent no longer exists");
         CHECK_STATUS(sense_agent_start(rt, id, &status, NULL), SENSE_STATUS_NOT_FOUND);
         CHECK_STATUS(sense_agent_resume(rt, id, NULL, &status, NULL), SENSE_STATUS_NOT_FOUND);
         CHECK_STATUS(sense_agent_pause_kind(rt, id, &kind, NULL), SENSE_STATUS_NOT_FOUND);
@@ -163,25 +136,16 @@ static int test_stale_and_forged_ids(void) {
 }
 
 static int test_messages(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "agent inbox:\n"
-                         "    while true:\n"
-                         "        m = receive()\n"
-                         "        if m == \"stop\":\n"
-                         "            return\n"
-                         "        print(\"got\", m)\n",
-                         NULL));
-    sense_agent inbox;
-    CHECK_OK(harness_agent(rt, "inbox", &inbox));
+    HARNESS_PAUSED(rt, out,
+                   "agent inbox:\n"
+                   "    while true:\n"
+                   "        m = receive()\n"
+                   "        if m == \"stop\":\n"
+                   "            return\n"
+                   "        print(\"got\", m)\n",
+                   inbox, "inbox");
     sense_agent_status status;
-    CHECK_OK(sense_agent_start(rt, inbox, &status, NULL));
-    CHECK(status == SENSE_AGENT_STATUS_PAUSED);
-    sense_pause_kind kind;
-    CHECK_OK(sense_agent_pause_kind(rt, inbox, &kind, NULL));
-    CHECK(kind == SENSE_PAUSE_KIND_WAITING_MESSAGE);
+    CHECK(harness_check_pause(rt, inbox, SENSE_PAUSE_KIND_WAITING_MESSAGE, NULL) == 0);
 
     /* Resuming with nothing queued leaves it waiting. */
     CHECK_OK(sense_agent_resume(rt, inbox, NULL, &status, NULL));
@@ -213,29 +177,20 @@ static int test_messages(void) {
     CHECK_STATUS(sense_agent_send(NULL, inbox, one, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     /* NULL is nil, as for sense_agent_resume (issue 16). */
     CHECK_OK(sense_agent_send(rt, inbox, NULL, NULL));
-    sense_value_free(fn);
-    sense_value_free(one);
-    sense_value_free(two);
-    sense_value_free(n);
-    sense_value_free(stop);
+    FREE_VALUES(fn, one, two, n, stop);
     sense_runtime_free(rt);
     return 0;
 }
 
 static int test_null_arguments(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "agent a:\n    pause()\n", NULL));
+    HARNESS_PROGRAM(rt, out, "agent a:\n    pause()\n");
     sense_agent a;
     sense_agent_status status;
     sense_pause_kind kind;
     sense_value *v = NULL;
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_agent_lookup(NULL, "a", 1, &a, &err), SENSE_STATUS_INVALID_ARGUMENT,
-                     err);
-    CHECK_STR(sense_error_message(err), "argument `runtime` is NULL");
-    sense_error_free(err);
+    CHECK_ERROR(sense_agent_lookup(NULL, "a", 1, &a, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                "argument `runtime` is NULL");
     CHECK_STATUS(sense_agent_lookup(rt, NULL, 1, &a, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_agent_lookup(rt, "a", 1, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_agent_lookup(rt, "\xff", 1, &a, NULL), SENSE_STATUS_INVALID_UTF8);
@@ -256,13 +211,6 @@ static int test_null_arguments(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_pause_resume_keeps_state);
-    RUN(test_wrong_states);
-    RUN(test_lookup_not_found);
-    RUN(test_stale_and_forged_ids);
-    RUN(test_messages);
-    RUN(test_null_arguments);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_pause_resume_keeps_state), TEST(test_wrong_states),
+             TEST(test_lookup_not_found), TEST(test_stale_and_forged_ids), TEST(test_messages),
+             TEST(test_null_arguments))

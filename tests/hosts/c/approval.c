@@ -23,47 +23,22 @@ static int start_and_check_question(sense_runtime *rt, sense_agent *release) {
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, WORKFLOW, &err), SENSE_STATUS_OK, err);
     CHECK_OK(harness_agent(rt, "release", release));
-
     sense_agent_status status = SENSE_AGENT_STATUS_FAILED;
     CHECK_OK(sense_agent_get_status(rt, *release, &status, NULL));
     CHECK(status == SENSE_AGENT_STATUS_CREATED);
-
-    CHECK_STATUS_ERR(sense_agent_start(rt, *release, &status, &err), SENSE_STATUS_OK, err);
-    CHECK(status == SENSE_AGENT_STATUS_PAUSED);
-
-    sense_pause_kind kind = SENSE_PAUSE_KIND_NONE;
-    CHECK_OK(sense_agent_pause_kind(rt, *release, &kind, NULL));
-    CHECK(kind == SENSE_PAUSE_KIND_ASK_HUMAN);
-
-    sense_value *reason = NULL;
-    CHECK_OK(sense_agent_pause_reason(rt, *release, &reason, NULL));
-    sense_str question;
-    CHECK_OK(sense_value_as_string(reason, &question, NULL));
-    CHECK_STR(question, "Deploy v2.1 to 2 servers? (yes/no)");
-    sense_value_free(reason);
-    return 0;
+    CHECK(harness_start(rt, "release", release, SENSE_AGENT_STATUS_PAUSED) == 0);
+    return harness_check_pause(rt, *release, SENSE_PAUSE_KIND_ASK_HUMAN,
+                               "Deploy v2.1 to 2 servers? (yes/no)");
 }
 
 static int test_approved_release_deploys(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_agent release;
     CHECK(start_and_check_question(rt, &release) == 0);
     CHECK_STR(text_buf_view(&out), "preparing v2.1 for 2 servers\n");
-
-    sense_value *yes = harness_string("yes");
-    CHECK(yes != NULL);
-    sense_agent_status status = SENSE_AGENT_STATUS_FAILED;
-    sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_agent_resume(rt, release, yes, &status, &err), SENSE_STATUS_OK, err);
-    sense_value_free(yes);
-    CHECK(status == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(harness_resume(rt, release, harness_string("yes"), SENSE_AGENT_STATUS_COMPLETED) == 0);
     CHECK_STR(text_buf_view(&out), "preparing v2.1 for 2 servers\ndeployed to 2 servers\n");
-
-    sense_pause_kind kind = SENSE_PAUSE_KIND_ASK_HUMAN;
-    CHECK_OK(sense_agent_pause_kind(rt, release, &kind, NULL));
-    CHECK(kind == SENSE_PAUSE_KIND_NONE);
+    CHECK(harness_check_pause(rt, release, SENSE_PAUSE_KIND_NONE, NULL) == 0);
 
     /* The program's state is visible to the host afterwards. */
     sense_value *deployed = NULL;
@@ -71,14 +46,11 @@ static int test_approved_release_deploys(void) {
     size_t n = 0;
     CHECK_OK(sense_value_list_len(deployed, &n, NULL));
     CHECK(n == 2);
-    const sense_value *first = NULL;
-    CHECK_OK(sense_value_list_get(deployed, 0, &first, NULL));
-    sense_str s;
-    CHECK_OK(sense_value_as_string(first, &s, NULL));
-    CHECK_STR(s, "web-1@v2.1");
+    CHECK(harness_check_string(harness_item(deployed, 0), "web-1@v2.1") == 0);
     sense_value_free(deployed);
 
     /* A completed agent cannot be resumed: WRONG_STATE with the runtime's words. */
+    sense_error *err = NULL;
     CHECK_STATUS_ERR(sense_agent_resume(rt, release, NULL, NULL, &err), SENSE_STATUS_WRONG_STATE,
                      err);
     CHECK(sense_error_status(err) == SENSE_STATUS_WRONG_STATE);
@@ -90,45 +62,30 @@ static int test_approved_release_deploys(void) {
 }
 
 static int test_rejected_release_cancels(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_agent release;
     CHECK(start_and_check_question(rt, &release) == 0);
 
-    sense_value *no = harness_string("no, not on a Friday");
-    sense_agent_status status = SENSE_AGENT_STATUS_FAILED;
-    CHECK_OK(sense_agent_resume(rt, release, no, &status, NULL));
-    sense_value_free(no);
-    CHECK(status == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(harness_resume(rt, release, harness_string("no, not on a Friday"),
+                         SENSE_AGENT_STATUS_COMPLETED) == 0);
     CHECK_STR(text_buf_view(&out),
               "preparing v2.1 for 2 servers\nrelease cancelled: no, not on a Friday\n");
 
-    sense_value *deployed = NULL;
-    CHECK_OK(sense_runtime_global(rt, "deployed", 8, &deployed, NULL));
     size_t n = 99;
-    CHECK_OK(sense_value_list_len(deployed, &n, NULL));
+    CHECK_GLOBAL(rt, "deployed", sense_value_list_len, &n);
     CHECK(n == 0);
-    sense_value_free(deployed);
     sense_runtime_free(rt);
     return 0;
 }
 
 /* A paused agent that is never resumed leaks nothing (valgrind checks). */
 static int test_paused_agent_freed_with_runtime(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_agent release;
     CHECK(start_and_check_question(rt, &release) == 0);
     sense_runtime_free(rt);
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_approved_release_deploys);
-    RUN(test_rejected_release_cancels);
-    RUN(test_paused_agent_freed_with_runtime);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_approved_release_deploys), TEST(test_rejected_release_cancels),
+             TEST(test_paused_agent_freed_with_runtime))

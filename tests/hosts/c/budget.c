@@ -16,15 +16,8 @@ static const char *WORKER =
     "set_budget(worker, tokens: 5)\n";
 
 static int test_budget_pause_and_resume(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, WORKER, NULL));
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "worker", &a));
+    HARNESS_PAUSED(rt, out, WORKER, a, "worker");
     sense_agent_status st;
-    CHECK_OK(sense_agent_start(rt, a, &st, NULL));
-    CHECK(st == SENSE_AGENT_STATUS_PAUSED);
     sense_pause_kind kind;
     CHECK_OK(sense_agent_pause_kind(rt, a, &kind, NULL));
     CHECK(kind == SENSE_PAUSE_KIND_BUDGET);
@@ -45,8 +38,4 @@ static int test_budget_pause_and_resume(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_budget_pause_and_resume);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_budget_pause_and_resume))

@@ -5,19 +5,14 @@
  * dropped; NULL means nil for send as for resume and call_return. */
 #include "harness.h"
 
-static void answer_42(void *user_data, sense_call *call) {
-    (void)user_data;
-    sense_value *v = sense_value_new_int(42);
-    sense_call_return(call, v, NULL);
-    sense_value_free(v);
-}
+/* What the host functions here answer. */
+static int64_t answer = 42;
 
 static int test_restore_needs_only_called_host_functions(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(sense_runtime_register_fn(rt, "unused", 6, 0, answer_42, NULL, NULL, NULL));
-    CHECK_OK(sense_runtime_register_fn(rt, "used", 4, 0, answer_42, NULL, NULL, NULL));
+    HARNESS_RUNTIME(rt, out);
+    CHECK_OK(
+        sense_runtime_register_fn(rt, "unused", 6, 0, harness_answer_int, &answer, NULL, NULL));
+    CHECK_OK(sense_runtime_register_fn(rt, "used", 4, 0, harness_answer_int, &answer, NULL, NULL));
     CHECK_OK(harness_run(rt, "agent a:\n    x = pause(\"go?\")\n    print(used() + x)\n", NULL));
     sense_agent a;
     CHECK_OK(harness_agent(rt, "a", &a));
@@ -27,16 +22,12 @@ static int test_restore_needs_only_called_host_functions(void) {
     sense_runtime_free(rt);
 
     /* Without `used`: refused, naming it; the runtime stays new. */
-    text_buf out2;
-    sense_runtime *r2 = harness_runtime(&out2);
-    CHECK(r2 != NULL);
+    HARNESS_RUNTIME(r2, out2);
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_restore(r2, sense_bytes_data(snap), sense_bytes_len(snap), &err),
-                     SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "host function 'used'");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_runtime_restore(r2, sense_bytes_data(snap), sense_bytes_len(snap), &err),
+                    SENSE_STATUS_RUNTIME_ERROR, err, "host function 'used'");
     /* With `used` only: restored, and it runs. */
-    CHECK_OK(sense_runtime_register_fn(r2, "used", 4, 0, answer_42, NULL, NULL, NULL));
+    CHECK_OK(sense_runtime_register_fn(r2, "used", 4, 0, harness_answer_int, &answer, NULL, NULL));
     CHECK_OK(sense_runtime_restore(r2, sense_bytes_data(snap), sense_bytes_len(snap), NULL));
     sense_bytes_free(snap);
     CHECK_OK(harness_agent(r2, "a", &a));
@@ -48,24 +39,18 @@ static int test_restore_needs_only_called_host_functions(void) {
     CHECK_STR(text_buf_view(&out2), "43\n");
     /* Calling the unregistered one is a clear runtime error... */
     err = NULL;
-    CHECK_STATUS_ERR(harness_run(r2, "unused()\n", &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "not available");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(harness_run(r2, "unused()\n", &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "not available");
     /* ...until it is registered. */
-    CHECK_OK(sense_runtime_register_fn(r2, "unused", 6, 0, answer_42, NULL, NULL, NULL));
-    CHECK_OK(harness_run(r2, "print(unused())\n", NULL));
-    CHECK_STR(text_buf_view(&out2), "43\n42\n");
+    CHECK_OK(
+        sense_runtime_register_fn(r2, "unused", 6, 0, harness_answer_int, &answer, NULL, NULL));
+    CHECK_PRINTS(r2, out2, "print(unused())\n", "43\n42\n");
     sense_runtime_free(r2);
     return 0;
 }
 
 static int test_pause_handle_after_runtime_free(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "agent a:\n    pause()\n", NULL));
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
+    HARNESS_AGENT(rt, out, "agent a:\n    pause()\n", a, "a");
     sense_pause_handle *h = NULL;
     CHECK_OK(sense_pause_handle_new(rt, a, &h, NULL));
     sense_runtime_free(rt);
@@ -83,22 +68,15 @@ static int test_pause_handle_after_runtime_free(void) {
 }
 
 static int test_resume_value_reaches_an_agent_in_receive(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "agent inbox:\n"
-                         "    while true:\n"
-                         "        m = receive()\n"
-                         "        print(\"got\", m)\n",
-                         NULL));
-    sense_agent inbox;
-    CHECK_OK(harness_agent(rt, "inbox", &inbox));
+    HARNESS_AGENT(rt, out,
+                  "agent inbox:\n"
+                  "    while true:\n"
+                  "        m = receive()\n"
+                  "        print(\"got\", m)\n",
+                  inbox, "inbox");
     sense_agent_status st;
     CHECK_OK(sense_agent_start(rt, inbox, &st, NULL));
-    sense_pause_kind kind;
-    CHECK_OK(sense_agent_pause_kind(rt, inbox, &kind, NULL));
-    CHECK(kind == SENSE_PAUSE_KIND_WAITING_MESSAGE);
+    CHECK(harness_check_pause(rt, inbox, SENSE_PAUSE_KIND_WAITING_MESSAGE, NULL) == 0);
     sense_value *queued = harness_string("queued");
     sense_value *direct = harness_string("direct");
     CHECK_OK(sense_agent_send(rt, inbox, queued, NULL));
@@ -115,10 +93,6 @@ static int test_resume_value_reaches_an_agent_in_receive(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_restore_needs_only_called_host_functions);
-    RUN(test_pause_handle_after_runtime_free);
-    RUN(test_resume_value_reaches_an_agent_in_receive);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_restore_needs_only_called_host_functions),
+             TEST(test_pause_handle_after_runtime_free),
+             TEST(test_resume_value_reaches_an_agent_in_receive))

@@ -77,9 +77,7 @@ static shape shape_of(const sense_value *v) {
  * checks the reason, the member and a snapshot round trip. */
 static int check_paused_on(const char *setup, const char *name, size_t want_nodes,
                            size_t want_elided) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     char src[512];
     /* Indent the setup as the agent's body. */
     size_t k = (size_t)snprintf(src, sizeof src, "agent a:\n    ");
@@ -93,10 +91,7 @@ static int check_paused_on(const char *setup, const char *name, size_t want_node
 
     double t0 = now();
     sense_agent a;
-    sense_agent_status st;
-    CHECK_OK(harness_agent(rt, "a", &a));
-    CHECK_OK(sense_agent_start(rt, a, &st, NULL));
-    CHECK(st == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(harness_start(rt, "a", &a, SENSE_AGENT_STATUS_PAUSED) == 0);
 
     /* The pause reason, read three ways. */
     sense_value *reason = NULL;
@@ -124,13 +119,10 @@ static int check_paused_on(const char *setup, const char *name, size_t want_node
     sense_bytes *snap = NULL;
     CHECK_OK(sense_runtime_snapshot(rt, &snap, NULL));
     CHECK(sense_bytes_len(snap) < ((size_t)1 << 20));
-    text_buf out2;
-    sense_runtime *rt2 = harness_runtime(&out2);
-    CHECK(rt2 != NULL);
+    HARNESS_RUNTIME(rt2, out2);
     CHECK_OK(sense_runtime_restore(rt2, sense_bytes_data(snap), sense_bytes_len(snap), NULL));
     sense_bytes_free(snap);
-    CHECK_OK(sense_agent_resume(rt2, a, NULL, &st, NULL));
-    CHECK(st == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(harness_resume(rt2, a, NULL, SENSE_AGENT_STATUS_COMPLETED) == 0);
     CHECK_STR(text_buf_view(&out2), "resumed\n");
     double took = now() - t0;
     CHECK(took < SLOW_SECONDS);
@@ -180,14 +172,12 @@ static void host_echo(void *user_data, sense_call *call) {
 }
 
 static int test_host_functions_receive_cycles_and_dags(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "look", 4, 1, host_look, NULL, NULL, NULL));
     CHECK_OK(sense_runtime_register_fn(rt, "echo", 4, 1, host_echo, NULL, NULL, NULL));
     double t0 = now();
-    CHECK_OK(harness_run(rt, SELF_CYCLE TWO_CYCLE DAG "print(look(c), look(p), look(d) > 1000000)\n", NULL));
-    CHECK_STR(text_buf_view(&out), "3 3 true\n");
+    CHECK_PRINTS(rt, out, SELF_CYCLE TWO_CYCLE DAG "print(look(c), look(p), look(d) > 1000000)\n",
+                 "3 3 true\n");
     CHECK(looks == 3);
     CHECK(looked[0].elided == 2 && looked[1].elided == 1);
     CHECK(looked[2].nodes < MAX_NODES && !looked[2].bad);
@@ -195,10 +185,7 @@ static int test_host_functions_receive_cycles_and_dags(void) {
     /* From inside an agent, too (the caller is paused around the call). */
     CHECK_OK(harness_run(rt, "agent g:\n    print(look(c))\n", NULL));
     sense_agent g;
-    sense_agent_status st;
-    CHECK_OK(harness_agent(rt, "g", &g));
-    CHECK_OK(sense_agent_start(rt, g, &st, NULL));
-    CHECK(st == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(harness_start(rt, "g", &g, SENSE_AGENT_STATUS_COMPLETED) == 0);
 
     /* A copy with a `[...]` stand-in cannot go back in: a clear error,
      * located at the call. */
@@ -223,11 +210,5 @@ static int test_host_functions_receive_cycles_and_dags(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_paused_on_a_self_cycle);
-    RUN(test_paused_on_a_two_array_cycle);
-    RUN(test_paused_on_a_shared_dag);
-    RUN(test_host_functions_receive_cycles_and_dags);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_paused_on_a_self_cycle), TEST(test_paused_on_a_two_array_cycle),
+             TEST(test_paused_on_a_shared_dag), TEST(test_host_functions_receive_cycles_and_dags))

@@ -9,27 +9,19 @@ sense_status sense_runtime_register_default_providers(sense_runtime *runtime,
                                                       sense_error **error);
 
 static int test_defaults_registered(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt, "model m = inference(\"openai\")\n", &err),
-                     SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "unknown provider 'openai'");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(harness_run(rt, "model m = inference(\"openai\")\n", &err),
+                    SENSE_STATUS_RUNTIME_ERROR, err, "unknown provider 'openai'");
 
     CHECK_OK(sense_runtime_register_default_providers(rt, NULL));
     err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt,
-                                 "model m = inference(\"anthropic\", api_key_env: "
-                                 "\"SENSE_C_HOST_NO_SUCH_KEY\")\n",
-                                 &err),
-                     SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err),
-                   "inference() needs the 'SENSE_C_HOST_NO_SUCH_KEY' environment variable");
-    sense_error_free(err);
-
-    err = NULL;
+    CHECK_ERROR_HAS(harness_run(rt,
+                                "model m = inference(\"anthropic\", api_key_env: "
+                                "\"SENSE_C_HOST_NO_SUCH_KEY\")\n",
+                                &err),
+                    SENSE_STATUS_RUNTIME_ERROR, err,
+                    "inference() needs the 'SENSE_C_HOST_NO_SUCH_KEY' environment variable");
     CHECK_STATUS_ERR(harness_run(rt, "s = connect_mcp(\"x\", \"sense-c-no-such-server\", [])\n",
                                  &err),
                      SENSE_STATUS_RUNTIME_ERROR, err);
@@ -43,12 +35,10 @@ static int test_defaults_registered(void) {
      * with EPIPE. The SIGPIPE it raises must not end this process (a C
      * host keeps SIGPIPE's default action, unlike a Rust main). */
     err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt,
-                                 "s = connect_mcp(\"x\", \"sh\", [\"-c\", \"exec 0<&-; sleep 0.2\"])\n",
-                                 &err),
-                     SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "connect_mcp");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(
+        harness_run(rt, "s = connect_mcp(\"x\", \"sh\", [\"-c\", \"exec 0<&-; sleep 0.2\"])\n",
+                    &err),
+        SENSE_STATUS_RUNTIME_ERROR, err, "connect_mcp");
 
     CHECK(sense_runtime_register_default_providers(NULL, NULL) ==
           SENSE_STATUS_INVALID_ARGUMENT);
@@ -56,8 +46,4 @@ static int test_defaults_registered(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_defaults_registered);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_defaults_registered))

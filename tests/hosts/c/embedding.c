@@ -8,9 +8,7 @@
 
 // ANCHOR: set_global_and_call
 static int test_set_global_and_call(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_value *three = sense_value_new_int(3);
     CHECK_OK(sense_runtime_set_global(rt, "limit", 5, three, NULL));
     CHECK_OK(harness_run(rt, "def area(w, h):\n    return w * h * limit\n", NULL));
@@ -27,8 +25,7 @@ static int test_set_global_and_call(void) {
 
     /* NULL global value is nil; NULL argument is nil. */
     CHECK_OK(sense_runtime_set_global(rt, "nothing", 7, NULL, NULL));
-    CHECK_OK(harness_run(rt, "print(nothing)\n", NULL));
-    CHECK_STR(text_buf_view(&out), "nil\n");
+    CHECK_PRINTS(rt, out, "print(nothing)\n", "nil\n");
     CHECK_OK(harness_run(rt, "def show(x):\n    return str(x)\n", NULL));
     const sense_value *nil_arg[1] = {NULL};
     CHECK_OK(sense_runtime_call(rt, "show", 4, nil_arg, 1, &result, NULL));
@@ -56,9 +53,7 @@ static int test_set_global_and_call(void) {
     CHECK_STATUS(sense_runtime_set_global(rt, "no good", 7, three, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_runtime_call(rt, "area", 4, NULL, 2, &result, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_runtime_call(rt, "area", 4, args, 2, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    sense_value_free(three);
-    sense_value_free(w);
-    sense_value_free(h);
+    FREE_VALUES(three, w, h);
     sense_runtime_free(rt);
     return 0;
 }
@@ -66,18 +61,14 @@ static int test_set_global_and_call(void) {
 
 // ANCHOR: members_and_agents
 static int test_members_and_agents_in_arrays(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "agent acc:\n"
-                         "    total = 0\n"
-                         "    while true:\n"
-                         "        total = total + pause(\"more?\")\n"
-                         "agent helper:\n"
-                         "    n = 0\n"
-                         "team = [acc, [helper]]\n",
-                         NULL));
+    HARNESS_PROGRAM(rt, out,
+                    "agent acc:\n"
+                    "    total = 0\n"
+                    "    while true:\n"
+                    "        total = total + pause(\"more?\")\n"
+                    "agent helper:\n"
+                    "    n = 0\n"
+                    "team = [acc, [helper]]\n");
     sense_agent acc, helper;
     size_t path[2] = {1, 0};
     CHECK_OK(sense_agent_lookup_path(rt, "team", 4, path, 2, &helper, NULL));
@@ -107,25 +98,20 @@ static int test_members_and_agents_in_arrays(void) {
     CHECK_STR(s, "paused");
     sense_value_free(status);
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_agent_member(rt, acc, "missing", 7, &total, &err), SENSE_STATUS_NOT_FOUND, err);
-    CHECK_CONTAINS(sense_error_message(err), "no member 'missing'");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_agent_member(rt, acc, "missing", 7, &total, &err), SENSE_STATUS_NOT_FOUND,
+                    err, "no member 'missing'");
     sense_runtime_free(rt);
     return 0;
 }
 // ANCHOR_END: members_and_agents
 
 static int test_agents_kept_by_agents(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "agent boss:\n"
-                         "    agent helper:\n"
-                         "        print(\"helping\")\n"
-                         "    crew = [[helper]]\n"
-                         "    pause()\n",
-                         NULL));
+    HARNESS_PROGRAM(rt, out,
+                    "agent boss:\n"
+                    "    agent helper:\n"
+                    "        print(\"helping\")\n"
+                    "    crew = [[helper]]\n"
+                    "    pause()\n");
     sense_agent boss, helper;
     CHECK_OK(harness_agent(rt, "boss", &boss));
     CHECK_OK(sense_agent_start(rt, boss, NULL, NULL));
@@ -146,12 +132,7 @@ static int test_agents_kept_by_agents(void) {
 }
 
 static int test_retain_keeps_an_agent_alive(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "agent a:\n    x = pause()\n    print(\"back\", x)\n", NULL));
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
+    HARNESS_AGENT(rt, out, "agent a:\n    x = pause()\n    print(\"back\", x)\n", a, "a");
     CHECK_OK(sense_agent_start(rt, a, NULL, NULL));
     CHECK_OK(sense_agent_retain(rt, a, NULL));
     CHECK_OK(sense_agent_retain(rt, a, NULL));
@@ -159,11 +140,7 @@ static int test_retain_keeps_an_agent_alive(void) {
     CHECK_OK(harness_run(rt, "a = nil\nfor i in range(300000):\n    s = str(i)\n", NULL));
     CHECK_OK(sense_agent_release(rt, a, NULL));
     CHECK_OK(harness_run(rt, "for i in range(300000):\n    s = str(i)\n", NULL));
-    sense_value *one = sense_value_new_int(1);
-    sense_agent_status st;
-    CHECK_OK(sense_agent_resume(rt, a, one, &st, NULL));
-    sense_value_free(one);
-    CHECK(st == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(harness_resume(rt, a, sense_value_new_int(1), SENSE_AGENT_STATUS_COMPLETED) == 0);
     CHECK_STR(text_buf_view(&out), "back 1\n");
     CHECK_OK(sense_agent_release(rt, a, NULL));
     CHECK_STATUS(sense_agent_release(rt, a, NULL), SENSE_STATUS_WRONG_STATE);
@@ -183,9 +160,7 @@ static void whoami(void *user_data, sense_call *call) {
 }
 
 static int test_host_function_learns_its_caller(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "whoami", 6, 0, whoami, NULL, NULL, NULL));
     CHECK_OK(harness_run(rt, "agent worker:\n    whoami()\nwhoami()\n", NULL));
     CHECK(seen_status == SENSE_STATUS_NOT_FOUND);
@@ -200,19 +175,14 @@ static int test_host_function_learns_its_caller(void) {
 }
 
 static int test_pause_reason_views(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "agent a:\n"
-                         "    pause(41)\n"
-                         "    pause(2.5)\n"
-                         "    pause(true)\n"
-                         "    pause(\"why?\")\n"
-                         "    pause([1])\n",
-                         NULL));
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
+    HARNESS_AGENT(rt, out,
+                  "agent a:\n"
+                  "    pause(41)\n"
+                  "    pause(2.5)\n"
+                  "    pause(true)\n"
+                  "    pause(\"why?\")\n"
+                  "    pause([1])\n",
+                  a, "a");
     CHECK_OK(sense_agent_start(rt, a, NULL, NULL));
     int64_t i = 0;
     double f = 0;
@@ -242,13 +212,6 @@ static int test_pause_reason_views(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_set_global_and_call);
-    RUN(test_members_and_agents_in_arrays);
-    RUN(test_agents_kept_by_agents);
-    RUN(test_retain_keeps_an_agent_alive);
-    RUN(test_host_function_learns_its_caller);
-    RUN(test_pause_reason_views);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_set_global_and_call), TEST(test_members_and_agents_in_arrays),
+             TEST(test_agents_kept_by_agents), TEST(test_retain_keeps_an_agent_alive),
+             TEST(test_host_function_learns_its_caller), TEST(test_pause_reason_views))

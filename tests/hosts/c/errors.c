@@ -3,9 +3,7 @@
 #include "harness.h"
 
 static int test_syntax_error_has_line_and_column(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, "x = 1\nif x == 1\n    print(x)\n", &err),
                      SENSE_STATUS_SYNTAX_ERROR, err);
@@ -30,9 +28,7 @@ static int test_syntax_error_has_line_and_column(void) {
 }
 
 static int test_runtime_error_classes(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, "print(\"before\")\ny = 1 / 0\n", &err),
                      SENSE_STATUS_RUNTIME_ERROR, err);
@@ -63,15 +59,8 @@ static int test_runtime_error_classes(void) {
 }
 
 static int test_agent_body_error_fails_the_agent(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "agent b:\n    pause()\n    x = 1 / 0\n", NULL));
-    sense_agent b;
-    CHECK_OK(harness_agent(rt, "b", &b));
+    HARNESS_PAUSED(rt, out, "agent b:\n    pause()\n    x = 1 / 0\n", b, "b");
     sense_agent_status status;
-    CHECK_OK(sense_agent_start(rt, b, &status, NULL));
-    CHECK(status == SENSE_AGENT_STATUS_PAUSED);
     sense_error *err = NULL;
     status = SENSE_AGENT_STATUS_CREATED;
     CHECK_STATUS_ERR(sense_agent_resume(rt, b, NULL, &status, &err), SENSE_STATUS_RUNTIME_ERROR,
@@ -87,9 +76,7 @@ static int test_agent_body_error_fails_the_agent(void) {
 }
 
 static int test_run_file(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     const char *path = "fixtures/hello.sns";
     CHECK_OK(sense_runtime_run_file(rt, path, strlen(path), NULL));
     CHECK_STR(text_buf_view(&out), "from a file\n");
@@ -106,10 +93,8 @@ static int test_run_file(void) {
 
     err = NULL;
     path = "fixtures/not_utf8.sns";
-    CHECK_STATUS_ERR(sense_runtime_run_file(rt, path, strlen(path), &err),
-                     SENSE_STATUS_INVALID_UTF8, err);
-    CHECK_CONTAINS(sense_error_message(err), "is not valid UTF-8 text");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_runtime_run_file(rt, path, strlen(path), &err), SENSE_STATUS_INVALID_UTF8,
+                    err, "is not valid UTF-8 text");
 
     /* A directory cannot be read as a file: a host-side runtime error. */
     err = NULL;
@@ -149,13 +134,6 @@ static int test_static_errors_need_no_freeing(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_syntax_error_has_line_and_column);
-    RUN(test_runtime_error_classes);
-    RUN(test_agent_body_error_fails_the_agent);
-    RUN(test_run_file);
-    RUN(test_accessors_accept_null);
-    RUN(test_static_errors_need_no_freeing);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_syntax_error_has_line_and_column), TEST(test_runtime_error_classes),
+             TEST(test_agent_body_error_fails_the_agent), TEST(test_run_file),
+             TEST(test_accessors_accept_null), TEST(test_static_errors_need_no_freeing))

@@ -18,10 +18,7 @@ static const char *PROGRAM =
 
 // ANCHOR: held
 static int test_call_a_returned_closure_later(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, PROGRAM, NULL));
+    HARNESS_PROGRAM(rt, out, PROGRAM);
     uint64_t make = 0, counter = 0;
     CHECK_OK(sense_runtime_hold_global(rt, "make_counter", 12, &make, NULL));
     CHECK(make != 0);
@@ -47,9 +44,7 @@ static int test_call_a_returned_closure_later(void) {
     const sense_value *step_args[1] = {step};
     sense_value *got = NULL;
     CHECK_OK(sense_runtime_call_held(rt, counter, step_args, 1, &got, NULL, NULL));
-    int64_t n = 0;
-    CHECK_OK(sense_value_as_int(got, &n, NULL));
-    CHECK(n == 15);
+    CHECK(harness_check_int(got, 15) == 0);
     sense_value_free(got);
     /* Result not wanted: both outputs NULL. */
     CHECK_OK(sense_runtime_call_held(rt, counter, step_args, 1, NULL, NULL, NULL));
@@ -89,9 +84,7 @@ static int test_call_a_returned_closure_later(void) {
 }
 
 static int test_hold_a_host_value(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_value *list = sense_value_new_list();
     sense_value *item = harness_string("kept");
     CHECK_OK(sense_value_list_push(list, item, NULL));
@@ -114,18 +107,14 @@ static int test_hold_a_host_value(void) {
     const sense_value *args[1] = {list};
     sense_value *n = NULL;
     CHECK_OK(sense_runtime_call_held(rt, len_id, args, 1, &n, NULL, NULL));
-    int64_t i = 0;
-    CHECK_OK(sense_value_as_int(n, &i, NULL));
-    CHECK(i == 1);
+    CHECK(harness_check_int(n, 1) == 0);
     sense_value_free(n);
     sense_value_free(list);
 
     /* nil is not callable: a runtime error, not a crash. */
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_call_held(rt, nil_id, NULL, 0, &n, NULL, &err),
-                     SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "not callable");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_runtime_call_held(rt, nil_id, NULL, 0, &n, NULL, &err),
+                    SENSE_STATUS_RUNTIME_ERROR, err, "not callable");
 
     /* Argument checks. */
     CHECK_STATUS(sense_runtime_hold_value(NULL, NULL, &id, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -136,9 +125,4 @@ static int test_hold_a_host_value(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_call_a_returned_closure_later);
-    RUN(test_hold_a_host_value);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_call_a_returned_closure_later), TEST(test_hold_a_host_value))

@@ -7,9 +7,7 @@
 /* Bug 1: set_global and register_fn refuse every name a program could not
  * write: keywords, the empty name, a leading digit. */
 static int test_keywords_are_not_globals(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_value *one = sense_value_new_int(1);
     const char *bad[] = {"if", "true", "nil", "def", "and", "agent", "", "1bad", "a-b"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -21,8 +19,7 @@ static int test_keywords_are_not_globals(void) {
         sense_error_free(err);
     }
     /* A program still reads `true` as the keyword. */
-    CHECK_OK(harness_run(rt, "print(true, nil)\n", NULL));
-    CHECK_STR(text_buf_view(&out), "true nil\n");
+    CHECK_PRINTS(rt, out, "print(true, nil)\n", "true nil\n");
     CHECK_OK(sense_runtime_set_global(rt, "_ok2", 4, one, NULL));
     sense_value_free(one);
     sense_runtime_free(rt);
@@ -34,35 +31,26 @@ static void count_free(void *user_data) {
     (void)user_data;
     frees++;
 }
-static void answer_seven(void *user_data, sense_call *call) {
-    (void)user_data;
-    sense_value *v = sense_value_new_int(7);
-    sense_call_return(call, v, NULL);
-    sense_value_free(v);
-}
+/* What seven() answers. */
+static int64_t seven = 7;
 
 static int test_host_function_names_are_identifiers(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     const char *bad[] = {"", "1bad", "if", "while", "nil", "two words"};
     frees = 0;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sense_error *err = NULL;
-        CHECK_STATUS_ERR(sense_runtime_register_fn(rt, bad[i], strlen(bad[i]), 0, answer_seven,
-                                                   NULL, count_free, &err),
-                         SENSE_STATUS_INVALID_ARGUMENT, err);
-        CHECK_CONTAINS(sense_error_message(err), "not a function name");
-        sense_error_free(err);
+        CHECK_ERROR_HAS(sense_runtime_register_fn(rt, bad[i], strlen(bad[i]), 0, harness_answer_int,
+                                                  &seven, count_free, &err),
+                        SENSE_STATUS_INVALID_ARGUMENT, err, "not a function name");
     }
     /* The user data of each refused registration was freed at once. */
     CHECK(frees == (int)(sizeof bad / sizeof bad[0]));
     /* Nothing was registered under "": calling it finds nothing. */
     sense_value *got = NULL;
     CHECK_STATUS(sense_runtime_call(rt, NULL, 0, NULL, 0, &got, NULL), SENSE_STATUS_NOT_FOUND);
-    CHECK_OK(sense_runtime_register_fn(rt, "seven", 5, 0, answer_seven, NULL, NULL, NULL));
-    CHECK_OK(harness_run(rt, "print(seven())\n", NULL));
-    CHECK_STR(text_buf_view(&out), "7\n");
+    CHECK_OK(sense_runtime_register_fn(rt, "seven", 5, 0, harness_answer_int, &seven, NULL, NULL));
+    CHECK_PRINTS(rt, out, "print(seven())\n", "7\n");
     sense_runtime_free(rt);
     return 0;
 }
@@ -76,9 +64,7 @@ static void fail_latin1(void *user_data, sense_call *call) {
 }
 
 static int test_a_non_utf8_failure_is_not_dropped(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "order", 5, 0, fail_latin1, NULL, NULL, NULL));
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, "x = order()\nprint(\"went on\", x)\n", &err),
@@ -94,17 +80,12 @@ static int test_a_non_utf8_failure_is_not_dropped(void) {
 /* Bug 3: a global set on a new runtime before restoring is kept (and wins
  * over the snapshot's value of that name). */
 static int test_a_global_set_before_restore_is_kept(void) {
-    text_buf out;
-    sense_runtime *a = harness_runtime(&out);
-    CHECK(a != NULL);
-    CHECK_OK(harness_run(a, "limit = 1\nagent w:\n    pause()\n    print(limit, api_key)\n", NULL));
+    HARNESS_PROGRAM(a, out, "limit = 1\nagent w:\n    pause()\n    print(limit, api_key)\n");
     sense_bytes *snap = NULL;
     CHECK_OK(sense_runtime_snapshot(a, &snap, NULL));
     sense_runtime_free(a);
 
-    text_buf out_b;
-    sense_runtime *b = harness_runtime(&out_b);
-    CHECK(b != NULL);
+    HARNESS_RUNTIME(b, out_b);
     sense_value *key = harness_string("k-123");
     sense_value *limit = sense_value_new_int(5);
     CHECK_OK(sense_runtime_set_global(b, "api_key", 7, key, NULL));
@@ -114,17 +95,10 @@ static int test_a_global_set_before_restore_is_kept(void) {
     CHECK_OK(sense_runtime_restore(b, sense_bytes_data(snap), sense_bytes_len(snap), NULL));
     sense_bytes_free(snap);
 
-    sense_value *got = NULL;
-    CHECK_OK(sense_runtime_global(b, "api_key", 7, &got, NULL));
-    sense_str s;
-    CHECK_OK(sense_value_as_string(got, &s, NULL));
-    CHECK_STR(s, "k-123");
-    sense_value_free(got);
+    CHECK(harness_check_global_string(b, "api_key", "k-123") == 0);
     sense_agent w;
-    CHECK_OK(harness_agent(b, "w", &w));
     sense_agent_status st;
-    CHECK_OK(sense_agent_start(b, w, &st, NULL));
-    CHECK(st == SENSE_AGENT_STATUS_PAUSED);
+    CHECK(harness_start(b, "w", &w, SENSE_AGENT_STATUS_PAUSED) == 0);
     CHECK_OK(sense_agent_resume(b, w, NULL, &st, NULL));
     CHECK(st == SENSE_AGENT_STATUS_COMPLETED);
     CHECK_STR(text_buf_view(&out_b), "5 k-123\n");
@@ -132,11 +106,6 @@ static int test_a_global_set_before_restore_is_kept(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_keywords_are_not_globals);
-    RUN(test_host_function_names_are_identifiers);
-    RUN(test_a_non_utf8_failure_is_not_dropped);
-    RUN(test_a_global_set_before_restore_is_kept);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_keywords_are_not_globals), TEST(test_host_function_names_are_identifiers),
+             TEST(test_a_non_utf8_failure_is_not_dropped),
+             TEST(test_a_global_set_before_restore_is_kept))

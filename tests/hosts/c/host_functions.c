@@ -3,18 +3,9 @@
  * re-entry, and the sense_call NULL paths. */
 #include "harness.h"
 
-typedef struct counter {
-    int calls;
-    int freed;
-} counter;
-
-static void counter_free(void *user_data) {
-    ((counter *)user_data)->freed++;
-}
-
 /* add(a, b): Int + Int, counting calls in user data. */
 static void host_add(void *user_data, sense_call *call) {
-    counter *c = (counter *)user_data;
+    harness_calls *c = (harness_calls *)user_data;
     c->calls++;
     const sense_value *a = NULL;
     const sense_value *b = NULL;
@@ -51,21 +42,6 @@ static void host_describe(void *user_data, sense_call *call) {
 static void host_nothing(void *user_data, sense_call *call) {
     (void)user_data;
     (void)call;
-}
-
-/* approve(what): suspends the calling agent with a question. */
-static void host_approve(void *user_data, sense_call *call) {
-    (void)user_data;
-    const sense_value *what = NULL;
-    sense_str s = {NULL, 0};
-    sense_call_arg(call, 0, &what, NULL);
-    sense_value_as_string(what, &s, NULL);
-    char buf[128];
-    int len = snprintf(buf, sizeof buf, "approve %.*s?", (int)s.len, s.ptr);
-    sense_value *reason = NULL;
-    sense_value_new_string(buf, (size_t)len, &reason, NULL);
-    sense_call_suspend(call, reason, NULL);
-    sense_value_free(reason);
 }
 
 /* Every sense_call function's NULL and error paths, from inside a call. */
@@ -109,18 +85,17 @@ static void host_reenter(void *user_data, sense_call *call) {
 
 static int test_values_errors_and_user_data(void) {
     text_buf out;
-    counter c = {0, 0};
+    harness_calls c = {0, 0};
     sense_runtime *rt = harness_runtime(&out);
     CHECK(rt != NULL);
-    CHECK_OK(sense_runtime_register_fn(rt, "add", 3, 2, host_add, &c, counter_free, NULL));
+    CHECK_OK(sense_runtime_register_fn(rt, "add", 3, 2, host_add, &c, harness_calls_free, NULL));
     CHECK_OK(sense_runtime_register_fn(rt, "describe", 8, -1, host_describe, NULL, NULL, NULL));
     CHECK_OK(sense_runtime_register_fn(rt, "nothing", 7, 0, host_nothing, NULL, NULL, NULL));
-    CHECK_OK(harness_run(rt,
-                         "print(add(40, 2), type_of(add))\n"
-                         "print(describe(), describe(1, \"a\", [2]))\n"
-                         "print(nothing())\n",
-                         NULL));
-    CHECK_STR(text_buf_view(&out), "42 Function\ndescribe/0 describe/3\nnil\n");
+    CHECK_PRINTS(rt, out,
+                 "print(add(40, 2), type_of(add))\n"
+                 "print(describe(), describe(1, \"a\", [2]))\n"
+                 "print(nothing())\n",
+                 "42 Function\ndescribe/0 describe/3\nnil\n");
     CHECK(c.calls == 1);
 
     /* A failing host function raises a SenseRuntimeError in Sense. */
@@ -133,15 +108,14 @@ static int test_values_errors_and_user_data(void) {
 
     /* Arity is checked by the runtime before the callback runs. */
     err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt, "add(1)\n", &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_STR(sense_error_message(err), "[line 1] 'add' expects 2 argument(s), got 1");
-    sense_error_free(err);
+    CHECK_ERROR(harness_run(rt, "add(1)\n", &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                "[line 1] 'add' expects 2 argument(s), got 1");
     CHECK(c.calls == 2);
 
     /* Replacing a registration frees the old user data at once. */
     CHECK(c.freed == 0);
-    counter c2 = {0, 0};
-    CHECK_OK(sense_runtime_register_fn(rt, "add", 3, 2, host_add, &c2, counter_free, NULL));
+    harness_calls c2 = {0, 0};
+    CHECK_OK(sense_runtime_register_fn(rt, "add", 3, 2, host_add, &c2, harness_calls_free, NULL));
     CHECK(c.freed == 1);
     CHECK_OK(harness_run(rt, "print(add(1, 2))\n", NULL));
     CHECK(c2.calls == 1);
@@ -153,10 +127,8 @@ static int test_values_errors_and_user_data(void) {
 }
 
 static int test_suspending_host_function(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(sense_runtime_register_fn(rt, "approve", 7, 1, host_approve, NULL, NULL, NULL));
+    HARNESS_RUNTIME(rt, out);
+    CHECK_OK(sense_runtime_register_fn(rt, "approve", 7, 1, harness_approve, NULL, NULL, NULL));
     CHECK_OK(harness_run(rt,
                          "def step(x):\n"
                          "    return approve(x)\n"
@@ -165,40 +137,23 @@ static int test_suspending_host_function(void) {
                          "    print(\"answer:\", answer)\n",
                          NULL));
     sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
-    sense_agent_status status;
-    CHECK_OK(sense_agent_start(rt, a, &status, NULL));
-    CHECK(status == SENSE_AGENT_STATUS_PAUSED);
-    sense_pause_kind kind;
-    CHECK_OK(sense_agent_pause_kind(rt, a, &kind, NULL));
-    CHECK(kind == SENSE_PAUSE_KIND_HOST_FUNCTION);
-    sense_value *reason = NULL;
-    CHECK_OK(sense_agent_pause_reason(rt, a, &reason, NULL));
-    sense_str s;
-    CHECK_OK(sense_value_as_string(reason, &s, NULL));
-    CHECK_STR(s, "approve deploy?");
-    sense_value_free(reason);
+    CHECK(harness_start(rt, "a", &a, SENSE_AGENT_STATUS_PAUSED) == 0);
+    CHECK(harness_check_pause(rt, a, SENSE_PAUSE_KIND_HOST_FUNCTION, "approve deploy?") == 0);
 
     /* The resume value becomes approve()'s result. */
-    sense_value *yes = sense_value_new_bool(true);
-    CHECK_OK(sense_agent_resume(rt, a, yes, &status, NULL));
-    sense_value_free(yes);
-    CHECK(status == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(harness_resume(rt, a, sense_value_new_bool(true), SENSE_AGENT_STATUS_COMPLETED) == 0);
     CHECK_STR(text_buf_view(&out), "answer: true\n");
 
     /* Outside an agent, suspending is an error. */
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt, "approve(\"x\")\n", &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "not called from inside a running agent");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(harness_run(rt, "approve(\"x\")\n", &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "not called from inside a running agent");
     sense_runtime_free(rt);
     return 0;
 }
 
 static int test_call_context_paths(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "probe", 5, 1, host_probe, NULL, NULL, NULL));
     CHECK_OK(harness_run(rt, "print(probe(1))\n", NULL));
     CHECK(call_checks_failed == 0);
@@ -215,22 +170,22 @@ static int test_call_context_paths(void) {
 static int test_register_errors_free_user_data(void) {
     sense_runtime *rt = NULL;
     CHECK_OK(sense_runtime_new(&rt, NULL));
-    counter c = {0, 0};
+    harness_calls c = {0, 0};
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_register_fn(rt, "f", 1, 256, host_nothing, &c, counter_free,
-                                               &err),
-                     SENSE_STATUS_INVALID_ARGUMENT, err);
-    CHECK_STR(sense_error_message(err), "argument `arity` must be -1 (any) or 0..=255");
-    sense_error_free(err);
+    CHECK_ERROR(
+        sense_runtime_register_fn(rt, "f", 1, 256, host_nothing, &c, harness_calls_free, &err),
+        SENSE_STATUS_INVALID_ARGUMENT, err, "argument `arity` must be -1 (any) or 0..=255");
     CHECK(c.freed == 1);
-    CHECK_STATUS(sense_runtime_register_fn(rt, "f", 1, -2, host_nothing, &c, counter_free, NULL),
-                 SENSE_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        sense_runtime_register_fn(rt, "f", 1, -2, host_nothing, &c, harness_calls_free, NULL),
+        SENSE_STATUS_INVALID_ARGUMENT);
     CHECK(c.freed == 2);
-    CHECK_STATUS(sense_runtime_register_fn(rt, "f", 1, 0, NULL, &c, counter_free, NULL),
+    CHECK_STATUS(sense_runtime_register_fn(rt, "f", 1, 0, NULL, &c, harness_calls_free, NULL),
                  SENSE_STATUS_INVALID_ARGUMENT);
     CHECK(c.freed == 3);
-    CHECK_STATUS(sense_runtime_register_fn(NULL, "f", 1, 0, host_nothing, &c, counter_free, NULL),
-                 SENSE_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        sense_runtime_register_fn(NULL, "f", 1, 0, host_nothing, &c, harness_calls_free, NULL),
+        SENSE_STATUS_INVALID_ARGUMENT);
     CHECK(c.freed == 4);
     CHECK_STATUS(sense_runtime_register_fn(rt, NULL, 1, 0, host_nothing, NULL, NULL, NULL),
                  SENSE_STATUS_INVALID_ARGUMENT);
@@ -240,11 +195,5 @@ static int test_register_errors_free_user_data(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_values_errors_and_user_data);
-    RUN(test_suspending_host_function);
-    RUN(test_call_context_paths);
-    RUN(test_register_errors_free_user_data);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_values_errors_and_user_data), TEST(test_suspending_host_function),
+             TEST(test_call_context_paths), TEST(test_register_errors_free_user_data))

@@ -66,9 +66,7 @@ static int test_restored_elsewhere(void) {
     sense_runtime_free(rt);
 
     CHECK(chdir("/") == 0);
-    text_buf out2;
-    sense_runtime *rt2 = harness_runtime(&out2);
-    CHECK(rt2 != NULL);
+    HARNESS_RUNTIME(rt2, out2);
     CHECK_STATUS_ERR(
         sense_runtime_restore(rt2, sense_bytes_data(bytes), sense_bytes_len(bytes), &err),
         SENSE_STATUS_OK, err);
@@ -87,13 +85,12 @@ static int test_restored_elsewhere(void) {
 }
 
 int main(void) {
-    HARNESS_START();
     if (getcwd(home, sizeof home) == NULL) {
         fprintf(stderr, "getcwd failed\n");
         return 1;
     }
-    RUN(test_relative_path_from_the_parent);
-    RUN(test_absolute_path_from_the_root);
-    RUN(test_restored_elsewhere);
-    HARNESS_END();
+    static const harness_test tests[] = {TEST(test_relative_path_from_the_parent),
+                                         TEST(test_absolute_path_from_the_root),
+                                         TEST(test_restored_elsewhere)};
+    return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
 }

@@ -32,24 +32,22 @@ static int test_output_callback_sees_print(void) {
     CHECK_OK(sense_runtime_new(&rt, NULL));
     text_buf out = {{0}, 0};
     CHECK_OK(sense_runtime_set_output(rt, text_buf_append, &out, out_free, NULL));
-    CHECK_OK(harness_run(rt, "print(\"h\xc3\xa9llo\", 1, [2, 3], nil)\nprint(1.5)\n", NULL));
-    CHECK_STR(text_buf_view(&out), "h\xc3\xa9llo 1 [2, 3] nil\n1.5\n");
+    CHECK_PRINTS(rt, out, "print(\"h\xc3\xa9llo\", 1, [2, 3], nil)\nprint(1.5)\n",
+                 "h\xc3\xa9llo 1 [2, 3] nil\n1.5\n");
 
     /* Redirecting again frees the old user data. */
     text_buf out2 = {{0}, 0};
     CHECK(out_freed == 0);
     CHECK_OK(sense_runtime_set_output(rt, text_buf_append, &out2, out_free, NULL));
     CHECK(out_freed == 1);
-    CHECK_OK(harness_run(rt, "print(\"second\")\n", NULL));
-    CHECK_STR(text_buf_view(&out2), "second\n");
+    CHECK_PRINTS(rt, out2, "print(\"second\")\n", "second\n");
 
     /* NULL restores stdout; a destructor given with it runs at once. */
     CHECK_OK(sense_runtime_set_output(rt, NULL, NULL, NULL, NULL));
     CHECK(out_freed == 2);
     CHECK_OK(sense_runtime_set_output(rt, NULL, &out2, out_free, NULL));
     CHECK(out_freed == 3);
-    CHECK_OK(harness_run(rt, "print(\"(this line goes to stdout)\")\n", NULL));
-    CHECK_STR(text_buf_view(&out2), "second\n");
+    CHECK_PRINTS(rt, out2, "print(\"(this line goes to stdout)\")\n", "second\n");
 
     CHECK_STATUS(sense_runtime_set_output(NULL, text_buf_append, &out, out_free, NULL),
                  SENSE_STATUS_INVALID_ARGUMENT);
@@ -59,25 +57,20 @@ static int test_output_callback_sees_print(void) {
 }
 
 static int test_input_callback_answers_ask_human(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     script s = {{"Ada\n", "42", NULL, NULL}, 0, 0, 0};
     CHECK_OK(sense_runtime_set_input(rt, scripted_input, &s, script_free, NULL));
-    CHECK_OK(harness_run(rt,
-                         "name = ask_human(\"Name?\")\n"
-                         "n = int(ask_human(\"Number?\"))\n"
-                         "print(\"hi\", name, n + 1)\n",
-                         NULL));
-    CHECK_STR(text_buf_view(&out), "Name?\n> Number?\n> hi Ada 43\n");
+    CHECK_PRINTS(rt, out,
+                 "name = ask_human(\"Name?\")\n"
+                 "n = int(ask_human(\"Number?\"))\n"
+                 "print(\"hi\", name, n + 1)\n",
+                 "Name?\n> Number?\n> hi Ada 43\n");
     CHECK(s.calls == 2);
 
     /* End of input is a runtime error in Sense. */
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt, "ask_human(\"More?\")\n", &err), SENSE_STATUS_RUNTIME_ERROR,
-                     err);
-    CHECK_CONTAINS(sense_error_message(err), "no input (end of file)");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(harness_run(rt, "ask_human(\"More?\")\n", &err), SENSE_STATUS_RUNTIME_ERROR,
+                    err, "no input (end of file)");
     CHECK(s.calls == 3);
 
     /* NULL restores stdin (not read here) and frees the script. */
@@ -105,20 +98,12 @@ static bool bad_input(void *user_data, sense_str *line) {
 }
 
 static int test_invalid_input_is_replaced(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_set_input(rt, bad_input, NULL, NULL, NULL));
-    CHECK_OK(harness_run(rt, "x = ask_human(\"?\")\nprint(len(x))\n", NULL));
-    CHECK_STR(text_buf_view(&out), "?\n> 2\n");
+    CHECK_PRINTS(rt, out, "x = ask_human(\"?\")\nprint(len(x))\n", "?\n> 2\n");
     sense_runtime_free(rt);
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_output_callback_sees_print);
-    RUN(test_input_callback_answers_ask_human);
-    RUN(test_invalid_input_is_replaced);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_output_callback_sees_print), TEST(test_input_callback_answers_ask_human),
+             TEST(test_invalid_input_is_replaced))

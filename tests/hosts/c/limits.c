@@ -2,15 +2,6 @@
  * (issue 18, item 3), and their argument checks. */
 #include "harness.h"
 
-static sense_runtime *runtime_with(sense_config *cfg, text_buf *out) {
-    sense_runtime *rt = NULL;
-    if (sense_runtime_new_with_config(cfg, &rt, NULL) != SENSE_STATUS_OK) return NULL;
-    out->len = 0;
-    out->data[0] = '\0';
-    sense_runtime_set_output(rt, text_buf_append, out, NULL, NULL);
-    return rt;
-}
-
 static int test_zero_limits_are_invalid(void) {
     sense_config *cfg = NULL;
     CHECK_OK(sense_config_new(&cfg, NULL));
@@ -24,37 +15,20 @@ static int test_zero_limits_are_invalid(void) {
 }
 
 static int test_string_and_array_limits(void) {
-    sense_config *cfg = NULL;
-    CHECK_OK(sense_config_new(&cfg, NULL));
-    CHECK_OK(sense_config_set_max_string_len(cfg, 100, NULL));
-    CHECK_OK(sense_config_set_max_array_len(cfg, 50, NULL));
-    text_buf out;
-    sense_runtime *rt = runtime_with(cfg, &out);
-    sense_config_free(cfg);
-    CHECK(rt != NULL);
+    HARNESS_LIMITED(rt, out, .max_string_len = 100, .max_array_len = 50);
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt, "s = \"x\"\nwhile true:\n    s = s + s\n", &err),
-                     SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "string too large (128 bytes; the limit is 100)");
-    sense_error_free(err);
-    err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt, "r = range(51)\n", &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "array too large (51 elements; the limit is 50)");
-    sense_error_free(err);
-    CHECK_OK(harness_run(rt, "r = range(50)\nprint(len(r))\n", NULL));
-    CHECK_STR(text_buf_view(&out), "50\n");
+    CHECK_ERROR_HAS(harness_run(rt, "s = \"x\"\nwhile true:\n    s = s + s\n", &err),
+                    SENSE_STATUS_RUNTIME_ERROR, err,
+                    "string too large (128 bytes; the limit is 100)");
+    CHECK_ERROR_HAS(harness_run(rt, "r = range(51)\n", &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "array too large (51 elements; the limit is 50)");
+    CHECK_PRINTS(rt, out, "r = range(50)\nprint(len(r))\n", "50\n");
     sense_runtime_free(rt);
     return 0;
 }
 
 static int test_heap_ceiling(void) {
-    sense_config *cfg = NULL;
-    CHECK_OK(sense_config_new(&cfg, NULL));
-    CHECK_OK(sense_config_set_max_heap(cfg, 8u << 20, NULL));
-    text_buf out;
-    sense_runtime *rt = runtime_with(cfg, &out);
-    sense_config_free(cfg);
-    CHECK(rt != NULL);
+    HARNESS_LIMITED(rt, out, .max_heap = 8u << 20);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, "rows = []\nwhile true:\n    push(rows, range(1000))\n", &err),
                      SENSE_STATUS_RUNTIME_ERROR, err);
@@ -65,21 +39,17 @@ static int test_heap_ceiling(void) {
     CHECK(sense_error_line(err) == 3);
     sense_error_free(err);
     /* The runtime stays usable; the garbage goes once unreachable. */
-    CHECK_OK(harness_run(rt, "rows = nil\nrows = []\nfor i in range(100):\n    push(rows, range(1000))\nprint(len(rows))\n", NULL));
-    CHECK_STR(text_buf_view(&out), "100\n");
+    CHECK_PRINTS(rt, out,
+                 "rows = nil\nrows = []\nfor i in range(100):\n"
+                 "    push(rows, range(1000))\nprint(len(rows))\n",
+                 "100\n");
     sense_runtime_free(rt);
     return 0;
 }
 
 /* Issue 27: the source limit counts every source a runtime compiles. */
 static int test_source_limit_counts_every_source(void) {
-    sense_config *cfg = NULL;
-    CHECK_OK(sense_config_new(&cfg, NULL));
-    CHECK_OK(sense_config_set_max_source_len(cfg, 40, NULL));
-    text_buf out;
-    sense_runtime *rt = runtime_with(cfg, &out);
-    sense_config_free(cfg);
-    CHECK(rt != NULL);
+    HARNESS_LIMITED(rt, out, .max_source_len = 40);
     for (int i = 0; i < 6; i++) {
         CHECK_OK(harness_run(rt, "a = 1\n", NULL)); /* 6 bytes each, 36 in all */
     }
@@ -95,13 +65,7 @@ static int test_source_limit_counts_every_source(void) {
 /* Issue 27: values a host adds are held to the heap ceiling with a status,
    not a process abort; the message names no CLI flag. */
 static int test_host_values_count_towards_the_ceiling(void) {
-    sense_config *cfg = NULL;
-    CHECK_OK(sense_config_new(&cfg, NULL));
-    CHECK_OK(sense_config_set_max_heap(cfg, 4u << 20, NULL));
-    text_buf out;
-    sense_runtime *rt = runtime_with(cfg, &out);
-    sense_config_free(cfg);
-    CHECK(rt != NULL);
+    HARNESS_LIMITED(rt, out, .max_heap = 4u << 20);
     CHECK_OK(harness_run(rt, "agent sink:\n    pause(\"never\")\n", NULL));
     static char chunk[256 * 1024];
     memset(chunk, 'x', sizeof chunk);
@@ -129,12 +93,6 @@ static int test_host_values_count_towards_the_ceiling(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_zero_limits_are_invalid);
-    RUN(test_string_and_array_limits);
-    RUN(test_source_limit_counts_every_source);
-    RUN(test_host_values_count_towards_the_ceiling);
-    RUN(test_heap_ceiling);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_zero_limits_are_invalid), TEST(test_string_and_array_limits),
+             TEST(test_source_limit_counts_every_source),
+             TEST(test_host_values_count_towards_the_ceiling), TEST(test_heap_ceiling))

@@ -3,9 +3,7 @@
 #include "harness.h"
 
 static int test_globals_and_agents_are_listed(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_value *names = NULL;
     CHECK_OK(sense_runtime_global_names(rt, &names, NULL));
     size_t n = 99;
@@ -58,8 +56,4 @@ static int test_globals_and_agents_are_listed(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_globals_and_agents_are_listed);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_globals_and_agents_are_listed))

@@ -15,50 +15,36 @@ static sense_status put(sense_value *m, sense_value *k, sense_value *v) {
     return st;
 }
 
+/* The key and the value of entry `i` of the Map `m` (borrowed), or NULL. */
+static const sense_value *entry_key(const sense_value *m, size_t i) {
+    const sense_value *k = NULL;
+    return sense_value_map_key(m, i, &k, NULL) == SENSE_STATUS_OK ? k : NULL;
+}
+
+static const sense_value *entry_value(const sense_value *m, size_t i) {
+    const sense_value *v = NULL;
+    return sense_value_map_value(m, i, &v, NULL) == SENSE_STATUS_OK ? v : NULL;
+}
+
 static int test_sense_maps_come_out_in_order(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "m = {\"b\": 1, \"a\": [2, \"x\"], 3: true, false: {}}\nm[\"b\"] = 5\n",
-                         NULL));
+    HARNESS_PROGRAM(rt, out,
+                    "m = {\"b\": 1, \"a\": [2, \"x\"], 3: true, false: {}}\nm[\"b\"] = 5\n");
     sense_value *m = NULL;
     CHECK_OK(sense_runtime_global(rt, "m", 1, &m, NULL));
-    sense_value_kind kind;
-    CHECK_OK(sense_value_get_kind(m, &kind, NULL));
-    CHECK(kind == SENSE_VALUE_KIND_MAP);
-    sense_str name;
-    CHECK_OK(sense_value_type_name(m, &name, NULL));
-    CHECK_STR(name, "Map");
+    CHECK(harness_check_kind(m, SENSE_VALUE_KIND_MAP, "Map") == 0);
     size_t n = 0;
     CHECK_OK(sense_value_map_len(m, &n, NULL));
     CHECK(n == 4);
 
     /* Insertion order; replacing "b" kept its place. */
+    CHECK(harness_check_string(entry_key(m, 0), "b") == 0);
+    CHECK(harness_check_int(entry_value(m, 0), 5) == 0);
+    CHECK(harness_check_string(entry_key(m, 1), "a") == 0);
+    CHECK(harness_check_kind(entry_value(m, 1), SENSE_VALUE_KIND_LIST, NULL) == 0);
+    CHECK(harness_check_int(entry_key(m, 2), 3) == 0);
+    CHECK(harness_check_bool(entry_key(m, 3), false) == 0);
+    CHECK(harness_check_kind(entry_value(m, 3), SENSE_VALUE_KIND_MAP, NULL) == 0);
     const sense_value *k = NULL, *v = NULL;
-    sense_str s;
-    int64_t i = 0;
-    bool b = false;
-    CHECK_OK(sense_value_map_key(m, 0, &k, NULL));
-    CHECK_OK(sense_value_as_string(k, &s, NULL));
-    CHECK_STR(s, "b");
-    CHECK_OK(sense_value_map_value(m, 0, &v, NULL));
-    CHECK_OK(sense_value_as_int(v, &i, NULL));
-    CHECK(i == 5);
-    CHECK_OK(sense_value_map_key(m, 1, &k, NULL));
-    CHECK_OK(sense_value_as_string(k, &s, NULL));
-    CHECK_STR(s, "a");
-    CHECK_OK(sense_value_map_value(m, 1, &v, NULL));
-    CHECK_OK(sense_value_get_kind(v, &kind, NULL));
-    CHECK(kind == SENSE_VALUE_KIND_LIST);
-    CHECK_OK(sense_value_map_key(m, 2, &k, NULL));
-    CHECK_OK(sense_value_as_int(k, &i, NULL));
-    CHECK(i == 3);
-    CHECK_OK(sense_value_map_key(m, 3, &k, NULL));
-    CHECK_OK(sense_value_as_bool(k, &b, NULL));
-    CHECK(!b);
-    CHECK_OK(sense_value_map_value(m, 3, &v, NULL));
-    CHECK_OK(sense_value_get_kind(v, &kind, NULL));
-    CHECK(kind == SENSE_VALUE_KIND_MAP);
     CHECK_STATUS(sense_value_map_key(m, 4, &k, NULL), SENSE_STATUS_NOT_FOUND);
     CHECK_STATUS(sense_value_map_value(m, 4, &v, NULL), SENSE_STATUS_NOT_FOUND);
 
@@ -66,25 +52,21 @@ static int test_sense_maps_come_out_in_order(void) {
     sense_value *three = sense_value_new_int(3);
     sense_value *yes = sense_value_new_bool(true);
     CHECK_OK(sense_value_map_get(m, three, &v, NULL));
-    CHECK_OK(sense_value_as_bool(v, &b, NULL));
-    CHECK(b);
+    CHECK(harness_check_bool(v, true) == 0);
     CHECK_STATUS(sense_value_map_get(m, yes, &v, NULL), SENSE_STATUS_NOT_FOUND);
     sense_value *a = key("a");
     CHECK_OK(sense_value_map_get(m, a, &v, NULL));
     size_t len = 0;
     CHECK_OK(sense_value_list_len(v, &len, NULL));
     CHECK(len == 2);
-    sense_value_free(a);
-    sense_value_free(three);
-    sense_value_free(yes);
+    FREE_VALUES(a, three, yes);
 
     /* Wrong kinds. */
     CHECK_STATUS(sense_value_list_len(m, &len, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     sense_value *l = sense_value_new_list();
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_value_map_len(l, &n, &err), SENSE_STATUS_INVALID_ARGUMENT, err);
-    CHECK_STR(sense_error_message(err), "the value is not a Map");
-    sense_error_free(err);
+    CHECK_ERROR(sense_value_map_len(l, &n, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                "the value is not a Map");
     sense_value_free(l);
     CHECK_STATUS(sense_value_map_len(NULL, &n, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_value_map_get(m, NULL, &v, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -116,9 +98,7 @@ static void echo_map(void *user_data, sense_call *call) {
 }
 
 static int test_host_maps_go_in(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_value *m = sense_value_new_map();
     CHECK(m != NULL);
     CHECK_OK(put(m, key("name"), harness_string("ada")));
@@ -130,9 +110,8 @@ static int test_host_maps_go_in(void) {
     /* Keys other than String, Int or Bool are refused. */
     sense_value *fk = sense_value_new_float(1.0);
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_value_map_set(m, fk, NULL, &err), SENSE_STATUS_INVALID_ARGUMENT, err);
-    CHECK_CONTAINS(sense_error_message(err), "String, an Int or a Bool");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_value_map_set(m, fk, NULL, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                    "String, an Int or a Bool");
     sense_value_free(fk);
     sense_value *l = sense_value_new_list();
     sense_value *k = key("k");
@@ -142,14 +121,13 @@ static int test_host_maps_go_in(void) {
     sense_value_free(l);
 
     CHECK_OK(sense_runtime_set_global(rt, "person", 6, m, NULL));
-    CHECK_OK(harness_run(rt,
-                         "print(type_of(person), len(person), person[\"name\"], person[7])\n"
-                         "print(person)\n"
-                         "for k in person:\n"
-                         "    print(k)\n",
-                         NULL));
-    CHECK_STR(text_buf_view(&out),
-              "Map 4 grace 1.5\n{name: grace, 7: 1.5, tags: [], true: {}}\nname\n7\ntags\ntrue\n");
+    CHECK_PRINTS(
+        rt, out,
+        "print(type_of(person), len(person), person[\"name\"], person[7])\n"
+        "print(person)\n"
+        "for k in person:\n"
+        "    print(k)\n",
+        "Map 4 grace 1.5\n{name: grace, 7: 1.5, tags: [], true: {}}\nname\n7\ntags\ntrue\n");
 
     /* Through a host function, both ways, and as a call argument. */
     CHECK_OK(sense_runtime_register_fn(rt, "echo", 4, 1, echo_map, NULL, NULL, NULL));
@@ -168,33 +146,21 @@ static int test_host_maps_go_in(void) {
 
 // ANCHOR: maps
 static int test_maps_as_pause_reasons_and_resume_values(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "agent a:\n"
-                         "    answer = pause({\"question\": \"deploy?\", \"hosts\": [{\"id\": 1}]})\n"
-                         "    print(answer[\"ok\"], len(answer), answer)\n",
-                         NULL));
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
+    HARNESS_PAUSED(rt, out,
+                   "agent a:\n"
+                   "    answer = pause({\"question\": \"deploy?\", \"hosts\": [{\"id\": 1}]})\n"
+                   "    print(answer[\"ok\"], len(answer), answer)\n",
+                   a, "a");
     sense_agent_status st;
-    CHECK_OK(sense_agent_start(rt, a, &st, NULL));
-    CHECK(st == SENSE_AGENT_STATUS_PAUSED);
     sense_value *reason = NULL;
     CHECK_OK(sense_agent_pause_reason(rt, a, &reason, NULL));
     sense_value *hosts_key = key("hosts");
-    const sense_value *hosts = NULL, *first = NULL, *id = NULL;
+    const sense_value *hosts = NULL, *id = NULL;
     CHECK_OK(sense_value_map_get(reason, hosts_key, &hosts, NULL));
-    CHECK_OK(sense_value_list_get(hosts, 0, &first, NULL));
     sense_value *id_key = key("id");
-    CHECK_OK(sense_value_map_get(first, id_key, &id, NULL));
-    int64_t i = 0;
-    CHECK_OK(sense_value_as_int(id, &i, NULL));
-    CHECK(i == 1);
-    sense_value_free(hosts_key);
-    sense_value_free(id_key);
-    sense_value_free(reason);
+    CHECK_OK(sense_value_map_get(harness_item(hosts, 0), id_key, &id, NULL));
+    CHECK(harness_check_int(id, 1) == 0);
+    FREE_VALUES(hosts_key, id_key, reason);
 
     sense_value *answer = sense_value_new_map();
     CHECK_OK(put(answer, key("ok"), sense_value_new_bool(true)));
@@ -208,10 +174,5 @@ static int test_maps_as_pause_reasons_and_resume_values(void) {
 }
 // ANCHOR_END: maps
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_sense_maps_come_out_in_order);
-    RUN(test_host_maps_go_in);
-    RUN(test_maps_as_pause_reasons_and_resume_values);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_sense_maps_come_out_in_order), TEST(test_host_maps_go_in),
+             TEST(test_maps_as_pause_reasons_and_resume_values))

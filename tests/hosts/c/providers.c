@@ -52,31 +52,26 @@ static void probe_complete(void *user_data, sense_str model_id, sense_str prompt
 }
 
 static int test_provider_answers(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     provider_log log;
     memset(&log, 0, sizeof log);
     CHECK_OK(sense_runtime_register_provider(rt, "acme", 4, NULL, 0, "acme-1", 6, acme_complete,
                                              &log, log_free, NULL));
-    CHECK_OK(harness_run(rt,
-                         "model m = inference(\"acme\")\n"
-                         "a = m.ask(\"hello\")\n"
-                         "print(a)\n"
-                         "print(a.value, a.confidence)\n"
-                         "model big = inference(\"acme\", \"acme-2\")\n"
-                         "print(big.ask(\"hi\").value)\n",
-                         NULL));
-    CHECK_STR(text_buf_view(&out), "answer<0.75>(echo hello)\necho hello 0.75\necho hi\n");
+    CHECK_PRINTS(rt, out,
+                 "model m = inference(\"acme\")\n"
+                 "a = m.ask(\"hello\")\n"
+                 "print(a)\n"
+                 "print(a.value, a.confidence)\n"
+                 "model big = inference(\"acme\", \"acme-2\")\n"
+                 "print(big.ask(\"hi\").value)\n",
+                 "answer<0.75>(echo hello)\necho hello 0.75\necho hi\n");
     CHECK(log.calls == 2);
     CHECK(strcmp(log.last_model, "acme-2") == 0);
     CHECK(strcmp(log.last_prompt, "hi") == 0);
 
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt, "m.ask(\"please fail\")\n", &err), SENSE_STATUS_RUNTIME_ERROR,
-                     err);
-    CHECK_CONTAINS(sense_error_message(err), "acme is down");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(harness_run(rt, "m.ask(\"please fail\")\n", &err), SENSE_STATUS_RUNTIME_ERROR,
+                    err, "acme is down");
     CHECK(strcmp(log.last_model, "acme-1") == 0);
 
     sense_runtime_free(rt);
@@ -85,9 +80,7 @@ static int test_provider_answers(void) {
 }
 
 static int test_provider_capability_is_gated(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     provider_log log;
     memset(&log, 0, sizeof log);
     CHECK_OK(sense_runtime_register_provider(rt, "acme", 4, "model.acme", 10, "acme-1", 6,
@@ -108,9 +101,7 @@ static int test_provider_capability_is_gated(void) {
 }
 
 static int test_completion_paths(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_provider(rt, "probe", 5, NULL, 0, "p", 1, probe_complete, NULL,
                                              NULL, NULL));
     CHECK_OK(harness_run(rt, "model m = inference(\"probe\")\nprint(m.ask(\"x\"))\n", NULL));
@@ -146,11 +137,5 @@ static int test_register_provider_errors(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_provider_answers);
-    RUN(test_provider_capability_is_gated);
-    RUN(test_completion_paths);
-    RUN(test_register_provider_errors);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_provider_answers), TEST(test_provider_capability_is_gated),
+             TEST(test_completion_paths), TEST(test_register_provider_errors))

@@ -48,12 +48,7 @@ static int test_agent_ids_do_not_cross_runtimes(void) {
 /* Restored agents keep their ids; agents declared afterwards get new ones,
  * never the ids of agents elsewhere in the process. */
 static int test_restored_ids_stay_unique(void) {
-    text_buf out;
-    sense_runtime *a = harness_runtime(&out);
-    CHECK(a != NULL);
-    CHECK_OK(harness_run(a, "agent w:\n    pause()\n", NULL));
-    sense_agent wa;
-    CHECK_OK(harness_agent(a, "w", &wa));
+    HARNESS_AGENT(a, out, "agent w:\n    pause()\n", wa, "w");
     sense_bytes *snap = NULL;
     CHECK_OK(sense_runtime_snapshot(a, &snap, NULL));
     sense_runtime *b = harness_runtime(&out);
@@ -82,42 +77,35 @@ static void fail_boom(void *user_data, sense_call *call) {
     sense_call_fail(call, "boom", 4, NULL);
 }
 
-/* Bug 2: the line of an error raised by sense_call_fail. */
-static int test_error_line_of_a_failing_host_function(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(sense_runtime_register_fn(rt, "boom", 4, 0, fail_boom, NULL, NULL, NULL));
+/* Runs `src` as "p.sns" and checks it fails with `message`, located on
+ * `line` (and `column`, or any column when 0) in the rendered text too. */
+static int check_located_failure(sense_runtime *rt, const char *src, const char *message,
+                                 const char *location, uint32_t line, uint32_t column) {
     sense_error *err = NULL;
-    const char *src = "x = 1\nx = boom()\n";
     CHECK_STATUS_ERR(sense_runtime_run_source(rt, "p.sns", 5, src, strlen(src), &err),
                      SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_STR(sense_error_message(err), "boom");
-    CHECK_CONTAINS(sense_error_rendered(err), "--> p.sns:2:5");
-    CHECK(sense_error_line(err) == 2);
-    CHECK(sense_error_column(err) == 5);
+    CHECK_STR(sense_error_message(err), message);
+    CHECK_CONTAINS(sense_error_rendered(err), location);
+    CHECK(sense_error_line(err) == line);
+    CHECK(column ? sense_error_column(err) == column : sense_error_column(err) > 0);
     sense_error_free(err);
+    return 0;
+}
+
+/* Bug 2: the line of an error raised by sense_call_fail. */
+static int test_error_line_of_a_failing_host_function(void) {
+    HARNESS_RUNTIME(rt, out);
+    CHECK_OK(sense_runtime_register_fn(rt, "boom", 4, 0, fail_boom, NULL, NULL, NULL));
+    CHECK(check_located_failure(rt, "x = 1\nx = boom()\n", "boom", "--> p.sns:2:5", 2, 5) == 0);
     sense_runtime_free(rt);
     return 0;
 }
 
 /* Bug 2: the line of "maximum recursion depth exceeded". */
 static int test_error_line_of_too_deep_recursion(void) {
-    sense_config *cfg = NULL;
-    CHECK_OK(sense_config_new(&cfg, NULL));
-    CHECK_OK(sense_config_set_max_depth(cfg, 50, NULL));
-    sense_runtime *rt = NULL;
-    CHECK_OK(sense_runtime_new_with_config(cfg, &rt, NULL));
-    sense_config_free(cfg);
-    sense_error *err = NULL;
-    const char *src = "def f(n):\n    return f(n + 1)\nf(0)\n";
-    CHECK_STATUS_ERR(sense_runtime_run_source(rt, "p.sns", 5, src, strlen(src), &err),
-                     SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_STR(sense_error_message(err), "maximum recursion depth exceeded");
-    CHECK_CONTAINS(sense_error_rendered(err), "--> p.sns:2:");
-    CHECK(sense_error_line(err) == 2);
-    CHECK(sense_error_column(err) > 0);
-    sense_error_free(err);
+    HARNESS_LIMITED(rt, out, .max_depth = 50);
+    CHECK(check_located_failure(rt, "def f(n):\n    return f(n + 1)\nf(0)\n",
+                                "maximum recursion depth exceeded", "--> p.sns:2:", 2, 0) == 0);
     sense_runtime_free(rt);
     return 0;
 }
@@ -174,9 +162,7 @@ static int run_snippets(sense_runtime *rt, long from, long count) {
 static int test_run_source_releases_memory(void) {
     int quick = getenv("SENSE_HOST_QUICK") != NULL;
     long total = quick ? 3000 : 100000;
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     /* Something that stays: a function and an agent the snippets keep. */
     CHECK_OK(harness_run(rt, "def keep(x):\n    return x\nagent a:\n    pause()\n", NULL));
     CHECK(run_snippets(rt, 0, 2000) == 0);
@@ -192,12 +178,9 @@ static int test_run_source_releases_memory(void) {
     CHECK(snap_after <= snap_base + 64);
     if (!quick && rss_base > 0) CHECK(rss_after - rss_base < 8 * 1024);
     /* What the snippets left behind still works. */
-    sense_value *v = NULL;
-    CHECK_OK(sense_runtime_global(rt, "last", 4, &v, NULL));
     int64_t last = 0;
-    CHECK_OK(sense_value_as_int(v, &last, NULL));
+    CHECK_GLOBAL(rt, "last", sense_value_as_int, &last);
     CHECK(last == 2 * (total - 1));
-    sense_value_free(v);
     CHECK_OK(harness_run(rt, "print(keep(label))\n", NULL));
     char want[64];
     snprintf(want, sizeof want, "run %ld\n", total - 1);
@@ -206,12 +189,6 @@ static int test_run_source_releases_memory(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_agent_ids_do_not_cross_runtimes);
-    RUN(test_restored_ids_stay_unique);
-    RUN(test_error_line_of_a_failing_host_function);
-    RUN(test_error_line_of_too_deep_recursion);
-    RUN(test_run_source_releases_memory);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_agent_ids_do_not_cross_runtimes), TEST(test_restored_ids_stay_unique),
+             TEST(test_error_line_of_a_failing_host_function),
+             TEST(test_error_line_of_too_deep_recursion), TEST(test_run_source_releases_memory))

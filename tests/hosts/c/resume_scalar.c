@@ -15,15 +15,8 @@ static const char *ECHO =
     "        push(got, x)\n";
 
 static int test_each_kind_arrives(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, ECHO, NULL));
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "worker", &a));
+    HARNESS_PAUSED(rt, out, ECHO, a, "worker");
     sense_agent_status st;
-    CHECK_OK(sense_agent_start(rt, a, &st, NULL));
-    CHECK(st == SENSE_AGENT_STATUS_PAUSED);
 
     // ANCHOR: resume_int
     int64_t sum = 0;
@@ -58,12 +51,7 @@ static int test_each_kind_arrives(void) {
 }
 
 static int test_errors(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "agent worker:\n    x = pause()\n    y = 1 / x\n", NULL));
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "worker", &a));
+    HARNESS_AGENT(rt, out, "agent worker:\n    x = pause()\n    y = 1 / x\n", a, "worker");
     sense_agent_status st;
     /* Not started yet: wrong state. */
     CHECK_STATUS(sense_agent_resume_int(rt, a, 1, &st, NULL), SENSE_STATUS_WRONG_STATE);
@@ -76,18 +64,12 @@ static int test_errors(void) {
     CHECK_STATUS(sense_agent_resume_float(rt, forged, 1.0, &st, NULL), SENSE_STATUS_NOT_FOUND);
     /* Still paused after the refusals; a body error is a runtime error. */
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_agent_resume_int(rt, a, 0, &st, &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "division by zero");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_agent_resume_int(rt, a, 0, &st, &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "division by zero");
     CHECK_OK(sense_agent_get_status(rt, a, &st, NULL));
     CHECK(st == SENSE_AGENT_STATUS_FAILED);
     sense_runtime_free(rt);
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_each_kind_arrives);
-    RUN(test_errors);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_each_kind_arrives), TEST(test_errors))

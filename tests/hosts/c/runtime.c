@@ -37,10 +37,8 @@ static int test_config_setters(void) {
     sense_config *config = NULL;
     CHECK_OK(sense_config_new(&config, NULL));
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_config_set_max_depth(config, 0, &err), SENSE_STATUS_INVALID_ARGUMENT,
-                     err);
-    CHECK_STR(sense_error_message(err), "max_depth must be at least 1");
-    sense_error_free(err);
+    CHECK_ERROR(sense_config_set_max_depth(config, 0, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                "max_depth must be at least 1");
     CHECK_STATUS(sense_config_set_max_depth(NULL, 10, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_config_set_max_steps(NULL, 10, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_config_set_dry_run(NULL, true, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -51,26 +49,8 @@ static int test_config_setters(void) {
     return 0;
 }
 
-static sense_runtime *configured(text_buf *out, size_t depth, uint64_t steps, bool dry_run) {
-    sense_config *config = NULL;
-    sense_runtime *rt = NULL;
-    if (sense_config_new(&config, NULL)) return NULL;
-    if (depth) sense_config_set_max_depth(config, depth, NULL);
-    sense_config_set_max_steps(config, steps, NULL);
-    sense_config_set_dry_run(config, dry_run, NULL);
-    sense_status st = sense_runtime_new_with_config(config, &rt, NULL);
-    sense_config_free(config);
-    if (st) return NULL;
-    out->len = 0;
-    out->data[0] = '\0';
-    sense_runtime_set_output(rt, text_buf_append, out, NULL, NULL);
-    return rt;
-}
-
 static int test_max_depth(void) {
-    text_buf out;
-    sense_runtime *rt = configured(&out, 50, 0, false);
-    CHECK(rt != NULL);
+    HARNESS_LIMITED(rt, out, .max_depth = 50);
     CHECK_OK(harness_run(rt, "def down(n):\n    if n == 0:\n        return 0\n    return down(n - 1)\n", NULL));
     CHECK_OK(harness_run(rt, "print(down(20))\n", NULL));
     sense_error *err = NULL;
@@ -83,15 +63,11 @@ static int test_max_depth(void) {
 }
 
 static int test_step_budget(void) {
-    text_buf out;
-    sense_runtime *rt = configured(&out, 0, 1000, false);
-    CHECK(rt != NULL);
+    HARNESS_LIMITED(rt, out, .max_steps = 1000);
     /* Top-level code that runs out fails. */
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt, "i = 0\nwhile true:\n    i = i + 1\n", &err),
-                     SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "step budget exhausted (1000 steps)");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(harness_run(rt, "i = 0\nwhile true:\n    i = i + 1\n", &err),
+                    SENSE_STATUS_RUNTIME_ERROR, err, "step budget exhausted (1000 steps)");
 
     /* An agent that runs out pauses with BUDGET and resumes with a fresh one. */
     CHECK_OK(harness_run(rt,
@@ -107,9 +83,7 @@ static int test_step_budget(void) {
     CHECK_OK(sense_agent_start(rt, worker, &status, NULL));
     int pauses = 0;
     while (status == SENSE_AGENT_STATUS_PAUSED && pauses < 10) {
-        sense_pause_kind kind;
-        CHECK_OK(sense_agent_pause_kind(rt, worker, &kind, NULL));
-        CHECK(kind == SENSE_PAUSE_KIND_BUDGET);
+        CHECK(harness_check_pause(rt, worker, SENSE_PAUSE_KIND_BUDGET, NULL) == 0);
         pauses++;
         CHECK_OK(sense_agent_resume(rt, worker, NULL, &status, NULL));
     }
@@ -129,25 +103,19 @@ static int test_dry_run(void) {
         "c.verify()\n"
         "r = c.commit()\n"
         "print(r, c.state)\n";
-    text_buf out;
-    sense_runtime *rt = configured(&out, 0, 0, true);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, src, NULL));
-    CHECK_STR(text_buf_view(&out), "nil committed\n");
+    HARNESS_LIMITED(rt, out, .dry_run = true);
+    CHECK_PRINTS(rt, out, src, "nil committed\n");
     sense_runtime_free(rt);
 
-    rt = configured(&out, 0, 0, false);
+    rt = harness_limited_runtime(&out, (harness_limits){.dry_run = false});
     CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, src, NULL));
-    CHECK_STR(text_buf_view(&out), "computing\n42 committed\n");
+    CHECK_PRINTS(rt, out, src, "computing\n42 committed\n");
     sense_runtime_free(rt);
     return 0;
 }
 
 static int test_run_source_arguments(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     /* An empty name is fine (diagnostics say <string>); sources share a scope. */
     CHECK_OK(sense_runtime_run_source(rt, NULL, 0, "x = 41", 6, NULL));
     CHECK_OK(sense_runtime_run_source(rt, "", 0, "print(x + 1)", 12, NULL));
@@ -169,10 +137,8 @@ static int test_run_source_arguments(void) {
     CHECK_STATUS(sense_runtime_run_source(rt, "\xff", 1, "x", 1, NULL),
                  SENSE_STATUS_INVALID_UTF8);
     err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_run_source(rt, "a", 1, "x = \"\xff\"", 7, &err),
-                     SENSE_STATUS_INVALID_UTF8, err);
-    CHECK_STR(sense_error_message(err), "argument `source` is not valid UTF-8");
-    sense_error_free(err);
+    CHECK_ERROR(sense_runtime_run_source(rt, "a", 1, "x = \"\xff\"", 7, &err),
+                SENSE_STATUS_INVALID_UTF8, err, "argument `source` is not valid UTF-8");
     sense_runtime_free(rt);
     return 0;
 }
@@ -191,21 +157,11 @@ static int test_free_inside_callback_is_refused(void) {
     CHECK(self_rt != NULL);
     CHECK_OK(sense_runtime_register_fn(self_rt, "free_self", 9, 0, host_free_self, NULL, NULL,
                                        NULL));
-    CHECK_OK(harness_run(self_rt, "free_self()\nprint(\"still alive\")\n", NULL));
-    CHECK_STR(text_buf_view(&out), "still alive\n");
+    CHECK_PRINTS(self_rt, out, "free_self()\nprint(\"still alive\")\n", "still alive\n");
     sense_runtime_free(self_rt);
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_version_matches_header);
-    RUN(test_new_and_free);
-    RUN(test_config_setters);
-    RUN(test_max_depth);
-    RUN(test_step_budget);
-    RUN(test_dry_run);
-    RUN(test_run_source_arguments);
-    RUN(test_free_inside_callback_is_refused);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_version_matches_header), TEST(test_new_and_free), TEST(test_config_setters),
+             TEST(test_max_depth), TEST(test_step_budget), TEST(test_dry_run),
+             TEST(test_run_source_arguments), TEST(test_free_inside_callback_is_refused))

@@ -23,62 +23,32 @@ static const char *WORKFLOW =
     "    note = ask_human(\"release notes?\")\n"
     "    print(\"deployed to\", len(deployed), \"servers:\", note)\n";
 
-typedef struct approvals {
-    int calls;
-    int freed;
-} approvals;
-
-static void approvals_free(void *user_data) {
-    ((approvals *)user_data)->freed++;
+/* A runtime printing into `out`, with approve() registered (counting its
+ * calls in `a` when not NULL). */
+static sense_runtime *approval_runtime(text_buf *out, harness_calls *a) {
+    return harness_with_fn(harness_runtime(out), "approve", 1, harness_approve, a,
+                           a ? harness_calls_free : NULL);
 }
 
-/* approve(what): suspends the calling agent with "approve <what>?". */
-static void host_approve(void *user_data, sense_call *call) {
-    if (user_data) ((approvals *)user_data)->calls++;
-    const sense_value *what = NULL;
-    sense_str s = {NULL, 0};
-    sense_call_arg(call, 0, &what, NULL);
-    sense_value_as_string(what, &s, NULL);
-    char buf[128];
-    int len = snprintf(buf, sizeof buf, "approve %.*s?", (int)s.len, s.ptr);
-    sense_value *reason = NULL;
-    sense_value_new_string(buf, (size_t)len, &reason, NULL);
-    sense_call_suspend(call, reason, NULL);
-    sense_value_free(reason);
-}
-
-/* A runtime printing into `out`, with approve() registered. */
-static sense_runtime *approval_runtime(text_buf *out, approvals *a) {
-    sense_runtime *rt = harness_runtime(out);
-    if (rt == NULL) return NULL;
-    if (sense_runtime_register_fn(rt, "approve", 7, 1, host_approve, a, a ? approvals_free : NULL,
-                                  NULL) != SENSE_STATUS_OK) {
+/* An approval runtime that has run the workflow and started `release`,
+ * which pauses inside approve(); NULL on failure. */
+static sense_runtime *started_release(text_buf *out, sense_agent *release) {
+    sense_runtime *rt = approval_runtime(out, NULL);
+    if (rt != NULL && (harness_run(rt, WORKFLOW, NULL) != SENSE_STATUS_OK ||
+                       harness_start(rt, "release", release, SENSE_AGENT_STATUS_PAUSED) != 0)) {
         sense_runtime_free(rt);
         return NULL;
     }
     return rt;
 }
 
-/* Runs the workflow and starts `release`: it pauses inside approve(). */
-static int start_release(sense_runtime *rt, sense_agent *release) {
-    sense_error *err = NULL;
-    CHECK_STATUS_ERR(harness_run(rt, WORKFLOW, &err), SENSE_STATUS_OK, err);
-    CHECK_OK(harness_agent(rt, "release", release));
-    sense_agent_status status = SENSE_AGENT_STATUS_FAILED;
-    CHECK_STATUS_ERR(sense_agent_start(rt, *release, &status, &err), SENSE_STATUS_OK, err);
-    CHECK(status == SENSE_AGENT_STATUS_PAUSED);
-    return 0;
-}
-
-/* A snapshot of the workflow paused in approve(), copied into `*data`
- * (malloc'd; the caller frees it). */
-static int paused_snapshot(uint8_t **data, size_t *len) {
-    text_buf out;
-    sense_runtime *rt = approval_runtime(&out, NULL);
+/* A snapshot of the workflow paused in approve(), with `release` as its
+ * subject, copied into `*data` (malloc'd; the caller frees it); what the
+ * workflow printed goes to `out`, its id to `release`. */
+static int paused_snapshot(text_buf *out, sense_agent *release, uint8_t **data, size_t *len) {
+    sense_runtime *rt = started_release(out, release);
     CHECK(rt != NULL);
-    sense_agent release;
-    CHECK(start_release(rt, &release) == 0);
-    CHECK_OK(sense_runtime_set_subject(rt, &release, NULL));
+    CHECK_OK(sense_runtime_set_subject(rt, release, NULL));
     sense_bytes *bytes = NULL;
     sense_error *err = NULL;
     CHECK_STATUS_ERR(sense_runtime_snapshot(rt, &bytes, &err), SENSE_STATUS_OK, err);
@@ -92,29 +62,18 @@ static int paused_snapshot(uint8_t **data, size_t *len) {
     return 0;
 }
 
-static int resume_with(sense_runtime *rt, sense_agent a, sense_value *v,
-                       sense_agent_status expected) {
-    sense_agent_status status = SENSE_AGENT_STATUS_FAILED;
-    sense_error *err = NULL;
-    sense_status st = sense_agent_resume(rt, a, v, &status, &err);
-    sense_value_free(v);
-    CHECK_STATUS_ERR(st, SENSE_STATUS_OK, err);
-    CHECK(status == expected);
-    return 0;
+/* paused_snapshot, when only the bytes matter. */
+static int snapshot_bytes(uint8_t **data, size_t *len) {
+    text_buf out;
+    sense_agent release;
+    return paused_snapshot(&out, &release, data, len);
 }
 
-static int check_reason(sense_runtime *rt, sense_agent a, sense_pause_kind want_kind,
-                        const char *want_reason) {
-    sense_pause_kind kind = SENSE_PAUSE_KIND_NONE;
-    CHECK_OK(sense_agent_pause_kind(rt, a, &kind, NULL));
-    CHECK(kind == want_kind);
-    sense_value *reason = NULL;
-    CHECK_OK(sense_agent_pause_reason(rt, a, &reason, NULL));
-    sense_str s;
-    CHECK_OK(sense_value_as_string(reason, &s, NULL));
-    CHECK_STR(s, want_reason);
-    sense_value_free(reason);
-    return 0;
+/* A runtime with a step budget of `max_steps`, printing into `out`, with
+ * approve() registered. */
+static sense_runtime *budget_runtime(text_buf *out, uint64_t max_steps) {
+    return harness_with_fn(harness_limited_runtime(out, (harness_limits){.max_steps = max_steps}),
+                           "approve", 1, harness_approve, NULL, NULL);
 }
 
 /* Snapshot, free the runtime, restore into a new one (twice, with a pause
@@ -122,38 +81,28 @@ static int check_reason(sense_runtime *rt, sense_agent a, sense_pause_kind want_
 static int test_approval_flow_across_runtimes(void) {
     /* The reference: one runtime from start to finish. */
     text_buf ref_out;
-    sense_runtime *ref = approval_runtime(&ref_out, NULL);
-    CHECK(ref != NULL);
     sense_agent r;
-    CHECK(start_release(ref, &r) == 0);
-    CHECK(resume_with(ref, r, sense_value_new_bool(true), SENSE_AGENT_STATUS_PAUSED) == 0);
-    CHECK(resume_with(ref, r, harness_string("all green"), SENSE_AGENT_STATUS_COMPLETED) == 0);
+    sense_runtime *ref = started_release(&ref_out, &r);
+    CHECK(ref != NULL);
+    CHECK(harness_resume(ref, r, sense_value_new_bool(true), SENSE_AGENT_STATUS_PAUSED) == 0);
+    CHECK(harness_resume(ref, r, harness_string("all green"), SENSE_AGENT_STATUS_COMPLETED) == 0);
     CHECK_STR(text_buf_view(&ref_out),
               "preparing v2.1 for 2 servers\ndeployed to 2 servers: all green\n");
     sense_runtime_free(ref);
 
     /* Host 1 runs until approve() suspends, snapshots, and goes away. */
     text_buf out1;
-    sense_runtime *rt1 = approval_runtime(&out1, NULL);
-    CHECK(rt1 != NULL);
     sense_agent release;
-    CHECK(start_release(rt1, &release) == 0);
-    CHECK_OK(sense_runtime_set_subject(rt1, &release, NULL));
-    sense_bytes *bytes = NULL;
-    sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_snapshot(rt1, &bytes, &err), SENSE_STATUS_OK, err);
-    size_t len = sense_bytes_len(bytes);
-    uint8_t *saved = (uint8_t *)malloc(len);
-    CHECK(saved != NULL);
-    memcpy(saved, sense_bytes_data(bytes), len);
-    sense_bytes_free(bytes);
-    sense_runtime_free(rt1);
+    uint8_t *saved = NULL;
+    size_t len = 0;
+    CHECK(paused_snapshot(&out1, &release, &saved, &len) == 0);
 
     /* Host 2: new runtime, same callbacks, restore, approve. */
     text_buf out2;
-    approvals a2 = {0, 0};
+    harness_calls a2 = {0, 0};
     sense_runtime *rt2 = approval_runtime(&out2, &a2);
     CHECK(rt2 != NULL);
+    sense_error *err = NULL;
     CHECK_STATUS_ERR(sense_runtime_restore(rt2, saved, len, &err), SENSE_STATUS_OK, err);
     free(saved);
     sense_agent subject;
@@ -165,13 +114,14 @@ static int test_approval_flow_across_runtimes(void) {
     sense_agent_status status = SENSE_AGENT_STATUS_FAILED;
     CHECK_OK(sense_agent_get_status(rt2, subject, &status, NULL));
     CHECK(status == SENSE_AGENT_STATUS_PAUSED);
-    CHECK(check_reason(rt2, subject, SENSE_PAUSE_KIND_HOST_FUNCTION,
-                       "approve deploy v2.1 to 2 servers?") == 0);
-    CHECK(resume_with(rt2, subject, sense_value_new_bool(true), SENSE_AGENT_STATUS_PAUSED) == 0);
+    CHECK(harness_check_pause(rt2, subject, SENSE_PAUSE_KIND_HOST_FUNCTION,
+                              "approve deploy v2.1 to 2 servers?") == 0);
+    CHECK(harness_resume(rt2, subject, sense_value_new_bool(true), SENSE_AGENT_STATUS_PAUSED) == 0);
     CHECK(a2.calls == 0); /* the suspended call is not made again */
-    CHECK(check_reason(rt2, subject, SENSE_PAUSE_KIND_ASK_HUMAN, "release notes?") == 0);
+    CHECK(harness_check_pause(rt2, subject, SENSE_PAUSE_KIND_ASK_HUMAN, "release notes?") == 0);
 
     /* Host 2 snapshots again; host 3 finishes the release. */
+    sense_bytes *bytes = NULL;
     CHECK_STATUS_ERR(sense_runtime_snapshot(rt2, &bytes, &err), SENSE_STATUS_OK, err);
     sense_runtime_free(rt2);
     CHECK(a2.freed == 1);
@@ -179,12 +129,10 @@ static int test_approval_flow_across_runtimes(void) {
     text_buf out3;
     sense_runtime *rt3 = approval_runtime(&out3, NULL);
     CHECK(rt3 != NULL);
-    CHECK_STATUS_ERR(
-        sense_runtime_restore(rt3, sense_bytes_data(bytes), sense_bytes_len(bytes), &err),
-        SENSE_STATUS_OK, err);
+    CHECK_STATUS_ERR(harness_restore(rt3, bytes, &err), SENSE_STATUS_OK, err);
     sense_bytes_free(bytes);
     CHECK_OK(sense_runtime_get_subject(rt3, &subject, NULL));
-    CHECK(resume_with(rt3, subject, harness_string("all green"), SENSE_AGENT_STATUS_COMPLETED) ==
+    CHECK(harness_resume(rt3, subject, harness_string("all green"), SENSE_AGENT_STATUS_COMPLETED) ==
           0);
 
     /* Output from the three hosts adds up to the uninterrupted run. */
@@ -194,12 +142,9 @@ static int test_approval_flow_across_runtimes(void) {
     CHECK_STR(harness_str(joined), ref_out.data);
     CHECK_STR(text_buf_view(&out2), "");
 
-    sense_value *deployed = NULL;
-    CHECK_OK(sense_runtime_global(rt3, "deployed", 8, &deployed, NULL));
     size_t count = 0;
-    CHECK_OK(sense_value_list_len(deployed, &count, NULL));
+    CHECK_GLOBAL(rt3, "deployed", sense_value_list_len, &count);
     CHECK(count == 2);
-    sense_value_free(deployed);
     sense_runtime_free(rt3);
     return 0;
 }
@@ -209,11 +154,9 @@ static int test_approval_flow_across_runtimes(void) {
 static int test_missing_host_function_is_named(void) {
     uint8_t *data = NULL;
     size_t len = 0;
-    CHECK(paused_snapshot(&data, &len) == 0);
+    CHECK(snapshot_bytes(&data, &len) == 0);
 
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(sense_runtime_restore(rt, data, len, &err), SENSE_STATUS_RUNTIME_ERROR, err);
     CHECK(sense_error_status(err) == SENSE_STATUS_RUNTIME_ERROR);
@@ -225,11 +168,11 @@ static int test_missing_host_function_is_named(void) {
     sense_agent a;
     CHECK_STATUS(harness_agent(rt, "release", &a), SENSE_STATUS_NOT_FOUND);
 
-    CHECK_OK(sense_runtime_register_fn(rt, "approve", 7, 1, host_approve, NULL, NULL, NULL));
+    CHECK_OK(sense_runtime_register_fn(rt, "approve", 7, 1, harness_approve, NULL, NULL, NULL));
     CHECK_STATUS_ERR(sense_runtime_restore(rt, data, len, &err), SENSE_STATUS_OK, err);
     free(data);
     CHECK_OK(sense_runtime_get_subject(rt, &a, NULL));
-    CHECK(resume_with(rt, a, sense_value_new_bool(false), SENSE_AGENT_STATUS_COMPLETED) == 0);
+    CHECK(harness_resume(rt, a, sense_value_new_bool(false), SENSE_AGENT_STATUS_COMPLETED) == 0);
     CHECK_STR(text_buf_view(&out), "release cancelled\n");
     sense_runtime_free(rt);
     return 0;
@@ -260,39 +203,30 @@ static int test_missing_provider_is_named(void) {
         "agent asker:\n"
         "    topic = pause(\"topic?\")\n"
         "    print(m.ask(topic).value)\n";
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(register_acme(rt));
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, src, &err), SENSE_STATUS_OK, err);
     sense_agent asker;
-    CHECK_OK(harness_agent(rt, "asker", &asker));
-    CHECK_OK(sense_agent_start(rt, asker, NULL, NULL));
+    CHECK(harness_start(rt, "asker", &asker, SENSE_AGENT_STATUS_PAUSED) == 0);
     sense_bytes *bytes = NULL;
     CHECK_OK(sense_runtime_snapshot(rt, &bytes, NULL));
     sense_runtime_free(rt);
 
     rt = harness_runtime(&out);
     CHECK(rt != NULL);
-    CHECK_STATUS_ERR(
-        sense_runtime_restore(rt, sense_bytes_data(bytes), sense_bytes_len(bytes), &err),
-        SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "model provider 'acme', which is not registered");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(harness_restore(rt, bytes, &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "model provider 'acme', which is not registered");
     CHECK_OK(register_acme(rt));
-    CHECK_STATUS(sense_runtime_restore(rt, sense_bytes_data(bytes), sense_bytes_len(bytes), NULL),
-                 SENSE_STATUS_WRONG_STATE);
+    CHECK_STATUS(harness_restore(rt, bytes, NULL), SENSE_STATUS_WRONG_STATE);
     sense_runtime_free(rt);
 
     rt = harness_runtime(&out);
     CHECK(rt != NULL);
     CHECK_OK(register_acme(rt));
-    CHECK_STATUS_ERR(
-        sense_runtime_restore(rt, sense_bytes_data(bytes), sense_bytes_len(bytes), &err),
-        SENSE_STATUS_OK, err);
+    CHECK_STATUS_ERR(harness_restore(rt, bytes, &err), SENSE_STATUS_OK, err);
     sense_bytes_free(bytes);
-    CHECK(resume_with(rt, asker, harness_string("tea"), SENSE_AGENT_STATUS_COMPLETED) == 0);
+    CHECK(harness_resume(rt, asker, harness_string("tea"), SENSE_AGENT_STATUS_COMPLETED) == 0);
     CHECK_STR(text_buf_view(&out), "acme says tea\n");
     sense_runtime_free(rt);
     return 0;
@@ -315,16 +249,15 @@ static void host_meddle(void *user_data, sense_call *call) {
 static int test_restore_needs_a_new_runtime(void) {
     uint8_t *data = NULL;
     size_t len = 0;
-    CHECK(paused_snapshot(&data, &len) == 0);
+    CHECK(snapshot_bytes(&data, &len) == 0);
     sense_error *err = NULL;
 
     text_buf out;
     sense_runtime *used = approval_runtime(&out, NULL);
     CHECK(used != NULL);
     CHECK_OK(harness_run(used, "x = 1\n", NULL));
-    CHECK_STATUS_ERR(sense_runtime_restore(used, data, len, &err), SENSE_STATUS_WRONG_STATE, err);
-    CHECK_CONTAINS(sense_error_message(err), "already run or restored code");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_runtime_restore(used, data, len, &err), SENSE_STATUS_WRONG_STATE, err,
+                    "already run or restored code");
     sense_runtime_free(used);
 
     /* A runtime whose program did not even parse has run code too. */
@@ -385,37 +318,54 @@ static int check_refused(sense_runtime *rt, const uint8_t *data, size_t len, siz
     return 0;
 }
 
+/* What the damage tests share: a real snapshot, a scratch buffer of its
+ * size, and a new runtime (with approve()) to restore into. */
+typedef struct damage {
+    uint8_t *data;
+    uint8_t *scratch;
+    size_t len;
+    text_buf out;
+    sense_runtime *rt;
+} damage;
+
+static int damage_open(damage *d) {
+    d->data = NULL;
+    d->len = 0;
+    CHECK(snapshot_bytes(&d->data, &d->len) == 0);
+    d->scratch = (uint8_t *)malloc(d->len);
+    CHECK(d->scratch != NULL);
+    d->rt = approval_runtime(&d->out, NULL);
+    CHECK(d->rt != NULL);
+    return 0;
+}
+
+static void damage_close(damage *d) {
+    sense_runtime_free(d->rt);
+    free(d->scratch);
+    free(d->data);
+}
+
 /* Every prefix of a real snapshot, as is and resealed, is refused; the one
  * runtime stays new throughout and takes the whole snapshot at the end. */
 static int test_every_truncation_is_refused(void) {
-    uint8_t *data = NULL;
-    size_t len = 0;
-    CHECK(paused_snapshot(&data, &len) == 0);
-    uint8_t *cut = (uint8_t *)malloc(len);
-    CHECK(cut != NULL);
-
-    text_buf out;
-    sense_runtime *rt = approval_runtime(&out, NULL);
-    CHECK(rt != NULL);
+    damage d;
+    CHECK(damage_open(&d) == 0);
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_restore(rt, NULL, 0, &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "not a Sense snapshot");
-    sense_error_free(err);
-    for (size_t n = 0; n < len; n++) {
-        CHECK(check_refused(rt, data, n, n) == 0);
+    CHECK_ERROR_HAS(sense_runtime_restore(d.rt, NULL, 0, &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "not a Sense snapshot");
+    for (size_t n = 0; n < d.len; n++) {
+        CHECK(check_refused(d.rt, d.data, n, n) == 0);
         if (n > 20) {
-            memcpy(cut, data, n);
-            reseal(cut, n);
-            CHECK(check_refused(rt, cut, n, n) == 0);
+            memcpy(d.scratch, d.data, n);
+            reseal(d.scratch, n);
+            CHECK(check_refused(d.rt, d.scratch, n, n) == 0);
         }
     }
-    CHECK_STATUS_ERR(sense_runtime_restore(rt, data, len, &err), SENSE_STATUS_OK, err);
+    CHECK_STATUS_ERR(sense_runtime_restore(d.rt, d.data, d.len, &err), SENSE_STATUS_OK, err);
     sense_agent a;
-    CHECK_OK(sense_runtime_get_subject(rt, &a, NULL));
-    CHECK(resume_with(rt, a, sense_value_new_bool(true), SENSE_AGENT_STATUS_PAUSED) == 0);
-    sense_runtime_free(rt);
-    free(cut);
-    free(data);
+    CHECK_OK(sense_runtime_get_subject(d.rt, &a, NULL));
+    CHECK(harness_resume(d.rt, a, sense_value_new_bool(true), SENSE_AGENT_STATUS_PAUSED) == 0);
+    damage_close(&d);
     return 0;
 }
 
@@ -431,50 +381,36 @@ static uint64_t rng_next(void) {
 /* Any single flipped bit is refused (magic, version, checksum or payload);
  * resealed random damage is refused or harmless, never a crash or panic. */
 static int test_corruption_is_refused_or_harmless(void) {
-    uint8_t *data = NULL;
-    size_t len = 0;
-    CHECK(paused_snapshot(&data, &len) == 0);
-    uint8_t *bad = (uint8_t *)malloc(len);
-    CHECK(bad != NULL);
-
-    text_buf out;
-    sense_runtime *rt = approval_runtime(&out, NULL);
-    CHECK(rt != NULL);
+    damage d;
+    CHECK(damage_open(&d) == 0);
+    uint8_t *bad = d.scratch;
+    size_t len = d.len;
     sense_error *err = NULL;
-    memcpy(bad, data, len);
+    memcpy(bad, d.data, len);
     bad[0] ^= 0x20;
-    CHECK_STATUS_ERR(sense_runtime_restore(rt, bad, len, &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "not a Sense snapshot");
-    sense_error_free(err);
-    memcpy(bad, data, len);
+    CHECK_ERROR_HAS(sense_runtime_restore(d.rt, bad, len, &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "not a Sense snapshot");
+    memcpy(bad, d.data, len);
     bad[8] ^= 0x04;
-    CHECK_STATUS_ERR(sense_runtime_restore(rt, bad, len, &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "format version");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_runtime_restore(d.rt, bad, len, &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "format version");
     for (size_t i = 0; i < len; i++) {
-        memcpy(bad, data, len);
+        memcpy(bad, d.data, len);
         bad[i] ^= (uint8_t)(1u << (i % 8));
-        CHECK(check_refused(rt, bad, len, i) == 0);
+        CHECK(check_refused(d.rt, bad, len, i) == 0);
     }
-    sense_runtime_free(rt);
 
     int accepted = 0;
     for (int round = 0; round < 200; round++) {
-        memcpy(bad, data, len);
+        memcpy(bad, d.data, len);
         int flips = 1 + (int)(rng_next() % 4);
         for (int f = 0; f < flips; f++) {
             size_t at = 20 + (size_t)(rng_next() % (len - 20));
             bad[at] ^= (uint8_t)(1u << (rng_next() % 8));
         }
         reseal(bad, len);
-        sense_config *config = NULL;
-        CHECK_OK(sense_config_new(&config, NULL));
-        CHECK_OK(sense_config_set_max_steps(config, 10000, NULL));
-        sense_runtime *r = NULL;
-        CHECK_OK(sense_runtime_new_with_config(config, &r, NULL));
-        sense_config_free(config);
-        CHECK_OK(sense_runtime_set_output(r, text_buf_append, &out, NULL, NULL));
-        CHECK_OK(sense_runtime_register_fn(r, "approve", 7, 1, host_approve, NULL, NULL, NULL));
+        sense_runtime *r = budget_runtime(&d.out, 10000);
+        CHECK(r != NULL);
         sense_status st = sense_runtime_restore(r, bad, len, &err);
         if (st == SENSE_STATUS_OK) {
             accepted++;
@@ -496,11 +432,9 @@ static int test_corruption_is_refused_or_harmless(void) {
             err = NULL;
         }
         sense_runtime_free(r);
-        out.len = 0;
     }
     fprintf(stderr, "%d of 200 resealed corruptions restored and ran without harm\n", accepted);
-    free(bad);
-    free(data);
+    damage_close(&d);
     return 0;
 }
 
@@ -508,10 +442,9 @@ static int test_corruption_is_refused_or_harmless(void) {
  * same bytes. */
 static int test_snapshots_are_deterministic(void) {
     text_buf out;
-    sense_runtime *rt = approval_runtime(&out, NULL);
-    CHECK(rt != NULL);
     sense_agent release;
-    CHECK(start_release(rt, &release) == 0);
+    sense_runtime *rt = started_release(&out, &release);
+    CHECK(rt != NULL);
     sense_bytes *a = NULL, *b = NULL, *c = NULL;
     CHECK_OK(sense_runtime_snapshot(rt, &a, NULL));
     CHECK_OK(sense_runtime_snapshot(rt, &b, NULL));
@@ -521,7 +454,7 @@ static int test_snapshots_are_deterministic(void) {
 
     rt = approval_runtime(&out, NULL);
     CHECK(rt != NULL);
-    CHECK_OK(sense_runtime_restore(rt, sense_bytes_data(a), sense_bytes_len(a), NULL));
+    CHECK_OK(harness_restore(rt, a, NULL));
     CHECK_OK(sense_runtime_snapshot(rt, &c, NULL));
     CHECK(sense_bytes_len(c) == sense_bytes_len(a));
     CHECK(memcmp(sense_bytes_data(c), sense_bytes_data(a), sense_bytes_len(a)) == 0);
@@ -543,32 +476,23 @@ static int test_restored_runtime_keeps_its_config(void) {
         "        i = i + 1\n"
         "    print(\"counted to\", i)\n";
     text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
+    sense_runtime *rt = harness_program(&out, src);
     CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, src, NULL));
     sense_agent counter;
-    CHECK_OK(harness_agent(rt, "counter", &counter));
-    CHECK_OK(sense_agent_start(rt, counter, NULL, NULL));
+    CHECK(harness_start(rt, "counter", &counter, SENSE_AGENT_STATUS_PAUSED) == 0);
     sense_bytes *bytes = NULL;
     CHECK_OK(sense_runtime_snapshot(rt, &bytes, NULL));
     sense_runtime_free(rt);
 
-    sense_config *config = NULL;
-    CHECK_OK(sense_config_new(&config, NULL));
-    CHECK_OK(sense_config_set_max_steps(config, 50, NULL));
-    CHECK_OK(sense_runtime_new_with_config(config, &rt, NULL));
-    sense_config_free(config);
-    CHECK_OK(sense_runtime_set_output(rt, text_buf_append, &out, NULL, NULL));
-    out.len = 0;
-    CHECK_OK(sense_runtime_restore(rt, sense_bytes_data(bytes), sense_bytes_len(bytes), NULL));
+    rt = budget_runtime(&out, 50);
+    CHECK(rt != NULL);
+    CHECK_OK(harness_restore(rt, bytes, NULL));
     sense_bytes_free(bytes);
     /* No subject was set: none is restored. */
     sense_agent none;
     CHECK_STATUS(sense_runtime_get_subject(rt, &none, NULL), SENSE_STATUS_NOT_FOUND);
-    CHECK(resume_with(rt, counter, sense_value_new_int(1000), SENSE_AGENT_STATUS_PAUSED) == 0);
-    sense_pause_kind kind = SENSE_PAUSE_KIND_NONE;
-    CHECK_OK(sense_agent_pause_kind(rt, counter, &kind, NULL));
-    CHECK(kind == SENSE_PAUSE_KIND_BUDGET);
+    CHECK(harness_resume(rt, counter, sense_value_new_int(1000), SENSE_AGENT_STATUS_PAUSED) == 0);
+    CHECK(harness_check_pause(rt, counter, SENSE_PAUSE_KIND_BUDGET, NULL) == 0);
     sense_agent_status status = SENSE_AGENT_STATUS_PAUSED;
     while (status == SENSE_AGENT_STATUS_PAUSED) {
         CHECK_OK(sense_agent_resume(rt, counter, NULL, &status, NULL));
@@ -579,18 +503,20 @@ static int test_restored_runtime_keeps_its_config(void) {
     return 0;
 }
 
-/* Reads tests/fixtures/NAME into buf (at most cap bytes); 0 when the file
- * cannot be opened. */
-static size_t read_fixture(const char *name, uint8_t *buf, size_t cap) {
+/* Restores the snapshot file tests/fixtures/NAME into `rt`; a file that
+ * cannot be read (or is too short or too long to be one) is NOT_FOUND. */
+static sense_status restore_fixture(sense_runtime *rt, const char *name, sense_error **err) {
+    static uint8_t buf[65536];
     char path[256];
     snprintf(path, sizeof path, "../../fixtures/%s", name);
     FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return 0;
+    size_t len = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (f) fclose(f);
+    if (len <= 20 || len >= sizeof buf) {
+        fprintf(stderr, "cannot read the snapshot %s (%zu bytes)\n", path, len);
+        return SENSE_STATUS_NOT_FOUND;
     }
-    size_t len = fread(buf, 1, cap, f);
-    fclose(f);
-    return len;
+    return sense_runtime_restore(rt, buf, len, err);
 }
 
 /* A snapshot of the previous format (tests/fixtures/snapshot_v2.bin, from
@@ -598,17 +524,10 @@ static size_t read_fixture(const char *name, uint8_t *buf, size_t cap) {
  * and their instructions became `Declare`) is refused with a message
  * naming both versions. */
 static int test_old_format_snapshot_is_refused(void) {
-    uint8_t buf[65536];
-    size_t len = read_fixture("snapshot_v2.bin", buf, sizeof buf);
-    CHECK(len > 20 && len < sizeof buf);
-
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_restore(rt, buf, len, &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "format version 2; this build reads version 4");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(restore_fixture(rt, "snapshot_v2.bin", &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "format version 2; this build reads version 4");
     sense_runtime_free(rt);
     return 0;
 }
@@ -617,21 +536,17 @@ static int test_old_format_snapshot_is_refused(void) {
  * examples/interview.sns (tests/fixtures/snapshot_v4.bin) restores from C,
  * and its subject is the interviewer. */
 static int test_cli_snapshot_restores(void) {
-    uint8_t buf[65536];
-    size_t len = read_fixture("snapshot_v4.bin", buf, sizeof buf);
-    CHECK(len > 20 && len < sizeof buf);
-
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_restore(rt, buf, len, &err), SENSE_STATUS_OK, err);
+    CHECK_STATUS_ERR(restore_fixture(rt, "snapshot_v4.bin", &err), SENSE_STATUS_OK, err);
     sense_agent interviewer;
     CHECK_OK(sense_runtime_get_subject(rt, &interviewer, NULL));
-    CHECK(check_reason(rt, interviewer, SENSE_PAUSE_KIND_ASK_HUMAN, "(1/3) name?") == 0);
-    CHECK(resume_with(rt, interviewer, harness_string("Ada"), SENSE_AGENT_STATUS_PAUSED) == 0);
-    CHECK(resume_with(rt, interviewer, harness_string("3"), SENSE_AGENT_STATUS_PAUSED) == 0);
-    CHECK(resume_with(rt, interviewer, harness_string("yes"), SENSE_AGENT_STATUS_COMPLETED) == 0);
+    CHECK(harness_check_pause(rt, interviewer, SENSE_PAUSE_KIND_ASK_HUMAN, "(1/3) name?") == 0);
+    const char *answers[] = {"Ada", "3", "yes"};
+    for (int i = 0; i < 3; i++) {
+        sense_agent_status want = i < 2 ? SENSE_AGENT_STATUS_PAUSED : SENSE_AGENT_STATUS_COMPLETED;
+        CHECK(harness_resume(rt, interviewer, harness_string(answers[i]), want) == 0);
+    }
     CHECK_STR(text_buf_view(&out),
               "summary: [name=Ada, years of experience=3, ready to start=yes]\n");
     sense_runtime_free(rt);
@@ -641,14 +556,12 @@ static int test_cli_snapshot_restores(void) {
 /* The subject can be changed and cleared; stale ids are refused. */
 static int test_subject(void) {
     text_buf out;
-    sense_runtime *rt = approval_runtime(&out, NULL);
-    CHECK(rt != NULL);
     sense_agent release, got;
-    CHECK(start_release(rt, &release) == 0);
+    sense_runtime *rt = started_release(&out, &release);
+    CHECK(rt != NULL);
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_runtime_get_subject(rt, &got, &err), SENSE_STATUS_NOT_FOUND, err);
-    CHECK_STR(sense_error_message(err), "the runtime has no subject agent");
-    sense_error_free(err);
+    CHECK_ERROR(sense_runtime_get_subject(rt, &got, &err), SENSE_STATUS_NOT_FOUND, err,
+                "the runtime has no subject agent");
     CHECK_OK(sense_runtime_set_subject(rt, &release, NULL));
     CHECK_OK(sense_runtime_get_subject(rt, &got, NULL));
     CHECK(got.serial == release.serial && got.index == release.index);
@@ -666,72 +579,50 @@ static int test_subject(void) {
 }
 
 static int test_null_arguments(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_bytes *bytes = NULL;
     sense_agent a = {0, 0};
     sense_error *err = NULL;
     const uint8_t one = 0;
 
-    CHECK_STATUS_ERR(sense_runtime_snapshot(NULL, &bytes, &err), SENSE_STATUS_INVALID_ARGUMENT,
-                     err);
-    CHECK_STR(sense_error_message(err), "argument `runtime` is NULL");
-    sense_error_free(err); /* static: does nothing */
-    CHECK_STATUS_ERR(sense_runtime_snapshot(rt, NULL, &err), SENSE_STATUS_INVALID_ARGUMENT, err);
-    CHECK_STR(sense_error_message(err), "argument `out` is NULL");
-    sense_error_free(err);
+    /* Argument errors are static: freeing them does nothing. */
+    CHECK_ERROR(sense_runtime_snapshot(NULL, &bytes, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                "argument `runtime` is NULL");
+    CHECK_ERROR(sense_runtime_snapshot(rt, NULL, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                "argument `out` is NULL");
     CHECK(bytes == NULL);
 
-    CHECK_STATUS_ERR(sense_runtime_restore(NULL, &one, 1, &err), SENSE_STATUS_INVALID_ARGUMENT,
-                     err);
-    CHECK_STR(sense_error_message(err), "argument `runtime` is NULL");
-    sense_error_free(err);
-    CHECK_STATUS_ERR(sense_runtime_restore(rt, NULL, 5, &err), SENSE_STATUS_INVALID_ARGUMENT,
-                     err);
-    CHECK_STR(sense_error_message(err), "argument `data` is NULL but `len` is not 0");
-    sense_error_free(err);
+    CHECK_ERROR(sense_runtime_restore(NULL, &one, 1, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                "argument `runtime` is NULL");
+    CHECK_ERROR(sense_runtime_restore(rt, NULL, 5, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                "argument `data` is NULL but `len` is not 0");
     CHECK_STATUS(sense_runtime_restore(rt, &one, 1, NULL), SENSE_STATUS_RUNTIME_ERROR);
 
     CHECK(sense_bytes_data(NULL) == NULL);
     CHECK(sense_bytes_len(NULL) == 0);
     sense_bytes_free(NULL);
 
-    CHECK_STATUS_ERR(sense_runtime_set_subject(NULL, &a, &err), SENSE_STATUS_INVALID_ARGUMENT,
-                     err);
-    CHECK_STR(sense_error_message(err), "argument `runtime` is NULL");
-    sense_error_free(err);
+    CHECK_ERROR(sense_runtime_set_subject(NULL, &a, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                "argument `runtime` is NULL");
     CHECK_OK(sense_runtime_set_subject(rt, NULL, NULL)); /* clears: nothing to clear */
     CHECK_STATUS(sense_runtime_get_subject(NULL, &a, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS_ERR(sense_runtime_get_subject(rt, NULL, &err), SENSE_STATUS_INVALID_ARGUMENT,
-                     err);
-    CHECK_STR(sense_error_message(err), "argument `out` is NULL");
-    sense_error_free(err);
+    CHECK_ERROR(sense_runtime_get_subject(rt, NULL, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                "argument `out` is NULL");
 
     /* A runtime that ran nothing snapshots and restores too. */
     CHECK_OK(sense_runtime_snapshot(rt, &bytes, NULL));
     sense_runtime *copy = NULL;
     CHECK_OK(sense_runtime_new(&copy, NULL));
-    CHECK_OK(sense_runtime_restore(copy, sense_bytes_data(bytes), sense_bytes_len(bytes), NULL));
+    CHECK_OK(harness_restore(copy, bytes, NULL));
     sense_bytes_free(bytes);
     sense_runtime_free(copy);
     sense_runtime_free(rt);
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_approval_flow_across_runtimes);
-    RUN(test_missing_host_function_is_named);
-    RUN(test_missing_provider_is_named);
-    RUN(test_restore_needs_a_new_runtime);
-    RUN(test_every_truncation_is_refused);
-    RUN(test_corruption_is_refused_or_harmless);
-    RUN(test_snapshots_are_deterministic);
-    RUN(test_restored_runtime_keeps_its_config);
-    RUN(test_old_format_snapshot_is_refused);
-    RUN(test_cli_snapshot_restores);
-    RUN(test_subject);
-    RUN(test_null_arguments);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_approval_flow_across_runtimes), TEST(test_missing_host_function_is_named),
+             TEST(test_missing_provider_is_named), TEST(test_restore_needs_a_new_runtime),
+             TEST(test_every_truncation_is_refused), TEST(test_corruption_is_refused_or_harmless),
+             TEST(test_snapshots_are_deterministic), TEST(test_restored_runtime_keeps_its_config),
+             TEST(test_old_format_snapshot_is_refused), TEST(test_cli_snapshot_restores),
+             TEST(test_subject), TEST(test_null_arguments))

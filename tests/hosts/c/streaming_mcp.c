@@ -130,9 +130,5 @@ static int test_remote_mcp_tools_through_libsense(void) {
     return failed;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_on_text_gets_the_pieces_as_they_arrive);
-    RUN(test_remote_mcp_tools_through_libsense);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_on_text_gets_the_pieces_as_they_arrive),
+             TEST(test_remote_mcp_tools_through_libsense))

@@ -51,12 +51,15 @@ static const char *SPINNER =
     "        i = i + 1\n"
     "    print(\"stopped after\", i > 0)\n";
 
+/* A runtime with the spinner program and its host functions, `spinner`
+ * looked up and not started yet (nor asked to stop). */
 static sense_runtime *spinner_runtime(text_buf *out, sense_agent *spinner) {
-    sense_runtime *rt = harness_runtime(out);
-    if (!rt) return NULL;
-    if (sense_runtime_register_fn(rt, "started", 7, 0, host_started, NULL, NULL, NULL) ||
-        sense_runtime_register_fn(rt, "keep_going", 10, 0, host_keep_going, NULL, NULL, NULL) ||
-        harness_run(rt, SPINNER, NULL) || harness_agent(rt, "spinner", spinner)) {
+    atomic_store(&started, 0);
+    atomic_store(&keep_going, true);
+    sense_runtime *rt =
+        harness_with_fn(harness_runtime(out), "started", 0, host_started, NULL, NULL);
+    rt = harness_with_fn(rt, "keep_going", 0, host_keep_going, NULL, NULL);
+    if (rt != NULL && (harness_run(rt, SPINNER, NULL) || harness_agent(rt, "spinner", spinner))) {
         sense_runtime_free(rt);
         return NULL;
     }
@@ -64,8 +67,6 @@ static sense_runtime *spinner_runtime(text_buf *out, sense_agent *spinner) {
 }
 
 static int test_pthread_pauses_a_running_agent(void) {
-    atomic_store(&started, 0);
-    atomic_store(&keep_going, true);
     text_buf out;
     sense_agent spinner;
     sense_runtime *rt = spinner_runtime(&out, &spinner);
@@ -84,28 +85,21 @@ static int test_pthread_pauses_a_running_agent(void) {
     CHECK(r.newly == true);
     CHECK(status == SENSE_AGENT_STATUS_PAUSED);
 
-    sense_pause_kind kind;
-    CHECK_OK(sense_agent_pause_kind(rt, spinner, &kind, NULL));
-    CHECK(kind == SENSE_PAUSE_KIND_HOST_REQUEST);
+    CHECK(harness_check_pause(rt, spinner, SENSE_PAUSE_KIND_HOST_REQUEST, NULL) == 0);
     bool pending = true;
     CHECK_OK(sense_pause_handle_is_requested(r.handle, &pending, NULL));
     CHECK(pending == false); /* honoured */
 
     /* The loop really ran, and its local survives the pause. */
     CHECK_OK(harness_run(rt, "seen = spinner.i\n", NULL));
-    sense_value *seen = NULL;
-    CHECK_OK(sense_runtime_global(rt, "seen", 4, &seen, NULL));
     int64_t i = 0;
-    CHECK_OK(sense_value_as_int(seen, &i, NULL));
+    CHECK_GLOBAL(rt, "seen", sense_value_as_int, &i);
     CHECK(i > 0);
-    sense_value_free(seen);
 
     /* Resume: the value is ignored after a host request; it finishes. */
     atomic_store(&keep_going, false);
-    sense_value *ignored = harness_string("ignored");
-    CHECK_OK(sense_agent_resume(rt, spinner, ignored, &status, NULL));
-    sense_value_free(ignored);
-    CHECK(status == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(harness_resume(rt, spinner, harness_string("ignored"), SENSE_AGENT_STATUS_COMPLETED) ==
+          0);
     CHECK_STR(text_buf_view(&out), "stopped after true\n");
 
     sense_pause_handle_free(r.handle);
@@ -114,8 +108,6 @@ static int test_pthread_pauses_a_running_agent(void) {
 }
 
 static int test_request_before_start_and_after_free(void) {
-    atomic_store(&started, 0);
-    atomic_store(&keep_going, true);
     text_buf out;
     sense_agent spinner;
     sense_runtime *rt = spinner_runtime(&out, &spinner);
@@ -135,9 +127,7 @@ static int test_request_before_start_and_after_free(void) {
     sense_agent_status status;
     CHECK_OK(sense_agent_start(rt, spinner, &status, NULL));
     CHECK(status == SENSE_AGENT_STATUS_PAUSED);
-    sense_pause_kind kind;
-    CHECK_OK(sense_agent_pause_kind(rt, spinner, &kind, NULL));
-    CHECK(kind == SENSE_PAUSE_KIND_HOST_REQUEST);
+    CHECK(harness_check_pause(rt, spinner, SENSE_PAUSE_KIND_HOST_REQUEST, NULL) == 0);
 
     /* The handle may outlive its runtime; requests then do nothing and
      * say so (issue 16). */
@@ -149,12 +139,7 @@ static int test_request_before_start_and_after_free(void) {
 }
 
 static int test_pause_handle_errors(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt, "agent a:\n    pause()\n", NULL));
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "a", &a));
+    HARNESS_AGENT(rt, out, "agent a:\n    pause()\n", a, "a");
     sense_pause_handle *h = NULL;
     bool b;
     CHECK_STATUS(sense_pause_handle_new(NULL, a, &h, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -162,9 +147,8 @@ static int test_pause_handle_errors(void) {
     sense_agent forged = a;
     forged.serial += 1000000;
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_pause_handle_new(rt, forged, &h, &err), SENSE_STATUS_NOT_FOUND, err);
-    CHECK_STR(sense_error_message(err), "agent no longer exists");
-    sense_error_free(err);
+    CHECK_ERROR(sense_pause_handle_new(rt, forged, &h, &err), SENSE_STATUS_NOT_FOUND, err,
+                "agent no longer exists");
     CHECK(h == NULL);
     CHECK_STATUS(sense_pause_handle_request(NULL, &b, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_pause_handle_is_requested(NULL, &b, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -210,11 +194,6 @@ static int test_runtime_moves_between_threads(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_pthread_pauses_a_running_agent);
-    RUN(test_request_before_start_and_after_free);
-    RUN(test_pause_handle_errors);
-    RUN(test_runtime_moves_between_threads);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_pthread_pauses_a_running_agent),
+             TEST(test_request_before_start_and_after_free), TEST(test_pause_handle_errors),
+             TEST(test_runtime_moves_between_threads))

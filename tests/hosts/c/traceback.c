@@ -9,10 +9,20 @@ static void host_refuse(void *user_data, sense_call *call) {
     sense_call_fail(call, msg, strlen(msg), NULL);
 }
 
+/* Checks that the traceback of `err` is the usual heading and `frames`,
+ * NUL-terminated; frees `err`. */
+static int check_traceback(sense_error *err, const char *frames) {
+    char want[512];
+    snprintf(want, sizeof want, "stack traceback (most recent call last):\n%s", frames);
+    sense_str tb = sense_error_traceback(err);
+    CHECK_STR(tb, want);
+    CHECK(tb.ptr[tb.len] == '\0');
+    sense_error_free(err);
+    return 0;
+}
+
 static int test_nested_calls_innermost_last(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt,
                                  "def inner(x):\n"
@@ -22,67 +32,51 @@ static int test_nested_calls_innermost_last(void) {
                                  "outer(1)\n",
                                  &err),
                      SENSE_STATUS_RUNTIME_ERROR, err);
-    sense_str tb = sense_error_traceback(err);
-    CHECK_STR(tb, "stack traceback (most recent call last):\n"
-                  "  test.sns:5: in <main>\n"
-                  "  test.sns:4: in outer\n"
-                  "  test.sns:2: in inner\n");
-    CHECK(tb.ptr[tb.len] == '\0');
-    sense_error_free(err);
+    CHECK(check_traceback(err,
+                          "  test.sns:5: in <main>\n"
+                          "  test.sns:4: in outer\n"
+                          "  test.sns:2: in inner\n") == 0);
     sense_runtime_free(rt);
     return 0;
 }
 
 static int test_host_function_failure_shows_its_callers(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     CHECK_OK(sense_runtime_register_fn(rt, "refuse", 6, 0, host_refuse, NULL, NULL, NULL));
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, "def go():\n    refuse()\ngo()\n", &err),
                      SENSE_STATUS_RUNTIME_ERROR, err);
     CHECK_CONTAINS(sense_error_message(err), "refused by host");
-    CHECK_STR(sense_error_traceback(err), "stack traceback (most recent call last):\n"
-                                          "  test.sns:3: in <main>\n"
-                                          "  test.sns:2: in go\n");
-    sense_error_free(err);
+    CHECK(check_traceback(err,
+                          "  test.sns:3: in <main>\n"
+                          "  test.sns:2: in go\n") == 0);
     sense_runtime_free(rt);
     return 0;
 }
 
 static int test_agent_failing_on_resume(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "def check(v):\n"
-                         "    return 1 / v\n"
-                         "agent worker:\n"
-                         "    got = pause(\"n?\")\n"
-                         "    check(got)\n",
-                         NULL));
-    sense_agent a;
-    CHECK_OK(harness_agent(rt, "worker", &a));
+    HARNESS_PAUSED(rt, out,
+                   "def check(v):\n"
+                   "    return 1 / v\n"
+                   "agent worker:\n"
+                   "    got = pause(\"n?\")\n"
+                   "    check(got)\n",
+                   a, "worker");
     sense_agent_status status;
-    CHECK_OK(sense_agent_start(rt, a, &status, NULL));
-    CHECK(status == SENSE_AGENT_STATUS_PAUSED);
     sense_value *zero = sense_value_new_int(0);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(sense_agent_resume(rt, a, zero, &status, &err), SENSE_STATUS_RUNTIME_ERROR,
                      err);
     sense_value_free(zero);
-    CHECK_STR(sense_error_traceback(err), "stack traceback (most recent call last):\n"
-                                          "  test.sns:5: in worker\n"
-                                          "  test.sns:2: in check\n");
-    sense_error_free(err);
+    CHECK(check_traceback(err,
+                          "  test.sns:5: in worker\n"
+                          "  test.sns:2: in check\n") == 0);
     sense_runtime_free(rt);
     return 0;
 }
 
 static int test_empty_without_frames(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
+    HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
     CHECK_STATUS_ERR(harness_run(rt, "x = (\n", &err), SENSE_STATUS_SYNTAX_ERROR, err);
     sense_str tb = sense_error_traceback(err);
@@ -99,11 +93,6 @@ static int test_empty_without_frames(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_nested_calls_innermost_last);
-    RUN(test_host_function_failure_shows_its_callers);
-    RUN(test_agent_failing_on_resume);
-    RUN(test_empty_without_frames);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_nested_calls_innermost_last),
+             TEST(test_host_function_failure_shows_its_callers), TEST(test_agent_failing_on_resume),
+             TEST(test_empty_without_frames))

@@ -2,9 +2,7 @@
  * and wrong-kind paths. */
 #include "harness.h"
 
-
 static int test_scalars(void) {
-    sense_value_kind kind;
     bool b = false;
     int64_t i = 0;
     double f = 0;
@@ -12,39 +10,25 @@ static int test_scalars(void) {
 
     sense_value *nil = sense_value_new_nil();
     CHECK(nil != NULL);
-    CHECK_OK(sense_value_get_kind(nil, &kind, NULL));
-    CHECK(kind == SENSE_VALUE_KIND_NIL);
-    CHECK_OK(sense_value_type_name(nil, &s, NULL));
-    CHECK_STR(s, "Nil");
+    CHECK(harness_check_kind(nil, SENSE_VALUE_KIND_NIL, "Nil") == 0);
 
     sense_value *t = sense_value_new_bool(true);
-    CHECK_OK(sense_value_get_kind(t, &kind, NULL));
-    CHECK(kind == SENSE_VALUE_KIND_BOOL);
-    CHECK_OK(sense_value_as_bool(t, &b, NULL));
-    CHECK(b == true);
+    CHECK(harness_check_kind(t, SENSE_VALUE_KIND_BOOL, NULL) == 0);
+    CHECK(harness_check_bool(t, true) == 0);
 
     sense_value *n = sense_value_new_int(INT64_MIN);
-    CHECK_OK(sense_value_get_kind(n, &kind, NULL));
-    CHECK(kind == SENSE_VALUE_KIND_INT);
-    CHECK_OK(sense_value_as_int(n, &i, NULL));
-    CHECK(i == INT64_MIN);
-    CHECK_OK(sense_value_type_name(n, &s, NULL));
-    CHECK_STR(s, "Int");
+    CHECK(harness_check_kind(n, SENSE_VALUE_KIND_INT, "Int") == 0);
+    CHECK(harness_check_int(n, INT64_MIN) == 0);
 
     sense_value *x = sense_value_new_float(2.5);
-    CHECK_OK(sense_value_get_kind(x, &kind, NULL));
-    CHECK(kind == SENSE_VALUE_KIND_FLOAT);
+    CHECK(harness_check_kind(x, SENSE_VALUE_KIND_FLOAT, NULL) == 0);
     CHECK_OK(sense_value_as_float(x, &f, NULL));
     CHECK(f == 2.5);
 
     sense_value *str = NULL;
     CHECK_OK(sense_value_new_string("h\xc3\xa9llo", 6, &str, NULL));
-    CHECK_OK(sense_value_get_kind(str, &kind, NULL));
-    CHECK(kind == SENSE_VALUE_KIND_STRING);
-    CHECK_OK(sense_value_as_string(str, &s, NULL));
-    CHECK_STR(s, "h\xc3\xa9llo");
-    CHECK_OK(sense_value_type_name(str, &s, NULL));
-    CHECK_STR(s, "String");
+    CHECK(harness_check_kind(str, SENSE_VALUE_KIND_STRING, "String") == 0);
+    CHECK(harness_check_string(str, "h\xc3\xa9llo") == 0);
 
     /* An empty string may come from a NULL pointer with length 0. */
     sense_value *empty = NULL;
@@ -69,12 +53,7 @@ static int test_scalars(void) {
     CHECK_STATUS(sense_value_list_get(n, 0, &item, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_value_list_push(n, nil, NULL), SENSE_STATUS_INVALID_ARGUMENT);
 
-    sense_value_free(nil);
-    sense_value_free(t);
-    sense_value_free(n);
-    sense_value_free(x);
-    sense_value_free(str);
-    sense_value_free(empty);
+    FREE_VALUES(nil, t, n, x, str, empty);
     return 0;
 }
 
@@ -89,10 +68,8 @@ static int test_strings_are_checked(void) {
     CHECK_STR(sense_error_class(err), "SenseError");
     sense_error_free(err);
     err = NULL;
-    CHECK_STATUS_ERR(sense_value_new_string(NULL, 3, &v, &err), SENSE_STATUS_INVALID_ARGUMENT,
-                     err);
-    CHECK_STR(sense_error_message(err), "argument `ptr` is NULL but `len` is not 0");
-    sense_error_free(err);
+    CHECK_ERROR(sense_value_new_string(NULL, 3, &v, &err), SENSE_STATUS_INVALID_ARGUMENT, err,
+                "argument `ptr` is NULL but `len` is not 0");
     CHECK_STATUS(sense_value_new_string("abc", 3, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     /* Embedded NULs are fine: strings are ptr + len. */
     CHECK_OK(sense_value_new_string("a\0b", 3, &v, NULL));
@@ -115,9 +92,7 @@ static int test_lists(void) {
     CHECK_OK(sense_value_list_push(list, word, NULL));
     CHECK_OK(sense_value_list_push(list, inner, NULL));
     /* Pushing copies: the originals are still ours. */
-    sense_value_free(one);
-    sense_value_free(word);
-    sense_value_free(inner);
+    FREE_VALUES(one, word, inner);
 
     size_t len = 0;
     CHECK_OK(sense_value_list_len(list, &len, NULL));
@@ -140,9 +115,8 @@ static int test_lists(void) {
     CHECK(kind == SENSE_VALUE_KIND_LIST);
 
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_value_list_get(list, 3, &item, &err), SENSE_STATUS_NOT_FOUND, err);
-    CHECK_STR(sense_error_message(err), "list index out of range");
-    sense_error_free(err);
+    CHECK_ERROR(sense_value_list_get(list, 3, &item, &err), SENSE_STATUS_NOT_FOUND, err,
+                "list index out of range");
 
     /* A list may be pushed into itself: the copy is taken first. */
     CHECK_OK(sense_value_list_push(list, list, NULL));
@@ -164,17 +138,12 @@ static int test_lists(void) {
 
 /* Values cross into Sense and back unchanged. */
 static int test_round_trip_through_sense(void) {
-    text_buf out;
-    sense_runtime *rt = harness_runtime(&out);
-    CHECK(rt != NULL);
-    CHECK_OK(harness_run(rt,
-                         "agent echo:\n"
-                         "    v = pause(\"give me something\")\n"
-                         "    print(type_of(v), v)\n"
-                         "    pause(v)\n",
-                         NULL));
-    sense_agent echo;
-    CHECK_OK(harness_agent(rt, "echo", &echo));
+    HARNESS_AGENT(rt, out,
+                  "agent echo:\n"
+                  "    v = pause(\"give me something\")\n"
+                  "    print(type_of(v), v)\n"
+                  "    pause(v)\n",
+                  echo, "echo");
     CHECK_OK(sense_agent_start(rt, echo, NULL, NULL));
 
     sense_value *list = sense_value_new_list();
@@ -184,9 +153,7 @@ static int test_round_trip_through_sense(void) {
     CHECK_OK(sense_value_list_push(list, f, NULL));
     CHECK_OK(sense_value_list_push(list, b, NULL));
     CHECK_OK(sense_value_list_push(list, nil, NULL));
-    sense_value_free(f);
-    sense_value_free(b);
-    sense_value_free(nil);
+    FREE_VALUES(f, b, nil);
     CHECK_OK(sense_agent_resume(rt, echo, list, NULL, NULL));
     sense_value_free(list);
     CHECK_STR(text_buf_view(&out), "Array [0.5, false, nil]\n");
@@ -196,19 +163,15 @@ static int test_round_trip_through_sense(void) {
     size_t len = 0;
     CHECK_OK(sense_value_list_len(reason, &len, NULL));
     CHECK(len == 3);
-    const sense_value *item = NULL;
     double d = 0;
-    CHECK_OK(sense_value_list_get(reason, 0, &item, NULL));
-    CHECK_OK(sense_value_as_float(item, &d, NULL));
+    CHECK_OK(sense_value_as_float(harness_item(reason, 0), &d, NULL));
     CHECK(d == 0.5);
     sense_value_free(reason);
 
     /* Opaque values: a function copied out by name and printed form. */
     sense_value *fn = NULL;
     CHECK_OK(sense_runtime_global(rt, "print", 5, &fn, NULL));
-    sense_value_kind kind;
-    CHECK_OK(sense_value_get_kind(fn, &kind, NULL));
-    CHECK(kind == SENSE_VALUE_KIND_OPAQUE);
+    CHECK(harness_check_kind(fn, SENSE_VALUE_KIND_OPAQUE, NULL) == 0);
     sense_str s;
     CHECK_OK(sense_value_type_name(fn, &s, NULL));
     CHECK(s.len > 0);
@@ -216,9 +179,8 @@ static int test_round_trip_through_sense(void) {
     CHECK(s.len > 0);
     /* ... which cannot go back into Sense. */
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(sense_agent_resume(rt, echo, fn, NULL, &err), SENSE_STATUS_RUNTIME_ERROR, err);
-    CHECK_CONTAINS(sense_error_message(err), "cannot be passed from the host into Sense");
-    sense_error_free(err);
+    CHECK_ERROR_HAS(sense_agent_resume(rt, echo, fn, NULL, &err), SENSE_STATUS_RUNTIME_ERROR, err,
+                    "cannot be passed from the host into Sense");
     sense_value_free(fn);
     sense_runtime_free(rt);
     return 0;
@@ -242,18 +204,12 @@ static int test_null_arguments(void) {
     CHECK(sense_error_line(err) == 0 && sense_error_column(err) == 0);
     sense_error_free(err);
     CHECK_STATUS(sense_value_clone(v, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(sense_value_get_kind(NULL, &kind, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(sense_value_get_kind(v, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(sense_value_type_name(NULL, &s, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(sense_value_type_name(v, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(sense_value_as_bool(NULL, &b, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(sense_value_as_bool(v, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(sense_value_as_int(NULL, &i, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(sense_value_as_int(v, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(sense_value_as_float(NULL, &f, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(sense_value_as_float(v, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(sense_value_as_string(NULL, &s, NULL), SENSE_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(sense_value_as_string(v, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
+    CHECK_REFUSES_NULLS(sense_value_get_kind, v, &kind);
+    CHECK_REFUSES_NULLS(sense_value_type_name, v, &s);
+    CHECK_REFUSES_NULLS(sense_value_as_bool, v, &b);
+    CHECK_REFUSES_NULLS(sense_value_as_int, v, &i);
+    CHECK_REFUSES_NULLS(sense_value_as_float, v, &f);
+    CHECK_REFUSES_NULLS(sense_value_as_string, v, &s);
     CHECK_STATUS(sense_value_list_len(NULL, &n, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_value_list_get(NULL, 0, &item, NULL), SENSE_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sense_value_list_get(v, 0, NULL, NULL), SENSE_STATUS_INVALID_ARGUMENT);
@@ -264,12 +220,5 @@ static int test_null_arguments(void) {
     return 0;
 }
 
-int main(void) {
-    HARNESS_START();
-    RUN(test_scalars);
-    RUN(test_strings_are_checked);
-    RUN(test_lists);
-    RUN(test_round_trip_through_sense);
-    RUN(test_null_arguments);
-    HARNESS_END();
-}
+HARNESS_MAIN(TEST(test_scalars), TEST(test_strings_are_checked), TEST(test_lists),
+             TEST(test_round_trip_through_sense), TEST(test_null_arguments))

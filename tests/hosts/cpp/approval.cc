@@ -2,20 +2,9 @@
 // start -> ask_human -> resume, a host function that suspends, one that
 // throws, a snapshot carried to a new runtime, and errors surfacing as
 // exceptions.
-#include "sense.hpp"
+#include "host_test.hpp"
 
-#include <cstdio>
 #include <string>
-
-static int failures = 0, passes = 0;
-#define EXPECT(cond)                                                              \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            std::fprintf(stderr, "%s:%d: EXPECT failed: %s\n", __FILE__, __LINE__, \
-                         #cond);                                                  \
-            return 1;                                                             \
-        }                                                                         \
-    } while (0)
 
 static const char *WORKFLOW = R"SNS(servers = ["web-1", "web-2"]
 deployed = []
@@ -40,18 +29,16 @@ static int approval_flow(const char *answer, const char *expected_output, int64_
         sense_value_as_string(args.at(0), &host, nullptr);
         return sense::Reply{sense::Value::of(sense::view(host) == "web-1"), false};
     });
-    rt.run("release.sns", WORKFLOW);
-    sense_agent release = rt.agent("release");
-    EXPECT(rt.start(release) == SENSE_AGENT_STATUS_PAUSED);
-    EXPECT(rt.pause_kind(release) == SENSE_PAUSE_KIND_ASK_HUMAN);
-    EXPECT(rt.pause_reason(release).as_string() == "Deploy v2.1 to 2 servers? (yes/no)");
-    EXPECT(rt.resume(release, sense::Value::of(std::string_view(answer))) ==
-           SENSE_AGENT_STATUS_COMPLETED);
-    EXPECT(out == expected_output);
+    sense_agent release = start_paused(rt, "release.sns", WORKFLOW, "release");
+    CHECK(rt.pause_kind(release) == SENSE_PAUSE_KIND_ASK_HUMAN);
+    CHECK(rt.pause_reason(release).as_string() == "Deploy v2.1 to 2 servers? (yes/no)");
+    CHECK(rt.resume(release, sense::Value::of(std::string_view(answer))) ==
+          SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(out == expected_output);
     size_t n = 99;
     sense::Value d = rt.global("deployed");
     sense_value_list_len(d.get(), &n, nullptr);
-    EXPECT(static_cast<int64_t>(n) == deployed);
+    CHECK(static_cast<int64_t>(n) == deployed);
     return 0;
 }
 
@@ -61,30 +48,25 @@ static int test_approved() {
 
 static int test_rejected() { return approval_flow("no", "preparing v2.1\nrelease cancelled\n", 0); }
 
-static int test_suspending_host_function() {
-    std::string out;
-    sense::Runtime rt;
-    rt.capture_output(&out);
-    rt.register_fn("approve", 1, [](const std::vector<const sense_value *> &args) {
-        sense_str what{};
-        sense_value_as_string(args.at(0), &what, nullptr);
-        return sense::Reply{sense::Value::of("approve " + std::string(sense::view(what)) + "?"),
-                            true};
-    });
-    rt.run("a.sns", "agent a:\n    ok = approve(\"deploy\")\n    print(\"approved:\", ok)\n");
-    sense_agent a = rt.agent("a");
-    EXPECT(rt.start(a) == SENSE_AGENT_STATUS_PAUSED);
-    EXPECT(rt.pause_kind(a) == SENSE_PAUSE_KIND_HOST_FUNCTION);
-    EXPECT(rt.pause_reason(a).as_string() == "approve deploy?");
-    EXPECT(rt.resume(a, sense::Value::of(true)) == SENSE_AGENT_STATUS_COMPLETED);
-    EXPECT(out == "approved: true\n");
-    return 0;
-}
-
+// approve(what): suspends the calling agent with "approve <what>?".
 static sense::Reply approve(const std::vector<const sense_value *> &args) {
     sense_str what{};
     sense_value_as_string(args.at(0), &what, nullptr);
     return sense::Reply{sense::Value::of("approve " + std::string(sense::view(what)) + "?"), true};
+}
+
+static int test_suspending_host_function() {
+    std::string out;
+    sense::Runtime rt;
+    rt.capture_output(&out);
+    rt.register_fn("approve", 1, approve);
+    sense_agent a = start_paused(
+        rt, "a.sns", "agent a:\n    ok = approve(\"deploy\")\n    print(\"approved:\", ok)\n", "a");
+    CHECK(rt.pause_kind(a) == SENSE_PAUSE_KIND_HOST_FUNCTION);
+    CHECK(rt.pause_reason(a).as_string() == "approve deploy?");
+    CHECK(rt.resume(a, sense::Value::of(true)) == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(out == "approved: true\n");
+    return 0;
 }
 
 // The approval paused in a host function travels as bytes to a new
@@ -98,23 +80,17 @@ static int test_snapshot_to_a_new_runtime() {
         sense::Runtime rt;
         rt.capture_output(&out);
         rt.register_fn("approve", 1, approve);
-        rt.run("a.sns", src);
-        sense_agent a = rt.agent("a");
-        EXPECT(rt.start(a) == SENSE_AGENT_STATUS_PAUSED);
-        EXPECT(!rt.subject());
+        sense_agent a = start_paused(rt, "a.sns", src, "a");
+        CHECK(!rt.subject());
         rt.set_subject(a);
         bytes = rt.snapshot();
-        EXPECT(out == "asking\n");
+        CHECK(out == "asking\n");
     }
     {
         sense::Runtime bare;
-        try {
-            bare.restore(bytes);
-            EXPECT(false);
-        } catch (const sense::Error &e) {
-            EXPECT(e.status() == SENSE_STATUS_RUNTIME_ERROR);
-            EXPECT(e.message().find("host function 'approve'") != std::string::npos);
-        }
+        auto e = error_of([&] { bare.restore(bytes); });
+        CHECK(e && e->status() == SENSE_STATUS_RUNTIME_ERROR);
+        CHECK(has(e->message(), "host function 'approve'"));
     }
     std::string out;
     sense::Runtime rt;
@@ -122,17 +98,13 @@ static int test_snapshot_to_a_new_runtime() {
     rt.register_fn("approve", 1, approve);
     rt.restore(bytes);
     std::optional<sense_agent> a = rt.subject();
-    EXPECT(a.has_value());
-    EXPECT(rt.pause_kind(*a) == SENSE_PAUSE_KIND_HOST_FUNCTION);
-    EXPECT(rt.pause_reason(*a).as_string() == "approve deploy?");
-    EXPECT(rt.resume(*a, sense::Value::of(true)) == SENSE_AGENT_STATUS_COMPLETED);
-    EXPECT(out == "approved: true\n");
-    try {
-        rt.restore(bytes);
-        EXPECT(false);
-    } catch (const sense::Error &e) {
-        EXPECT(e.status() == SENSE_STATUS_WRONG_STATE);
-    }
+    CHECK(a.has_value());
+    CHECK(rt.pause_kind(*a) == SENSE_PAUSE_KIND_HOST_FUNCTION);
+    CHECK(rt.pause_reason(*a).as_string() == "approve deploy?");
+    CHECK(rt.resume(*a, sense::Value::of(true)) == SENSE_AGENT_STATUS_COMPLETED);
+    CHECK(out == "approved: true\n");
+    auto e2 = error_of([&] { rt.restore(bytes); });
+    CHECK(e2 && e2->status() == SENSE_STATUS_WRONG_STATE);
     return 0;
 }
 
@@ -143,48 +115,19 @@ static int test_errors_are_exceptions() {
     rt.register_fn("boom", 0, [](const std::vector<const sense_value *> &) -> sense::Reply {
         throw std::runtime_error("boom from C++");
     });
-    try {
-        rt.run("s.sns", "x = (1 +\n");
-        EXPECT(false);
-    } catch (const sense::Error &e) {
-        EXPECT(e.status() == SENSE_STATUS_SYNTAX_ERROR);
-        EXPECT(e.class_name() == "SenseSyntaxError");
-        EXPECT(e.line() >= 1);
-    }
-    try {
-        rt.run("b.sns", "boom()\n");
-        EXPECT(false);
-    } catch (const sense::Error &e) {
-        EXPECT(e.status() == SENSE_STATUS_RUNTIME_ERROR);
-        EXPECT(e.message().find("boom from C++") != std::string::npos);
-    }
-    try {
-        rt.agent("nobody");
-        EXPECT(false);
-    } catch (const sense::Error &e) {
-        EXPECT(e.status() == SENSE_STATUS_NOT_FOUND);
-    }
+    auto e = error_of([&] { rt.run("s.sns", "x = (1 +\n"); });
+    CHECK(e && e->status() == SENSE_STATUS_SYNTAX_ERROR);
+    CHECK(e->class_name() == "SenseSyntaxError");
+    CHECK(e->line() >= 1);
+    auto e2 = error_of([&] { rt.run("b.sns", "boom()\n"); });
+    CHECK(e2 && e2->status() == SENSE_STATUS_RUNTIME_ERROR);
+    CHECK(has(e2->message(), "boom from C++"));
+    auto e3 = error_of([&] { rt.agent("nobody"); });
+    CHECK(e3 && e3->status() == SENSE_STATUS_NOT_FOUND);
     return 0;
 }
 
-#define RUN(t)                                                  \
-    do {                                                        \
-        int r_ = 1;                                             \
-        try {                                                   \
-            r_ = t();                                           \
-        } catch (const std::exception &ex) {                    \
-            std::fprintf(stderr, "%s threw: %s\n", #t, ex.what()); \
-        }                                                       \
-        std::printf("%s %s\n", r_ == 0 ? "ok    " : "FAILED", #t); \
-        (r_ == 0 ? passes : failures)++;                        \
-    } while (0)
-
 int main() {
-    RUN(test_approved);
-    RUN(test_rejected);
-    RUN(test_suspending_host_function);
-    RUN(test_snapshot_to_a_new_runtime);
-    RUN(test_errors_are_exceptions);
-    std::printf("%d passed, %d failed\n", passes, failures);
-    return failures == 0 ? 0 : 1;
+    return run_tests({TEST(test_approved), TEST(test_rejected), TEST(test_suspending_host_function),
+                      TEST(test_snapshot_to_a_new_runtime), TEST(test_errors_are_exceptions)});
 }

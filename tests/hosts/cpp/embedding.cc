@@ -2,19 +2,9 @@
 // issue 16: config limits, globals, calling functions, members, agents in
 // arrays, holds, callers of host functions, pause reason views, pause
 // handles, input, snapshots as byte vectors, and errors as exceptions.
-#include <sense.hpp>
+#include "host_test.hpp"
 
-#include <cstdio>
 #include <string>
-
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,        \
-                         __LINE__, #cond);                                     \
-            return 1;                                                          \
-        }                                                                      \
-    } while (0)
 
 // ANCHOR: globals_and_calls
 static int globals_and_calls() {
@@ -26,21 +16,13 @@ static int globals_and_calls() {
     CHECK(out == "3\n");
     CHECK(rt.call("area", {sense::Value::of(2), sense::Value::of(7)}).as_int() == 42);
     CHECK(rt.global("limit").as_int() == 3);
-    try {
-        rt.call("missing");
-        return 1;
-    } catch (const sense::Error &e) {
-        CHECK(e.status() == SENSE_STATUS_NOT_FOUND);
-    }
+    auto e = error_of([&] { rt.call("missing"); });
+    CHECK(e && e->status() == SENSE_STATUS_NOT_FOUND);
     rt.run("f.sns", "def fail():\n    return 1 / 0\n");
-    try {
-        rt.call("fail");
-        return 1;
-    } catch (const sense::Error &e) {
-        CHECK(e.status() == SENSE_STATUS_RUNTIME_ERROR);
-        CHECK(e.line() == 2);
-        CHECK(e.message().find("division by zero") != std::string::npos);
-    }
+    auto e2 = error_of([&] { rt.call("fail"); });
+    CHECK(e2 && e2->status() == SENSE_STATUS_RUNTIME_ERROR);
+    CHECK(e2->line() == 2);
+    CHECK(has(e2->message(), "division by zero"));
     sense::Value l = sense::Value::list({sense::Value::of(1), sense::Value::of("two"), sense::Value::of(2.5)});
     rt.set_global("items", l);
     auto items = rt.global("items").as_list();
@@ -76,12 +58,8 @@ static int agents_members_holds_and_views() {
         CHECK(rt.status(acc) == SENSE_AGENT_STATUS_PAUSED);
     }
     rt.run("more.sns", "for i in range(300000):\n    s = str(i)\n");
-    try {
-        rt.status(acc);
-        return 1;
-    } catch (const sense::Error &e) {
-        CHECK(e.status() == SENSE_STATUS_NOT_FOUND);
-    }
+    auto e = error_of([&] { rt.status(acc); });
+    CHECK(e && e->status() == SENSE_STATUS_NOT_FOUND);
     return 0;
 }
 // ANCHOR_END: members_holds_views
@@ -114,13 +92,9 @@ static int callers_input_config_snapshots() {
     sense::Agent a = rt.agent("a");
     rt.start(a);
     CHECK(rt.pause_reason_int(a).value() == 42);
-    try {
-        rt.run("neg.sns", "twice(-1)\n");
-        return 1;
-    } catch (const sense::Error &e) {
-        CHECK(e.message() == "negative");
-        CHECK(e.line() == 1);
-    }
+    auto e = error_of([&] { rt.run("neg.sns", "twice(-1)\n"); });
+    CHECK(e && e->message() == "negative");
+    CHECK(e->line() == 1);
     sense::PauseHandle h = rt.pause_handle(a);
     CHECK(h.request());
     CHECK(h.is_requested());
@@ -169,52 +143,34 @@ static int agents_inside_values() {
     CHECK(rt.call("same", {sense::Value::of(w)}).as_bool());
     CHECK(rt.resume(boss, sense::Value::of(w)) == SENSE_AGENT_STATUS_COMPLETED);
     CHECK(out == "true\nw\n");
-    try {
-        reason.at(0).as_agent();
-        return 1;
-    } catch (const sense::Error &e) {
-        CHECK(e.status() == SENSE_STATUS_INVALID_ARGUMENT);
-    }
+    auto e = error_of([&] { reason.at(0).as_agent(); });
+    CHECK(e && e->status() == SENSE_STATUS_INVALID_ARGUMENT);
     // Another runtime with the same program refuses this runtime's agent.
     sense::Runtime other;
     other.capture_output(&out);
     other.run("m.sns", "agent w:\n    n = 1\ndef same(a):\n    return a == w\n");
-    try {
-        other.call("same", {sense::Value::of(w)});
-        return 1;
-    } catch (const sense::Error &e) {
-        CHECK(e.status() == SENSE_STATUS_RUNTIME_ERROR);
-        CHECK(e.message().find("another runtime") != std::string::npos);
-    }
+    auto e2 = error_of([&] { other.call("same", {sense::Value::of(w)}); });
+    CHECK(e2 && e2->status() == SENSE_STATUS_RUNTIME_ERROR);
+    CHECK(has(e2->message(), "another runtime"));
     return 0;
 }
 
 static int resume_without_values() {
     sense::Runtime rt;
     rt.on_output([](std::string_view) {});
-    rt.run("echo.sns", "agent w:\n    x = 0\n    while true:\n        x = pause(x)\n");
-    sense::Agent w = rt.agent("w");
-    CHECK(rt.start(w) == SENSE_AGENT_STATUS_PAUSED);
+    sense::Agent w = start_paused(
+        rt, "echo.sns", "agent w:\n    x = 0\n    while true:\n        x = pause(x)\n", "w");
     CHECK(rt.resume_int(w, 41) == SENSE_AGENT_STATUS_PAUSED);
     CHECK(rt.pause_reason_int(w).value() == 41);
     CHECK(rt.resume_string(w, "yes") == SENSE_AGENT_STATUS_PAUSED);
     CHECK(rt.pause_reason_string(w).value() == "yes");
-    try {
-        rt.resume_string(w, std::string_view("\xff", 1));
-        return 1;
-    } catch (const sense::Error &e) {
-        CHECK(e.status() == SENSE_STATUS_INVALID_UTF8);
-    }
+    auto e = error_of([&] { rt.resume_string(w, std::string_view("\xff", 1)); });
+    CHECK(e && e->status() == SENSE_STATUS_INVALID_UTF8);
     return 0;
 }
 
 int main() {
-    int failed = 0;
-    failed += resume_without_values();
-    failed += agents_inside_values();
-    failed += globals_and_calls();
-    failed += agents_members_holds_and_views();
-    failed += callers_input_config_snapshots();
-    std::printf("%d failed\n", failed);
-    return failed == 0 ? 0 : 1;
+    return run_tests({TEST(resume_without_values), TEST(agents_inside_values),
+                      TEST(globals_and_calls), TEST(agents_members_holds_and_views),
+                      TEST(callers_input_config_snapshots)});
 }

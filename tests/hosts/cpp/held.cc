@@ -1,19 +1,9 @@
 // Held values through sense.hpp: a function held past the rebinding of its
 // name, a closure a call returned held and called later (RAII releases
 // each), errors as exceptions; listing globals and agents.
-#include <sense.hpp>
+#include "host_test.hpp"
 
-#include <cstdio>
 #include <string>
-
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,        \
-                         __LINE__, #cond);                                     \
-            return 1;                                                          \
-        }                                                                      \
-    } while (0)
 
 static int closures_held_and_called() {
     sense::Runtime rt;
@@ -36,12 +26,8 @@ static int closures_held_and_called() {
     CHECK(rt.call(counter).as_int() == 42);
     CHECK(rt.call(counter).as_int() == 43);
     CHECK(out == "42\n43\n");
-    try {
-        rt.call(counter, {sense::Value::of(1)});
-        return 1;
-    } catch (const sense::Error &e) {
-        CHECK(e.status() == SENSE_STATUS_RUNTIME_ERROR);
-    }
+    auto e = error_of([&] { rt.call(counter, {sense::Value::of(1)}); });
+    CHECK(e && e->status() == SENSE_STATUS_RUNTIME_ERROR);
     uint64_t old = counter.id();
     {
         sense::Held moved = std::move(counter);
@@ -51,12 +37,8 @@ static int closures_held_and_called() {
     CHECK(sense_runtime_held_value(rt.get(), old, &v, nullptr) == SENSE_STATUS_NOT_FOUND);
     sense::Held list = rt.hold_value(sense::Value::list({sense::Value::of("a")}));
     CHECK(rt.held_value(list).as_list().at(0).as_string() == "a");
-    try {
-        rt.hold_global("nothing_here");
-        return 1;
-    } catch (const sense::Error &e) {
-        CHECK(e.status() == SENSE_STATUS_NOT_FOUND);
-    }
+    auto e2 = error_of([&] { rt.hold_global("nothing_here"); });
+    CHECK(e2 && e2->status() == SENSE_STATUS_NOT_FOUND);
     return 0;
 }
 
@@ -71,8 +53,5 @@ static int globals_and_agents_listed() {
 }
 
 int main() {
-    int failed = closures_held_and_called();
-    failed += globals_and_agents_listed();
-    std::printf("%d failed\n", failed);
-    return failed == 0 ? 0 : 1;
+    return run_tests({TEST(closures_held_and_called), TEST(globals_and_agents_listed)});
 }

@@ -1,21 +1,11 @@
 // Maps through sense.hpp: a Sense map read as ordered pairs and looked up
 // by key, a host map (std::vector<std::pair<Value, Value>>) passed in as a
 // global and as a resume value.
-#include <sense.hpp>
+#include "host_test.hpp"
 
-#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
-
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,        \
-                         __LINE__, #cond);                                     \
-            return 1;                                                          \
-        }                                                                      \
-    } while (0)
 
 using sense::Value;
 
@@ -43,23 +33,15 @@ static int maps_both_ways() {
     rt.set_global("person", host);
     rt.run("p.sns", "print(person, len(person))\n");
     CHECK(out == "{name: grace, 7: 1.5, false: {}} 3\n");
-    try {
-        host.set(Value::of(1.5), Value::nil());
-        return 1;
-    } catch (const sense::Error &e) {
-        CHECK(e.status() == SENSE_STATUS_INVALID_ARGUMENT);
-    }
-    try {
-        Value::list({}).as_map();
-        return 1;
-    } catch (const sense::Error &e) {
-        CHECK(e.message() == "the value is not a Map");
-    }
+    auto e = error_of([&] { host.set(Value::of(1.5), Value::nil()); });
+    CHECK(e && e->status() == SENSE_STATUS_INVALID_ARGUMENT);
+    auto e2 = error_of([&] { Value::list({}).as_map(); });
+    CHECK(e2 && e2->message() == "the value is not a Map");
 
     out.clear();
-    rt.run("a.sns", "agent a:\n    answer = pause({\"q\": \"ok?\"})\n    print(answer[\"ok\"])\n");
-    sense::Agent a = rt.agent("a");
-    CHECK(rt.start(a) == SENSE_AGENT_STATUS_PAUSED);
+    sense::Agent a = start_paused(
+        rt, "a.sns", "agent a:\n    answer = pause({\"q\": \"ok?\"})\n    print(answer[\"ok\"])\n",
+        "a");
     CHECK(rt.pause_reason(a).get(Value::of("q")).value().as_string() == "ok?");
     CHECK(rt.resume(a, Value::map({{Value::of("ok"), Value::of(true)}})) ==
           SENSE_AGENT_STATUS_COMPLETED);
@@ -68,7 +50,5 @@ static int maps_both_ways() {
 }
 
 int main() {
-    int failed = maps_both_ways();
-    std::printf("%d failed\n", failed);
-    return failed == 0 ? 0 : 1;
+    return run_tests({TEST(maps_both_ways)});
 }
