@@ -180,8 +180,7 @@ fn configure(
     error: *mut *mut sense_error,
     f: impl FnOnce(&mut sense_config) -> Body,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(config);
+    on_handle!(error, mut config => c, {
         f(c)
     })
 }

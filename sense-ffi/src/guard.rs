@@ -155,14 +155,32 @@ macro_rules! try_out {
     };
 }
 
+/// The body of an exported function that works through one handle:
+/// `on_handle!(error, mut call => c, { …; Ok(()) })` checks the handle
+/// argument `call` (as `try_mut!`; without `mut`, as `try_ref!`), binds it
+/// to `c` and runs the block (a [`Body`]).
+macro_rules! on_handle {
+    ($error:ident, mut $handle:ident => $h:ident, $body:block) => {
+        ffi_guard!($error, {
+            let $h = try_mut!($handle);
+            $body
+        })
+    };
+    ($error:ident, $handle:ident => $h:ident, $body:block) => {
+        ffi_guard!($error, {
+            let $h = try_ref!($handle);
+            $body
+        })
+    };
+}
+
 /// The body of an exported function that reads one thing from a handle:
 /// `read_out!(error, call, out, |c| expr)` checks the handle argument
 /// `call` (as `try_ref!`) and `out` (as `try_out!`), in that order, then
 /// stores `expr` (which may use `?`) in `*out`.
 macro_rules! read_out {
     ($error:ident, $handle:ident, $out:ident, |$h:ident| $read:expr) => {
-        ffi_guard!($error, {
-            let $h = try_ref!($handle);
+        on_handle!($error, $handle => $h, {
             let out = try_out!($out);
             out.set($read);
             Ok(())

@@ -175,8 +175,7 @@ pub extern "C" fn sense_call_return(
     value: *const sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(call);
+    on_handle!(error, mut call => c, {
         c.outcome = Some(HostReturn::Value(host_or_nil(value)));
         c.failure = None;
         Ok(())
@@ -193,8 +192,7 @@ pub extern "C" fn sense_call_suspend(
     reason: *const sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(call);
+    on_handle!(error, mut call => c, {
         c.outcome = Some(HostReturn::Suspend(host_or_nil(reason)));
         c.failure = None;
         Ok(())
@@ -214,8 +212,7 @@ pub extern "C" fn sense_call_fail(
     message_len: usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(call);
+    on_handle!(error, mut call => c, {
         // Header, "strings in": `message_len` readable bytes at `message`.
         let bytes: &[u8] = slice_arg!(message, message_len);
         c.failure = Some(String::from_utf8_lossy(bytes).into_owned());

@@ -55,8 +55,7 @@ pub extern "C" fn sense_pause_handle_request(
     newly_requested: *mut bool,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let h = try_ref!(handle);
+    on_handle!(error, handle => h, {
         let newly = h.handle.request();
         set_opt(newly_requested, newly);
         if !newly && !h.handle.runtime_alive() {

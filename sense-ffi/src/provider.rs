@@ -115,8 +115,7 @@ pub extern "C" fn sense_completion_set_text(
     text_len: usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(completion);
+    on_handle!(error, mut completion => c, {
         let text = str_arg!(text, text_len);
         c.text = Some(text.to_string());
         c.failure = None;
@@ -133,8 +132,7 @@ pub extern "C" fn sense_completion_set_confidence(
     confidence: f64,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(completion);
+    on_handle!(error, mut completion => c, {
         if confidence.is_nan() {
             return Err(fail!(InvalidArgument, "argument `confidence` is NaN"));
         }
@@ -152,8 +150,7 @@ pub extern "C" fn sense_completion_fail(
     message_len: usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(completion);
+    on_handle!(error, mut completion => c, {
         let message = str_arg!(message, message_len);
         c.failure = Some(message.to_string());
         Ok(())
