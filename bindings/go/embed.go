@@ -98,23 +98,23 @@ func (a cArgs) free() {
 // AgentAt finds the agent at path (array indexes, outermost first) inside
 // the main program's variable name: AgentAt("team", 1, 0) is team[1][0].
 func (r *Runtime) AgentAt(name string, path ...int) (Agent, error) {
-	defer runtime.KeepAlive(r)
-	p, pl := cString(name)
-	defer C.free(unsafe.Pointer(p))
-	var a Agent
-	cpath, err := cIndexPath(path)
-	if err != nil {
-		return a, err
-	}
-	defer C.free(unsafe.Pointer(cpath))
-	var cerr *C.sense_error
-	err = check(C.sense_agent_lookup_path(r.ptr, p, pl, cpath, C.size_t(len(path)), &a.id, &cerr), cerr)
-	return a, err
+	return r.agentAtPath(name, path, func(p *C.char, pl C.size_t, cpath *C.size_t, out *C.sense_agent, cerr **C.sense_error) uint32 {
+		return C.sense_agent_lookup_path(r.ptr, p, pl, cpath, C.size_t(len(path)), out, cerr)
+	})
 }
 
 // AgentInMember finds the agent at path inside member name of agent a:
 // a coordinator's workers[2] is AgentInMember(boss, "workers", 2).
 func (r *Runtime) AgentInMember(a Agent, name string, path ...int) (Agent, error) {
+	return r.agentAtPath(name, path, func(p *C.char, pl C.size_t, cpath *C.size_t, out *C.sense_agent, cerr **C.sense_error) uint32 {
+		return C.sense_agent_member_agent(r.ptr, a.id, p, pl, cpath, C.size_t(len(path)), out, cerr)
+	})
+}
+
+// agentAtPath makes name and path C data for one of the agent lookups
+// along a path of array indexes, and returns the agent it finds.
+func (r *Runtime) agentAtPath(name string, path []int,
+	lookup func(p *C.char, pl C.size_t, cpath *C.size_t, out *C.sense_agent, cerr **C.sense_error) uint32) (Agent, error) {
 	defer runtime.KeepAlive(r)
 	p, pl := cString(name)
 	defer C.free(unsafe.Pointer(p))
@@ -125,7 +125,7 @@ func (r *Runtime) AgentInMember(a Agent, name string, path ...int) (Agent, error
 	}
 	defer C.free(unsafe.Pointer(cpath))
 	var cerr *C.sense_error
-	err = check(C.sense_agent_member_agent(r.ptr, a.id, p, pl, cpath, C.size_t(len(path)), &out.id, &cerr), cerr)
+	err = check(lookup(p, pl, cpath, &out.id, &cerr), cerr)
 	return out, err
 }
 
