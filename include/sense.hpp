@@ -94,24 +94,18 @@ private:
 };
 
 namespace detail {
-struct ErrorDeleter {
-    void operator()(sense_error *e) const noexcept { sense_error_free(e); }
+/// A std::unique_ptr deleter calling the handle's sense_X_free.
+template <auto Free>
+struct Deleter {
+    template <typename T>
+    void operator()(T *p) const noexcept { Free(p); }
 };
-struct ValueDeleter {
-    void operator()(sense_value *v) const noexcept { sense_value_free(v); }
-};
-struct RuntimeDeleter {
-    void operator()(sense_runtime *r) const noexcept { sense_runtime_free(r); }
-};
-struct BytesDeleter {
-    void operator()(sense_bytes *b) const noexcept { sense_bytes_free(b); }
-};
-struct ConfigDeleter {
-    void operator()(sense_config *c) const noexcept { sense_config_free(c); }
-};
-struct PauseHandleDeleter {
-    void operator()(sense_pause_handle *h) const noexcept { sense_pause_handle_free(h); }
-};
+using ErrorDeleter = Deleter<sense_error_free>;
+using ValueDeleter = Deleter<sense_value_free>;
+using RuntimeDeleter = Deleter<sense_runtime_free>;
+using BytesDeleter = Deleter<sense_bytes_free>;
+using ConfigDeleter = Deleter<sense_config_free>;
+using PauseHandleDeleter = Deleter<sense_pause_handle_free>;
 }  // namespace detail
 
 /// Runs a C call that takes a trailing `sense_error **`; throws on failure.
@@ -133,6 +127,16 @@ bool check_or(sense_status absent, F &&call) {
     if (st != SENSE_STATUS_OK) throw Error(st, raw);
     return true;
 }
+
+namespace detail {
+/// A new C object from `make(T **out, sense_error **)`; throws on failure.
+template <typename T, typename F>
+T *made(F &&make) {
+    T *out = nullptr;
+    check([&](sense_error **e) { return make(&out, e); });
+    return out;
+}
+}  // namespace detail
 
 /// An owned Sense value (a deep copy, independent of any runtime).
 class Value {
@@ -316,40 +320,25 @@ private:
 /// Limits for a new Runtime (see sense_config_* in sense.h).
 class Config {
 public:
-    Config() {
-        sense_config *c = nullptr;
-        check([&](sense_error **e) { return sense_config_new(&c, e); });
-        c_.reset(c);
-    }
-    Config &max_depth(size_t n) {
-        check([&](sense_error **e) { return sense_config_set_max_depth(c_.get(), n, e); });
-        return *this;
-    }
+    Config() : c_(detail::made<sense_config>(sense_config_new)) {}
+    Config &max_depth(size_t n) { return set(sense_config_set_max_depth, n); }
     /// 0: unlimited.
-    Config &max_steps(uint64_t n) {
-        check([&](sense_error **e) { return sense_config_set_max_steps(c_.get(), n, e); });
-        return *this;
-    }
-    Config &max_string_len(size_t bytes) {
-        check([&](sense_error **e) { return sense_config_set_max_string_len(c_.get(), bytes, e); });
-        return *this;
-    }
-    Config &max_array_len(size_t n) {
-        check([&](sense_error **e) { return sense_config_set_max_array_len(c_.get(), n, e); });
-        return *this;
-    }
+    Config &max_steps(uint64_t n) { return set(sense_config_set_max_steps, n); }
+    Config &max_string_len(size_t bytes) { return set(sense_config_set_max_string_len, bytes); }
+    Config &max_array_len(size_t n) { return set(sense_config_set_max_array_len, n); }
     /// The heap ceiling in bytes.
-    Config &max_heap(size_t bytes) {
-        check([&](sense_error **e) { return sense_config_set_max_heap(c_.get(), bytes, e); });
-        return *this;
-    }
-    Config &dry_run(bool on) {
-        check([&](sense_error **e) { return sense_config_set_dry_run(c_.get(), on, e); });
-        return *this;
-    }
+    Config &max_heap(size_t bytes) { return set(sense_config_set_max_heap, bytes); }
+    Config &dry_run(bool on) { return set(sense_config_set_dry_run, on); }
     const sense_config *get() const noexcept { return c_.get(); }
 
 private:
+    /// Runs a sense_config_set_* setter on this configuration.
+    template <typename Setter, typename N>
+    Config &set(Setter setter, N n) {
+        check([&](sense_error **e) { return setter(c_.get(), n, e); });
+        return *this;
+    }
+
     std::unique_ptr<sense_config, detail::ConfigDeleter> c_;
 };
 
@@ -475,16 +464,11 @@ private:
 /// A Sense runtime and the host state of its callbacks.
 class Runtime {
 public:
-    Runtime() {
-        sense_runtime *r = nullptr;
-        check([&](sense_error **e) { return sense_runtime_new(&r, e); });
-        rt_.reset(r);
-    }
-    explicit Runtime(const Config &config) {
-        sense_runtime *r = nullptr;
-        check([&](sense_error **e) { return sense_runtime_new_with_config(config.get(), &r, e); });
-        rt_.reset(r);
-    }
+    Runtime() : rt_(detail::made<sense_runtime>(sense_runtime_new)) {}
+    explicit Runtime(const Config &config)
+        : rt_(detail::made<sense_runtime>([&](sense_runtime **r, sense_error **e) {
+              return sense_runtime_new_with_config(config.get(), r, e);
+          })) {}
 
     /// The C runtime (borrowed).
     sense_runtime *get() const noexcept { return rt_.get(); }
@@ -596,9 +580,7 @@ public:
     }
     /// Calls the Sense function bound to `name` with `args`.
     Value call(std::string_view name, const std::vector<Value> &args = {}) {
-        std::vector<const sense_value *> raw;
-        raw.reserve(args.size());
-        for (const Value &a : args) raw.push_back(a.get());
+        std::vector<const sense_value *> raw = raw_args(args);
         sense_value *out = nullptr;
         try {
             exec([&](sense_error **e) {
@@ -687,92 +669,52 @@ public:
         });
         return out;
     }
-    sense_agent_status start(Agent a) {
-        sense_agent_status s{};
-        exec([&](sense_error **e) { return sense_agent_start(get(), a, &s, e); });
-        return s;
-    }
+    sense_agent_status start(Agent a) { return drive(sense_agent_start, a); }
     sense_agent_status resume(Agent a, const Value &v = Value()) {
-        sense_agent_status s{};
-        const sense_value *raw = v.get();
-        exec([&](sense_error **e) { return sense_agent_resume(get(), a, raw, &s, e); });
-        return s;
+        return drive(sense_agent_resume, a, v.get());
     }
     /// Resumes with an Int passed directly: nothing to allocate or free
     /// (read the new pause value with `pause_reason_int`).
-    sense_agent_status resume_int(Agent a, int64_t v) {
-        sense_agent_status s{};
-        exec([&](sense_error **e) { return sense_agent_resume_int(get(), a, v, &s, e); });
-        return s;
-    }
+    sense_agent_status resume_int(Agent a, int64_t v) { return drive(sense_agent_resume_int, a, v); }
     /// Resumes with a String passed directly (the runtime copies it).
     sense_agent_status resume_string(Agent a, std::string_view v) {
-        sense_agent_status s{};
-        exec([&](sense_error **e) {
-            return sense_agent_resume_string(get(), a, v.data(), v.size(), &s, e);
-        });
-        return s;
+        return drive(sense_agent_resume_string, a, v.data(), v.size());
     }
     /// Resumes with a Float passed directly.
     sense_agent_status resume_float(Agent a, double v) {
-        sense_agent_status s{};
-        exec([&](sense_error **e) { return sense_agent_resume_float(get(), a, v, &s, e); });
-        return s;
+        return drive(sense_agent_resume_float, a, v);
     }
     /// Resumes with a Bool passed directly.
-    sense_agent_status resume_bool(Agent a, bool v) {
-        sense_agent_status s{};
-        exec([&](sense_error **e) { return sense_agent_resume_bool(get(), a, v, &s, e); });
-        return s;
-    }
+    sense_agent_status resume_bool(Agent a, bool v) { return drive(sense_agent_resume_bool, a, v); }
     void send(Agent a, const Value &message) {
         check([&](sense_error **e) { return sense_agent_send(get(), a, message.get(), e); });
     }
     sense_agent_status status(Agent a) const {
-        sense_agent_status s{};
-        check([&](sense_error **e) { return sense_agent_get_status(get(), a, &s, e); });
-        return s;
+        return read<sense_agent_status>(sense_agent_get_status, a);
     }
     sense_pause_kind pause_kind(Agent a) const {
-        sense_pause_kind k{};
-        check([&](sense_error **e) { return sense_agent_pause_kind(get(), a, &k, e); });
-        return k;
+        return read<sense_pause_kind>(sense_agent_pause_kind, a);
     }
     Value pause_reason(Agent a) const {
-        sense_value *v = nullptr;
-        check([&](sense_error **e) { return sense_agent_pause_reason(get(), a, &v, e); });
-        return Value(v);
+        return Value(read<sense_value *>(sense_agent_pause_reason, a));
     }
     /// The pause reason if it is an Int (no copy); empty for other kinds.
     std::optional<int64_t> pause_reason_int(Agent a) const {
-        int64_t i = 0;
-        if (!check_or(SENSE_STATUS_INVALID_ARGUMENT,
-                      [&](sense_error **e) { return sense_agent_pause_reason_int(get(), a, &i, e); }))
-            return std::nullopt;
-        return i;
+        return read_or<int64_t>(SENSE_STATUS_INVALID_ARGUMENT, sense_agent_pause_reason_int, a);
     }
     std::optional<double> pause_reason_float(Agent a) const {
-        double f = 0;
-        if (!check_or(SENSE_STATUS_INVALID_ARGUMENT,
-                      [&](sense_error **e) { return sense_agent_pause_reason_float(get(), a, &f, e); }))
-            return std::nullopt;
-        return f;
+        return read_or<double>(SENSE_STATUS_INVALID_ARGUMENT, sense_agent_pause_reason_float, a);
     }
     std::optional<bool> pause_reason_bool(Agent a) const {
-        bool b = false;
-        if (!check_or(SENSE_STATUS_INVALID_ARGUMENT,
-                      [&](sense_error **e) { return sense_agent_pause_reason_bool(get(), a, &b, e); }))
-            return std::nullopt;
-        return b;
+        return read_or<bool>(SENSE_STATUS_INVALID_ARGUMENT, sense_agent_pause_reason_bool, a);
     }
     /// The pause reason if it is a String, as a view into the runtime
     /// (valid until the runtime next runs code); empty for other kinds.
     std::optional<std::string_view> pause_reason_string(Agent a) const {
-        sense_str s{};
-        if (!check_or(SENSE_STATUS_INVALID_ARGUMENT,
-                      [&](sense_error **e) { return sense_agent_pause_reason_string(get(), a, &s, e); }))
-            return std::nullopt;
-        return view(s);
+        auto s =
+            read_or<sense_str>(SENSE_STATUS_INVALID_ARGUMENT, sense_agent_pause_reason_string, a);
+        if (!s) return std::nullopt;
+        return view(*s);
     }
     /// `agent.name` as Sense reads it.
     Value member(Agent a, std::string_view name) const {
@@ -808,18 +750,36 @@ public:
         check([&](sense_error **e) { return sense_runtime_set_subject(get(), &a, e); });
     }
     std::optional<Agent> subject() const {
-        Agent a{};
-        if (!check_or(SENSE_STATUS_NOT_FOUND,
-                      [&](sense_error **e) { return sense_runtime_get_subject(get(), &a, e); }))
-            return std::nullopt;
-        return a;
+        return read_or<Agent>(SENSE_STATUS_NOT_FOUND, sense_runtime_get_subject);
     }
 
 private:
+    /// Starts or resumes through `fn(runtime, args..., &status, error)`
+    /// (which may run Sense code); the settled status.
+    template <typename Fn, typename... Args>
+    sense_agent_status drive(Fn fn, Args... args) {
+        sense_agent_status s{};
+        exec([&](sense_error **e) { return fn(get(), args..., &s, e); });
+        return s;
+    }
+    /// What `fn(runtime, args..., &out, error)` stores; throws on failure.
+    template <typename T, typename Fn, typename... Args>
+    T read(Fn fn, Args... args) const {
+        T out{};
+        check([&](sense_error **e) { return fn(get(), args..., &out, e); });
+        return out;
+    }
+    /// Like read(), but empty instead of throwing for `absent`.
+    template <typename T, typename Fn, typename... Args>
+    std::optional<T> read_or(sense_status absent, Fn fn, Args... args) const {
+        T out{};
+        if (!check_or(absent, [&](sense_error **e) { return fn(get(), args..., &out, e); }))
+            return std::nullopt;
+        return out;
+    }
+
     Value call_held(const Held &fn, const std::vector<Value> &args, uint64_t *out_held) {
-        std::vector<const sense_value *> raw;
-        raw.reserve(args.size());
-        for (const Value &a : args) raw.push_back(a.get());
+        std::vector<const sense_value *> raw = raw_args(args);
         sense_value *out = nullptr;
         try {
             exec([&](sense_error **e) {
@@ -832,6 +792,14 @@ private:
             throw;
         }
         return Value(out);
+    }
+
+    /// The C pointers of `args` (borrowed from them), for a call.
+    static std::vector<const sense_value *> raw_args(const std::vector<Value> &args) {
+        std::vector<const sense_value *> raw;
+        raw.reserve(args.size());
+        for (const Value &a : args) raw.push_back(a.get());
+        return raw;
     }
 
     /// Runs a C call that may run Sense code: an exception the output or

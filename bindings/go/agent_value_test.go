@@ -53,8 +53,7 @@ func TestAgentsInsideValues(t *testing.T) {
 	}
 
 	// Another runtime with the same program refuses this runtime's agent.
-	other, _ := newRuntime(t)
-	mustRun(t, other, "agent w:\n    n = 1\ndef same(a):\n    return a == w\n")
+	other, _ := runProgram(t, "agent w:\n    n = 1\ndef same(a):\n    return a == w\n")
 	_, err = other.Call("same", w)
 	var e *Error
 	if !errors.As(err, &e) || e.Status != StatusRuntimeError || !strings.Contains(e.Message, "another runtime") {

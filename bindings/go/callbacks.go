@@ -59,12 +59,9 @@ func senseGoHostFn(userData unsafe.Pointer, call *C.sense_call) {
 	}()
 	var n C.size_t
 	C.sense_call_arg_count(call, &n, nil)
-	args := make([]any, int(n))
-	for i := range args {
-		var v *C.sense_value
-		C.sense_call_arg(call, C.size_t(i), &v, nil)
-		args[i] = goValue(v)
-	}
+	args := goItems(n, func(i C.size_t, v **C.sense_value) {
+		C.sense_call_arg(call, i, v, nil)
+	})
 	var result any
 	var err error
 	switch f := fromUserData(userData).(type) {

@@ -28,15 +28,11 @@ import (
 // value of that name.
 func (r *Runtime) SetGlobal(name string, value any) error {
 	defer runtime.KeepAlive(r)
-	v, err := newValue(value)
-	if err != nil {
-		return err
-	}
-	defer C.sense_value_free(v)
 	p, pl := cString(name)
 	defer C.free(unsafe.Pointer(p))
-	var cerr *C.sense_error
-	return check(C.sense_runtime_set_global(r.ptr, p, pl, v, &cerr), cerr)
+	return withValue(value, func(v *C.sense_value, cerr **C.sense_error) uint32 {
+		return C.sense_runtime_set_global(r.ptr, p, pl, v, cerr)
+	})
 }
 
 // Call calls the Sense function bound to name with args and returns its
@@ -102,49 +98,55 @@ func (a cArgs) free() {
 // AgentAt finds the agent at path (array indexes, outermost first) inside
 // the main program's variable name: AgentAt("team", 1, 0) is team[1][0].
 func (r *Runtime) AgentAt(name string, path ...int) (Agent, error) {
-	defer runtime.KeepAlive(r)
-	p, pl := cString(name)
-	defer C.free(unsafe.Pointer(p))
-	var a Agent
-	var cerr *C.sense_error
-	var cpath *C.size_t
-	if len(path) > 0 {
-		cpath = (*C.size_t)(C.calloc(C.size_t(len(path)), C.size_t(unsafe.Sizeof(C.size_t(0)))))
-		defer C.free(unsafe.Pointer(cpath))
-		items := unsafe.Slice(cpath, len(path))
-		for i, x := range path {
-			if x < 0 {
-				return a, &Error{Status: StatusInvalidArgument, Class: "SenseError", Message: "negative index in path"}
-			}
-			items[i] = C.size_t(x)
-		}
-	}
-	err := check(C.sense_agent_lookup_path(r.ptr, p, pl, cpath, C.size_t(len(path)), &a.id, &cerr), cerr)
-	return a, err
+	return r.agentAtPath(name, path, func(p *C.char, pl C.size_t, cpath *C.size_t, out *C.sense_agent, cerr **C.sense_error) uint32 {
+		return C.sense_agent_lookup_path(r.ptr, p, pl, cpath, C.size_t(len(path)), out, cerr)
+	})
 }
 
 // AgentInMember finds the agent at path inside member name of agent a:
 // a coordinator's workers[2] is AgentInMember(boss, "workers", 2).
 func (r *Runtime) AgentInMember(a Agent, name string, path ...int) (Agent, error) {
+	return r.agentAtPath(name, path, func(p *C.char, pl C.size_t, cpath *C.size_t, out *C.sense_agent, cerr **C.sense_error) uint32 {
+		return C.sense_agent_member_agent(r.ptr, a.id, p, pl, cpath, C.size_t(len(path)), out, cerr)
+	})
+}
+
+// agentAtPath makes name and path C data for one of the agent lookups
+// along a path of array indexes, and returns the agent it finds.
+func (r *Runtime) agentAtPath(name string, path []int,
+	lookup func(p *C.char, pl C.size_t, cpath *C.size_t, out *C.sense_agent, cerr **C.sense_error) uint32) (Agent, error) {
 	defer runtime.KeepAlive(r)
 	p, pl := cString(name)
 	defer C.free(unsafe.Pointer(p))
 	var out Agent
+	cpath, err := cIndexPath(path)
+	if err != nil {
+		return out, err
+	}
+	defer C.free(unsafe.Pointer(cpath))
 	var cerr *C.sense_error
-	var cpath *C.size_t
-	if len(path) > 0 {
-		cpath = (*C.size_t)(C.calloc(C.size_t(len(path)), C.size_t(unsafe.Sizeof(C.size_t(0)))))
-		defer C.free(unsafe.Pointer(cpath))
-		items := unsafe.Slice(cpath, len(path))
-		for i, x := range path {
-			if x < 0 {
-				return out, &Error{Status: StatusInvalidArgument, Class: "SenseError", Message: "negative index in path"}
-			}
-			items[i] = C.size_t(x)
+	err = check(lookup(p, pl, cpath, &out.id, &cerr), cerr)
+	return out, err
+}
+
+// cIndexPath copies an agent lookup's array indexes into C memory (NULL
+// for an empty path; C.free it either way); a negative index is a
+// StatusInvalidArgument error.
+func cIndexPath(path []int) (*C.size_t, error) {
+	if len(path) == 0 {
+		return nil, nil
+	}
+	for _, x := range path {
+		if x < 0 {
+			return nil, &Error{Status: StatusInvalidArgument, Class: "SenseError", Message: "negative index in path"}
 		}
 	}
-	err := check(C.sense_agent_member_agent(r.ptr, a.id, p, pl, cpath, C.size_t(len(path)), &out.id, &cerr), cerr)
-	return out, err
+	cpath := (*C.size_t)(C.calloc(C.size_t(len(path)), C.size_t(unsafe.Sizeof(C.size_t(0)))))
+	items := unsafe.Slice(cpath, len(path))
+	for i, x := range path {
+		items[i] = C.size_t(x)
+	}
+	return cpath, nil
 }
 
 // Member reads agent.name as Sense would: "status", "name",
@@ -153,13 +155,9 @@ func (r *Runtime) Member(a Agent, name string) (any, error) {
 	defer runtime.KeepAlive(r)
 	p, pl := cString(name)
 	defer C.free(unsafe.Pointer(p))
-	var v *C.sense_value
-	var cerr *C.sense_error
-	if err := check(C.sense_agent_member(r.ptr, a.id, p, pl, &v, &cerr), cerr); err != nil {
-		return nil, err
-	}
-	defer C.sense_value_free(v)
-	return goValue(v), nil
+	return copied(func(v **C.sense_value, cerr **C.sense_error) uint32 {
+		return C.sense_agent_member(r.ptr, a.id, p, pl, v, cerr)
+	})
 }
 
 // Hold keeps the agent alive while the host holds it, even once no Sense
@@ -190,12 +188,7 @@ type CallFunc func(c *Call) (any, error)
 // RegisterCallFunc registers fn like RegisterFunc, passing the Call
 // (arguments and the calling agent).
 func (r *Runtime) RegisterCallFunc(name string, arity int, fn CallFunc) error {
-	defer runtime.KeepAlive(r)
-	p, pl := cString(name)
-	defer C.free(unsafe.Pointer(p))
-	var cerr *C.sense_error
-	return check(C.sense_runtime_register_fn(r.ptr, p, pl, C.int32_t(arity),
-		C.sense_host_fn(C.senseGoHostFn), userData(fn), C.sense_free_fn(C.senseGoFree), &cerr), cerr)
+	return r.registerFn(name, arity, fn)
 }
 
 // notKind reports whether err is the "pause reason has another kind" error.

@@ -29,8 +29,7 @@ func TestGlobalsAndCall(t *testing.T) {
 }
 
 func TestMembersPathsAndHolds(t *testing.T) {
-	rt, _ := newRuntime(t)
-	mustRun(t, rt, "agent acc:\n    total = 0\n    while true:\n        total = total + pause(\"more?\")\nteam = [[acc]]\n")
+	rt, _ := runProgram(t, "agent acc:\n    total = 0\n    while true:\n        total = total + pause(\"more?\")\nteam = [[acc]]\n")
 	acc, err := rt.AgentAt("team", 0, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -106,15 +105,8 @@ func mustRun(t *testing.T, rt *Runtime, src string) {
 }
 
 func TestResumeInt(t *testing.T) {
-	rt, _ := newRuntime(t)
-	mustRun(t, rt, "agent w:\n    x = 0\n    while true:\n        x = pause(x + 1)\n")
-	w, err := rt.Agent("w")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st, err := rt.Start(w); err != nil || st != Paused {
-		t.Fatalf("start: %v %v", st, err)
-	}
+	rt, _ := runProgram(t, "agent w:\n    x = 0\n    while true:\n        x = pause(x + 1)\n")
+	w := startPaused(t, rt, "w")
 	for i := int64(1); i <= 100; i++ {
 		if st, err := rt.ResumeInt(w, i); err != nil || st != Paused {
 			t.Fatalf("resume %d: %v %v", i, st, err)

@@ -60,13 +60,9 @@ func (h *Held) ID() uint64 { return h.id }
 // Value copies the held value out (a function comes out as Opaque).
 func (h *Held) Value() (any, error) {
 	defer runtime.KeepAlive(h.rt)
-	var v *C.sense_value
-	var cerr *C.sense_error
-	if err := check(C.sense_runtime_held_value(h.rt.ptr, C.uint64_t(h.id), &v, &cerr), cerr); err != nil {
-		return nil, err
-	}
-	defer C.sense_value_free(v)
-	return goValue(v), nil
+	return copied(func(v **C.sense_value, cerr **C.sense_error) uint32 {
+		return C.sense_runtime_held_value(h.rt.ptr, C.uint64_t(h.id), v, cerr)
+	})
 }
 
 // Call calls the held value (a function, closure, tool or builtin) with

@@ -7,8 +7,7 @@ import (
 )
 
 func TestHeldClosures(t *testing.T) {
-	rt, out := newRuntime(t)
-	mustRun(t, rt, "def make_counter(start):\n    n = start\n    def next(step):\n        n = n + step\n        print(n)\n        return n\n    return next\n")
+	rt, out := runProgram(t, "def make_counter(start):\n    n = start\n    def next(step):\n        n = n + step\n        print(n)\n        return n\n    return next\n")
 	maker, err := rt.HoldGlobal("make_counter")
 	if err != nil {
 		t.Fatal(err)

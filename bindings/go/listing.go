@@ -14,33 +14,29 @@ import "runtime"
 // the builtins), sorted.
 func (r *Runtime) GlobalNames() ([]string, error) {
 	defer runtime.KeepAlive(r)
-	var v *C.sense_value
-	var cerr *C.sense_error
-	if err := check(C.sense_runtime_global_names(r.ptr, &v, &cerr), cerr); err != nil {
-		return nil, err
-	}
-	defer C.sense_value_free(v)
-	items := goValue(v).([]any)
-	names := make([]string, len(items))
-	for i, item := range items {
-		names[i], _ = item.(string)
-	}
-	return names, nil
+	return listOf[string](func(v **C.sense_value, cerr **C.sense_error) uint32 {
+		return C.sense_runtime_global_names(r.ptr, v, cerr)
+	})
 }
 
 // Agents lists every live agent, oldest first.
 func (r *Runtime) Agents() ([]Agent, error) {
 	defer runtime.KeepAlive(r)
-	var v *C.sense_value
-	var cerr *C.sense_error
-	if err := check(C.sense_runtime_agents(r.ptr, &v, &cerr), cerr); err != nil {
+	return listOf[Agent](func(v **C.sense_value, cerr **C.sense_error) uint32 {
+		return C.sense_runtime_agents(r.ptr, v, cerr)
+	})
+}
+
+// listOf copies the List a call makes into a slice of T.
+func listOf[T any](call func(v **C.sense_value, cerr **C.sense_error) uint32) ([]T, error) {
+	v, err := copied(call)
+	if err != nil {
 		return nil, err
 	}
-	defer C.sense_value_free(v)
-	items := goValue(v).([]any)
-	agents := make([]Agent, len(items))
+	items := v.([]any)
+	out := make([]T, len(items))
 	for i, item := range items {
-		agents[i], _ = item.(Agent)
+		out[i], _ = item.(T)
 	}
-	return agents, nil
+	return out, nil
 }

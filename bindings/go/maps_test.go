@@ -7,12 +7,8 @@ import (
 )
 
 func TestMapsFromSense(t *testing.T) {
-	rt, _ := newRuntime(t)
-	mustRun(t, rt, "m = {\"z\": 1, \"a\": [2], 3: {\"in\": true}, false: nil}\nm[\"z\"] = 9\n")
-	v, err := rt.Global("m")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, _ := runProgram(t, "m = {\"z\": 1, \"a\": [2], 3: {\"in\": true}, false: nil}\nm[\"z\"] = 9\n")
+	v := mustGlobal(t, rt, "m")
 	m, ok := v.(Map)
 	if !ok {
 		t.Fatalf("m = %#v", v)
@@ -56,10 +52,7 @@ func TestMapsIntoSense(t *testing.T) {
 	if got, want := out.String(), "{name: grace, 7: 1.5, true: {}} 3\n{a: 1, b: 2, c: 3}\n"; got != want {
 		t.Fatalf("output %q, want %q", got, want)
 	}
-	back, err := rt.Global("scores")
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := mustGlobal(t, rt, "scores")
 	if s, ok := back.(Map).Strings(); !ok || s["c"] != int64(3) {
 		t.Fatalf("scores back = %#v", back)
 	}
@@ -81,10 +74,7 @@ func TestMapsIntoSense(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustRun(t, rt, "agent a:\n    answer = pause(tag({\"q\": 1}))\n    print(answer[\"ok\"], len(answer))\n")
-	a, _ := rt.Agent("a")
-	if st, err := rt.Start(a); err != nil || st != Paused {
-		t.Fatalf("start: %v %v", st, err)
-	}
+	a := startPaused(t, rt, "a")
 	reason, _ := rt.PauseReason(a)
 	if seen, _ := reason.(Map).Get("seen"); seen != true {
 		t.Fatalf("reason = %#v", reason)

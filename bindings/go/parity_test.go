@@ -13,12 +13,8 @@ import (
 )
 
 func TestDirectResumes(t *testing.T) {
-	rt, out := newRuntime(t)
-	mustRun(t, rt, "agent w:\n    x = 0\n    while true:\n        x = pause(x)\n        print(type_of(x), x)\n")
-	w, _ := rt.Agent("w")
-	if st, err := rt.Start(w); err != nil || st != Paused {
-		t.Fatalf("start: %v %v", st, err)
-	}
+	rt, out := runProgram(t, "agent w:\n    x = 0\n    while true:\n        x = pause(x)\n        print(type_of(x), x)\n")
+	w := startPaused(t, rt, "w")
 	if st, err := rt.ResumeString(w, "yes"); err != nil || st != Paused {
 		t.Fatalf("ResumeString: %v %v", st, err)
 	}

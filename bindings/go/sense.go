@@ -225,13 +225,9 @@ func goValue(v *C.sense_value) any {
 	case C.SENSE_VALUE_KIND_LIST:
 		var n C.size_t
 		C.sense_value_list_len(v, &n, nil)
-		items := make([]any, int(n))
-		for i := range items {
-			var item *C.sense_value
-			C.sense_value_list_get(v, C.size_t(i), &item, nil)
-			items[i] = goValue(item)
-		}
-		return items
+		return goItems(n, func(i C.size_t, item **C.sense_value) {
+			C.sense_value_list_get(v, i, item, nil)
+		})
 	case C.SENSE_VALUE_KIND_MAP:
 		return goMap(v)
 	case C.SENSE_VALUE_KIND_OPAQUE:
@@ -246,6 +242,29 @@ func goValue(v *C.sense_value) any {
 	default:
 		return nil
 	}
+}
+
+// goItems copies n borrowed C values into Go; at(i, &item) reads item i.
+func goItems(n C.size_t, at func(i C.size_t, item **C.sense_value)) []any {
+	items := make([]any, int(n))
+	for i := range items {
+		var item *C.sense_value
+		at(C.size_t(i), &item)
+		items[i] = goValue(item)
+	}
+	return items
+}
+
+// copied makes a call that stores a new C value through its first
+// argument and returns that value copied into Go (the C value is freed).
+func copied(call func(v **C.sense_value, cerr **C.sense_error) uint32) (any, error) {
+	var v *C.sense_value
+	var cerr *C.sense_error
+	if err := check(call(&v, &cerr), cerr); err != nil {
+		return nil, err
+	}
+	defer C.sense_value_free(v)
+	return goValue(v), nil
 }
 
 // userData boxes a Go value as C user data: C memory holding a cgo.Handle,
@@ -365,13 +384,9 @@ func (r *Runtime) Global(name string) (any, error) {
 	defer runtime.KeepAlive(r)
 	p, pl := cString(name)
 	defer C.free(unsafe.Pointer(p))
-	var v *C.sense_value
-	var cerr *C.sense_error
-	if err := check(C.sense_runtime_global(r.ptr, p, pl, &v, &cerr), cerr); err != nil {
-		return nil, err
-	}
-	defer C.sense_value_free(v)
-	return goValue(v), nil
+	return copied(func(v **C.sense_value, cerr **C.sense_error) uint32 {
+		return C.sense_runtime_global(r.ptr, p, pl, v, cerr)
+	})
 }
 
 // SetOutput sends program output to fn instead of stdout.
@@ -406,6 +421,12 @@ type HostFunc func(args []any) (any, error)
 // RegisterFunc makes fn callable from Sense as name(...) with arity
 // arguments (-1: any number).
 func (r *Runtime) RegisterFunc(name string, arity int, fn HostFunc) error {
+	return r.registerFn(name, arity, fn)
+}
+
+// registerFn registers fn (a HostFunc or a CallFunc; senseGoHostFn tells
+// them apart) as name(...).
+func (r *Runtime) registerFn(name string, arity int, fn any) error {
 	defer runtime.KeepAlive(r)
 	p, pl := cString(name)
 	defer C.free(unsafe.Pointer(p))
@@ -581,25 +602,29 @@ func (r *Runtime) PauseKind(a Agent) (PauseKind, error) {
 // PauseReason returns the agent's last pause reason.
 func (r *Runtime) PauseReason(a Agent) (any, error) {
 	defer runtime.KeepAlive(r)
-	var v *C.sense_value
-	var cerr *C.sense_error
-	if err := check(C.sense_agent_pause_reason(r.ptr, a.id, &v, &cerr), cerr); err != nil {
-		return nil, err
-	}
-	defer C.sense_value_free(v)
-	return goValue(v), nil
+	return copied(func(v **C.sense_value, cerr **C.sense_error) uint32 {
+		return C.sense_agent_pause_reason(r.ptr, a.id, v, cerr)
+	})
 }
 
 // Send puts a message in the agent's mailbox.
 func (r *Runtime) Send(a Agent, message any) error {
 	defer runtime.KeepAlive(r)
-	v, err := newValue(message)
+	return withValue(message, func(v *C.sense_value, cerr **C.sense_error) uint32 {
+		return C.sense_agent_send(r.ptr, a.id, v, cerr)
+	})
+}
+
+// withValue makes value a C value for one call that reports only a status
+// (the C value is freed afterwards).
+func withValue(value any, call func(v *C.sense_value, cerr **C.sense_error) uint32) error {
+	v, err := newValue(value)
 	if err != nil {
 		return err
 	}
 	defer C.sense_value_free(v)
 	var cerr *C.sense_error
-	return check(C.sense_agent_send(r.ptr, a.id, v, &cerr), cerr)
+	return check(call(v, &cerr), cerr)
 }
 
 // Snapshot saves the whole runtime — every agent (paused ones exactly

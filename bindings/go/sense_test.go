@@ -38,6 +38,28 @@ func newRuntime(t *testing.T) (*Runtime, *strings.Builder) {
 	return rt, out
 }
 
+// startPaused looks up the agent bound to name and starts it, failing
+// the test unless it pauses.
+func startPaused(t *testing.T, rt *Runtime, name string) Agent {
+	t.Helper()
+	a, err := rt.Agent(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := rt.Start(a); err != nil || st != Paused {
+		t.Fatalf("start %s: %v %v", name, st, err)
+	}
+	return a
+}
+
+// runProgram is a new runtime (see newRuntime) that ran src.
+func runProgram(t *testing.T, src string) (*Runtime, *strings.Builder) {
+	t.Helper()
+	rt, out := newRuntime(t)
+	mustRun(t, rt, src)
+	return rt, out
+}
+
 func approvalFlow(t *testing.T, answer, wantOut string, wantDeployed int) {
 	rt, out := newRuntime(t)
 	must(t, rt.RegisterFunc("healthy", 1, func(args []any) (any, error) {

@@ -24,9 +24,10 @@
 //! is skipped with a loud line (and fails under `SENSE_TEST_ALL=1`).
 #![warn(clippy::undocumented_unsafe_blocks)]
 
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BatchSize, BenchmarkGroup, Criterion, criterion_group, criterion_main};
 use libloading::Library;
-use sense_agents::{HostValue, Runtime, State, ValueRef};
+use sense_agents::{AgentId, HostValue, Runtime, State, ValueRef};
 use std::ffi::{c_char, c_int};
 use std::hint::black_box;
 use std::mem::ManuallyDrop;
@@ -190,6 +191,17 @@ impl Api {
         panic!("{what} failed with status {status}: {text}");
     }
 
+    /// [`host`](Self::host) for the agent `worker` of `src`, started and
+    /// paused at its first pause.
+    fn started(&self, src: &str) -> Host<'_> {
+        let host = self.host(src, "worker");
+        let mut status: AgentStatus = 0;
+        // SAFETY: live runtime, agent of it, writable status, NULL error.
+        let st = unsafe { (self.agent_start)(host.rt, host.agent, &mut status, ptr::null_mut()) };
+        assert!(st == SENSE_STATUS_OK && status == SENSE_AGENT_STATUS_PAUSED);
+        host
+    }
+
     /// A new runtime that ran `src` and an id for the agent `name`, both
     /// in a [`Host`] that frees the runtime when dropped.
     fn host(&self, src: &str, name: &str) -> Host<'_> {
@@ -252,14 +264,17 @@ impl Drop for Host<'_> {
     }
 }
 
-const LOOPER: &str = "agent worker:\n    while true:\n        x = pause()\n";
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
+/// The Rust API's twin of [`Api::started`]: a runtime that ran `src`, and
+/// its agent `worker`, started and paused.
+fn rust_started(src: &str) -> (Runtime, AgentId) {
+    let mut rt = Runtime::new();
+    rt.run_source("bench.sns", src).expect("bench program");
+    let a = rt.agent("worker").expect("worker");
+    rt.start(a).expect("start");
+    (rt, a)
 }
+
+const LOOPER: &str = "agent worker:\n    while true:\n        x = pause()\n";
 
 /// `target/<profile>`, where this bench binary's `deps/` directory is.
 fn profile_dir() -> PathBuf {
@@ -283,7 +298,8 @@ fn build_libsense(profile: &Path) {
     }
     // CARGO_TARGET_DIR, if set, is inherited, so this is our target dir.
     let status = cmd
-        .current_dir(repo())
+        // From this crate's directory cargo finds the workspace it is in.
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()
         .expect("cannot run cargo to build libsense");
     assert!(status.success(), "`{cmd:?}` failed ({status})");
@@ -322,11 +338,8 @@ fn c_abi(c: &mut Criterion) {
     // resume value, the status slot and the agent id made once (no error
     // out-parameter: libsense writes one only on failure).
     {
-        let host = api.host(LOOPER, "worker");
+        let host = api.started(LOOPER);
         let mut status: AgentStatus = 0;
-        // SAFETY: live runtime, agent of it, writable status, NULL error.
-        let st = unsafe { (api.agent_start)(host.rt, host.agent, &mut status, ptr::null_mut()) };
-        assert!(st == SENSE_STATUS_OK && status == SENSE_AGENT_STATUS_PAUSED);
         // SAFETY: `sense_value_new_int` has no preconditions.
         let value = unsafe { (api.value_new_int)(1) };
         assert!(!value.is_null());
@@ -348,10 +361,7 @@ fn c_abi(c: &mut Criterion) {
 
     // The same round trip through the Rust API, for the boundary's cost.
     {
-        let mut rt = Runtime::new();
-        rt.run_source("bench.sns", LOOPER).expect("bench program");
-        let a = rt.agent("worker").expect("worker");
-        rt.start(a).expect("start");
+        let (mut rt, a) = rust_started(LOOPER);
         group.bench_function("Rust API: Runtime::resume round trip", |b| {
             b.iter(|| {
                 let s = rt.resume(a, HostValue::Int(1)).expect("resume");
@@ -395,36 +405,26 @@ fn handoff_vs_lua(c: &mut Criterion) {
     // Int via `sense_agent_pause_reason` + `sense_value_as_int`; both
     // values freed inside the timing.
     {
-        let host = api.host(ECHO_PLUS_ONE, "worker");
+        let host = api.started(ECHO_PLUS_ONE);
         let mut status: AgentStatus = 0;
-        // SAFETY: live runtime, agent of it, writable status, NULL error.
-        let st = unsafe { (api.agent_start)(host.rt, host.agent, &mut status, ptr::null_mut()) };
-        assert!(st == SENSE_STATUS_OK && status == SENSE_AGENT_STATUS_PAUSED);
-        let mut i: i64 = 0;
-        group.bench_function("C ABI: send Int, read Int pause value", |b| {
-            b.iter(|| {
-                i += 1;
-                // SAFETY: the runtime outlives the benchmark; every value
-                // made here is freed once, here; out-parameters are locals.
-                let got = unsafe {
-                    let v = (api.value_new_int)(i);
-                    let st =
-                        (api.agent_resume)(host.rt, host.agent, v, &mut status, ptr::null_mut());
-                    (api.value_free)(v);
-                    assert!(st == SENSE_STATUS_OK && status == SENSE_AGENT_STATUS_PAUSED);
-                    let mut reason = ptr::null_mut();
-                    let st =
-                        (api.agent_pause_reason)(host.rt, host.agent, &mut reason, ptr::null_mut());
-                    assert_eq!(st, SENSE_STATUS_OK);
-                    let mut got = 0;
-                    let st = (api.value_as_int)(reason, &mut got, ptr::null_mut());
-                    (api.value_free)(reason);
-                    assert_eq!(st, SENSE_STATUS_OK);
-                    got
-                };
-                assert_eq!(got, i + 1);
-                black_box(got)
-            })
+        bench_echo(&mut group, "C ABI: send Int, read Int pause value", |i| {
+            // SAFETY: the runtime outlives the benchmark; every value made
+            // here is freed once, here; out-parameters are locals.
+            unsafe {
+                let v = (api.value_new_int)(i);
+                let st = (api.agent_resume)(host.rt, host.agent, v, &mut status, ptr::null_mut());
+                (api.value_free)(v);
+                assert!(st == SENSE_STATUS_OK && status == SENSE_AGENT_STATUS_PAUSED);
+                let mut reason = ptr::null_mut();
+                let st =
+                    (api.agent_pause_reason)(host.rt, host.agent, &mut reason, ptr::null_mut());
+                assert_eq!(st, SENSE_STATUS_OK);
+                let mut got = 0;
+                let st = (api.value_as_int)(reason, &mut got, ptr::null_mut());
+                (api.value_free)(reason);
+                assert_eq!(st, SENSE_STATUS_OK);
+                got
+            }
         });
     }
 
@@ -432,93 +432,70 @@ fn handoff_vs_lua(c: &mut Criterion) {
     // (`sense_agent_resume_int`), the pause value read in place
     // (`sense_agent_pause_reason_int`); nothing made or freed.
     {
-        let host = api.host(ECHO_PLUS_ONE, "worker");
+        let host = api.started(ECHO_PLUS_ONE);
         let mut status: AgentStatus = 0;
-        // SAFETY: live runtime, agent of it, writable status, NULL error.
-        let st = unsafe { (api.agent_start)(host.rt, host.agent, &mut status, ptr::null_mut()) };
-        assert!(st == SENSE_STATUS_OK && status == SENSE_AGENT_STATUS_PAUSED);
-        let mut i: i64 = 0;
-        group.bench_function(
+        bench_echo(
+            &mut group,
             "C ABI, no allocation: sense_agent_resume_int, sense_agent_pause_reason_int",
-            |b| {
-                b.iter(|| {
-                    i += 1;
-                    let mut got = 0;
-                    // SAFETY: the runtime outlives the benchmark;
-                    // out-parameters are locals; NULL error pointers.
-                    let (st1, st2) = unsafe {
-                        (
-                            (api.agent_resume_int)(
-                                host.rt,
-                                host.agent,
-                                i,
-                                &mut status,
-                                ptr::null_mut(),
-                            ),
-                            (api.agent_pause_reason_int)(
-                                host.rt,
-                                host.agent,
-                                &mut got,
-                                ptr::null_mut(),
-                            ),
-                        )
-                    };
-                    assert!(st1 == SENSE_STATUS_OK && st2 == SENSE_STATUS_OK);
-                    assert_eq!((status, got), (SENSE_AGENT_STATUS_PAUSED, i + 1));
-                    black_box(got)
-                })
+            |i| {
+                let mut got = 0;
+                // SAFETY: the runtime outlives the benchmark; out-parameters
+                // are locals; NULL error pointers.
+                let (st1, st2) = unsafe {
+                    (
+                        (api.agent_resume_int)(
+                            host.rt,
+                            host.agent,
+                            i,
+                            &mut status,
+                            ptr::null_mut(),
+                        ),
+                        (api.agent_pause_reason_int)(
+                            host.rt,
+                            host.agent,
+                            &mut got,
+                            ptr::null_mut(),
+                        ),
+                    )
+                };
+                assert!(st1 == SENSE_STATUS_OK && st2 == SENSE_STATUS_OK);
+                assert_eq!(status, SENSE_AGENT_STATUS_PAUSED);
+                got
             },
         );
     }
 
     // Rust API without copying: `Runtime::resume_ref` + `pause_reason_ref`.
     {
-        let mut rt = Runtime::new();
-        rt.run_source("bench.sns", ECHO_PLUS_ONE)
-            .expect("bench program");
-        let a = rt.agent("worker").expect("worker");
-        rt.start(a).expect("start");
-        let mut i: i64 = 0;
-        group.bench_function(
+        let (mut rt, a) = rust_started(ECHO_PLUS_ONE);
+        bench_echo(
+            &mut group,
             "Rust API, no allocation: resume_ref, pause_reason_ref",
-            |b| {
-                b.iter(|| {
-                    i += 1;
-                    let st = rt.resume_ref(a, ValueRef::Int(i)).expect("resume");
-                    assert_eq!(st, sense_agents::AgentStatus::Paused);
-                    let got = match rt.pause_reason_ref(a).expect("reason") {
-                        ValueRef::Int(n) => n,
-                        other => panic!("unexpected pause value {other:?}"),
-                    };
-                    assert_eq!(got, i + 1);
-                    black_box(got)
-                })
+            |i| {
+                let st = rt.resume_ref(a, ValueRef::Int(i)).expect("resume");
+                assert_eq!(st, sense_agents::AgentStatus::Paused);
+                match rt.pause_reason_ref(a).expect("reason") {
+                    ValueRef::Int(n) => n,
+                    other => panic!("unexpected pause value {other:?}"),
+                }
             },
         );
     }
 
     // Rust API: `Runtime::resume` returns the pause value in the state.
     {
-        let mut rt = Runtime::new();
-        rt.run_source("bench.sns", ECHO_PLUS_ONE)
-            .expect("bench program");
-        let a = rt.agent("worker").expect("worker");
-        rt.start(a).expect("start");
-        let mut i: i64 = 0;
-        group.bench_function("Rust API: send Int, read Int pause value", |b| {
-            b.iter(|| {
-                i += 1;
-                let got = match rt.resume(a, HostValue::Int(i)).expect("resume") {
-                    State::Paused {
-                        reason: HostValue::Int(n),
-                        ..
-                    } => n,
-                    other => panic!("unexpected state {other:?}"),
-                };
-                assert_eq!(got, i + 1);
-                black_box(got)
-            })
-        });
+        let (mut rt, a) = rust_started(ECHO_PLUS_ONE);
+        bench_echo(
+            &mut group,
+            "Rust API: send Int, read Int pause value",
+            |i| match rt.resume(a, HostValue::Int(i)).expect("resume") {
+                State::Paused {
+                    reason: HostValue::Int(n),
+                    ..
+                } => n,
+                other => panic!("unexpected state {other:?}"),
+            },
+        );
     }
 
     // Lua C API: `lua_pushinteger` + `lua_resume` + `lua_tointegerx` +
@@ -526,17 +503,10 @@ fn handoff_vs_lua(c: &mut Criterion) {
     match lua::load() {
         Ok(l) => {
             let mut co = lua::Coroutine::new(l);
-            let mut i: lua::LuaInteger = 0;
-            group.bench_function(
+            bench_echo(
+                &mut group,
                 "Lua 5.4 C API: lua_resume with Int, read yielded Int",
-                |b| {
-                    b.iter(|| {
-                        i += 1;
-                        let got = co.round_trip(i);
-                        assert_eq!(got, i + 1);
-                        black_box(got)
-                    })
-                },
+                |i| co.round_trip(i),
             );
         }
         Err(why) => {
@@ -551,6 +521,24 @@ fn handoff_vs_lua(c: &mut Criterion) {
         }
     }
     group.finish();
+}
+
+/// Benches one hand-off of the group: `round_trip(i)` sends `i` = 1, 2, …
+/// to an echo-plus-one peer and must return its answer, `i + 1`.
+fn bench_echo(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    mut round_trip: impl FnMut(i64) -> i64,
+) {
+    let mut i: i64 = 0;
+    group.bench_function(name, |b| {
+        b.iter(|| {
+            i += 1;
+            let got = round_trip(i);
+            assert_eq!(got, i + 1);
+            black_box(got)
+        })
+    });
 }
 
 criterion_group!(benches, c_abi, handoff_vs_lua);

@@ -1,8 +1,9 @@
 //! [`sense_agent`]: agent ids, and driving agents (start, resume, status,
 //! pause reason and kind, messages).
 
+use crate::bodies::{read_into, read_named_into, settle, with_runtime};
 use crate::error::{self, sense_error};
-use crate::guard::{Failure, set_opt};
+use crate::guard::Failure;
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
 use crate::value::{as_host, host_or_nil, into_raw, sense_value};
@@ -147,13 +148,8 @@ pub extern "C" fn sense_agent_lookup(
     out: *mut sense_agent,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let name = str_arg!(name, name_len);
-        let out = try_out!(out);
-        let id = rt.find(|r| r.agent(name))?;
-        out.set(sense_agent::of(id));
-        Ok(())
+    read_named_into(runtime, name, name_len, out, error, |rt, name| {
+        rt.find(|r| r.agent(name)).map(sense_agent::of)
     })
 }
 
@@ -172,11 +168,8 @@ pub extern "C" fn sense_agent_start(
     status_out: *mut sense_agent_status,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let settled = rt.enter(|r| drive(r, agent, AgentStatus::Created, |r, id| r.start(id)))?;
-        set_opt(status_out, settled);
-        Ok(())
+    settle(runtime, status_out, error, |rt| {
+        rt.enter(|r| drive(r, agent, AgentStatus::Created, |r, id| r.start(id)))
     })
 }
 
@@ -201,9 +194,8 @@ pub extern "C" fn sense_agent_resume(
     status_out: *mut sense_agent_status,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let settled = rt.enter(|r| match as_host(value) {
+    settle(runtime, status_out, error, |rt| {
+        rt.enter(|r| match as_host(value) {
             // Scalars and strings go in as views and the pause reason is
             // not copied out: no host-side allocation for scalars.
             None => resume_ref(r, agent, ValueRef::Nil),
@@ -213,9 +205,7 @@ pub extern "C" fn sense_agent_resume(
                     r.resume(id, v.clone())
                 }),
             },
-        })?;
-        set_opt(status_out, settled);
-        Ok(())
+        })
     })
 }
 
@@ -257,12 +247,8 @@ pub extern "C" fn sense_agent_get_status(
     out: *mut sense_agent_status,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let out = try_out!(out);
-        let s = rt.enter(|r| status_of(r, agent))?;
-        out.set(s.into());
-        Ok(())
+    read_into(runtime, out, error, |rt| {
+        rt.enter(|r| status_of(r, agent)).map(Into::into)
     })
 }
 
@@ -275,12 +261,9 @@ pub extern "C" fn sense_agent_pause_kind(
     out: *mut sense_pause_kind,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let out = try_out!(out);
+    read_into(runtime, out, error, |rt| {
         let kind = rt.find(|r| r.pause_kind(agent.id()))?;
-        out.set(kind.map_or(sense_pause_kind::None, Into::into));
-        Ok(())
+        Ok(kind.map_or(sense_pause_kind::None, Into::into))
     })
 }
 
@@ -295,12 +278,8 @@ pub extern "C" fn sense_agent_pause_reason(
     out: *mut *mut sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let out = try_out!(out);
-        let reason = rt.find(|r| r.pause_reason(agent.id()))?;
-        out.set(into_raw(reason));
-        Ok(())
+    read_into(runtime, out, error, |rt| {
+        rt.find(|r| r.pause_reason(agent.id())).map(into_raw)
     })
 }
 
@@ -318,8 +297,7 @@ pub extern "C" fn sense_agent_send(
     message: *const sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
+    with_runtime(runtime, error, |rt| {
         let message = host_or_nil(message);
         rt.enter(|r| {
             status_of(r, agent)?;

@@ -3,9 +3,10 @@
 //! a value naming an agent to pass back into Sense.
 
 use crate::agent::sense_agent;
+use crate::bodies::value_into;
 use crate::error::sense_error;
 use crate::status::sense_status;
-use crate::value::{as_host, into_raw, sense_value, wrong_kind};
+use crate::value::{into_raw, sense_value, wrong_kind};
 use sense_agents::{AgentId, HostValue};
 
 /// The id of the agent `value` holds (kind `SENSE_VALUE_KIND_AGENT`), to
@@ -22,16 +23,9 @@ pub extern "C" fn sense_value_as_agent(
     out: *mut sense_agent,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let Some(v) = as_host(value) else {
-            return Err(fail!(InvalidArgument, "argument `value` is NULL"));
-        };
-        let out = try_out!(out);
-        match AgentId::of_value(v) {
-            Some(id) => out.set(sense_agent::of(id)),
-            None => return Err(wrong_kind("Agent")),
-        }
-        Ok(())
+    value_into(value, out, error, |v| match AgentId::of_value(v) {
+        Some(id) => Ok(sense_agent::of(id)),
+        None => Err(wrong_kind("Agent")),
     })
 }
 

@@ -1,5 +1,10 @@
 //! User data handed to C callbacks, and its optional destructor.
 
+use crate::bodies::with_runtime;
+use crate::error::sense_error;
+use crate::guard::Body;
+use crate::runtime::sense_runtime;
+use crate::status::sense_status;
 use std::os::raw::c_void;
 
 /// Frees the `user_data` of a callback. Called exactly once, when the
@@ -38,4 +43,18 @@ impl Drop for UserData {
             unsafe { free(self.ptr) }
         }
     }
+}
+
+/// The body of the calls that register a callback on a runtime: the user
+/// data is owned from the start (so every failure path frees it too),
+/// then `runtime` is checked and `register` runs with both.
+pub(crate) fn register_on(
+    runtime: *const sense_runtime,
+    user_data: *mut c_void,
+    free_user_data: sense_free_fn,
+    error: *mut *mut sense_error,
+    register: impl FnOnce(&sense_runtime, UserData) -> Body,
+) -> sense_status {
+    let data = UserData::new(user_data, free_user_data);
+    with_runtime(runtime, error, |rt| register(rt, data))
 }

@@ -1,6 +1,8 @@
 //! [`sense_config`]: limits and switches for a new runtime.
 
+use crate::bodies::new_into;
 use crate::error::sense_error;
+use crate::guard::{Body, Failure, drop_boxed};
 use crate::status::sense_status;
 use sense_agents::Config;
 
@@ -26,13 +28,11 @@ pub extern "C" fn sense_config_new(
     out: *mut *mut sense_config,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let out = try_out!(out);
-        out.set(Box::into_raw(Box::new(sense_config {
+    new_into(out, error, || {
+        Box::new(sense_config {
             config: Config::default(),
             dry_run: false,
-        })));
-        Ok(())
+        })
     })
 }
 
@@ -40,11 +40,9 @@ pub extern "C" fn sense_config_new(
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_config_free(config: *mut sense_config) {
     ffi_guard!(() => {
-        if !config.is_null() {
-            // SAFETY: made by `Box::into_raw` in `sense_config_new`; the
-            // caller gives it back exactly once.
-            drop(unsafe { Box::from_raw(config) });
-        }
+        // SAFETY: NULL, or made by `Box::into_raw` in `sense_config_new`; the
+        // caller gives it back exactly once.
+        unsafe { drop_boxed(config) }
     })
 }
 
@@ -57,14 +55,8 @@ pub extern "C" fn sense_config_set_max_depth(
     max_depth: usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(config);
-        if max_depth == 0 {
-            return Err(fail!(InvalidArgument, "max_depth must be at least 1"));
-        }
-        c.config.max_depth = max_depth;
-        Ok(())
-    })
+    let zero = fail!(InvalidArgument, "max_depth must be at least 1");
+    set_count(config, max_depth, zero, error, |c, n| c.max_depth = n)
 }
 
 /// The step budget: safe points (calls and loop iterations) allowed per
@@ -77,8 +69,7 @@ pub extern "C" fn sense_config_set_max_steps(
     max_steps: u64,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(config);
+    configure(config, error, |c| {
         c.config.max_steps = (max_steps != 0).then_some(max_steps);
         Ok(())
     })
@@ -92,8 +83,7 @@ pub extern "C" fn sense_config_set_dry_run(
     dry_run: bool,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(config);
+    configure(config, error, |c| {
         c.dry_run = dry_run;
         Ok(())
     })
@@ -120,13 +110,9 @@ pub extern "C" fn sense_config_set_max_array_len(
     max_elements: usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(config);
-        if max_elements == 0 {
-            return Err(fail!(InvalidArgument, "max_elements must be at least 1"));
-        }
-        c.config.max_array_len = max_elements;
-        Ok(())
+    let zero = fail!(InvalidArgument, "max_elements must be at least 1");
+    set_count(config, max_elements, zero, error, |c, n| {
+        c.max_array_len = n
     })
 }
 
@@ -166,12 +152,35 @@ fn set_bytes(
     error: *mut *mut sense_error,
     set: fn(&mut Config, usize),
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(config);
-        if max_bytes == 0 {
-            return Err(fail!(InvalidArgument, "max_bytes must be at least 1"));
+    let zero = fail!(InvalidArgument, "max_bytes must be at least 1");
+    set_count(config, max_bytes, zero, error, set)
+}
+
+/// The body of the setters of a count that must be at least 1: `zero` is
+/// the failure (naming the argument) when it is 0.
+fn set_count(
+    config: *mut sense_config,
+    n: usize,
+    zero: Failure,
+    error: *mut *mut sense_error,
+    set: fn(&mut Config, usize),
+) -> sense_status {
+    configure(config, error, |c| {
+        if n == 0 {
+            return Err(zero);
         }
-        set(&mut c.config, max_bytes);
+        set(&mut c.config, n);
         Ok(())
+    })
+}
+
+/// Checks `config`, then lets `f` change it: the body of every setter.
+fn configure(
+    config: *mut sense_config,
+    error: *mut *mut sense_error,
+    f: impl FnOnce(&mut sense_config) -> Body,
+) -> sense_status {
+    on_handle!(error, mut config => c, {
+        f(c)
     })
 }

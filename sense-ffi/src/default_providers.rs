@@ -1,6 +1,7 @@
 //! Opting a C host in to the network model providers and MCP client that
 //! the `sense` command has by default (crate `sense-providers`).
 
+use crate::bodies::with_runtime;
 use crate::error::sense_error;
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
@@ -17,8 +18,7 @@ pub extern "C" fn sense_runtime_register_default_providers(
     runtime: *mut sense_runtime,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
+    with_runtime(runtime, error, |rt| {
         rt.enter(|r| {
             sense_providers::register_defaults(r);
             Ok(())

@@ -3,13 +3,14 @@
 //! holding agents alive, and reading pause reasons without allocating.
 
 use crate::agent::sense_agent;
+use crate::bodies::{read_into, read_named_into, with_runtime};
 use crate::error::{self, sense_error};
 use crate::guard::Failure;
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
 use crate::strings::sense_str;
 use crate::value::{host_or_nil, into_raw, sense_value};
-use sense_agents::{HostValue, Runtime, ValueRef};
+use sense_agents::{HostValue, ValueRef};
 use std::os::raw::c_char;
 
 /// A host-side failure (no Sense class) reported as `status`; Sense
@@ -21,19 +22,9 @@ fn failed(e: &sense_agents::Error, status: sense_status) -> Failure {
 /// The array indexes `path[0..path_len]` of an agent lookup; `path` may be
 /// NULL when `path_len` is 0.
 fn index_path<'a>(path: *const usize, path_len: usize) -> Result<&'a [usize], Failure> {
-    if path_len == 0 {
-        Ok(&[])
-    } else if path.is_null() {
-        Err(fail!(
-            InvalidArgument,
-            "argument `path` is NULL but `path_len` is not 0"
-        ))
-    } else {
-        // SAFETY: the caller promises `path_len` readable indexes at a
-        // non-NULL `path` for the duration of the call, which is the
-        // lifetime the slice is used for.
-        Ok(unsafe { std::slice::from_raw_parts(path, path_len) })
-    }
+    // The caller promises `path_len` readable indexes at `path` for the
+    // call, which is the lifetime the slice is used for.
+    Ok(slice_arg!(path, path_len))
 }
 
 /// Binds the main program's variable `name` (UTF-8, `name_len` bytes) to a
@@ -55,8 +46,7 @@ pub extern "C" fn sense_runtime_set_global(
     value: *const sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
+    with_runtime(runtime, error, |rt| {
         let name = str_arg!(name, name_len);
         let value = host_or_nil(value);
         rt.enter(|r| {
@@ -86,17 +76,13 @@ pub extern "C" fn sense_runtime_call(
     out: *mut *mut sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let name = str_arg!(name, name_len);
-        let out = try_out!(out);
+    read_named_into(runtime, name, name_len, out, error, |rt, name| {
         let values = call_args(args, arg_count)?;
         let result = rt.enter(|r| {
             r.call(name, &values)
                 .map_err(|e| failed(&e, sense_status::NotFound))
         })?;
-        out.set(into_raw(result));
-        Ok(())
+        Ok(into_raw(result))
     })
 }
 
@@ -117,14 +103,9 @@ pub extern "C" fn sense_agent_lookup_path(
     out: *mut sense_agent,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let name = str_arg!(name, name_len);
-        let out = try_out!(out);
+    read_named_into(runtime, name, name_len, out, error, |rt, name| {
         let path = index_path(path, path_len)?;
-        let id = rt.find(|r| r.agent_at(name, path))?;
-        out.set(sense_agent::of(id));
-        Ok(())
+        rt.find(|r| r.agent_at(name, path)).map(sense_agent::of)
     })
 }
 
@@ -146,14 +127,10 @@ pub extern "C" fn sense_agent_member_agent(
     out: *mut sense_agent,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let name = str_arg!(name, name_len);
-        let out = try_out!(out);
+    read_named_into(runtime, name, name_len, out, error, |rt, name| {
         let path = index_path(path, path_len)?;
-        let id = rt.find(|r| r.agent_in_member(agent.id(), name, path))?;
-        out.set(sense_agent::of(id));
-        Ok(())
+        rt.find(|r| r.agent_in_member(agent.id(), name, path))
+            .map(sense_agent::of)
     })
 }
 
@@ -172,13 +149,8 @@ pub extern "C" fn sense_agent_member(
     out: *mut *mut sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let name = str_arg!(name, name_len);
-        let out = try_out!(out);
-        let v = rt.find(|r| r.member(agent.id(), name))?;
-        out.set(into_raw(v));
-        Ok(())
+    read_named_into(runtime, name, name_len, out, error, |rt, name| {
+        rt.find(|r| r.member(agent.id(), name)).map(into_raw)
     })
 }
 
@@ -193,10 +165,7 @@ pub extern "C" fn sense_agent_retain(
     agent: sense_agent,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        rt.find(|r| r.hold(agent.id()))
-    })
+    with_runtime(runtime, error, |rt| rt.find(|r| r.hold(agent.id())))
 }
 
 /// Drops one `sense_agent_retain`. `SENSE_STATUS_WRONG_STATE` when the
@@ -207,8 +176,7 @@ pub extern "C" fn sense_agent_release(
     agent: sense_agent,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
+    with_runtime(runtime, error, |rt| {
         rt.enter(|r| {
             r.status(agent.id())
                 .map_err(|e| error::with_status(&e, sense_status::NotFound))?;
@@ -218,10 +186,26 @@ pub extern "C" fn sense_agent_release(
     })
 }
 
-/// The pause reason as a view, or the failure for a stale id.
-fn reason<'a>(r: &'a Runtime, agent: sense_agent) -> Result<ValueRef<'a>, Failure> {
-    r.pause_reason_ref(agent.id())
-        .map_err(|e| error::with_status(&e, sense_status::NotFound))
+/// The body of the typed pause-reason reads: `pick` takes what is asked
+/// for out of a view of the reason (no copy); any other kind is
+/// `SENSE_STATUS_INVALID_ARGUMENT` naming `kind`, and leaves `*out`
+/// untouched. A stale id is `SENSE_STATUS_NOT_FOUND`.
+fn reason_as<T>(
+    runtime: *const sense_runtime,
+    agent: sense_agent,
+    out: *mut T,
+    error: *mut *mut sense_error,
+    kind: &'static str,
+    pick: impl FnOnce(ValueRef<'_>) -> Option<T>,
+) -> sense_status {
+    read_into(runtime, out, error, |rt| {
+        rt.enter(|r| {
+            let reason = r
+                .pause_reason_ref(agent.id())
+                .map_err(|e| error::with_status(&e, sense_status::NotFound))?;
+            pick(reason).ok_or_else(|| not_a(kind))
+        })
+    })
 }
 
 fn not_a(kind: &'static str) -> Failure {
@@ -244,15 +228,9 @@ pub extern "C" fn sense_agent_pause_reason_int(
     out: *mut i64,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let out = try_out!(out);
-        let v = rt.enter(|r| match reason(r, agent)? {
-            ValueRef::Int(i) => Ok(i),
-            _ => Err(not_a("Int")),
-        })?;
-        out.set(v);
-        Ok(())
+    reason_as(runtime, agent, out, error, "Int", |v| match v {
+        ValueRef::Int(i) => Some(i),
+        _ => None,
     })
 }
 
@@ -266,15 +244,9 @@ pub extern "C" fn sense_agent_pause_reason_float(
     out: *mut f64,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let out = try_out!(out);
-        let v = rt.enter(|r| match reason(r, agent)? {
-            ValueRef::Float(f) => Ok(f),
-            _ => Err(not_a("Float")),
-        })?;
-        out.set(v);
-        Ok(())
+    reason_as(runtime, agent, out, error, "Float", |v| match v {
+        ValueRef::Float(f) => Some(f),
+        _ => None,
     })
 }
 
@@ -287,15 +259,9 @@ pub extern "C" fn sense_agent_pause_reason_bool(
     out: *mut bool,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let out = try_out!(out);
-        let v = rt.enter(|r| match reason(r, agent)? {
-            ValueRef::Bool(b) => Ok(b),
-            _ => Err(not_a("Bool")),
-        })?;
-        out.set(v);
-        Ok(())
+    reason_as(runtime, agent, out, error, "Bool", |v| match v {
+        ValueRef::Bool(b) => Some(b),
+        _ => None,
     })
 }
 
@@ -310,15 +276,9 @@ pub extern "C" fn sense_agent_pause_reason_string(
     out: *mut sense_str,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let out = try_out!(out);
-        let v = rt.enter(|r| match reason(r, agent)? {
-            ValueRef::Str(s) => Ok(sense_str::of(s)),
-            _ => Err(not_a("String")),
-        })?;
-        out.set(v);
-        Ok(())
+    reason_as(runtime, agent, out, error, "String", |v| match v {
+        ValueRef::Str(s) => Some(sense_str::of(s)),
+        _ => None,
     })
 }
 
@@ -329,18 +289,8 @@ pub(crate) fn call_args(
     args: *const *const sense_value,
     arg_count: usize,
 ) -> Result<Vec<HostValue>, Failure> {
-    let ptrs: &[*const sense_value] = if arg_count == 0 {
-        &[]
-    } else if args.is_null() {
-        return Err(fail!(
-            InvalidArgument,
-            "argument `args` is NULL but `arg_count` is not 0"
-        ));
-    } else {
-        // SAFETY: the caller of `sense_runtime_call` or
-        // `sense_runtime_call_held` promises `arg_count` readable pointers
-        // at a non-NULL `args` for the call (see the header).
-        unsafe { std::slice::from_raw_parts(args, arg_count) }
-    };
+    // The caller of `sense_runtime_call` or `sense_runtime_call_held`
+    // promises `arg_count` readable pointers at `args` for the call.
+    let ptrs: &[*const sense_value] = slice_arg!(args, arg_count);
     Ok(ptrs.iter().map(|&p| host_or_nil(p)).collect())
 }

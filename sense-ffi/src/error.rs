@@ -122,6 +122,15 @@ fn view(s: &str) -> sense_str {
     }
 }
 
+/// Reads a part of `*error`: `none` when `error` is NULL (and, should
+/// libsense panic, then too).
+fn field<T: Copy>(error: *const sense_error, none: T, read: impl FnOnce(&sense_error) -> T) -> T {
+    ffi_guard!(none => {
+        // SAFETY: the caller passes NULL or a live error (ownership table).
+        unsafe { error.as_ref() }.map_or(none, read)
+    })
+}
+
 /// The status of the failed call; `SENSE_STATUS_INVALID_ARGUMENT` when
 /// `error` is NULL.
 #[unsafe(no_mangle)]
@@ -140,10 +149,7 @@ pub extern "C" fn sense_error_status(error: *const sense_error) -> sense_status 
 /// arguments, missing agents or files). Empty when `error` is NULL.
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_error_class(error: *const sense_error) -> sense_str {
-    ffi_guard!(sense_str::EMPTY => {
-        // SAFETY: the caller passes NULL or a live error (ownership table).
-        unsafe { error.as_ref() }.map_or(sense_str::EMPTY, |e| view(&e.class))
-    })
+    field(error, sense_str::EMPTY, |e| view(&e.class))
 }
 
 /// The message as Sense shows it, e.g. `[line 3] division by zero` (the
@@ -151,10 +157,7 @@ pub extern "C" fn sense_error_class(error: *const sense_error) -> sense_str {
 /// Empty when `error` is NULL.
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_error_message(error: *const sense_error) -> sense_str {
-    ffi_guard!(sense_str::EMPTY => {
-        // SAFETY: the caller passes NULL or a live error (ownership table).
-        unsafe { error.as_ref() }.map_or(sense_str::EMPTY, |e| view(&e.message))
-    })
+    field(error, sense_str::EMPTY, |e| view(&e.message))
 }
 
 /// The full diagnostic as the `sense` CLI prints it: a first line
@@ -162,10 +165,7 @@ pub extern "C" fn sense_error_message(error: *const sense_error) -> sense_str {
 /// with a caret. Empty when `error` is NULL.
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_error_rendered(error: *const sense_error) -> sense_str {
-    ffi_guard!(sense_str::EMPTY => {
-        // SAFETY: the caller passes NULL or a live error (ownership table).
-        unsafe { error.as_ref() }.map_or(sense_str::EMPTY, |e| view(&e.rendered))
-    })
+    field(error, sense_str::EMPTY, |e| view(&e.rendered))
 }
 
 /// The Sense stack traceback, like Lua's `luaL_traceback` but innermost
@@ -179,29 +179,20 @@ pub extern "C" fn sense_error_rendered(error: *const sense_error) -> sense_str {
 /// from any thread.
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_error_traceback(error: *const sense_error) -> sense_str {
-    ffi_guard!(sense_str::EMPTY => {
-        // SAFETY: the caller passes NULL or a live error (ownership table).
-        unsafe { error.as_ref() }.map_or(sense_str::EMPTY, |e| view(&e.traceback))
-    })
+    field(error, sense_str::EMPTY, |e| view(&e.traceback))
 }
 
 /// The 1-based line the error points at; 0 when unknown or `error` is NULL.
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_error_line(error: *const sense_error) -> u32 {
-    ffi_guard!(0 => {
-        // SAFETY: the caller passes NULL or a live error (ownership table).
-        unsafe { error.as_ref() }.map_or(0, |e| e.line)
-    })
+    field(error, 0, |e| e.line)
 }
 
 /// The 1-based column (in characters) the error points at; 0 when unknown
 /// or `error` is NULL.
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_error_column(error: *const sense_error) -> u32 {
-    ffi_guard!(0 => {
-        // SAFETY: the caller passes NULL or a live error (ownership table).
-        unsafe { error.as_ref() }.map_or(0, |e| e.column)
-    })
+    field(error, 0, |e| e.column)
 }
 
 /// Frees an error. NULL is allowed and does nothing; freeing twice is

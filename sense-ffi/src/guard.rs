@@ -108,6 +108,17 @@ pub(crate) fn panicked() -> Failure {
     )
 }
 
+/// The `SENSE_STATUS_INVALID_ARGUMENT` failure for the NULL pointer
+/// argument `p`, naming it: "argument `p` is NULL".
+macro_rules! null_arg {
+    ($p:ident) => {
+        fail!(
+            InvalidArgument,
+            concat!("argument `", stringify!($p), "` is NULL")
+        )
+    };
+}
+
 /// Borrows `*p` for the call, or fails with `SENSE_STATUS_INVALID_ARGUMENT`
 /// naming the argument.
 macro_rules! try_ref {
@@ -117,12 +128,7 @@ macro_rules! try_ref {
         // nothing else mutates during the call; NULL is checked here.
         match unsafe { $p.as_ref() } {
             Some(r) => r,
-            None => {
-                return Err(fail!(
-                    InvalidArgument,
-                    concat!("argument `", stringify!($p), "` is NULL")
-                ));
-            }
+            None => return Err(null_arg!($p)),
         }
     };
 }
@@ -134,12 +140,7 @@ macro_rules! try_mut {
         // access (the handle is not used on another thread meanwhile).
         match unsafe { $p.as_mut() } {
             Some(r) => r,
-            None => {
-                return Err(fail!(
-                    InvalidArgument,
-                    concat!("argument `", stringify!($p), "` is NULL")
-                ));
-            }
+            None => return Err(null_arg!($p)),
         }
     };
 }
@@ -149,13 +150,41 @@ macro_rules! try_out {
     ($p:ident) => {
         match $crate::guard::Out::new($p) {
             Some(out) => out,
-            None => {
-                return Err(fail!(
-                    InvalidArgument,
-                    concat!("argument `", stringify!($p), "` is NULL")
-                ));
-            }
+            None => return Err(null_arg!($p)),
         }
+    };
+}
+
+/// The body of an exported function that works through one handle:
+/// `on_handle!(error, mut call => c, { …; Ok(()) })` checks the handle
+/// argument `call` (as `try_mut!`; without `mut`, as `try_ref!`), binds it
+/// to `c` and runs the block (a [`Body`]).
+macro_rules! on_handle {
+    ($error:ident, mut $handle:ident => $h:ident, $body:block) => {
+        ffi_guard!($error, {
+            let $h = try_mut!($handle);
+            $body
+        })
+    };
+    ($error:ident, $handle:ident => $h:ident, $body:block) => {
+        ffi_guard!($error, {
+            let $h = try_ref!($handle);
+            $body
+        })
+    };
+}
+
+/// The body of an exported function that reads one thing from a handle:
+/// `read_out!(error, call, out, |c| expr)` checks the handle argument
+/// `call` (as `try_ref!`) and `out` (as `try_out!`), in that order, then
+/// stores `expr` (which may use `?`) in `*out`.
+macro_rules! read_out {
+    ($error:ident, $handle:ident, $out:ident, |$h:ident| $read:expr) => {
+        on_handle!($error, $handle => $h, {
+            let out = try_out!($out);
+            out.set($read);
+            Ok(())
+        })
     };
 }
 
@@ -174,6 +203,21 @@ impl<T> Out<T> {
         // SAFETY: the pointer is not NULL (checked in `new`) and the caller
         // promises it is valid for writes of a `T` (header: out-parameters).
         unsafe { self.0.write(value) }
+    }
+}
+
+/// Frees what `Box::into_raw` handed to C; NULL does nothing. The body of
+/// the `sense_*_free` functions.
+///
+/// # Safety
+///
+/// `p` is NULL or a pointer made by `Box::into_raw` for a `Box<T>`, given
+/// back exactly once and not used afterwards.
+pub(crate) unsafe fn drop_boxed<T>(p: *mut T) {
+    if !p.is_null() {
+        // SAFETY: the caller's promise above: `p` came from
+        // `Box::into_raw` and ownership returns here once.
+        drop(unsafe { Box::from_raw(p) });
     }
 }
 

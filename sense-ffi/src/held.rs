@@ -1,6 +1,7 @@
 //! Held values: retained references to any Sense value (as Lua's
 //! `luaL_ref`), read back and called from C — function values included.
 
+use crate::bodies::{read_into, read_named_into, with_runtime};
 use crate::error::{self, sense_error};
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
@@ -32,13 +33,9 @@ pub extern "C" fn sense_runtime_hold_global(
     out: *mut u64,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let name = str_arg!(name, name_len);
-        let out = try_out!(out);
-        let id = rt.enter(|r| r.hold_global(name).map_err(|e| not_held(&e)))?;
-        out.set(id.0);
-        Ok(())
+    read_named_into(runtime, name, name_len, out, error, |rt, name| {
+        rt.enter(|r| r.hold_global(name).map_err(|e| not_held(&e)))
+            .map(|id| id.0)
     })
 }
 
@@ -55,16 +52,13 @@ pub extern "C" fn sense_runtime_hold_value(
     out: *mut u64,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
+    read_into(runtime, out, error, |rt| {
         let value = host_or_nil(value);
-        let out = try_out!(out);
         let id = rt.enter(|r| {
             r.hold_value(&value)
                 .map_err(|e| error::from_sense(&e, sense_status::RuntimeError))
         })?;
-        out.set(id.0);
-        Ok(())
+        Ok(id.0)
     })
 }
 
@@ -79,12 +73,9 @@ pub extern "C" fn sense_runtime_held_value(
     out: *mut *mut sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let out = try_out!(out);
-        let v = rt.enter(|r| r.held_value(HeldId(id)).map_err(|e| not_held(&e)))?;
-        out.set(into_raw(v));
-        Ok(())
+    read_into(runtime, out, error, |rt| {
+        rt.enter(|r| r.held_value(HeldId(id)).map_err(|e| not_held(&e)))
+            .map(into_raw)
     })
 }
 
@@ -110,8 +101,7 @@ pub extern "C" fn sense_runtime_call_held(
     out_held: *mut u64,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
+    with_runtime(runtime, error, |rt| {
         let values = crate::embed::call_args(args, arg_count)?;
         let keep = !out_held.is_null();
         let (result, held) = rt.enter(|r| {
@@ -150,8 +140,7 @@ pub extern "C" fn sense_runtime_release_held(
     id: u64,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
+    with_runtime(runtime, error, |rt| {
         rt.enter(|r| r.release_held(HeldId(id)).map_err(|e| not_held(&e)))
     })
 }

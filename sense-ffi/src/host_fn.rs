@@ -2,7 +2,7 @@
 //! through which a callback reads its arguments and answers.
 
 use crate::agent::sense_agent;
-use crate::callback::{UserData, sense_free_fn};
+use crate::callback::{register_on, sense_free_fn};
 use crate::error::{self, sense_error};
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
@@ -70,9 +70,7 @@ pub extern "C" fn sense_runtime_register_fn(
     free_user_data: sense_free_fn,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    let data = UserData::new(user_data, free_user_data);
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
+    register_on(runtime, user_data, free_user_data, error, |rt, data| {
         let name = str_arg!(name, name_len).to_string();
         if !sense_agents::is_bindable_name(&name) {
             return Err(error::host(
@@ -81,7 +79,7 @@ pub extern "C" fn sense_runtime_register_fn(
             ));
         }
         let Some(cb) = callback else {
-            return Err(fail!(InvalidArgument, "argument `callback` is NULL"));
+            return Err(null_arg!(callback));
         };
         let arity = match arity {
             -1 => None,
@@ -123,12 +121,7 @@ pub extern "C" fn sense_call_name(
     out: *mut sense_str,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_ref!(call);
-        let out = try_out!(out);
-        out.set(sense_str::of(c.name()));
-        Ok(())
-    })
+    read_out!(error, call, out, |c| sense_str::of(c.name()))
 }
 
 /// The agent whose code made this call into `*out` (use it with the
@@ -141,14 +134,9 @@ pub extern "C" fn sense_call_agent(
     out: *mut sense_agent,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_ref!(call);
-        let out = try_out!(out);
-        match c.caller {
-            Some(id) => out.set(sense_agent::of(id)),
-            None => return Err(fail!(NotFound, "the call did not come from an agent")),
-        }
-        Ok(())
+    read_out!(error, call, out, |c| match c.caller {
+        Some(id) => sense_agent::of(id),
+        None => return Err(fail!(NotFound, "the call did not come from an agent")),
     })
 }
 
@@ -159,12 +147,7 @@ pub extern "C" fn sense_call_arg_count(
     out: *mut usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_ref!(call);
-        let out = try_out!(out);
-        out.set(c.args().len());
-        Ok(())
-    })
+    read_out!(error, call, out, |c| c.args().len())
 }
 
 /// Argument `index` (0-based), *borrowed* for the callback: never free it
@@ -177,14 +160,9 @@ pub extern "C" fn sense_call_arg(
     out: *mut *const sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_ref!(call);
-        let out = try_out!(out);
-        match c.args().get(index) {
-            Some(v) => out.set(as_raw(v)),
-            None => return Err(fail!(NotFound, "argument index out of range")),
-        }
-        Ok(())
+    read_out!(error, call, out, |c| match c.args().get(index) {
+        Some(v) => as_raw(v),
+        None => return Err(fail!(NotFound, "argument index out of range")),
     })
 }
 
@@ -197,8 +175,7 @@ pub extern "C" fn sense_call_return(
     value: *const sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(call);
+    on_handle!(error, mut call => c, {
         c.outcome = Some(HostReturn::Value(host_or_nil(value)));
         c.failure = None;
         Ok(())
@@ -215,8 +192,7 @@ pub extern "C" fn sense_call_suspend(
     reason: *const sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(call);
+    on_handle!(error, mut call => c, {
         c.outcome = Some(HostReturn::Suspend(host_or_nil(reason)));
         c.failure = None;
         Ok(())
@@ -236,19 +212,10 @@ pub extern "C" fn sense_call_fail(
     message_len: usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(call);
-        let message = sense_str {
-            ptr: message,
-            len: message_len,
-        };
-        if message.ptr.is_null() && message.len != 0 {
-            return Err(fail!(
-                InvalidArgument,
-                "argument `message` is NULL but `message_len` is not 0"
-            ));
-        }
-        c.failure = Some(message.to_string_lossy());
+    on_handle!(error, mut call => c, {
+        // Header, "strings in": `message_len` readable bytes at `message`.
+        let bytes: &[u8] = slice_arg!(message, message_len);
+        c.failure = Some(String::from_utf8_lossy(bytes).into_owned());
         c.outcome = None;
         Ok(())
     })

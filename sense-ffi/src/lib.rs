@@ -39,6 +39,7 @@ mod agent;
 mod agent_value;
 #[cfg(test)]
 mod alloc_count;
+mod bodies;
 mod callback;
 mod config;
 mod default_providers;

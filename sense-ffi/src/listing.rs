@@ -1,10 +1,11 @@
 //! Listing a runtime's globals and live agents from C.
 
+use crate::bodies::read_into;
 use crate::error::sense_error;
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
 use crate::value::{into_raw, sense_value};
-use sense_agents::HostValue;
+use sense_agents::{HostValue, Runtime};
 
 /// The names bound in the main program's scope (its variables, functions,
 /// agents, imported modules, the globals the host set; not the builtins),
@@ -16,14 +17,8 @@ pub extern "C" fn sense_runtime_global_names(
     out: *mut *mut sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let out = try_out!(out);
-        let names = rt.enter(|r| Ok(r.global_names()))?;
-        out.set(into_raw(HostValue::List(
-            names.into_iter().map(HostValue::Str).collect(),
-        )));
-        Ok(())
+    list_into(runtime, out, error, |r| {
+        r.global_names().into_iter().map(HostValue::Str).collect()
     })
 }
 
@@ -37,13 +32,19 @@ pub extern "C" fn sense_runtime_agents(
     out: *mut *mut sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let out = try_out!(out);
-        let ids = rt.enter(|r| Ok(r.agent_ids()))?;
-        out.set(into_raw(HostValue::List(
-            ids.into_iter().map(HostValue::from).collect(),
-        )));
-        Ok(())
+    list_into(runtime, out, error, |r| {
+        r.agent_ids().into_iter().map(HostValue::from).collect()
+    })
+}
+
+/// A new List of what `items` reads from the runtime, in `*out`.
+fn list_into(
+    runtime: *const sense_runtime,
+    out: *mut *mut sense_value,
+    error: *mut *mut sense_error,
+    items: impl FnOnce(&mut Runtime) -> Vec<HostValue>,
+) -> sense_status {
+    read_into(runtime, out, error, |rt| {
+        rt.enter(|r| Ok(into_raw(HostValue::List(items(r)))))
     })
 }

@@ -2,6 +2,7 @@
 //! by index in insertion order, looked up by key, and maps built by the
 //! host.
 
+use crate::bodies::value_into;
 use crate::error::sense_error;
 use crate::status::sense_status;
 use crate::value::{as_raw, into_raw, sense_value, wrong_kind};
@@ -38,12 +39,7 @@ pub extern "C" fn sense_value_map_len(
     out: *mut usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let v = try_value!(value);
-        let out = try_out!(out);
-        out.set(entries(v)?.len());
-        Ok(())
-    })
+    value_into(value, out, error, |v| Ok(entries(v)?.len()))
 }
 
 /// The key of entry `index` (0-based, in insertion order) of a Map: a
@@ -83,14 +79,9 @@ fn entry_at(
     error: *mut *mut sense_error,
     pick: fn(&(HostValue, HostValue)) -> &HostValue,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let v = try_value!(value);
-        let out = try_out!(out);
-        match entries(v)?.get(index) {
-            Some(entry) => out.set(as_raw(pick(entry))),
-            None => return Err(fail!(NotFound, "map index out of range")),
-        }
-        Ok(())
+    value_into(value, out, error, |v| match entries(v)?.get(index) {
+        Some(entry) => Ok(as_raw(pick(entry))),
+        None => Err(fail!(NotFound, "map index out of range")),
     })
 }
 
@@ -146,7 +137,7 @@ pub extern "C" fn sense_value_map_set(
         // (see `into_raw`); the caller promises exclusive access for the
         // call. NULL is checked by `as_mut`.
         let Some(v) = (unsafe { map.cast::<HostValue>().as_mut() }) else {
-            return Err(fail!(InvalidArgument, "argument `map` is NULL"));
+            return Err(null_arg!(map));
         };
         let HostValue::Map(entries) = v else {
             return Err(wrong_kind("Map"));

@@ -2,11 +2,12 @@
 //! thread.
 
 use crate::agent::sense_agent;
-use crate::error::{self, sense_error};
-use crate::guard::set_opt;
+use crate::bodies::read_into;
+use crate::error::sense_error;
+use crate::guard::{drop_boxed, set_opt};
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
-use sense_agents::{AgentId, PauseHandle};
+use sense_agents::PauseHandle;
 
 /// Asks one agent to pause at its next safe point (a call or a loop
 /// iteration), from any thread. The agent then reads `paused` with
@@ -37,16 +38,9 @@ pub extern "C" fn sense_pause_handle_new(
     out: *mut *mut sense_pause_handle,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let out = try_out!(out);
-        let id = AgentId::from_raw_parts(agent.index, agent.serial);
-        let handle = rt.enter(|r| {
-            r.pause_handle(id)
-                .map_err(|e| error::with_status(&e, sense_status::NotFound))
-        })?;
-        out.set(Box::into_raw(Box::new(sense_pause_handle { handle })));
-        Ok(())
+    read_into(runtime, out, error, |rt| {
+        let handle = rt.find(|r| r.pause_handle(agent.id()))?;
+        Ok(Box::into_raw(Box::new(sense_pause_handle { handle })))
     })
 }
 
@@ -61,8 +55,7 @@ pub extern "C" fn sense_pause_handle_request(
     newly_requested: *mut bool,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let h = try_ref!(handle);
+    on_handle!(error, handle => h, {
         let newly = h.handle.request();
         set_opt(newly_requested, newly);
         if !newly && !h.handle.runtime_alive() {
@@ -79,12 +72,7 @@ pub extern "C" fn sense_pause_handle_is_requested(
     out: *mut bool,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let h = try_ref!(handle);
-        let out = try_out!(out);
-        out.set(h.handle.is_requested());
-        Ok(())
-    })
+    read_out!(error, handle, out, |h| h.handle.is_requested())
 }
 
 /// Frees a pause handle (from any thread). NULL is allowed and does
@@ -92,11 +80,8 @@ pub extern "C" fn sense_pause_handle_is_requested(
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_pause_handle_free(handle: *mut sense_pause_handle) {
     ffi_guard!(() => {
-        if !handle.is_null() {
-            // SAFETY: made by `Box::into_raw` in `sense_pause_handle_new`;
-            // the caller gives it back exactly once, when no other thread
-            // uses it.
-            drop(unsafe { Box::from_raw(handle) });
-        }
+        // SAFETY: NULL, or made by `Box::into_raw` in `sense_pause_handle_new`;
+        // the caller gives it back exactly once, when no other thread uses it.
+        unsafe { drop_boxed(handle) }
     })
 }

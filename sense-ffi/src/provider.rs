@@ -1,7 +1,7 @@
 //! Model providers as C callbacks, and [`sense_completion`], through which
 //! a callback answers a prompt.
 
-use crate::callback::{UserData, sense_free_fn};
+use crate::callback::{UserData, register_on, sense_free_fn};
 use crate::error::sense_error;
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
@@ -87,14 +87,12 @@ pub extern "C" fn sense_runtime_register_provider(
     free_user_data: sense_free_fn,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    let data = UserData::new(user_data, free_user_data);
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
+    register_on(runtime, user_data, free_user_data, error, |rt, data| {
         let name = str_arg!(name, name_len);
         let capability = str_arg!(capability, capability_len);
         let default_model = str_arg!(default_model, default_model_len);
         let Some(callback) = callback else {
-            return Err(fail!(InvalidArgument, "argument `callback` is NULL"));
+            return Err(null_arg!(callback));
         };
         let capability = (!capability.is_empty()).then_some(capability);
         rt.enter(|r| {
@@ -117,8 +115,7 @@ pub extern "C" fn sense_completion_set_text(
     text_len: usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(completion);
+    on_handle!(error, mut completion => c, {
         let text = str_arg!(text, text_len);
         c.text = Some(text.to_string());
         c.failure = None;
@@ -135,8 +132,7 @@ pub extern "C" fn sense_completion_set_confidence(
     confidence: f64,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(completion);
+    on_handle!(error, mut completion => c, {
         if confidence.is_nan() {
             return Err(fail!(InvalidArgument, "argument `confidence` is NaN"));
         }
@@ -154,8 +150,7 @@ pub extern "C" fn sense_completion_fail(
     message_len: usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_mut!(completion);
+    on_handle!(error, mut completion => c, {
         let message = str_arg!(message, message_len);
         c.failure = Some(message.to_string());
         Ok(())

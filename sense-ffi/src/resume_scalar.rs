@@ -4,8 +4,9 @@
 //! is `sense_agent_pause_reason_int` and its siblings (`embed.rs`).
 
 use crate::agent::{resume_ref, sense_agent, sense_agent_status};
+use crate::bodies::settle;
 use crate::error::sense_error;
-use crate::guard::set_opt;
+use crate::guard::Failure;
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
 use sense_agents::ValueRef;
@@ -27,11 +28,8 @@ pub extern "C" fn sense_agent_resume_int(
     status_out: *mut sense_agent_status,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let settled = rt.enter(|r| resume_ref(r, agent, ValueRef::Int(value)))?;
-        set_opt(status_out, settled);
-        Ok(())
+    resume_with(runtime, agent, status_out, error, || {
+        Ok(ValueRef::Int(value))
     })
 }
 
@@ -45,11 +43,8 @@ pub extern "C" fn sense_agent_resume_float(
     status_out: *mut sense_agent_status,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let settled = rt.enter(|r| resume_ref(r, agent, ValueRef::Float(value)))?;
-        set_opt(status_out, settled);
-        Ok(())
+    resume_with(runtime, agent, status_out, error, || {
+        Ok(ValueRef::Float(value))
     })
 }
 
@@ -63,11 +58,8 @@ pub extern "C" fn sense_agent_resume_bool(
     status_out: *mut sense_agent_status,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let settled = rt.enter(|r| resume_ref(r, agent, ValueRef::Bool(value)))?;
-        set_opt(status_out, settled);
-        Ok(())
+    resume_with(runtime, agent, status_out, error, || {
+        Ok(ValueRef::Bool(value))
     })
 }
 
@@ -87,12 +79,24 @@ pub extern "C" fn sense_agent_resume_string(
     status_out: *mut sense_agent_status,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let text = str_arg!(ptr, len);
-        let settled = rt.enter(|r| resume_ref(r, agent, ValueRef::Str(text)))?;
-        set_opt(status_out, settled);
-        Ok(())
+    resume_with(runtime, agent, status_out, error, || {
+        Ok(ValueRef::Str(str_arg!(ptr, len)))
+    })
+}
+
+/// The one body of the `sense_agent_resume_*` calls: checks `runtime`,
+/// then makes the value (a string argument is checked here, after
+/// `runtime`) and resumes the agent with it.
+fn resume_with<'a>(
+    runtime: *mut sense_runtime,
+    agent: sense_agent,
+    status_out: *mut sense_agent_status,
+    error: *mut *mut sense_error,
+    value: impl FnOnce() -> Result<ValueRef<'a>, Failure>,
+) -> sense_status {
+    settle(runtime, status_out, error, |rt| {
+        let value = value()?;
+        rt.enter(|r| resume_ref(r, agent, value))
     })
 }
 

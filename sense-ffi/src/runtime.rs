@@ -1,7 +1,8 @@
 //! [`sense_runtime`]: one Sense program and its agents; running source and
 //! files, globals, output and input callbacks.
 
-use crate::callback::{UserData, sense_free_fn};
+use crate::bodies::{new_into, with_runtime};
+use crate::callback::{register_on, sense_free_fn};
 use crate::config::sense_config;
 use crate::error::{self, sense_error};
 use crate::guard::Failure;
@@ -35,12 +36,12 @@ pub struct sense_runtime {
 }
 
 impl sense_runtime {
-    fn boxed(rt: Runtime) -> *mut sense_runtime {
-        Box::into_raw(Box::new(sense_runtime {
+    fn boxed(rt: Runtime) -> Box<sense_runtime> {
+        Box::new(sense_runtime {
             inner: UnsafeCell::new(rt),
             busy: Cell::new(false),
             poisoned: Cell::new(false),
-        }))
+        })
     }
 
     /// [`enter`](Self::enter) for a lookup: an error from `f` (no such
@@ -114,11 +115,7 @@ pub extern "C" fn sense_runtime_new(
     out: *mut *mut sense_runtime,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let out = try_out!(out);
-        out.set(sense_runtime::boxed(Runtime::new()));
-        Ok(())
-    })
+    new_into(out, error, || sense_runtime::boxed(Runtime::new()))
 }
 
 /// A runtime with the limits of `config` (copied; `config` may be freed
@@ -129,13 +126,10 @@ pub extern "C" fn sense_runtime_new_with_config(
     out: *mut *mut sense_runtime,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let c = try_ref!(config);
-        let out = try_out!(out);
+    read_out!(error, config, out, |c| {
         let mut rt = Runtime::with_config(c.config.clone());
         rt.set_dry_run(c.dry_run);
-        out.set(sense_runtime::boxed(rt));
-        Ok(())
+        Box::into_raw(sense_runtime::boxed(rt))
     })
 }
 
@@ -177,8 +171,7 @@ pub extern "C" fn sense_runtime_run_source(
     source_len: usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
+    with_runtime(runtime, error, |rt| {
         let name = str_arg!(name, name_len);
         let source = str_arg!(source, source_len);
         let name = if name.is_empty() { "<string>" } else { name };
@@ -203,8 +196,7 @@ pub extern "C" fn sense_runtime_run_file(
     path_len: usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
+    with_runtime(runtime, error, |rt| {
         let path = std::path::Path::new(str_arg!(path, path_len));
         rt.enter(|r| {
             // Read once first so a missing or non-UTF-8 file gets its own
@@ -237,21 +229,14 @@ pub extern "C" fn sense_runtime_global(
     out: *mut *mut sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let name = str_arg!(name, name_len);
-        let out = try_out!(out);
-        let v = rt.enter(|r| Ok(r.global(name)))?;
-        match v {
-            Some(v) => out.set(into_raw(v)),
-            None => {
-                return Err(error::host(
-                    sense_status::NotFound,
-                    &format!("no global named '{name}'"),
-                ));
-            }
+    crate::bodies::read_named_into(runtime, name, name_len, out, error, |rt, name| {
+        match rt.enter(|r| Ok(r.global(name)))? {
+            Some(v) => Ok(into_raw(v)),
+            None => Err(error::host(
+                sense_status::NotFound,
+                &format!("no global named '{name}'"),
+            )),
         }
-        Ok(())
     })
 }
 
@@ -268,10 +253,7 @@ pub extern "C" fn sense_runtime_set_output(
     free_user_data: sense_free_fn,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    // Owned from the start, so every failure path frees it too.
-    let data = UserData::new(user_data, free_user_data);
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
+    register_on(runtime, user_data, free_user_data, error, |rt, data| {
         rt.enter(|r| {
             match callback {
                 Some(cb) => r.set_output(move |s| {
@@ -303,9 +285,7 @@ pub extern "C" fn sense_runtime_set_input(
     free_user_data: sense_free_fn,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    let data = UserData::new(user_data, free_user_data);
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
+    register_on(runtime, user_data, free_user_data, error, |rt, data| {
         rt.enter(|r| {
             match callback {
                 Some(cb) => r.set_input(move || {

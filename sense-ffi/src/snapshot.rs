@@ -2,8 +2,9 @@
 //! bytes, restoring one, and the subject agent recorded with them.
 
 use crate::agent::sense_agent;
+use crate::bodies::{read_into, with_runtime};
 use crate::error::{self, sense_error};
-use crate::guard::Failure;
+use crate::guard::{Failure, drop_boxed};
 use crate::runtime::sense_runtime;
 use crate::status::sense_status;
 
@@ -43,19 +44,16 @@ pub extern "C" fn sense_runtime_snapshot(
     out: *mut *mut sense_bytes,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let out = try_out!(out);
+    read_into(runtime, out, error, |rt| {
         let bytes = rt.enter(|r| {
             // Code of earlier programs nothing refers to is not worth saving.
             r.release_unused_code();
             r.snapshot()
                 .map_err(|e| error::from_sense(&e, sense_status::RuntimeError))
         })?;
-        out.set(Box::into_raw(Box::new(sense_bytes {
+        Ok(Box::into_raw(Box::new(sense_bytes {
             bytes: bytes.into_boxed_slice(),
-        })));
-        Ok(())
+        })))
     })
 }
 
@@ -100,21 +98,10 @@ pub extern "C" fn sense_runtime_restore(
     len: usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let bytes: &[u8] = if len == 0 {
-            &[]
-        } else if data.is_null() {
-            return Err(fail!(
-                InvalidArgument,
-                "argument `data` is NULL but `len` is not 0"
-            ));
-        } else {
-            // SAFETY: the caller promises `len` readable bytes at a
-            // non-NULL `data` for the duration of the call (header:
-            // sense_runtime_restore).
-            unsafe { std::slice::from_raw_parts(data, len) }
-        };
+    with_runtime(runtime, error, |rt| {
+        // Header, "bytes in" and sense_runtime_restore: `len` readable
+        // bytes at `data` for the call.
+        let bytes: &[u8] = slice_arg!(data, len);
         rt.enter(|r| {
             if r.has_run_code() {
                 return Err(fail!(
@@ -153,11 +140,9 @@ pub extern "C" fn sense_bytes_len(bytes: *const sense_bytes) -> usize {
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_bytes_free(bytes: *mut sense_bytes) {
     ffi_guard!(() => {
-        if !bytes.is_null() {
-            // SAFETY: made by `Box::into_raw` in `sense_runtime_snapshot`;
-            // the caller gives it back exactly once.
-            drop(unsafe { Box::from_raw(bytes) });
-        }
+        // SAFETY: NULL, or made by `Box::into_raw` in `sense_runtime_snapshot`;
+        // the caller gives it back exactly once.
+        unsafe { drop_boxed(bytes) }
     })
 }
 
@@ -171,8 +156,7 @@ pub extern "C" fn sense_runtime_set_subject(
     agent: *const sense_agent,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
+    with_runtime(runtime, error, |rt| {
         // SAFETY: the caller passes NULL or a readable `sense_agent`
         // (plain data) for the call.
         let agent = unsafe { agent.as_ref() }.copied();
@@ -196,14 +180,10 @@ pub extern "C" fn sense_runtime_get_subject(
     out: *mut sense_agent,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let rt = try_ref!(runtime);
-        let out = try_out!(out);
-        let subject = rt.enter(|r| -> Result<_, Failure> { Ok(r.subject()) })?;
-        match subject {
-            Some(id) => out.set(sense_agent::of(id)),
-            None => return Err(fail!(NotFound, "the runtime has no subject agent")),
+    read_into(runtime, out, error, |rt| {
+        match rt.enter(|r| -> Result<_, Failure> { Ok(r.subject()) })? {
+            Some(id) => Ok(sense_agent::of(id)),
+            None => Err(fail!(NotFound, "the runtime has no subject agent")),
         }
-        Ok(())
     })
 }

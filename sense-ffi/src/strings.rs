@@ -45,12 +45,19 @@ impl sense_str {
     }
 }
 
-/// Checks a `ptr, len` string argument: NULL with a non-zero length is
-/// `SENSE_STATUS_INVALID_ARGUMENT`, bad UTF-8 `SENSE_STATUS_INVALID_UTF8`.
-/// Expands to a `&str` borrowed for the rest of the call.
-macro_rules! str_arg {
-    ($ptr:ident, $len:ident) => {{
-        let bytes: &[u8] = if $len == 0 {
+/// Checks a `ptr, len` array argument (string bytes, snapshot bytes,
+/// indexes, value pointers): NULL with a non-zero length is
+/// `SENSE_STATUS_INVALID_ARGUMENT` naming both arguments. Expands to a
+/// slice borrowed for the rest of the call, of the element type the use
+/// asks for.
+///
+/// Every exported function taking such a pair documents it ("strings in"
+/// and "bytes in" in the header's ownership table, or the parameter's own
+/// doc): `len` readable elements at a non-NULL `ptr` for the duration of
+/// the call. Each use says which promise covers its pair.
+macro_rules! slice_arg {
+    ($ptr:ident, $len:ident) => {
+        if $len == 0 {
             &[]
         } else if $ptr.is_null() {
             return Err(fail!(
@@ -64,10 +71,21 @@ macro_rules! str_arg {
                 )
             ));
         } else {
-            // SAFETY: the caller promises `len` readable bytes at a non-NULL
-            // `ptr` for the duration of the call (header: "strings in").
-            unsafe { ::std::slice::from_raw_parts($ptr.cast::<u8>(), $len) }
-        };
+            // SAFETY: `ptr` is not NULL and the caller of the exported
+            // function promises `len` readable elements there for the call
+            // (see above).
+            unsafe { ::std::slice::from_raw_parts($ptr.cast(), $len) }
+        }
+    };
+}
+
+/// Checks a `ptr, len` string argument: NULL with a non-zero length is
+/// `SENSE_STATUS_INVALID_ARGUMENT`, bad UTF-8 `SENSE_STATUS_INVALID_UTF8`.
+/// Expands to a `&str` borrowed for the rest of the call.
+macro_rules! str_arg {
+    ($ptr:ident, $len:ident) => {{
+        // Header, "strings in": `len` readable bytes at `ptr`.
+        let bytes: &[u8] = slice_arg!($ptr, $len);
         match ::std::str::from_utf8(bytes) {
             Ok(s) => s,
             Err(_) => {

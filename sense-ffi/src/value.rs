@@ -2,8 +2,9 @@
 //! list, agent, map — its calls are in `map_value.rs` — and opaque copies
 //! of anything else).
 
+use crate::bodies::value_into;
 use crate::error::sense_error;
-use crate::guard::{Body, Failure};
+use crate::guard::{Failure, drop_boxed};
 use crate::status::sense_status;
 use crate::strings::sense_str;
 use sense_agents::HostValue;
@@ -83,12 +84,7 @@ macro_rules! try_value {
     ($p:ident) => {
         match $crate::value::as_host($p) {
             Some(v) => v,
-            None => {
-                return Err(fail!(
-                    InvalidArgument,
-                    concat!("argument `", stringify!($p), "` is NULL")
-                ));
-            }
+            None => return Err(null_arg!($p)),
         }
     };
 }
@@ -170,12 +166,7 @@ pub extern "C" fn sense_value_clone(
     out: *mut *mut sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let v = try_value!(value);
-        let out = try_out!(out);
-        out.set(into_raw(v.clone()));
-        Ok(())
-    })
+    value_into(value, out, error, |v| Ok(into_raw(v.clone())))
 }
 
 /// Frees a value (and, for a List, its items). NULL is allowed and does
@@ -184,11 +175,9 @@ pub extern "C" fn sense_value_clone(
 #[unsafe(no_mangle)]
 pub extern "C" fn sense_value_free(value: *mut sense_value) {
     ffi_guard!(() => {
-        if !value.is_null() {
-            // SAFETY: an owned `sense_value *` comes from `into_raw`
-            // (`Box<HostValue>`); the caller gives it back exactly once.
-            drop(unsafe { Box::from_raw(value.cast::<HostValue>()) });
-        }
+        // SAFETY: NULL, or an owned `sense_value *`, which comes from
+        // `into_raw` (`Box<HostValue>`); the caller gives it back exactly once.
+        unsafe { drop_boxed(value.cast::<HostValue>()) }
     })
 }
 
@@ -199,10 +188,8 @@ pub extern "C" fn sense_value_get_kind(
     out: *mut sense_value_kind,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let v = try_value!(value);
-        let out = try_out!(out);
-        out.set(match v {
+    value_into(value, out, error, |v| {
+        Ok(match v {
             HostValue::Nil => sense_value_kind::Nil,
             HostValue::Bool(_) => sense_value_kind::Bool,
             HostValue::Int(_) => sense_value_kind::Int,
@@ -212,8 +199,7 @@ pub extern "C" fn sense_value_get_kind(
             HostValue::Map(_) => sense_value_kind::Map,
             HostValue::Opaque { .. } => sense_value_kind::Opaque,
             HostValue::Task(_) => sense_value_kind::Agent,
-        });
-        Ok(())
+        })
     })
 }
 
@@ -226,12 +212,7 @@ pub extern "C" fn sense_value_type_name(
     out: *mut sense_str,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let v = try_value!(value);
-        let out = try_out!(out);
-        out.set(sense_str::of(v.type_name()));
-        Ok(())
-    })
+    value_into(value, out, error, |v| Ok(sense_str::of(v.type_name())))
 }
 
 /// The body of the typed reads (`sense_value_as_*`, `sense_value_list_len`):
@@ -241,13 +222,13 @@ pub extern "C" fn sense_value_type_name(
 fn read_as<T>(
     value: *const sense_value,
     out: *mut T,
+    error: *mut *mut sense_error,
     kind: &'static str,
     pick: impl FnOnce(&HostValue) -> Option<T>,
-) -> Body {
-    let v = try_value!(value);
-    let out = try_out!(out);
-    out.set(pick(v).ok_or_else(|| wrong_kind(kind))?);
-    Ok(())
+) -> sense_status {
+    value_into(value, out, error, |v| {
+        pick(v).ok_or_else(|| wrong_kind(kind))
+    })
 }
 
 /// The Bool in `value`. `SENSE_STATUS_INVALID_ARGUMENT` if it is not one
@@ -258,11 +239,9 @@ pub extern "C" fn sense_value_as_bool(
     out: *mut bool,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        read_as(value, out, "Bool", |v| match v {
-            HostValue::Bool(b) => Some(*b),
-            _ => None,
-        })
+    read_as(value, out, error, "Bool", |v| match v {
+        HostValue::Bool(b) => Some(*b),
+        _ => None,
     })
 }
 
@@ -274,11 +253,9 @@ pub extern "C" fn sense_value_as_int(
     out: *mut i64,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        read_as(value, out, "Int", |v| match v {
-            HostValue::Int(i) => Some(*i),
-            _ => None,
-        })
+    read_as(value, out, error, "Int", |v| match v {
+        HostValue::Int(i) => Some(*i),
+        _ => None,
     })
 }
 
@@ -290,11 +267,9 @@ pub extern "C" fn sense_value_as_float(
     out: *mut f64,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        read_as(value, out, "Float", |v| match v {
-            HostValue::Float(f) => Some(*f),
-            _ => None,
-        })
+    read_as(value, out, error, "Float", |v| match v {
+        HostValue::Float(f) => Some(*f),
+        _ => None,
     })
 }
 
@@ -307,12 +282,10 @@ pub extern "C" fn sense_value_as_string(
     out: *mut sense_str,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        read_as(value, out, "String", |v| match v {
-            HostValue::Str(s) | HostValue::Opaque { text: s, .. } => Some(sense_str::of(s)),
-            HostValue::Task(a) => Some(sense_str::of(a.text())),
-            _ => None,
-        })
+    read_as(value, out, error, "String", |v| match v {
+        HostValue::Str(s) | HostValue::Opaque { text: s, .. } => Some(sense_str::of(s)),
+        HostValue::Task(a) => Some(sense_str::of(a.text())),
+        _ => None,
     })
 }
 
@@ -324,11 +297,9 @@ pub extern "C" fn sense_value_list_len(
     out: *mut usize,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        read_as(value, out, "List", |v| match v {
-            HostValue::List(items) => Some(items.len()),
-            _ => None,
-        })
+    read_as(value, out, error, "List", |v| match v {
+        HostValue::List(items) => Some(items.len()),
+        _ => None,
     })
 }
 
@@ -343,17 +314,14 @@ pub extern "C" fn sense_value_list_get(
     out: *mut *const sense_value,
     error: *mut *mut sense_error,
 ) -> sense_status {
-    ffi_guard!(error, {
-        let v = try_value!(value);
-        let out = try_out!(out);
+    value_into(value, out, error, |v| {
         let HostValue::List(items) = v else {
             return Err(wrong_kind("List"));
         };
         match items.get(index) {
-            Some(item) => out.set(as_raw(item)),
-            None => return Err(fail!(NotFound, "list index out of range")),
+            Some(item) => Ok(as_raw(item)),
+            None => Err(fail!(NotFound, "list index out of range")),
         }
-        Ok(())
     })
 }
 
@@ -372,7 +340,7 @@ pub extern "C" fn sense_value_list_push(
         // (see `into_raw`); the caller promises exclusive access for the
         // call. NULL is checked by `as_mut`.
         let Some(v) = (unsafe { list.cast::<HostValue>().as_mut() }) else {
-            return Err(fail!(InvalidArgument, "argument `list` is NULL"));
+            return Err(null_arg!(list));
         };
         match v {
             HostValue::List(items) => items.push(item),

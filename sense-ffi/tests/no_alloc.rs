@@ -31,58 +31,60 @@ fn started(src: &str) -> (Runtime, AgentId) {
     (rt, a)
 }
 
+/// Runs `round_trip(i)` for `i` in 0..1000 (after `started`'s warm-up)
+/// and asserts that none of them allocated.
+fn assert_round_trips_allocate_nothing(mut round_trip: impl FnMut(i64)) {
+    let n = allocations_in(|| {
+        for i in 0..1000 {
+            round_trip(i);
+        }
+    });
+    assert_eq!(n, 0, "1,000 round trips allocated {n} times");
+}
+
 #[test]
 fn resume_ref_with_an_int_and_reading_an_int_pause_value_allocate_nothing() {
     let (mut rt, a) = started(ECHO);
     let mut sum = 0;
-    let n = allocations_in(|| {
-        for i in 0..1000 {
-            let status = rt.resume_ref(a, ValueRef::Int(i)).expect("resume");
-            assert_eq!(status, AgentStatus::Paused);
-            match rt.pause_reason_ref(a).expect("reason") {
-                ValueRef::Int(v) => sum += v - i,
-                other => panic!("expected an Int pause value, got {other:?}"),
-            }
+    assert_round_trips_allocate_nothing(|i| {
+        let status = rt.resume_ref(a, ValueRef::Int(i)).expect("resume");
+        assert_eq!(status, AgentStatus::Paused);
+        match rt.pause_reason_ref(a).expect("reason") {
+            ValueRef::Int(v) => sum += v - i,
+            other => panic!("expected an Int pause value, got {other:?}"),
         }
     });
     assert_eq!(sum, 1000, "each pause value is the resume value plus one");
-    assert_eq!(n, 0, "1,000 round trips allocated {n} times");
 }
 
 #[test]
 fn reading_a_string_pause_value_allocates_nothing() {
     let (mut rt, a) = started(ASKS);
-    let n = allocations_in(|| {
-        for i in 0..1000 {
-            assert_eq!(
-                rt.resume_ref(a, ValueRef::Int(i)).expect("resume"),
-                AgentStatus::Paused
-            );
-            assert_eq!(
-                rt.pause_reason_ref(a).expect("reason"),
-                ValueRef::Str("more?")
-            );
-        }
+    assert_round_trips_allocate_nothing(|i| {
+        assert_eq!(
+            rt.resume_ref(a, ValueRef::Int(i)).expect("resume"),
+            AgentStatus::Paused
+        );
+        assert_eq!(
+            rt.pause_reason_ref(a).expect("reason"),
+            ValueRef::Str("more?")
+        );
     });
-    assert_eq!(n, 0, "1,000 round trips allocated {n} times");
 }
 
 #[test]
 fn resume_returning_state_paused_with_an_int_allocates_nothing() {
     let (mut rt, a) = started(ECHO);
-    let n = allocations_in(|| {
-        for i in 0..1000 {
-            let s = rt.resume(a, i).expect("resume");
-            assert_eq!(
-                s,
-                State::Paused {
-                    reason: HostValue::Int(i + 1),
-                    kind: PauseKind::SelfPause
-                }
-            );
-        }
+    assert_round_trips_allocate_nothing(|i| {
+        let s = rt.resume(a, i).expect("resume");
+        assert_eq!(
+            s,
+            State::Paused {
+                reason: HostValue::Int(i + 1),
+                kind: PauseKind::SelfPause
+            }
+        );
     });
-    assert_eq!(n, 0, "1,000 round trips allocated {n} times");
 }
 
 #[test]
