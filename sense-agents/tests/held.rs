@@ -3,17 +3,14 @@
 //! stay invalid.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use sense_agents::{HostValue, Runtime};
+mod common;
 
-fn runtime() -> Runtime {
-    let mut rt = Runtime::new();
-    rt.set_output(|_| {});
-    rt
-}
+use common::quiet;
+use sense_agents::HostValue;
 
 #[test]
 fn a_closure_returned_by_a_call_is_held_through_collections() {
-    let mut rt = runtime();
+    let mut rt = quiet();
     rt.run_source(
         "m.sns",
         "def make_counter(start):\n    n = start\n    def next():\n        n = n + 1\n        return n\n    return next\n",
@@ -40,7 +37,7 @@ fn a_closure_returned_by_a_call_is_held_through_collections() {
 
 #[test]
 fn held_values_read_back_and_ids_are_not_reused() {
-    let mut rt = runtime();
+    let mut rt = quiet();
     let list = HostValue::List(vec![HostValue::Int(1), HostValue::from("two")]);
     let a = rt.hold_value(&list).unwrap();
     assert_eq!(rt.held_value(a).unwrap(), list);
@@ -65,10 +62,10 @@ fn held_values_read_back_and_ids_are_not_reused() {
 
 #[test]
 fn restoring_a_snapshot_releases_held_values() {
-    let mut rt = runtime();
+    let mut rt = quiet();
     rt.run_source("m.sns", "x = 1\n").unwrap();
     let bytes = rt.snapshot().unwrap();
-    let mut back = runtime();
+    let mut back = quiet();
     let h = back.hold_value(&HostValue::Int(5)).unwrap();
     back.restore_snapshot(&bytes).unwrap();
     assert!(back.held_value(h).is_err());
@@ -77,7 +74,7 @@ fn restoring_a_snapshot_releases_held_values() {
 
 #[test]
 fn a_held_function_keeps_its_code_when_unused_code_is_released() {
-    let mut rt = runtime();
+    let mut rt = quiet();
     rt.run_source("first.sns", "def triple(x):\n    return x * 3\n")
         .unwrap();
     let f = rt.hold_global("triple").unwrap();

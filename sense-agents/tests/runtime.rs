@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::runtime;
+use common::{loaded, runtime};
 use sense_agents::{AgentStatus, HostReturn, HostValue, PauseKind, Runtime, State};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,12 +21,9 @@ fn paused(reason: &str, kind: PauseKind) -> State {
 
 #[test]
 fn start_pause_resume_complete() {
-    let (mut rt, out) = runtime();
-    rt.run_source(
-        "m.sns",
+    let (mut rt, out) = loaded(
         "agent worker:\n    print(\"step 1\")\n    got = pause(\"need input\")\n    print(\"got \" + got)\n",
-    )
-    .unwrap();
+    );
     let w = rt.agent("worker").unwrap();
     assert_eq!(rt.status(w).unwrap(), AgentStatus::Created);
     assert_eq!(
@@ -44,12 +41,9 @@ fn start_pause_resume_complete() {
 
 #[test]
 fn ask_human_round_trip_keeps_locals_and_loop_position() {
-    let (mut rt, out) = runtime();
-    rt.run_source(
-        "m.sns",
+    let (mut rt, out) = loaded(
         "agent survey:\n    total = 0\n    for q in [\"a?\", \"b?\", \"c?\"]:\n        total = total + ask_human(q)\n    print(total)\n",
-    )
-    .unwrap();
+    );
     let s = rt.agent("survey").unwrap();
     assert_eq!(rt.start(s).unwrap(), paused("a?", PauseKind::AskHuman));
     assert_eq!(rt.resume(s, 1).unwrap(), paused("b?", PauseKind::AskHuman));
@@ -133,12 +127,8 @@ fn host_function_can_suspend_the_calling_agent() {
 
 #[test]
 fn send_from_host_reaches_a_waiting_receive() {
-    let (mut rt, out) = runtime();
-    rt.run_source(
-        "m.sns",
-        "agent inbox:\n    while true:\n        print(\"got\", receive())\n",
-    )
-    .unwrap();
+    let (mut rt, out) =
+        loaded("agent inbox:\n    while true:\n        print(\"got\", receive())\n");
     let a = rt.agent("inbox").unwrap();
     assert_eq!(
         rt.start(a).unwrap(),
@@ -213,8 +203,7 @@ fn pause_requested_from_another_thread_stops_a_running_loop() {
 
 #[test]
 fn handles_to_collected_agents_report_an_error() {
-    let (mut rt, _) = runtime();
-    rt.run_source("m.sns", "agent a:\n    pause()\n").unwrap();
+    let (mut rt, _) = loaded("agent a:\n    pause()\n");
     let a = rt.agent("a").unwrap();
     rt.start(a).unwrap();
     rt.run_source("n.sns", "a = nil").unwrap();

@@ -1,11 +1,11 @@
 //! `inference("anthropic", …)`: the Anthropic Messages API.
 
-use crate::http::{Http, HttpSettings};
+use crate::chat::{self, Api, Dialect, chat_provider};
 use crate::streamed;
-use crate::usage::{self, LastUsage};
+use crate::usage;
 use crate::wire::{self, ToolNames};
 use sense_agents::provider::{
-    ChatMessage, ModelOptions, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec,
+    ChatMessage, ModelOptions, ModelResponse, ModelTurn, ToolCall, ToolSpec,
 };
 use serde_json::{Value as Json, json};
 
@@ -26,73 +26,26 @@ pub const API_VERSION: &str = "2023-06-01";
 /// `max_tokens` is required by this API; used when none is given.
 pub const DEFAULT_MAX_TOKENS: i64 = 1024;
 
-/// The Anthropic Messages provider.
-pub struct Anthropic {
-    http: Http,
-    /// The usage of the last call (issue 25).
-    usage: LastUsage,
-}
+/// How calls to the API are made.
+static API: Api = Api {
+    key_env: KEY_ENV,
+    base_url_env: BASE_URL_ENV,
+    default_base_url: DEFAULT_BASE_URL,
+    path: "/v1/messages",
+    headers: |key| {
+        vec![
+            ("x-api-key", key.to_string()),
+            ("anthropic-version", API_VERSION.to_string()),
+        ]
+    },
+    usage: usage::anthropic,
+    stream_fields: |_| {},
+    stream: streamed::read::<streamed::Anthropic>,
+};
 
-impl Anthropic {
-    /// A provider with these HTTP settings.
-    pub fn new(settings: HttpSettings) -> Self {
-        Anthropic {
-            http: Http::new(settings),
-            usage: LastUsage::default(),
-        }
-    }
-
-    /// A provider on this client (which may refuse every call).
-    pub(crate) fn with_client(http: Http) -> Self {
-        Anthropic {
-            http,
-            usage: LastUsage::default(),
-        }
-    }
-
-    /// [`call`](Self::call), streamed (`"stream": true` is set here).
-    fn call_streamed(
-        &self,
-        options: &ModelOptions,
-        mut body: Json,
-        on_text: &mut dyn FnMut(&str) -> Result<(), String>,
-    ) -> Result<String, String> {
-        let key = wire::api_key(options, KEY_ENV)?;
-        let url = format!(
-            "{}/v1/messages",
-            wire::base_url(options, BASE_URL_ENV, DEFAULT_BASE_URL)
-        );
-        let headers = [
-            ("x-api-key", key.as_str()),
-            ("anthropic-version", API_VERSION),
-        ];
-        wire::set(&mut body, "stream", json!(true));
-        let call = streamed::Call {
-            url: &url,
-            headers: &headers,
-            secret: &key,
-        };
-        let answer = streamed::anthropic(&self.http, &call, &body, on_text)
-            .map_err(|e| wire::name_refused_option(e, &body))?;
-        self.usage.set(answer.usage);
-        Ok(answer.text)
-    }
-
-    fn call(&self, options: &ModelOptions, body: Json) -> Result<Json, String> {
-        let key = wire::api_key(options, KEY_ENV)?;
-        let url = format!(
-            "{}/v1/messages",
-            wire::base_url(options, BASE_URL_ENV, DEFAULT_BASE_URL)
-        );
-        let headers = [
-            ("x-api-key", key.as_str()),
-            ("anthropic-version", API_VERSION),
-        ];
-        self.http
-            .post_json(&url, &headers, &body, &key)
-            .map_err(|e| wire::name_refused_option(e, &body))
-            .inspect(|answer| self.usage.record(answer, usage::anthropic))
-    }
+chat_provider! {
+    /// The Anthropic Messages provider.
+    pub struct Anthropic(API);
 }
 
 fn request(model_id: &str, options: &ModelOptions, messages: Vec<Json>) -> Json {
@@ -169,87 +122,33 @@ fn messages_json(messages: &[ChatMessage], names: &ToolNames) -> Vec<Json> {
         .collect()
 }
 
-impl ModelProvider for Anthropic {
-    fn complete(&mut self, model_id: &str, prompt: &str) -> Result<ModelResponse, String> {
-        self.complete_with_options(model_id, &ModelOptions::default(), prompt)
+impl Dialect for Anthropic {
+    fn client(&self) -> &chat::Client {
+        &self.client
     }
 
-    fn take_usage(&mut self) -> Option<sense_agents::usage::Usage> {
-        self.usage.take()
+    fn request(model_id: &str, options: &ModelOptions, messages: Vec<Json>) -> Json {
+        request(model_id, options, messages)
     }
 
-    fn check(&self, _model_id: &str, options: &ModelOptions) -> Result<(), String> {
-        self.http.usable()?;
-        wire::api_key(options, KEY_ENV).map(|_| ())
+    fn answer_text(answer: &Json) -> Result<String, String> {
+        blocks(answer).map(|b| text(b))
     }
 
-    fn complete_with_options(
-        &mut self,
-        model_id: &str,
-        options: &ModelOptions,
-        prompt: &str,
-    ) -> Result<ModelResponse, String> {
-        let body = request(
-            model_id,
-            options,
-            vec![json!({"role": "user", "content": prompt})],
-        );
-        let answer = self.call(options, body)?;
-        Ok(ModelResponse {
-            text: text(blocks(&answer)?),
-            confidence: None,
+    fn messages_json(messages: &[ChatMessage], names: &ToolNames) -> Vec<Json> {
+        messages_json(messages, names)
+    }
+
+    fn tool_json(t: &ToolSpec, names: &ToolNames) -> Json {
+        json!({
+            "name": names.to_wire(&t.name),
+            "description": t.description,
+            "input_schema": wire::schema(t),
         })
     }
 
-    fn complete_streamed(
-        &mut self,
-        model_id: &str,
-        options: &ModelOptions,
-        prompt: &str,
-        on_text: &mut dyn FnMut(&str) -> Result<(), String>,
-    ) -> Result<ModelResponse, String> {
-        let body = request(
-            model_id,
-            options,
-            vec![json!({"role": "user", "content": prompt})],
-        );
-        Ok(ModelResponse {
-            text: self.call_streamed(options, body, on_text)?,
-            confidence: None,
-        })
-    }
-
-    fn complete_with_tools(
-        &mut self,
-        model_id: &str,
-        messages: &[ChatMessage],
-        tools: &[ToolSpec],
-    ) -> Result<ModelTurn, String> {
-        self.tool_turn(model_id, &ModelOptions::default(), messages, tools)
-    }
-
-    fn tool_turn(
-        &mut self,
-        model_id: &str,
-        options: &ModelOptions,
-        messages: &[ChatMessage],
-        tools: &[ToolSpec],
-    ) -> Result<ModelTurn, String> {
-        let names = ToolNames::new(tools);
-        let mut body = request(model_id, options, messages_json(messages, &names));
-        let tools = tools
-            .iter()
-            .map(|t| {
-                json!({
-                    "name": names.to_wire(&t.name),
-                    "description": t.description,
-                    "input_schema": wire::schema(t),
-                })
-            })
-            .collect::<Vec<_>>();
-        wire::set(&mut body, "tools", Json::Array(tools));
-        let answer = self.call(options, body)?;
-        let content = blocks(&answer)?;
+    fn turn(answer: &Json, names: &ToolNames) -> Result<ModelTurn, String> {
+        let content = blocks(answer)?;
         let mut calls = Vec::new();
         // Any tool_use block means the model wants to act first.
         for b in content
@@ -260,11 +159,7 @@ impl ModelProvider for Anthropic {
                 b.get("id").and_then(Json::as_str),
                 b.get("name").and_then(Json::as_str),
             ) else {
-                return Err(wire::malformed(
-                    "the Anthropic",
-                    "tool_use id/name",
-                    &answer,
-                ));
+                return Err(wire::malformed("the Anthropic", "tool_use id/name", answer));
             };
             calls.push(ToolCall {
                 id: id.to_string(),
