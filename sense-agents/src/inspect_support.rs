@@ -217,23 +217,28 @@ impl Runtime {
         })
     }
 
-    /// [`ext_objects`](Self::ext_objects) of a declaration kind, each with
-    /// its slot and its [`key`] by the name `name` reads.
-    fn declared<T: ExtObject + Clone>(&self, name: fn(&T) -> &str) -> Vec<(u32, String, T)> {
+    /// What `report` makes of each of
+    /// [`ext_objects`](Self::ext_objects) of a declaration kind, given its
+    /// slot and its [`key`] by the name `name` reads.
+    fn declared<T: ExtObject + Clone, R>(
+        &self,
+        name: fn(&T) -> &str,
+        mut report: impl FnMut(u32, String, T) -> R,
+    ) -> Vec<R> {
         let all = self.ext_objects::<T>();
         let names: Vec<(u32, String)> = all.iter().map(|(i, t)| (*i, name(t).into())).collect();
         all.into_iter()
-            .map(|(slot, t)| (slot, key(&names, slot, name(&t)), t))
+            .map(|(slot, t)| report(slot, key(&names, slot, name(&t)), t))
             .collect()
     }
 
     /// The slot of the declaration keyed `key` among
     /// [`declared`](Self::declared)'s.
     fn declared_slot<T: ExtObject + Clone>(&self, key: &str, name: fn(&T) -> &str) -> Option<u32> {
-        self.declared(name)
+        self.declared(name, |slot, k, _| (slot, k))
             .into_iter()
-            .find(|(_, k, _)| k == key)
-            .map(|(slot, _, _)| slot)
+            .find(|(_, k)| k == key)
+            .map(|(slot, _)| slot)
     }
 
     fn params(&self, proto: sense_eval::proto::ProtoId) -> Vec<ParamReport> {
@@ -246,9 +251,9 @@ impl Runtime {
 
     /// Every declared tool that is still alive, in declaration order.
     pub fn tools(&self) -> Vec<ToolReport> {
-        self.declared(|t: &ToolObj| &t.name)
-            .into_iter()
-            .map(|(_, key, t)| ToolReport {
+        self.declared(
+            |t: &ToolObj| &t.name,
+            |_, key, t| ToolReport {
                 key,
                 params: self.params(t.proto),
                 returns: self.vm_ref().proto_return(t.proto),
@@ -257,15 +262,15 @@ impl Runtime {
                 description: t.description,
                 capability: t.capability,
                 is_async: t.is_async,
-            })
-            .collect()
+            },
+        )
     }
 
     /// Every declared action that is still alive, in declaration order.
     pub fn action_declarations(&self) -> Vec<ActionDeclReport> {
-        self.declared(|d: &ActionDeclObj| &d.name)
-            .into_iter()
-            .map(|(_, key, d)| ActionDeclReport {
+        self.declared(
+            |d: &ActionDeclObj| &d.name,
+            |_, key, d| ActionDeclReport {
                 key,
                 params: self.params(d.body),
                 allowed: self.allowed_at_top(d.capability.as_deref()),
@@ -274,8 +279,8 @@ impl Runtime {
                 capability: d.capability,
                 approval: d.approval,
                 has_rollback: d.rollback.is_some(),
-            })
-            .collect()
+            },
+        )
     }
 
     /// Every prepared action instance that is still alive — the program's

@@ -49,11 +49,11 @@ fn assert_mentions(err: &Error, part: &str) {
 /// Under `config`, the first program of `grow` fails with exactly
 /// `message` and the second with an error mentioning `kind`; the runtime
 /// stays usable.
-fn assert_capped(config: Config, grow: (&str, &str), message: &str, kind: &str) {
+fn assert_capped(config: Config, grow: [&str; 2], message: &str, kind: &str) {
     let (mut rt, out) = runtime_with(config);
-    let err = failure(&mut rt, "grow.sns", grow.0);
+    let err = failure(&mut rt, "grow.sns", grow[0]);
     assert_eq!(err.display_text(), message);
-    assert_mentions(&failure(&mut rt, "grow2.sns", grow.1), kind);
+    assert_mentions(&failure(&mut rt, "grow2.sns", grow[1]), kind);
     still_usable(&mut rt, &out);
 }
 
@@ -263,21 +263,25 @@ fn gigabyte_string_by_doubling_is_a_size_error() {
     still_usable(&mut rt, &out);
 }
 
+/// Strings without bound: by doubling, and (capped too) `str()` of a big
+/// array.
+const STRING_GROWTH: [&str; 2] = [
+    "s = \"x\"\nwhile true:\n    s = s + s\n",
+    "a = range(2000)\ns = str(a)\n",
+];
+
 #[test]
 fn string_cap_is_configurable() {
-    // str() of a big array is capped too.
-    let grow = (
-        "s = \"x\"\nwhile true:\n    s = s + s\n",
-        "a = range(2000)\ns = str(a)\n",
-    );
     let message = "[line 3] string too large (1024 bytes; the limit is 1000)";
-    assert_capped(
-        config(|c| c.max_string_len = 1000),
-        grow,
-        message,
-        "string too large",
-    );
+    let config = config(|c| c.max_string_len = 1000);
+    assert_capped(config, STRING_GROWTH, message, "string too large");
 }
+
+/// Arrays without bound: by doubling, and by pushing.
+const ARRAY_GROWTH: [&str; 2] = [
+    "a = [1]\nwhile true:\n    a = a + a\n",
+    "b = []\nwhile true:\n    push(b, 1)\n",
+];
 
 #[test]
 fn gigabyte_range_and_array_growth_are_size_errors() {
@@ -299,17 +303,9 @@ fn gigabyte_range_and_array_growth_are_size_errors() {
     assert_mentions(&err, "array too large");
     still_usable(&mut rt, &out);
 
-    let grow = (
-        "a = [1]\nwhile true:\n    a = a + a\n",
-        "b = []\nwhile true:\n    push(b, 1)\n",
-    );
     let message = "[line 3] array too large (1024 elements; the limit is 1000)";
-    assert_capped(
-        config(|c| c.max_array_len = 1000),
-        grow,
-        message,
-        "array too large",
-    );
+    let config = config(|c| c.max_array_len = 1000);
+    assert_capped(config, ARRAY_GROWTH, message, "array too large");
 }
 
 #[test]

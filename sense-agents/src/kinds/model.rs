@@ -49,32 +49,21 @@ pub struct ModelObj {
     pub spent: Spent,
 }
 
-/// A model as snapshots before usage and prices stored it.
+/// A model as snapshots before usage and prices stored it: the first
+/// layout's fields, then the scripted tool calls. Postcard writes a
+/// nested struct's fields in place, so these are the bytes of that
+/// layout with every field in order.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct ModelObjV2 {
-    name: String,
-    provider: String,
-    template: String,
-    confidence: Option<f64>,
-    model_id: String,
-    capability: Option<String>,
-    options: ModelOptions,
+    v1: ModelObjV1,
     tool_calls: Vec<ScriptedCall>,
 }
 
 impl From<ModelObjV2> for ModelObj {
     fn from(m: ModelObjV2) -> Self {
         ModelObj {
-            name: m.name,
-            provider: m.provider,
-            template: m.template,
-            confidence: m.confidence,
-            model_id: m.model_id,
-            capability: m.capability,
-            options: m.options,
             tool_calls: m.tool_calls,
-            prices: Prices::default(),
-            spent: Spent::default(),
+            ..ModelObj::from(m.v1)
         }
     }
 }
@@ -102,9 +91,7 @@ impl From<ModelObjV1> for ModelObj {
             model_id: m.model_id,
             capability: m.capability,
             options: m.options,
-            tool_calls: Vec::new(),
-            prices: Prices::default(),
-            spent: Spent::default(),
+            ..ModelObj::default()
         }
     }
 }
@@ -1012,6 +999,33 @@ fn mock_format(template: &str, prompt: &str, results: Option<&str>) -> Result<St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bytes written by the second layout (its fields flat, as a tuple
+    /// writes them) decode with their scripted tool calls.
+    #[test]
+    fn models_of_second_layout_snapshots_keep_their_tool_calls() {
+        let call = ScriptedCall {
+            name: "t".into(),
+            arguments: "{}".into(),
+        };
+        let flat = (
+            "m",
+            "mock",
+            "{prompt}",
+            Some(0.5),
+            "",
+            None::<String>,
+            ModelOptions::default(),
+            vec![call.clone()],
+        );
+        let decoded = MODEL.decode(&kind::to_bytes(&flat).unwrap()).unwrap();
+        let m = (decoded.as_ref() as &dyn std::any::Any)
+            .downcast_ref::<ModelObj>()
+            .unwrap();
+        assert_eq!((m.name.as_str(), m.template.as_str()), ("m", "{prompt}"));
+        assert_eq!(m.tool_calls, vec![call]);
+        assert_eq!(m.spent, Spent::default());
+    }
 
     #[test]
     fn models_of_older_snapshots_still_decode() {
