@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::quiet_loaded;
+use common::{quiet_loaded, run_main};
 use sense_agents::{AgentId, AgentStatus, HostReturn, HostValue, Runtime, State};
 use std::sync::{Arc, Mutex};
 
@@ -101,11 +101,10 @@ fn a_host_function_receives_and_returns_agents() {
         log.lock().unwrap().push(id);
         Ok(HostReturn::Value(id.into()))
     });
-    rt.run_source(
-        "m.sns",
+    run_main(
+        &mut rt,
         "agent w:\n    n = 1\nback = relay([w])\nok = back == w\nname = back.name\n",
-    )
-    .unwrap();
+    );
     let w = rt.agent("w").unwrap();
     assert_eq!(*seen.lock().unwrap(), vec![w]);
     assert_eq!(rt.global("ok"), Some(HostValue::Bool(true)));

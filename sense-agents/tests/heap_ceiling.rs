@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{config, quiet, quiet_loaded, quiet_with};
+use common::{config, quiet, quiet_loaded, quiet_with, run_main};
 use sense_agents::{Config, ErrorClass, Runtime};
 
 /// A runtime with a heap ceiling of `bytes` whose output goes nowhere.
@@ -156,7 +156,7 @@ fn host_values_and_restored_snapshots_count_towards_the_ceiling() {
 fn globals_a_host_replaces_are_freed_without_sense_code_running() {
     let mut rt = Runtime::new();
     rt.set_output(|_| {});
-    rt.run_source("m.sns", "x = 1\n").unwrap();
+    run_main(&mut rt, "x = 1\n");
     let text = "y".repeat(1024);
     for _ in 0..250_000 {
         rt.set_global("g", text.as_str()).unwrap();

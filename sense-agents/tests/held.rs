@@ -5,26 +5,24 @@
 
 mod common;
 
-use common::quiet;
+use common::{quiet, run_main};
 use sense_agents::HostValue;
 
 #[test]
 fn a_closure_returned_by_a_call_is_held_through_collections() {
     let mut rt = quiet();
-    rt.run_source(
-        "m.sns",
+    run_main(
+        &mut rt,
         "def make_counter(start):\n    n = start\n    def next():\n        n = n + 1\n        return n\n    return next\n",
-    )
-    .unwrap();
+    );
     let make = rt.hold_global("make_counter").unwrap();
     let (shown, counter) = rt.call_held_and_hold(make, &[HostValue::Int(10)]).unwrap();
     assert_eq!(shown.type_name(), "Function");
     // Nothing in Sense refers to the closure any more; many collections.
-    rt.run_source(
-        "m.sns",
+    run_main(
+        &mut rt,
         "junk = []\nfor i in range(2000):\n    push(junk, [i])\njunk = nil\n",
-    )
-    .unwrap();
+    );
     rt.collect_garbage();
     assert_eq!(rt.call_held(counter, &[]).unwrap(), HostValue::Int(11));
     rt.collect_garbage();
@@ -63,7 +61,7 @@ fn held_values_read_back_and_ids_are_not_reused() {
 #[test]
 fn restoring_a_snapshot_releases_held_values() {
     let mut rt = quiet();
-    rt.run_source("m.sns", "x = 1\n").unwrap();
+    run_main(&mut rt, "x = 1\n");
     let bytes = rt.snapshot().unwrap();
     let mut back = quiet();
     let h = back.hold_value(&HostValue::Int(5)).unwrap();
@@ -78,7 +76,7 @@ fn a_held_function_keeps_its_code_when_unused_code_is_released() {
     rt.run_source("first.sns", "def triple(x):\n    return x * 3\n")
         .unwrap();
     let f = rt.hold_global("triple").unwrap();
-    rt.run_source("m.sns", "triple = nil\n").unwrap();
+    run_main(&mut rt, "triple = nil\n");
     // Many programs later (code is released every few runs), the held
     // function's code is still there.
     for i in 0..80 {

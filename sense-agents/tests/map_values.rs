@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{loaded, runtime};
+use common::{loaded, run_main, runtime};
 use sense_agents::{HostValue, Runtime};
 use std::sync::{Arc, Mutex};
 
@@ -40,11 +40,10 @@ fn a_host_map_goes_in_as_a_map() {
         (HostValue::from("a"), HostValue::from("two")),
     ]);
     rt.set_global("cfg", v).unwrap();
-    rt.run_source(
-        "m.sns",
+    run_main(
+        &mut rt,
         "print(type_of(cfg), cfg, cfg[\"a\"], len(cfg))\ncfg[\"n\"] = 3\nprint(cfg)\n",
-    )
-    .unwrap();
+    );
     assert_eq!(
         out.lock().unwrap().as_str(),
         "Map {z: 1, a: two} two 2\n{z: 1, a: two, n: 3}\n"

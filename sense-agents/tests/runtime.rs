@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{loaded, runtime};
+use common::{loaded, run_main, runtime};
 use sense_agents::{AgentStatus, HostReturn, HostValue, PauseKind, Runtime, State};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -104,11 +104,10 @@ fn host_function_can_suspend_the_calling_agent() {
             args[0]
         ))))
     });
-    rt.run_source(
-        "m.sns",
+    run_main(
+        &mut rt,
         "def step(x):\n    return approve(x)\nagent a:\n    answer = step(\"deploy\")\n    print(\"answer:\", answer)\n",
-    )
-    .unwrap();
+    );
     let a = rt.agent("a").unwrap();
     assert_eq!(
         rt.start(a).unwrap(),
@@ -162,11 +161,10 @@ fn pause_requested_from_another_thread_stops_a_running_loop() {
     rt.register_fn("keep_going", Some(0), move |_| {
         Ok(HostReturn::Value(HostValue::Bool(k.load(Ordering::SeqCst))))
     });
-    rt.run_source(
-        "m.sns",
+    run_main(
+        &mut rt,
         "agent spinner:\n    started()\n    i = 0\n    while keep_going():\n        i = i + 1\n    print(\"stopped after\", i > 0)\n",
-    )
-    .unwrap();
+    );
     let a = rt.agent("spinner").unwrap();
     let handle = rt.pause_handle(a).unwrap();
     let requester = std::thread::spawn(move || {

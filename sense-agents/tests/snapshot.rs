@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{loaded, runtime};
+use common::{loaded, run_main, runtime};
 use sense_agents::{AgentStatus, HostReturn, HostValue, PauseKind, Runtime, State};
 use std::sync::{Arc, Mutex};
 
@@ -142,11 +142,10 @@ fn host_functions_must_be_registered_before_restoring() {
     rt.register_fn("approve", Some(1), |args| {
         Ok(HostReturn::Suspend(args[0].clone()))
     });
-    rt.run_source(
-        "m.sns",
+    run_main(
+        &mut rt,
         "agent a:\n    print(\"answer\", approve(\"ok?\"))\n",
-    )
-    .unwrap();
+    );
     let a = rt.agent("a").unwrap();
     rt.start(a).unwrap();
     let bytes = rt.snapshot().unwrap();

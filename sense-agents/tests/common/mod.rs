@@ -52,7 +52,7 @@ pub fn quiet_loaded(src: &str) -> Runtime {
 }
 
 /// Runs `src` as `m.sns`; its error, rendered, fails the test.
-fn run_main(rt: &mut Runtime, src: &str) {
+pub fn run_main(rt: &mut Runtime, src: &str) {
     if let Err(e) = rt.run_source("m.sns", src) {
         panic!("the program failed: {}", e.rendered());
     }
