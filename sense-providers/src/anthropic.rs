@@ -48,18 +48,6 @@ chat_provider! {
     pub struct Anthropic(API);
 }
 
-fn request(model_id: &str, options: &ModelOptions, messages: Vec<Json>) -> Json {
-    let mut body = json!({
-        "model": model_id,
-        "max_tokens": options.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-        "messages": messages,
-    });
-    if let Some(t) = options.temperature {
-        wire::set(&mut body, "temperature", json!(t));
-    }
-    body
-}
-
 /// The answer's content blocks, unless the model refused (`stop_reason`
 /// `refusal`): then an error saying so, never an empty answer.
 fn blocks(answer: &Json) -> Result<&Vec<Json>, String> {
@@ -87,48 +75,17 @@ fn text(blocks: &[Json]) -> String {
         .collect()
 }
 
-fn messages_json(messages: &[ChatMessage], names: &ToolNames) -> Vec<Json> {
-    messages
-        .iter()
-        .map(|m| match m {
-            ChatMessage::User(text) => json!({"role": "user", "content": text}),
-            ChatMessage::ToolCalls { text, calls } => {
-                // The text the model wrote before its calls stays in the
-                // conversation, as the text block it was.
-                let said = (!text.is_empty()).then(|| json!({"type": "text", "text": text}));
-                let content: Vec<Json> = said
-                    .into_iter()
-                    .chain(calls.iter().map(|c| {
-                        json!({
-                            "type": "tool_use",
-                            "id": c.id,
-                            "name": names.to_wire(&c.name),
-                            "input": wire::args_to_json(&c.arguments),
-                        })
-                    }))
-                    .collect();
-                json!({"role": "assistant", "content": content})
-            }
-            ChatMessage::ToolResults(results) => {
-                let content: Vec<Json> = results
-                    .iter()
-                    .map(|(id, text)| {
-                        json!({"type": "tool_result", "tool_use_id": id, "content": text})
-                    })
-                    .collect();
-                json!({"role": "user", "content": content})
-            }
-        })
-        .collect()
-}
-
 impl Dialect for Anthropic {
-    fn client(&self) -> &chat::Client {
-        &self.client
-    }
-
     fn request(model_id: &str, options: &ModelOptions, messages: Vec<Json>) -> Json {
-        request(model_id, options, messages)
+        let mut body = json!({
+            "model": model_id,
+            "max_tokens": options.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+            "messages": messages,
+        });
+        if let Some(t) = options.temperature {
+            wire::set(&mut body, "temperature", json!(t));
+        }
+        body
     }
 
     fn answer_text(answer: &Json) -> Result<String, String> {
@@ -136,7 +93,38 @@ impl Dialect for Anthropic {
     }
 
     fn messages_json(messages: &[ChatMessage], names: &ToolNames) -> Vec<Json> {
-        messages_json(messages, names)
+        messages
+            .iter()
+            .map(|m| match m {
+                ChatMessage::User(text) => json!({"role": "user", "content": text}),
+                ChatMessage::ToolCalls { text, calls } => {
+                    // The text the model wrote before its calls stays in the
+                    // conversation, as the text block it was.
+                    let said = (!text.is_empty()).then(|| json!({"type": "text", "text": text}));
+                    let content: Vec<Json> = said
+                        .into_iter()
+                        .chain(calls.iter().map(|c| {
+                            json!({
+                                "type": "tool_use",
+                                "id": c.id,
+                                "name": names.to_wire(&c.name),
+                                "input": wire::args_to_json(&c.arguments),
+                            })
+                        }))
+                        .collect();
+                    json!({"role": "assistant", "content": content})
+                }
+                ChatMessage::ToolResults(results) => {
+                    let content: Vec<Json> = results
+                        .iter()
+                        .map(|(id, text)| {
+                            json!({"type": "tool_result", "tool_use_id": id, "content": text})
+                        })
+                        .collect();
+                    json!({"role": "user", "content": content})
+                }
+            })
+            .collect()
     }
 
     fn tool_json(t: &ToolSpec, names: &ToolNames) -> Json {

@@ -134,9 +134,6 @@ impl Client {
 
 /// How one chat API builds its requests and reads its answers.
 pub(crate) trait Dialect {
-    /// The provider's connection.
-    fn client(&self) -> &Client;
-
     /// The request body without tools.
     fn request(model_id: &str, options: &ModelOptions, messages: Vec<Json>) -> Json;
 
@@ -163,11 +160,7 @@ pub(crate) trait Dialect {
 }
 
 /// The request body asking `prompt` alone.
-pub(crate) fn prompt_request<D: Dialect>(
-    model_id: &str,
-    options: &ModelOptions,
-    prompt: &str,
-) -> Json {
+fn prompt_request<D: Dialect>(model_id: &str, options: &ModelOptions, prompt: &str) -> Json {
     D::request(
         model_id,
         options,
@@ -176,12 +169,12 @@ pub(crate) fn prompt_request<D: Dialect>(
 }
 
 /// The answer to `body`'s request, its text read by the dialect.
-pub(crate) fn answer<D: Dialect>(
-    d: &D,
+fn answer<D: Dialect>(
+    client: &Client,
     options: &ModelOptions,
     body: Json,
 ) -> Result<ModelResponse, String> {
-    let answer = d.client().call(options, body)?;
+    let answer = client.call(options, body)?;
     Ok(ModelResponse {
         text: D::answer_text(&answer)?,
         confidence: None,
@@ -190,17 +183,21 @@ pub(crate) fn answer<D: Dialect>(
 
 /// `complete_with_options`: one prompt, one answer.
 pub(crate) fn complete<D: Dialect>(
-    d: &D,
+    client: &Client,
     model_id: &str,
     options: &ModelOptions,
     prompt: &str,
 ) -> Result<ModelResponse, String> {
-    answer(d, options, prompt_request::<D>(model_id, options, prompt))
+    answer::<D>(
+        client,
+        options,
+        prompt_request::<D>(model_id, options, prompt),
+    )
 }
 
 /// `complete_streamed`: one prompt, its answer streamed.
 pub(crate) fn complete_streamed<D: Dialect>(
-    d: &D,
+    client: &Client,
     model_id: &str,
     options: &ModelOptions,
     prompt: &str,
@@ -208,14 +205,14 @@ pub(crate) fn complete_streamed<D: Dialect>(
 ) -> Result<ModelResponse, String> {
     let body = prompt_request::<D>(model_id, options, prompt);
     Ok(ModelResponse {
-        text: d.client().call_streamed(options, body, on_text)?,
+        text: client.call_streamed(options, body, on_text)?,
         confidence: None,
     })
 }
 
 /// `complete_structured`: a structured answer, the API's way or in words.
 pub(crate) fn structured<D: Dialect>(
-    d: &D,
+    client: &Client,
     model_id: &str,
     options: &ModelOptions,
     prompt: &str,
@@ -223,16 +220,21 @@ pub(crate) fn structured<D: Dialect>(
 ) -> Result<ModelResponse, String> {
     let mut body = prompt_request::<D>(model_id, options, prompt);
     let Some(read) = D::structured_format(&mut body, schema) else {
-        return complete(d, model_id, options, &structured_prompt(prompt, schema));
+        return complete::<D>(
+            client,
+            model_id,
+            options,
+            &structured_prompt(prompt, schema),
+        );
     };
-    let mut answer = answer(d, options, body)?;
+    let mut answer = answer::<D>(client, options, body)?;
     answer.text = read(answer.text);
     Ok(answer)
 }
 
 /// `tool_turn`: one step of `ask_with_tools`.
 pub(crate) fn tool_turn<D: Dialect>(
-    d: &D,
+    client: &Client,
     model_id: &str,
     options: &ModelOptions,
     messages: &[ChatMessage],
@@ -242,12 +244,12 @@ pub(crate) fn tool_turn<D: Dialect>(
     let mut body = D::request(model_id, options, D::messages_json(messages, &names));
     let tools = tools.iter().map(|t| D::tool_json(t, &names)).collect();
     wire::set(&mut body, "tools", Json::Array(tools));
-    let answer = d.client().call(options, body)?;
+    let answer = client.call(options, body)?;
     D::turn(&answer, &names)
 }
 
 /// A provider of one API: the struct (its doc comment given), its
-/// constructors, and `ModelProvider` through the functions above (the
+/// constructors, and `ModelProvider` through the functions above (its
 /// [`Dialect`] is implemented beside it). Where it is used, `chat` names
 /// this module and the provider types (`ModelOptions`, `ModelResponse`,
 /// `ModelTurn`, `ChatMessage`, `ToolSpec`) are in scope.
@@ -255,7 +257,7 @@ macro_rules! chat_provider {
     ($(#[$doc:meta])* pub struct $provider:ident($api:path);) => {
         $(#[$doc])*
         pub struct $provider {
-            client: $crate::chat::Client,
+            client: chat::Client,
         }
 
         impl $provider {
@@ -267,22 +269,23 @@ macro_rules! chat_provider {
             /// A provider on this client (which may refuse every call).
             pub(crate) fn with_client(http: $crate::http::Http) -> Self {
                 $provider {
-                    client: $crate::chat::Client::new(&$api, http),
+                    client: chat::Client::new(&$api, http),
                 }
             }
         }
 
         impl sense_agents::provider::ModelProvider for $provider {
             fn complete(&mut self, model_id: &str, prompt: &str) -> Result<ModelResponse, String> {
-                chat::complete(self, model_id, &ModelOptions::default(), prompt)
+                let options = ModelOptions::default();
+                chat::complete::<Self>(&self.client, model_id, &options, prompt)
             }
 
             fn take_usage(&mut self) -> Option<sense_agents::usage::Usage> {
-                chat::Dialect::client(self).take_usage()
+                self.client.take_usage()
             }
 
             fn check(&self, _model_id: &str, options: &ModelOptions) -> Result<(), String> {
-                chat::Dialect::client(self).check(options)
+                self.client.check(options)
             }
 
             fn complete_with_options(
@@ -291,7 +294,7 @@ macro_rules! chat_provider {
                 options: &ModelOptions,
                 prompt: &str,
             ) -> Result<ModelResponse, String> {
-                chat::complete(self, model_id, options, prompt)
+                chat::complete::<Self>(&self.client, model_id, options, prompt)
             }
 
             fn complete_streamed(
@@ -301,7 +304,7 @@ macro_rules! chat_provider {
                 prompt: &str,
                 on_text: &mut dyn FnMut(&str) -> Result<(), String>,
             ) -> Result<ModelResponse, String> {
-                chat::complete_streamed(self, model_id, options, prompt, on_text)
+                chat::complete_streamed::<Self>(&self.client, model_id, options, prompt, on_text)
             }
 
             fn complete_structured(
@@ -311,7 +314,7 @@ macro_rules! chat_provider {
                 prompt: &str,
                 schema: &str,
             ) -> Result<ModelResponse, String> {
-                chat::structured(self, model_id, options, prompt, schema)
+                chat::structured::<Self>(&self.client, model_id, options, prompt, schema)
             }
 
             fn complete_with_tools(
@@ -320,7 +323,8 @@ macro_rules! chat_provider {
                 messages: &[ChatMessage],
                 tools: &[ToolSpec],
             ) -> Result<ModelTurn, String> {
-                chat::tool_turn(self, model_id, &ModelOptions::default(), messages, tools)
+                let options = ModelOptions::default();
+                chat::tool_turn::<Self>(&self.client, model_id, &options, messages, tools)
             }
 
             fn tool_turn(
@@ -330,7 +334,7 @@ macro_rules! chat_provider {
                 messages: &[ChatMessage],
                 tools: &[ToolSpec],
             ) -> Result<ModelTurn, String> {
-                chat::tool_turn(self, model_id, options, messages, tools)
+                chat::tool_turn::<Self>(&self.client, model_id, options, messages, tools)
             }
         }
     };

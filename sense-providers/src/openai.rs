@@ -41,19 +41,6 @@ chat_provider! {
     pub struct OpenAi(API);
 }
 
-/// The request body without tools.
-fn request(model_id: &str, options: &ModelOptions, messages: Vec<Json>) -> Json {
-    let mut body = json!({ "model": model_id, "messages": messages });
-    if let Some(t) = options.temperature {
-        wire::set(&mut body, "temperature", json!(t));
-    }
-    if let Some(n) = options.max_tokens {
-        // Newer models refuse `max_tokens`; the API's current name.
-        wire::set(&mut body, "max_completion_tokens", json!(n));
-    }
-    body
-}
-
 /// The first choice's message.
 fn first_message(answer: &Json) -> Result<&Json, String> {
     answer
@@ -102,51 +89,17 @@ fn unwrap_value(text: String) -> String {
     }
 }
 
-fn messages_json(messages: &[ChatMessage], names: &ToolNames) -> Vec<Json> {
-    let mut out = Vec::with_capacity(messages.len());
-    for m in messages {
-        match m {
-            ChatMessage::User(text) => out.push(json!({"role": "user", "content": text})),
-            ChatMessage::ToolCalls { text, calls } => {
-                let calls: Vec<Json> = calls
-                    .iter()
-                    .map(|c| {
-                        json!({
-                            "id": c.id,
-                            "type": "function",
-                            "function": {
-                                "name": names.to_wire(&c.name),
-                                "arguments": wire::args_to_json(&c.arguments).to_string(),
-                            }
-                        })
-                    })
-                    .collect();
-                // The text the model wrote beside its calls stays in the
-                // conversation (`content` is null only when there was none).
-                let content = if text.is_empty() {
-                    Json::Null
-                } else {
-                    json!(text)
-                };
-                out.push(json!({"role": "assistant", "content": content, "tool_calls": calls}));
-            }
-            ChatMessage::ToolResults(results) => {
-                for (id, text) in results {
-                    out.push(json!({"role": "tool", "tool_call_id": id, "content": text}));
-                }
-            }
-        }
-    }
-    out
-}
-
 impl Dialect for OpenAi {
-    fn client(&self) -> &chat::Client {
-        &self.client
-    }
-
     fn request(model_id: &str, options: &ModelOptions, messages: Vec<Json>) -> Json {
-        request(model_id, options, messages)
+        let mut body = json!({ "model": model_id, "messages": messages });
+        if let Some(t) = options.temperature {
+            wire::set(&mut body, "temperature", json!(t));
+        }
+        if let Some(n) = options.max_tokens {
+            // Newer models refuse `max_tokens`; the API's current name.
+            wire::set(&mut body, "max_completion_tokens", json!(n));
+        }
+        body
     }
 
     fn answer_text(answer: &Json) -> Result<String, String> {
@@ -154,7 +107,41 @@ impl Dialect for OpenAi {
     }
 
     fn messages_json(messages: &[ChatMessage], names: &ToolNames) -> Vec<Json> {
-        messages_json(messages, names)
+        let mut out = Vec::with_capacity(messages.len());
+        for m in messages {
+            match m {
+                ChatMessage::User(text) => out.push(json!({"role": "user", "content": text})),
+                ChatMessage::ToolCalls { text, calls } => {
+                    let calls: Vec<Json> = calls
+                        .iter()
+                        .map(|c| {
+                            json!({
+                                "id": c.id,
+                                "type": "function",
+                                "function": {
+                                    "name": names.to_wire(&c.name),
+                                    "arguments": wire::args_to_json(&c.arguments).to_string(),
+                                }
+                            })
+                        })
+                        .collect();
+                    // The text the model wrote beside its calls stays in the
+                    // conversation (`content` is null only when there was none).
+                    let content = if text.is_empty() {
+                        Json::Null
+                    } else {
+                        json!(text)
+                    };
+                    out.push(json!({"role": "assistant", "content": content, "tool_calls": calls}));
+                }
+                ChatMessage::ToolResults(results) => {
+                    for (id, text) in results {
+                        out.push(json!({"role": "tool", "tool_call_id": id, "content": text}));
+                    }
+                }
+            }
+        }
+        out
     }
 
     fn tool_json(t: &ToolSpec, names: &ToolNames) -> Json {
