@@ -359,12 +359,8 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     let (capability, default_model) = (entry.capability.clone(), entry.default_model.clone());
     let model_id =
         string_arg(vm, args.get(1), "inference()'s model_id argument")?.unwrap_or(default_model);
-    let supported = "api_key_env, base_url, max_tokens, temperature";
-    refuse_unknown(
-        "inference()",
-        &supported.split(", ").collect::<Vec<_>>(),
-        supported,
-    )?;
+    let allowed = ["api_key_env", "base_url", "max_tokens", "temperature"];
+    refuse_unknown("inference()", &allowed, &allowed.join(", "))?;
     let string_option = |name: &str| -> EvalResult<Option<String>> {
         match option(name) {
             None => Ok(None),
