@@ -196,35 +196,6 @@ pub fn record(
     line: Option<u32>,
     env: ScopeRef,
 ) {
-    record_entry(vm, kind, name, event, detail, line, env, None);
-}
-
-/// Appends the entry of a model call (`model 'NAME' -> called`) with the
-/// tokens it used.
-pub fn record_model_call(vm: &mut Vm, name: &str, usage: Usage, line: u32, env: ScopeRef) {
-    record_entry(
-        vm,
-        "model",
-        name,
-        "called",
-        None,
-        Some(line),
-        env,
-        Some(usage),
-    );
-}
-
-#[allow(clippy::too_many_arguments)]
-fn record_entry(
-    vm: &mut Vm,
-    kind: &str,
-    name: &str,
-    event: &str,
-    detail: Option<String>,
-    line: Option<u32>,
-    env: ScopeRef,
-    usage: Option<Usage>,
-) {
     let lineage = lineage(vm, env);
     let timestamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -237,7 +208,17 @@ fn record_entry(
         line,
         lineage,
         timestamp,
-        usage,
+        usage: None,
     };
     push(vm, entry);
+}
+
+/// Appends the entry of a model call (`model 'NAME' -> called`) with the
+/// tokens it used.
+pub fn record_model_call(vm: &mut Vm, name: &str, usage: Usage, line: u32, env: ScopeRef) {
+    record(vm, "model", name, "called", None, Some(line), env);
+    // `record` always appends, so the last entry is this one.
+    if let Some(entry) = entries_mut(vm).and_then(|log| log.last_mut()) {
+        entry.usage = Some(usage);
+    }
 }

@@ -6,6 +6,7 @@
 use crate::error::Error;
 use crate::handle::AgentId;
 use crate::runtime::Runtime;
+use sense_eval::heap::ScopeRef;
 use sense_eval::object::Obj;
 use sense_eval::{HostReturn, HostValue, Value};
 
@@ -104,18 +105,28 @@ impl Runtime {
     /// ```
     pub fn call(&mut self, name: &str, args: &[HostValue]) -> Result<HostValue, Error> {
         let env = self.main_scope();
-        let callee = self
-            .vm_ref()
-            .interner()
-            .get(name)
-            .and_then(|sym| self.vm_ref().lookup_global_chain(env, sym))
-            .ok_or_else(|| Error::host(format!("no function named '{name}'")))?;
+        let callee = self.global_named(env, name, "function")?;
         let scope = self.vm().host_scope(env);
         let r = self.vm().host_call(scope, callee, args, false);
         match r {
             Ok(v) => Ok(self.vm_ref().to_host(v)),
             Err(e) => Err(self.error(&e)),
         }
+    }
+
+    /// The value of `name` as seen from `env` (its variables, then the
+    /// globals and builtins); the error calls it a `what`.
+    pub(crate) fn global_named(
+        &self,
+        env: ScopeRef,
+        name: &str,
+        what: &str,
+    ) -> Result<Value, Error> {
+        let vm = self.vm_ref();
+        vm.interner()
+            .get(name)
+            .and_then(|sym| vm.lookup_global_chain(env, sym))
+            .ok_or_else(|| Error::host(format!("no {what} named '{name}'")))
     }
 
     /// The agent found by following `path` (array indexes, outermost
@@ -133,12 +144,7 @@ impl Runtime {
     /// ```
     pub fn agent_at(&self, name: &str, path: &[usize]) -> Result<AgentId, Error> {
         let env = self.main_env.unwrap_or_else(|| self.vm_ref().globals());
-        let root = self
-            .vm_ref()
-            .interner()
-            .get(name)
-            .and_then(|sym| self.vm_ref().lookup_global_chain(env, sym))
-            .ok_or_else(|| Error::host(format!("no global named '{name}'")))?;
+        let root = self.global_named(env, name, "global")?;
         self.agent_in(root, name, path)
     }
 

@@ -39,12 +39,7 @@ impl Runtime {
     /// ```
     pub fn hold_global(&mut self, name: &str) -> Result<HeldId, Error> {
         let env = self.main_scope();
-        let v = self
-            .vm_ref()
-            .interner()
-            .get(name)
-            .and_then(|sym| self.vm_ref().lookup_global_chain(env, sym))
-            .ok_or_else(|| Error::host(format!("no global named '{name}'")))?;
+        let v = self.global_named(env, name, "global")?;
         Ok(self.hold_raw(v))
     }
 

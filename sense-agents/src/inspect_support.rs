@@ -20,6 +20,7 @@ use crate::kinds::memory::MemoryObj;
 use crate::kinds::tool::ToolObj;
 use crate::runtime::Runtime;
 use sense_eval::heap::{ObjRef, ScopeRef};
+use sense_eval::kind::ExtObject;
 use sense_eval::object::Obj;
 use sense_eval::{EvalError, HostValue, Value, Vm};
 
@@ -207,6 +208,39 @@ impl Runtime {
             .collect()
     }
 
+    /// Every live extension object that is a `T`, with its heap slot, in
+    /// slot order.
+    fn ext_objects<T: ExtObject + Clone>(&self) -> Vec<(u32, T)> {
+        self.objects(|o| match o {
+            Obj::Ext(x) => x.downcast_ref::<T>().cloned(),
+            _ => None,
+        })
+    }
+
+    /// What `report` makes of each of
+    /// [`ext_objects`](Self::ext_objects) of a declaration kind, given its
+    /// slot and its [`key`] by the name `name` reads.
+    fn declared<T: ExtObject + Clone, R>(
+        &self,
+        name: fn(&T) -> &str,
+        mut report: impl FnMut(u32, String, T) -> R,
+    ) -> Vec<R> {
+        let all = self.ext_objects::<T>();
+        let names: Vec<(u32, String)> = all.iter().map(|(i, t)| (*i, name(t).into())).collect();
+        all.into_iter()
+            .map(|(slot, t)| report(slot, key(&names, slot, name(&t)), t))
+            .collect()
+    }
+
+    /// The slot of the declaration keyed `key` among
+    /// [`declared`](Self::declared)'s.
+    fn declared_slot<T: ExtObject + Clone>(&self, key: &str, name: fn(&T) -> &str) -> Option<u32> {
+        self.declared(name, |slot, k, _| (slot, k))
+            .into_iter()
+            .find(|(_, k)| k == key)
+            .map(|(slot, _)| slot)
+    }
+
     fn params(&self, proto: sense_eval::proto::ProtoId) -> Vec<ParamReport> {
         self.vm_ref()
             .proto_params(proto)
@@ -217,15 +251,10 @@ impl Runtime {
 
     /// Every declared tool that is still alive, in declaration order.
     pub fn tools(&self) -> Vec<ToolReport> {
-        let tools = self.objects(|o| match o {
-            Obj::Ext(x) => x.downcast_ref::<ToolObj>().cloned(),
-            _ => None,
-        });
-        let names: Vec<(u32, String)> = tools.iter().map(|(i, t)| (*i, t.name.clone())).collect();
-        tools
-            .into_iter()
-            .map(|(slot, t)| ToolReport {
-                key: key(&names, slot, &t.name),
+        self.declared(
+            |t: &ToolObj| &t.name,
+            |_, key, t| ToolReport {
+                key,
                 params: self.params(t.proto),
                 returns: self.vm_ref().proto_return(t.proto),
                 allowed: self.allowed_at_top(t.capability.as_deref()),
@@ -233,21 +262,16 @@ impl Runtime {
                 description: t.description,
                 capability: t.capability,
                 is_async: t.is_async,
-            })
-            .collect()
+            },
+        )
     }
 
     /// Every declared action that is still alive, in declaration order.
     pub fn action_declarations(&self) -> Vec<ActionDeclReport> {
-        let decls = self.objects(|o| match o {
-            Obj::Ext(x) => x.downcast_ref::<ActionDeclObj>().cloned(),
-            _ => None,
-        });
-        let names: Vec<(u32, String)> = decls.iter().map(|(i, d)| (*i, d.name.clone())).collect();
-        decls
-            .into_iter()
-            .map(|(slot, d)| ActionDeclReport {
-                key: key(&names, slot, &d.name),
+        self.declared(
+            |d: &ActionDeclObj| &d.name,
+            |_, key, d| ActionDeclReport {
+                key,
                 params: self.params(d.body),
                 allowed: self.allowed_at_top(d.capability.as_deref()),
                 kind: d.kind.to_string(),
@@ -255,39 +279,36 @@ impl Runtime {
                 capability: d.capability,
                 approval: d.approval,
                 has_rollback: d.rollback.is_some(),
-            })
-            .collect()
+            },
+        )
     }
 
     /// Every prepared action instance that is still alive — the program's
     /// and the host's — oldest slot first.
     pub fn action_instances(&self) -> Vec<ActionReport> {
-        self.objects(|o| match o {
-            Obj::Ext(x) => x.downcast_ref::<ActionObj>().cloned(),
-            _ => None,
-        })
-        .into_iter()
-        .filter_map(|(id, a)| {
-            let vm = self.vm_ref();
-            let d = vm.ext_ref::<ActionDeclObj>(a.decl)?;
-            Some(ActionReport {
-                id,
-                name: d.name.clone(),
-                kind: d.kind.to_string(),
-                state: a.state.as_str(),
-                approved: a.approved,
-                requires_approval: d.approval,
-                has_rollback: d.rollback.is_some(),
-                allowed: self.allowed_at_top(d.capability.as_deref()),
-                capability: d.capability.clone(),
-                args: a
-                    .args
-                    .iter()
-                    .map(|(sym, v)| (vm.interner().name(*sym).to_string(), vm.to_host(*v)))
-                    .collect(),
+        self.ext_objects::<ActionObj>()
+            .into_iter()
+            .filter_map(|(id, a)| {
+                let vm = self.vm_ref();
+                let d = vm.ext_ref::<ActionDeclObj>(a.decl)?;
+                Some(ActionReport {
+                    id,
+                    name: d.name.clone(),
+                    kind: d.kind.to_string(),
+                    state: a.state.as_str(),
+                    approved: a.approved,
+                    requires_approval: d.approval,
+                    has_rollback: d.rollback.is_some(),
+                    allowed: self.allowed_at_top(d.capability.as_deref()),
+                    capability: d.capability.clone(),
+                    args: a
+                        .args
+                        .iter()
+                        .map(|(sym, v)| (vm.interner().name(*sym).to_string(), vm.to_host(*v)))
+                        .collect(),
+                })
             })
-        })
-        .collect()
+            .collect()
     }
 
     /// One action instance by id, if that slot still holds one.
@@ -371,29 +392,11 @@ impl Runtime {
 
     /// The heap slot of the tool `key`.
     pub fn tool_slot(&self, key: &str) -> Option<u32> {
-        let tools = self.tools();
-        let slots = self.objects(|o| match o {
-            Obj::Ext(x) => x.downcast_ref::<ToolObj>().map(|_| ()),
-            _ => None,
-        });
-        tools
-            .iter()
-            .zip(slots)
-            .find(|(t, _)| t.key == key)
-            .map(|(_, (slot, _))| slot)
+        self.declared_slot(key, |t: &ToolObj| &t.name)
     }
 
     fn action_slot(&self, key: &str) -> Option<u32> {
-        let decls = self.action_declarations();
-        let slots = self.objects(|o| match o {
-            Obj::Ext(x) => x.downcast_ref::<ActionDeclObj>().map(|_| ()),
-            _ => None,
-        });
-        decls
-            .iter()
-            .zip(slots)
-            .find(|(d, _)| d.key == key)
-            .map(|(_, (slot, _))| slot)
+        self.declared_slot(key, |d: &ActionDeclObj| &d.name)
     }
 
     /// Prepares the action `key` (see [`ActionDeclReport::key`]) with

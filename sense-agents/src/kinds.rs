@@ -21,9 +21,122 @@ pub mod tool;
 pub mod tool_server;
 
 use crate::Runtime;
-use sense_eval::Vm;
 use sense_eval::builtins::NativeDef;
-use sense_eval::kind::ObjectKind;
+use sense_eval::heap::ObjRef;
+use sense_eval::kind::{ExtObject, ObjectKind};
+use sense_eval::{EvalError, EvalResult, Value, Vm};
+
+/// `impl ExtObject for $data`, an object of the kind `$kind`: `trace`
+/// calls the function given (`|data, tracer| …`), `encode` is the serde
+/// encoding every kind uses, and any other method is given after a `;`.
+/// With a `"what"` (`"a skill"`), `$data::of(vm, obj)` is also written:
+/// the data of `obj`, else the runtime error `not a skill`.
+macro_rules! ext_object {
+    ($data:ty => $kind:path $(, $what:literal)?, trace: $trace:expr $(; $($rest:tt)*)?) => {
+        impl sense_eval::kind::ExtObject for $data {
+            fn kind(&self) -> &'static dyn sense_eval::kind::ObjectKind {
+                &$kind
+            }
+            fn trace(&self, tracer: &mut sense_eval::heap::Tracer) {
+                let trace: fn(&Self, &mut sense_eval::heap::Tracer) = $trace;
+                trace(self, tracer);
+            }
+            fn encode(&self) -> Result<Vec<u8>, String> {
+                sense_eval::kind::to_bytes(self)
+            }
+            $($($rest)*)?
+        }
+        $(
+            impl $data {
+                fn of(
+                    vm: &sense_eval::Vm,
+                    obj: sense_eval::heap::ObjRef,
+                ) -> sense_eval::EvalResult<&Self> {
+                    $crate::kinds::data(vm, obj, $what)
+                }
+            }
+        )?
+    };
+}
+pub(crate) use ext_object;
+
+/// Inside `impl ObjectKind`: its `name` and `type_name`, with
+/// `host_class:` its `host_class` (else the default, the type name), with
+/// `named:` an `object_name` that is that data's `name` field, and with
+/// `decodes:` a `decode` of that data's serde encoding.
+macro_rules! kind_names {
+    (
+        name: $name:literal,
+        type_name: $type_name:literal
+        $(, host_class: $host_class:literal)?
+        $(, named: $named:ty)?
+        $(, decodes: $data:ty)? $(,)?
+    ) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
+        fn type_name(&self) -> &'static str {
+            $type_name
+        }
+        $(
+            fn host_class(&self, _: &sense_eval::Vm, _: sense_eval::heap::ObjRef) -> &'static str {
+                $host_class
+            }
+        )?
+        $(
+            fn object_name(&self, vm: &sense_eval::Vm, obj: sense_eval::heap::ObjRef) -> String {
+                vm.ext_ref::<$named>(obj)
+                    .map(|d| d.name.clone())
+                    .unwrap_or_default()
+            }
+        )?
+        $(
+            fn decode(
+                &self,
+                bytes: &[u8],
+            ) -> Result<Box<dyn sense_eval::kind::ExtObject>, String> {
+                Ok(Box::new(sense_eval::kind::from_bytes::<$data>(bytes)?))
+            }
+        )?
+    };
+}
+pub(crate) use kind_names;
+
+/// The data of `obj` as a `T`, else the runtime error `not WHAT`.
+pub(crate) fn data<'v, T: ExtObject>(vm: &'v Vm, obj: ObjRef, what: &str) -> EvalResult<&'v T> {
+    vm.ext_ref::<T>(obj)
+        .ok_or_else(|| EvalError::runtime(format!("not {what}")))
+}
+
+/// The labeled arguments of the native `callee` being called, unless one
+/// is not among `allowed`: then the reference's words for a label it does
+/// not take (it takes none), naming every label given, in order.
+pub(crate) fn labeled_args(
+    vm: &Vm,
+    callee: &str,
+    allowed: &[&str],
+) -> EvalResult<Vec<(String, Value)>> {
+    let labels = vm.labeled_args();
+    if labels.iter().any(|(n, _)| !allowed.contains(&n.as_str())) {
+        let given: Vec<&str> = labels.iter().map(|(n, _)| n.as_str()).collect();
+        return Err(EvalError::runtime(format!(
+            "'{callee}' does not accept labeled arguments ({})",
+            given.join(", ")
+        )));
+    }
+    Ok(labels)
+}
+
+/// An amount (a price, a budget): nil for none, or a finite number of at
+/// least 0; anything else is given back as the error.
+pub(crate) fn amount(v: Value) -> Result<Option<f64>, Value> {
+    match v {
+        Value::Nil => Ok(None),
+        Value::Int(i) if i >= 0 => Ok(Some(i as f64)),
+        Value::Float(f) if f >= 0.0 && f.is_finite() => Ok(Some(f)),
+        other => Err(other),
+    }
+}
 
 /// Registers every kind and native of this crate on `vm` (before anything
 /// runs, so the natives keep their place among the builtins).

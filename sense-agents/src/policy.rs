@@ -7,8 +7,8 @@
 //! [`SCOPE_KEY`] (never visible to Sense code), so they are traced,
 //! saved and restored with the scope.
 
-use sense_eval::heap::{ObjRef, ScopeRef, Tracer};
-use sense_eval::kind::{Declaration, ExtObject, ObjectKind, Render};
+use sense_eval::heap::{ObjRef, ScopeRef};
+use sense_eval::kind::{Declaration, ObjectKind, Render};
 use sense_eval::proto::{DeclInfo, FileId};
 use sense_eval::{EvalResult, Value, Vm};
 
@@ -22,15 +22,7 @@ pub struct PolicyRules {
     pub rules: Vec<(String, bool)>,
 }
 
-impl ExtObject for PolicyRules {
-    fn kind(&self) -> &'static dyn ObjectKind {
-        &POLICY
-    }
-    fn trace(&self, _: &mut Tracer) {}
-    fn encode(&self) -> Result<Vec<u8>, String> {
-        sense_eval::kind::to_bytes(self)
-    }
-}
+crate::kinds::ext_object!(PolicyRules => POLICY, trace: |_, _| {});
 
 /// The kind of [`PolicyRules`].
 pub struct PolicyKind;
@@ -39,20 +31,10 @@ pub struct PolicyKind;
 pub static POLICY: PolicyKind = PolicyKind;
 
 impl ObjectKind for PolicyKind {
-    fn name(&self) -> &'static str {
-        "policy"
-    }
-    fn type_name(&self) -> &'static str {
-        "Policy"
-    }
+    crate::kinds::kind_names!(name: "policy", type_name: "Policy", decodes: PolicyRules);
     fn render(&self, _: &Vm, _: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
         out.push_str("<policy>");
         Ok(())
-    }
-    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
-        Ok(Box::new(sense_eval::kind::from_bytes::<PolicyRules>(
-            bytes,
-        )?))
     }
 }
 

@@ -300,16 +300,25 @@ impl Runtime {
 
     /// Runs one REPL input in the persistent REPL scope.
     pub fn eval_repl(&mut self, text: &str) -> Result<(), Error> {
-        let env = self.main_scope();
-        let file = self.vm.add_file(SourceFile::new("<repl>", text), None);
-        let proto = self
-            .vm
-            .compile_file(file, "<repl>")
-            .map_err(|e| self.error(&e))?;
-        let r = self.vm.run_top_level(proto, env);
-        let r = self.finish_checkpoints(r).map(|_| ());
+        let r = self.run_repl_input(text, false)?.map(|_| ());
         self.ran_program();
         r
+    }
+
+    /// Compiles REPL input `text` (with `echo`, so that a final
+    /// expression statement leaves its value) and runs it in the REPL
+    /// scope: the run's outcome, or the compile error.
+    fn run_repl_input(&mut self, text: &str, echo: bool) -> Result<Result<Exit, Error>, Error> {
+        let env = self.main_scope();
+        let file = self.vm.add_file(SourceFile::new("<repl>", text), None);
+        let proto = if echo {
+            self.vm.compile_echo_file(file, "<repl>")
+        } else {
+            self.vm.compile_file(file, "<repl>")
+        };
+        let proto = proto.map_err(|e| self.error(&e))?;
+        let r = self.vm.run_top_level(proto, env);
+        Ok(self.finish_checkpoints(r))
     }
 
     /// Runs one interactive REPL input like [`eval_repl`](Self::eval_repl)
@@ -318,14 +327,7 @@ impl Runtime {
     /// `print` text, except that a string is shown as a Sense literal
     /// (`"hi"`).
     pub fn eval_repl_echo(&mut self, text: &str) -> Result<Option<String>, Error> {
-        let env = self.main_scope();
-        let file = self.vm.add_file(SourceFile::new("<repl>", text), None);
-        let proto = self
-            .vm
-            .compile_echo_file(file, "<repl>")
-            .map_err(|e| self.error(&e))?;
-        let r = self.vm.run_top_level(proto, env);
-        let r = self.finish_checkpoints(r);
+        let r = self.run_repl_input(text, true)?;
         let value = self.vm.take_result();
         r?;
         if matches!(value, Value::Nil) {

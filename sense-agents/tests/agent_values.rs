@@ -6,15 +6,11 @@
 // lints forbid it in library code).
 #![allow(clippy::restriction)]
 
+mod common;
+
+use common::{quiet_loaded, run_main};
 use sense_agents::{AgentId, AgentStatus, HostReturn, HostValue, Runtime, State};
 use std::sync::{Arc, Mutex};
-
-fn runtime(src: &str) -> Runtime {
-    let mut rt = Runtime::new();
-    rt.set_output(|_| {});
-    rt.run_source("m.sns", src).unwrap();
-    rt
-}
 
 const TEAM: &str = "\
 agent w:
@@ -35,7 +31,7 @@ fn agent_in(v: &HostValue) -> AgentId {
 
 #[test]
 fn an_agent_in_a_call_result_can_be_driven() {
-    let mut rt = runtime(TEAM);
+    let mut rt = quiet_loaded(TEAM);
     let HostValue::List(items) = rt.call("pick", &[]).unwrap() else {
         panic!("a list")
     };
@@ -52,7 +48,7 @@ fn an_agent_in_a_call_result_can_be_driven() {
 
 #[test]
 fn an_agent_in_a_pause_reason_can_be_driven() {
-    let mut rt = runtime(TEAM);
+    let mut rt = quiet_loaded(TEAM);
     let boss = rt.agent("boss").unwrap();
     let State::Paused { reason, .. } = rt.start(boss).unwrap() else {
         panic!("boss pauses")
@@ -77,7 +73,7 @@ fn an_agent_in_a_pause_reason_can_be_driven() {
 
 #[test]
 fn an_agent_passed_back_in_is_the_same_agent() {
-    let mut rt = runtime(TEAM);
+    let mut rt = quiet_loaded(TEAM);
     let w = rt.agent("w").unwrap();
     assert_eq!(rt.call("same", &[w.into()]).unwrap(), HostValue::Bool(true));
     // As a resume value: the boss reads the agent's name.
@@ -105,11 +101,10 @@ fn a_host_function_receives_and_returns_agents() {
         log.lock().unwrap().push(id);
         Ok(HostReturn::Value(id.into()))
     });
-    rt.run_source(
-        "m.sns",
+    run_main(
+        &mut rt,
         "agent w:\n    n = 1\nback = relay([w])\nok = back == w\nname = back.name\n",
-    )
-    .unwrap();
+    );
     let w = rt.agent("w").unwrap();
     assert_eq!(*seen.lock().unwrap(), vec![w]);
     assert_eq!(rt.global("ok"), Some(HostValue::Bool(true)));
@@ -118,8 +113,8 @@ fn a_host_function_receives_and_returns_agents() {
 
 #[test]
 fn an_agent_of_another_runtime_is_refused() {
-    let mut a = runtime(TEAM);
-    let mut b = runtime(TEAM);
+    let mut a = quiet_loaded(TEAM);
+    let mut b = quiet_loaded(TEAM);
     let wa = a.agent("w").unwrap();
     let err = b.call("same", &[wa.into()]).unwrap_err().to_string();
     assert!(
@@ -141,7 +136,7 @@ fn an_agent_of_another_runtime_is_refused() {
 
 #[test]
 fn a_collected_agent_is_refused() {
-    let mut rt = runtime("agent w:\n    n = 1\ndef id(x):\n    return x\n");
+    let mut rt = quiet_loaded("agent w:\n    n = 1\ndef id(x):\n    return x\n");
     let w = rt.agent("w").unwrap();
     rt.run_source("m2.sns", "w = nil").unwrap();
     rt.collect_garbage();
@@ -151,7 +146,7 @@ fn a_collected_agent_is_refused() {
 
 #[test]
 fn a_forged_agent_value_is_refused() {
-    let mut rt = runtime(TEAM);
+    let mut rt = quiet_loaded(TEAM);
     let w = rt.agent("w").unwrap();
     let (index, serial) = w.to_raw_parts();
     for (i, s) in [(index, serial + 1000), (index + 1, serial), (u32::MAX, 0)] {
@@ -162,7 +157,7 @@ fn a_forged_agent_value_is_refused() {
 
 #[test]
 fn host_made_agent_values_compare_by_agent() {
-    let rt = runtime(TEAM);
+    let rt = quiet_loaded(TEAM);
     let w = rt.agent("w").unwrap();
     let out = rt.global("w").unwrap();
     assert_eq!(out, HostValue::from(w), "equal whatever the printed form");

@@ -9,17 +9,13 @@
 
 mod common;
 
-use common::runtime;
+use common::{loaded, runtime};
 use sense_agents::{HostReturn, HostValue, PauseKind, State};
 
 #[test]
 fn a_resume_value_reaches_an_agent_in_receive() {
-    let (mut rt, out) = runtime();
-    rt.run_source(
-        "m.sns",
-        "agent inbox:\n    while true:\n        print(\"got\", receive())\n",
-    )
-    .unwrap();
+    let (mut rt, out) =
+        loaded("agent inbox:\n    while true:\n        print(\"got\", receive())\n");
     let a = rt.agent("inbox").unwrap();
     rt.start(a).unwrap();
     assert_eq!(rt.pause_kind(a).unwrap(), Some(PauseKind::WaitingMessage));
@@ -36,8 +32,7 @@ fn a_resume_value_reaches_an_agent_in_receive() {
 
 #[test]
 fn a_pause_handle_of_a_dropped_runtime_requests_nothing() {
-    let (mut rt, _) = runtime();
-    rt.run_source("m.sns", "agent a:\n    pause()\n").unwrap();
+    let (rt, _) = loaded("agent a:\n    pause()\n");
     let h = rt.pause_handle(rt.agent("a").unwrap()).unwrap();
     assert!(h.runtime_alive());
     drop(rt);

@@ -5,7 +5,10 @@
 // lints forbid it in library code).
 #![allow(clippy::restriction)]
 
-use sense_agents::{HostReturn, HostValue, Runtime, State};
+mod common;
+
+use common::quiet;
+use sense_agents::{HostReturn, HostValue, State};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -21,15 +24,9 @@ const SELF_CYCLE: &str = "c = []\npush(c, c)\npush(c, c)\n";
 const TWO_CYCLE: &str = "p = []\nq = [p]\npush(p, q)\n";
 const DAG: &str = "d = [1]\nfor i in range(30):\n    d = [d, d]\n";
 
-fn runtime() -> Runtime {
-    let mut rt = Runtime::new();
-    rt.set_output(|_| {});
-    rt
-}
-
 #[test]
 fn a_cycle_reads_as_an_elision_where_it_recurs() {
-    let mut rt = runtime();
+    let mut rt = quiet();
     rt.run_source("c.sns", SELF_CYCLE).unwrap();
     let c = rt.global("c").unwrap();
     assert_eq!(c.to_string(), "[[...], [...]]");
@@ -39,7 +36,7 @@ fn a_cycle_reads_as_an_elision_where_it_recurs() {
 
 #[test]
 fn shared_sub_arrays_are_copied_within_a_fixed_budget() {
-    let mut rt = runtime();
+    let mut rt = quiet();
     rt.run_source("d.sns", DAG).unwrap();
     let t = Instant::now();
     let d = rt.global("d").unwrap();
@@ -53,7 +50,7 @@ fn shared_sub_arrays_are_copied_within_a_fixed_budget() {
 
 #[test]
 fn an_array_without_sharing_is_copied_whole() {
-    let mut rt = runtime();
+    let mut rt = quiet();
     rt.run_source(
         "big.sns",
         "big = []\nfor i in range(1500000):\n    push(big, [i])\n",
@@ -76,7 +73,7 @@ fn cyclic_and_shared_pause_reasons_and_host_arguments() {
         ("two", TWO_CYCLE, "p"),
         ("dag", DAG, "d"),
     ] {
-        let mut rt = runtime();
+        let mut rt = quiet();
         let seen = Arc::new(Mutex::new(0usize));
         let sink = seen.clone();
         rt.register_fn("take", Some(1), move |args| {
@@ -114,7 +111,7 @@ fn cyclic_and_shared_pause_reasons_and_host_arguments() {
 
 #[test]
 fn equality_over_shared_arrays_is_fast_and_cycles_end_cleanly() {
-    let mut rt = runtime();
+    let mut rt = quiet();
     let out = Arc::new(Mutex::new(String::new()));
     let sink = out.clone();
     rt.set_output(move |s| sink.lock().unwrap().push_str(s));
@@ -138,7 +135,7 @@ fn equality_over_shared_arrays_is_fast_and_cycles_end_cleanly() {
 
 #[test]
 fn a_report_with_many_locals_on_one_shared_value_is_bounded_as_a_whole() {
-    let mut rt = runtime();
+    let mut rt = quiet();
     let names: Vec<String> = (0..40).map(|i| format!("v{i}")).collect();
     let mut src =
         String::from("agent a:\n    d = [1]\n    for i in range(30):\n        d = [d, d]\n");

@@ -5,12 +5,19 @@
 // lints forbid it in library code).
 #![allow(clippy::restriction)]
 
+mod common;
+
+use common::{config, quiet, quiet_loaded, quiet_with, run_main};
 use sense_agents::{Config, ErrorClass, Runtime};
+
+/// A runtime with a heap ceiling of `bytes` whose output goes nowhere.
+fn ceiling(bytes: usize) -> Runtime {
+    quiet_with(config(|c| c.max_heap = bytes))
+}
 
 #[test]
 fn unbounded_allocation_stops_under_the_default_ceiling() {
-    let mut rt = Runtime::new();
-    rt.set_output(|_| {});
+    let mut rt = quiet();
     assert_eq!(rt.config_mut().max_heap, sense_eval::vm::DEFAULT_MAX_HEAP);
     let err = rt
         .run_source(
@@ -33,11 +40,7 @@ fn unbounded_allocation_stops_under_the_default_ceiling() {
 
 #[test]
 fn many_small_objects_hit_a_small_ceiling() {
-    let mut rt = Runtime::with_config(Config {
-        max_heap: 8 << 20,
-        ..Config::default()
-    });
-    rt.set_output(|_| {});
+    let mut rt = ceiling(8 << 20);
     let err = rt
         .run_source(
             "grow.sns",
@@ -50,11 +53,7 @@ fn many_small_objects_hit_a_small_ceiling() {
 
 #[test]
 fn one_huge_allocation_is_refused_before_it_is_made() {
-    let mut rt = Runtime::with_config(Config {
-        max_heap: 4 << 20,
-        ..Config::default()
-    });
-    rt.set_output(|_| {});
+    let mut rt = ceiling(4 << 20);
     let err = rt
         .run_source("big.sns", "r = range(1000000)\n")
         .unwrap_err();
@@ -103,12 +102,11 @@ fn mailboxes_and_the_audit_log_count_towards_the_ceiling() {
         ),
     ];
     for (name, source) in programs {
-        let mut rt = Runtime::with_config(Config {
+        let mut rt = quiet_with(Config {
             max_heap: 8 << 20,
             max_steps: Some(4_000_000),
             ..Config::default()
         });
-        rt.set_output(|_| {});
         let err = rt.run_source(name, source).unwrap_err();
         assert!(
             err.display_text().contains("out of memory")
@@ -123,22 +121,17 @@ fn mailboxes_and_the_audit_log_count_towards_the_ceiling() {
 /// host replaced are freed.
 #[test]
 fn host_values_and_restored_snapshots_count_towards_the_ceiling() {
-    let small = || Config {
-        max_heap: 4 << 20,
-        ..Config::default()
-    };
+    let small = || config(|c| c.max_heap = 4 << 20);
     let chunk = "x".repeat(256 * 1024);
     // Globals: 64 x 256 KiB cannot all fit in 4 MiB.
-    let mut rt = Runtime::with_config(small());
-    rt.set_output(|_| {});
+    let mut rt = quiet_with(small());
     rt.run_source("m.sns", "agent sink:\n    pause(\"never\")\n")
         .unwrap();
     let failed = (0..64).find_map(|i| rt.set_global(&format!("g{i}"), chunk.as_str()).err());
     let err = failed.expect("64 globals of 256 KiB fit in a 4 MiB heap");
     assert!(err.display_text().contains("out of memory"), "{err}");
     // Messages: 64 x 256 KiB into one mailbox (a fresh runtime).
-    let mut rt = Runtime::with_config(small());
-    rt.set_output(|_| {});
+    let mut rt = quiet_with(small());
     rt.run_source("m.sns", "agent sink:\n    pause(\"never\")\n")
         .unwrap();
     let sink = rt.agent("sink").unwrap();
@@ -147,18 +140,10 @@ fn host_values_and_restored_snapshots_count_towards_the_ceiling() {
     assert!(failed.is_some(), "16 MiB of messages in a 4 MiB heap");
 
     // A snapshot of about 4 MiB does not restore into a 1 MiB heap.
-    let mut big = Runtime::new();
-    big.set_output(|_| {});
-    big.run_source(
-        "b.sns",
-        "s = \"x\"\nfor i in range(22):\n    s = s + s\nagent a:\n    pause(\"p\")\n",
-    )
-    .unwrap();
+    let big =
+        quiet_loaded("s = \"x\"\nfor i in range(22):\n    s = s + s\nagent a:\n    pause(\"p\")\n");
     let bytes = big.snapshot().unwrap();
-    let mut tiny = Runtime::with_config(Config {
-        max_heap: 1 << 20,
-        ..Config::default()
-    });
+    let mut tiny = ceiling(1 << 20);
     let err = tiny.restore_snapshot(&bytes).unwrap_err();
     assert!(err.display_text().contains("out of memory"), "{err}");
     assert!(
@@ -171,7 +156,7 @@ fn host_values_and_restored_snapshots_count_towards_the_ceiling() {
 fn globals_a_host_replaces_are_freed_without_sense_code_running() {
     let mut rt = Runtime::new();
     rt.set_output(|_| {});
-    rt.run_source("m.sns", "x = 1\n").unwrap();
+    run_main(&mut rt, "x = 1\n");
     let text = "y".repeat(1024);
     for _ in 0..250_000 {
         rt.set_global("g", text.as_str()).unwrap();
@@ -189,11 +174,7 @@ fn globals_a_host_replaces_are_freed_without_sense_code_running() {
 /// of being kept, and the runtime stays usable.
 #[test]
 fn compiled_code_counts_towards_the_ceiling() {
-    let mut rt = Runtime::with_config(Config {
-        max_heap: 1 << 20,
-        ..Config::default()
-    });
-    rt.set_output(|_| {});
+    let mut rt = ceiling(1 << 20);
     let mut body = String::from("def big():\n");
     for i in 0..50_000 {
         body.push_str(&format!("    x{} = {} + 1\n", i % 10, i % 1000));
@@ -218,11 +199,7 @@ fn compiled_code_counts_towards_the_ceiling() {
 /// stop counting, and code kept alive keeps counting until the ceiling.
 #[test]
 fn released_code_stops_counting_towards_the_ceiling() {
-    let mut rt = Runtime::with_config(Config {
-        max_heap: 4 << 20,
-        ..Config::default()
-    });
-    rt.set_output(|_| {});
+    let mut rt = ceiling(4 << 20);
     // About 1 MiB of code each, nothing of it reachable after the run.
     let mut program = String::new();
     for i in 0..12_000 {

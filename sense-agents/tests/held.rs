@@ -3,31 +3,26 @@
 //! stay invalid.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use sense_agents::{HostValue, Runtime};
+mod common;
 
-fn runtime() -> Runtime {
-    let mut rt = Runtime::new();
-    rt.set_output(|_| {});
-    rt
-}
+use common::{quiet, run_main};
+use sense_agents::HostValue;
 
 #[test]
 fn a_closure_returned_by_a_call_is_held_through_collections() {
-    let mut rt = runtime();
-    rt.run_source(
-        "m.sns",
+    let mut rt = quiet();
+    run_main(
+        &mut rt,
         "def make_counter(start):\n    n = start\n    def next():\n        n = n + 1\n        return n\n    return next\n",
-    )
-    .unwrap();
+    );
     let make = rt.hold_global("make_counter").unwrap();
     let (shown, counter) = rt.call_held_and_hold(make, &[HostValue::Int(10)]).unwrap();
     assert_eq!(shown.type_name(), "Function");
     // Nothing in Sense refers to the closure any more; many collections.
-    rt.run_source(
-        "m.sns",
+    run_main(
+        &mut rt,
         "junk = []\nfor i in range(2000):\n    push(junk, [i])\njunk = nil\n",
-    )
-    .unwrap();
+    );
     rt.collect_garbage();
     assert_eq!(rt.call_held(counter, &[]).unwrap(), HostValue::Int(11));
     rt.collect_garbage();
@@ -40,7 +35,7 @@ fn a_closure_returned_by_a_call_is_held_through_collections() {
 
 #[test]
 fn held_values_read_back_and_ids_are_not_reused() {
-    let mut rt = runtime();
+    let mut rt = quiet();
     let list = HostValue::List(vec![HostValue::Int(1), HostValue::from("two")]);
     let a = rt.hold_value(&list).unwrap();
     assert_eq!(rt.held_value(a).unwrap(), list);
@@ -65,10 +60,10 @@ fn held_values_read_back_and_ids_are_not_reused() {
 
 #[test]
 fn restoring_a_snapshot_releases_held_values() {
-    let mut rt = runtime();
-    rt.run_source("m.sns", "x = 1\n").unwrap();
+    let mut rt = quiet();
+    run_main(&mut rt, "x = 1\n");
     let bytes = rt.snapshot().unwrap();
-    let mut back = runtime();
+    let mut back = quiet();
     let h = back.hold_value(&HostValue::Int(5)).unwrap();
     back.restore_snapshot(&bytes).unwrap();
     assert!(back.held_value(h).is_err());
@@ -77,11 +72,11 @@ fn restoring_a_snapshot_releases_held_values() {
 
 #[test]
 fn a_held_function_keeps_its_code_when_unused_code_is_released() {
-    let mut rt = runtime();
+    let mut rt = quiet();
     rt.run_source("first.sns", "def triple(x):\n    return x * 3\n")
         .unwrap();
     let f = rt.hold_global("triple").unwrap();
-    rt.run_source("m.sns", "triple = nil\n").unwrap();
+    run_main(&mut rt, "triple = nil\n");
     // Many programs later (code is released every few runs), the held
     // function's code is still there.
     for i in 0..80 {

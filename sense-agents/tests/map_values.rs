@@ -7,18 +7,13 @@
 
 mod common;
 
-use common::runtime;
+use common::{loaded, run_main, runtime};
 use sense_agents::{HostValue, Runtime};
 use std::sync::{Arc, Mutex};
 
 #[test]
 fn a_map_comes_out_with_its_entries_in_order() {
-    let (mut rt, _) = runtime();
-    rt.run_source(
-        "m.sns",
-        "m = {\"b\": 1, 2: [true], false: {}}\nm[\"a\"] = nil\n",
-    )
-    .unwrap();
+    let (rt, _) = loaded("m = {\"b\": 1, 2: [true], false: {}}\nm[\"a\"] = nil\n");
     let m = rt.global("m").unwrap();
     assert_eq!(
         m,
@@ -45,11 +40,10 @@ fn a_host_map_goes_in_as_a_map() {
         (HostValue::from("a"), HostValue::from("two")),
     ]);
     rt.set_global("cfg", v).unwrap();
-    rt.run_source(
-        "m.sns",
+    run_main(
+        &mut rt,
         "print(type_of(cfg), cfg, cfg[\"a\"], len(cfg))\ncfg[\"n\"] = 3\nprint(cfg)\n",
-    )
-    .unwrap();
+    );
     assert_eq!(
         out.lock().unwrap().as_str(),
         "Map {z: 1, a: two} two 2\n{z: 1, a: two, n: 3}\n"
@@ -69,20 +63,14 @@ fn a_host_map_with_a_bad_key_is_refused() {
 
 #[test]
 fn a_map_inside_itself_is_elided() {
-    let (mut rt, _) = runtime();
-    rt.run_source("m.sns", "m = {}\nm[\"self\"] = m\n").unwrap();
+    let (rt, _) = loaded("m = {}\nm[\"self\"] = m\n");
     let m = rt.global("m").unwrap();
     assert_eq!(m.to_string(), "{self: {...}}");
 }
 
 #[test]
 fn a_map_survives_a_snapshot() {
-    let (mut rt, _) = runtime();
-    rt.run_source(
-        "m.sns",
-        "m = {\"k\": [1, 2], 3: \"x\"}\nm[\"m\"] = {\"in\": true}\n",
-    )
-    .unwrap();
+    let (rt, _) = loaded("m = {\"k\": [1, 2], 3: \"x\"}\nm[\"m\"] = {\"in\": true}\n");
     let bytes = rt.snapshot().unwrap();
     let mut back = Runtime::restore(&bytes).unwrap();
     let out = Arc::new(Mutex::new(String::new()));

@@ -193,11 +193,16 @@ fn a_host_kind_is_checked_by_its_annotation() {
     assert_eq!(*out.lock().unwrap(), "5\n");
 }
 
-#[test]
-fn a_host_kind_survives_a_snapshot_round_trip() {
+/// A snapshot of [`PROGRAM`] run on a runtime with the kind.
+fn program_snapshot() -> Vec<u8> {
     let (mut rt, _) = runtime(true);
     rt.run_source("main.sns", PROGRAM).unwrap();
-    let bytes = rt.snapshot().unwrap();
+    rt.snapshot().unwrap()
+}
+
+#[test]
+fn a_host_kind_survives_a_snapshot_round_trip() {
+    let bytes = program_snapshot();
 
     let (mut back, out) = runtime(true);
     back.restore_snapshot(&bytes).unwrap();
@@ -209,9 +214,7 @@ fn a_host_kind_survives_a_snapshot_round_trip() {
 
 #[test]
 fn a_runtime_without_the_kind_refuses_the_snapshot() {
-    let (mut rt, _) = runtime(true);
-    rt.run_source("main.sns", PROGRAM).unwrap();
-    let bytes = rt.snapshot().unwrap();
+    let bytes = program_snapshot();
     // Its native registered, its kind not.
     let (mut back, _) = runtime(false);
     back.register_native(NativeDef::new("counter", Arity::Exact(1), counter));

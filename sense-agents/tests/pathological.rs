@@ -8,7 +8,9 @@
 
 mod common;
 
-use sense_agents::{AgentStatus, Config, ErrorClass, HostValue, PauseKind, Runtime, State};
+use common::config;
+
+use sense_agents::{AgentStatus, Config, Error, ErrorClass, HostValue, PauseKind, Runtime, State};
 use std::sync::{Arc, Mutex};
 
 /// A captured runtime whose `ask_human` outside agents sees the end of
@@ -34,6 +36,27 @@ fn still_usable(rt: &mut Runtime, out: &Arc<Mutex<String>>) {
     assert_eq!(*out.lock().unwrap(), "after 45 [1, 2, 3] ab\n");
 }
 
+/// The error of running `src` as `file` (it must fail).
+fn failure(rt: &mut Runtime, file: &str, src: &str) -> Error {
+    rt.run_source(file, src).unwrap_err()
+}
+
+/// Asserts the error's text mentions `part` (and shows the text if not).
+fn assert_mentions(err: &Error, part: &str) {
+    assert!(err.display_text().contains(part), "{}", err.display_text());
+}
+
+/// Under `config`, the first program of `grow` fails with exactly
+/// `message` and the second with an error mentioning `kind`; the runtime
+/// stays usable.
+fn assert_capped(config: Config, grow: [&str; 2], message: &str, kind: &str) {
+    let (mut rt, out) = runtime_with(config);
+    let err = failure(&mut rt, "grow.sns", grow[0]);
+    assert_eq!(err.display_text(), message);
+    assert_mentions(&failure(&mut rt, "grow2.sns", grow[1]), kind);
+    still_usable(&mut rt, &out);
+}
+
 fn nested(open: &str, close: &str, n: usize) -> String {
     let mut s = String::from("x = ");
     s.push_str(&open.repeat(n));
@@ -48,7 +71,7 @@ fn nested_brackets_100k_is_a_syntax_error_with_a_position() {
     for (open, close) in [("[", "]"), ("(", ")"), ("-", ""), ("not ", "")] {
         let (mut rt, out) = runtime();
         let src = nested(open, close, 100_000);
-        let err = rt.run_source("deep.sns", &src).unwrap_err();
+        let err = failure(&mut rt, "deep.sns", &src);
         assert_eq!(err.class(), Some(ErrorClass::Syntax), "{open}: {err}");
         assert!(
             err.display_text().contains("too deeply nested"),
@@ -66,7 +89,7 @@ fn nested_brackets_100k_is_a_syntax_error_with_a_position() {
     }
     // Unclosed: 100k opening brackets and nothing else.
     let (mut rt, out) = runtime();
-    let err = rt.run_source("open.sns", &"[".repeat(100_000)).unwrap_err();
+    let err = failure(&mut rt, "open.sns", &"[".repeat(100_000));
     assert_eq!(err.class(), Some(ErrorClass::Syntax), "{err}");
     assert_eq!(err.line(), Some(1), "{err}");
     still_usable(&mut rt, &out);
@@ -116,7 +139,7 @@ fn million_deep_nested_array_built_at_run_time() {
     )
     .unwrap();
     for probe in ["print(x)", "s = str(x)", "print(x == y)"] {
-        let err = rt.run_source("probe.sns", probe).unwrap_err();
+        let err = failure(&mut rt, "probe.sns", probe);
         assert!(
             err.display_text()
                 .contains("maximum recursion depth exceeded"),
@@ -150,7 +173,7 @@ fn nested_blocks_are_a_syntax_error_too() {
     src.push_str(&" ".repeat(5_000));
     src.push_str("x = 1\n");
     let (mut rt, out) = runtime();
-    let err = rt.run_source("blocks.sns", &src).unwrap_err();
+    let err = failure(&mut rt, "blocks.sns", &src);
     assert_eq!(err.class(), Some(ErrorClass::Syntax), "{err}");
     assert!(err.line().is_some(), "{err}");
     still_usable(&mut rt, &out);
@@ -161,7 +184,7 @@ const RECURSE: &str = "def down(n):\n    if n == 0:\n        return 0\n    retur
 #[test]
 fn million_deep_recursion_hits_the_default_depth_limit() {
     let (mut rt, out) = runtime();
-    let err = rt.run_source("rec.sns", RECURSE).unwrap_err();
+    let err = failure(&mut rt, "rec.sns", RECURSE);
     assert_eq!(err.class(), Some(ErrorClass::Runtime), "{err}");
     assert_eq!(
         err.to_string(),
@@ -174,10 +197,7 @@ fn million_deep_recursion_hits_the_default_depth_limit() {
 fn million_deep_recursion_with_the_limit_raised_does_not_overflow_the_rust_stack() {
     // Sense calls do not recurse in Rust, so a million frames live on the
     // heap; this runs on the test's 2 MiB thread in a debug build.
-    let (mut rt, out) = runtime_with(Config {
-        max_depth: 1_000_000 + 10,
-        ..Config::default()
-    });
+    let (mut rt, out) = runtime_with(config(|c| c.max_depth = 1_000_000 + 10));
     let r = rt.run_source("rec.sns", RECURSE);
     match r {
         Ok(()) => assert_eq!(*out.lock().unwrap(), "1000000\n"),
@@ -185,10 +205,7 @@ fn million_deep_recursion_with_the_limit_raised_does_not_overflow_the_rust_stack
         Err(e) => assert!(e.class().is_some(), "not a Sense error: {}", e.rendered()),
     }
     // Depth exactly at the raised limit is an error, not a crash.
-    let (mut rt2, out2) = runtime_with(Config {
-        max_depth: 1_000_000,
-        ..Config::default()
-    });
+    let (mut rt2, out2) = runtime_with(config(|c| c.max_depth = 1_000_000));
     let err = rt2
         .run_source("rec.sns", &RECURSE.replace("1000000", "1000001"))
         .unwrap_err();
@@ -202,10 +219,7 @@ fn million_deep_recursion_with_the_limit_raised_does_not_overflow_the_rust_stack
 
 #[test]
 fn deep_recursion_inside_an_agent_pauses_and_resumes_at_the_bottom() {
-    let (mut rt, out) = runtime_with(Config {
-        max_depth: 200_000,
-        ..Config::default()
-    });
+    let (mut rt, out) = runtime_with(config(|c| c.max_depth = 200_000));
     rt.run_source(
         "rec.sns",
         "agent diver:\n    def down(n):\n        if n == 0:\n            return pause(\"bottom\")\n        return down(n - 1) + 1\n    result = down(100000)\n    print(result)\n",
@@ -221,10 +235,7 @@ fn deep_recursion_inside_an_agent_pauses_and_resumes_at_the_bottom() {
     );
     // Snapshot and restore a 100k-frame fiber, then finish it there.
     let bytes = rt.snapshot().unwrap();
-    let (mut back, back_out) = runtime_with(Config {
-        max_depth: 200_000,
-        ..Config::default()
-    });
+    let (mut back, back_out) = runtime_with(config(|c| c.max_depth = 200_000));
     back.restore_snapshot(&bytes).unwrap();
     let b = back.agent("diver").unwrap();
     assert_eq!(back.resume(b, 5).unwrap(), State::Completed);
@@ -252,37 +263,30 @@ fn gigabyte_string_by_doubling_is_a_size_error() {
     still_usable(&mut rt, &out);
 }
 
+/// Strings without bound: by doubling, and (capped too) `str()` of a big
+/// array.
+const STRING_GROWTH: [&str; 2] = [
+    "s = \"x\"\nwhile true:\n    s = s + s\n",
+    "a = range(2000)\ns = str(a)\n",
+];
+
 #[test]
 fn string_cap_is_configurable() {
-    let (mut rt, out) = runtime_with(Config {
-        max_string_len: 1000,
-        ..Config::default()
-    });
-    let err = rt
-        .run_source("big.sns", "s = \"x\"\nwhile true:\n    s = s + s\n")
-        .unwrap_err();
-    assert_eq!(
-        err.display_text(),
-        "[line 3] string too large (1024 bytes; the limit is 1000)"
-    );
-    // str() of a big array is capped too.
-    let err = rt
-        .run_source("big2.sns", "a = range(2000)\ns = str(a)\n")
-        .unwrap_err();
-    assert!(
-        err.display_text().contains("string too large"),
-        "{}",
-        err.display_text()
-    );
-    still_usable(&mut rt, &out);
+    let message = "[line 3] string too large (1024 bytes; the limit is 1000)";
+    let config = config(|c| c.max_string_len = 1000);
+    assert_capped(config, STRING_GROWTH, message, "string too large");
 }
+
+/// Arrays without bound: by doubling, and by pushing.
+const ARRAY_GROWTH: [&str; 2] = [
+    "a = [1]\nwhile true:\n    a = a + a\n",
+    "b = []\nwhile true:\n    push(b, 1)\n",
+];
 
 #[test]
 fn gigabyte_range_and_array_growth_are_size_errors() {
     let (mut rt, out) = runtime();
-    let err = rt
-        .run_source("range.sns", "xs = range(1000000000)\n")
-        .unwrap_err();
+    let err = failure(&mut rt, "range.sns", "xs = range(1000000000)\n");
     assert_eq!(err.class(), Some(ErrorClass::Runtime), "{err}");
     assert!(
         err.display_text()
@@ -291,47 +295,23 @@ fn gigabyte_range_and_array_growth_are_size_errors() {
         err.display_text()
     );
     // The loop form of the same request.
-    let err = rt
-        .run_source("range2.sns", "for i in range(1000000000):\n    x = i\n")
-        .unwrap_err();
-    assert!(
-        err.display_text().contains("array too large"),
-        "{}",
-        err.display_text()
+    let err = failure(
+        &mut rt,
+        "range2.sns",
+        "for i in range(1000000000):\n    x = i\n",
     );
+    assert_mentions(&err, "array too large");
     still_usable(&mut rt, &out);
 
-    let (mut rt, out) = runtime_with(Config {
-        max_array_len: 1000,
-        ..Config::default()
-    });
-    let err = rt
-        .run_source("grow.sns", "a = [1]\nwhile true:\n    a = a + a\n")
-        .unwrap_err();
-    assert_eq!(
-        err.display_text(),
-        "[line 3] array too large (1024 elements; the limit is 1000)"
-    );
-    let err = rt
-        .run_source("push.sns", "b = []\nwhile true:\n    push(b, 1)\n")
-        .unwrap_err();
-    assert!(
-        err.display_text().contains("array too large"),
-        "{}",
-        err.display_text()
-    );
-    still_usable(&mut rt, &out);
+    let message = "[line 3] array too large (1024 elements; the limit is 1000)";
+    let config = config(|c| c.max_array_len = 1000);
+    assert_capped(config, ARRAY_GROWTH, message, "array too large");
 }
 
 #[test]
 fn infinite_loop_at_top_level_is_a_budget_error() {
-    let (mut rt, out) = runtime_with(Config {
-        max_steps: Some(10_000),
-        ..Config::default()
-    });
-    let err = rt
-        .run_source("spin.sns", "n = 0\nwhile true:\n    n = n + 1\n")
-        .unwrap_err();
+    let (mut rt, out) = runtime_with(config(|c| c.max_steps = Some(10_000)));
+    let err = failure(&mut rt, "spin.sns", "n = 0\nwhile true:\n    n = n + 1\n");
     assert_eq!(err.class(), Some(ErrorClass::Runtime), "{err}");
     assert_eq!(
         err.display_text(),
@@ -339,19 +319,14 @@ fn infinite_loop_at_top_level_is_a_budget_error() {
     );
     // Infinite recursion under the same budget: the depth limit or the
     // budget, whichever comes first, is a clean error.
-    let err = rt
-        .run_source("rec.sns", "def f():\n    return f()\nf()\n")
-        .unwrap_err();
+    let err = failure(&mut rt, "rec.sns", "def f():\n    return f()\nf()\n");
     assert_eq!(err.class(), Some(ErrorClass::Runtime), "{err}");
     still_usable(&mut rt, &out);
 }
 
 #[test]
 fn infinite_loop_in_an_agent_pauses_for_budget_and_resume_continues() {
-    let (mut rt, out) = runtime_with(Config {
-        max_steps: Some(1_000),
-        ..Config::default()
-    });
+    let (mut rt, out) = runtime_with(config(|c| c.max_steps = Some(1_000)));
     rt.run_source(
         "spin.sns",
         "agent spinner:\n    n = 0\n    while true:\n        n = n + 1\n",
@@ -380,10 +355,7 @@ fn infinite_loop_in_an_agent_pauses_for_budget_and_resume_continues() {
     }
     // The same budget pause survives a snapshot.
     let bytes = rt.snapshot().unwrap();
-    let (mut back, _) = runtime_with(Config {
-        max_steps: Some(1_000),
-        ..Config::default()
-    });
+    let (mut back, _) = runtime_with(config(|c| c.max_steps = Some(1_000)));
     back.restore_snapshot(&bytes).unwrap();
     let b = back.agent("spinner").unwrap();
     assert_eq!(back.pause_kind(b).unwrap(), Some(PauseKind::Budget));

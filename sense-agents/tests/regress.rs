@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::config;
+
 use sense_agents::{Config, HostValue, PauseKind, Runtime, State};
 use std::sync::{Arc, Mutex};
 
@@ -24,10 +26,7 @@ fn runtime_with(config: Config) -> (Runtime, Arc<Mutex<String>>) {
 /// with "step budget exhausted" — the runtime was unusable.
 #[test]
 fn step_budget_error_leaves_the_runtime_usable() {
-    let (mut rt, out) = runtime_with(Config {
-        max_steps: Some(500),
-        ..Config::default()
-    });
+    let (mut rt, out) = runtime_with(config(|c| c.max_steps = Some(500)));
     for _ in 0..3 {
         let err = rt
             .run_source("spin.sns", "while true:\n    x = 1\n")
@@ -70,10 +69,7 @@ fn count_leaves(v: &HostValue) -> (usize, usize) {
 /// reads `[...]`.
 #[test]
 fn host_copies_of_shared_arrays_are_bounded() {
-    let (mut rt, out) = runtime_with(Config {
-        max_array_len: 10_000,
-        ..Config::default()
-    });
+    let (mut rt, out) = runtime_with(config(|c| c.max_array_len = 10_000));
     rt.run_source("dag.sns", &shared_array_program(40)).unwrap();
     let a = rt.agent("a").unwrap();
     let state = rt.start(a).unwrap();
@@ -111,10 +107,7 @@ fn host_copies_of_shared_arrays_are_bounded() {
 /// `regress/issue_8_show_shared_arrays.sns`) and ran out of memory.
 #[test]
 fn printing_shared_arrays_stops_at_the_string_cap() {
-    let (mut rt, out) = runtime_with(Config {
-        max_string_len: 50_000,
-        ..Config::default()
-    });
+    let (mut rt, out) = runtime_with(config(|c| c.max_string_len = 50_000));
     let err = rt
         .run_source(
             "dag.sns",
@@ -135,10 +128,7 @@ fn printing_shared_arrays_stops_at_the_string_cap() {
 /// answer comes at once.
 #[test]
 fn comparing_shared_arrays_is_bounded() {
-    let (mut rt, out) = runtime_with(Config {
-        max_array_len: 1_000,
-        ..Config::default()
-    });
+    let (mut rt, out) = runtime_with(config(|c| c.max_array_len = 1_000));
     let t = std::time::Instant::now();
     rt.run_source(
         "dag.sns",

@@ -3,18 +3,14 @@
 // Test helpers outside #[test] fns may unwrap and panic.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use sense_agents::{AgentStatus, HostValue, PauseKind, Runtime, ValueRef};
+mod common;
 
-fn runtime(src: &str) -> Runtime {
-    let mut rt = Runtime::new();
-    rt.set_output(|_| {});
-    rt.run_source("m.sns", src).expect("program runs");
-    rt
-}
+use common::quiet_loaded;
+use sense_agents::{AgentStatus, HostValue, PauseKind, ValueRef};
 
 #[test]
 fn every_scalar_and_a_string_arrive_as_the_pause_result() {
-    let mut rt = runtime(
+    let mut rt = quiet_loaded(
         "agent a:\n    got = []\n    while true:\n        v = pause(len(got))\n        push(got, v)\n",
     );
     let a = rt.agent("a").unwrap();
@@ -43,7 +39,7 @@ fn every_scalar_and_a_string_arrive_as_the_pause_result() {
 
 #[test]
 fn completion_is_reported() {
-    let mut rt = runtime("agent a:\n    x = pause()\n    y = x * 2\n");
+    let mut rt = quiet_loaded("agent a:\n    x = pause()\n    y = x * 2\n");
     let a = rt.agent("a").unwrap();
     rt.start(a).unwrap();
     assert_eq!(
@@ -55,7 +51,7 @@ fn completion_is_reported() {
 
 #[test]
 fn lists_and_other_views_are_refused_and_the_agent_stays_paused() {
-    let mut rt = runtime("agent a:\n    pause()\n");
+    let mut rt = quiet_loaded("agent a:\n    pause()\n");
     let a = rt.agent("a").unwrap();
     rt.start(a).unwrap();
     for v in [ValueRef::List, ValueRef::Other] {
@@ -67,7 +63,7 @@ fn lists_and_other_views_are_refused_and_the_agent_stays_paused() {
 
 #[test]
 fn a_waiting_receive_gets_the_value_as_a_message() {
-    let mut rt = runtime("agent a:\n    m = receive()\n    pause(m)\n");
+    let mut rt = quiet_loaded("agent a:\n    m = receive()\n    pause(m)\n");
     let a = rt.agent("a").unwrap();
     rt.start(a).unwrap();
     assert_eq!(rt.pause_kind(a).unwrap(), Some(PauseKind::WaitingMessage));
@@ -87,7 +83,7 @@ fn a_waiting_receive_gets_the_value_as_a_message() {
 
 #[test]
 fn wrong_states_and_body_errors_are_errors() {
-    let mut rt = runtime("agent a:\n    x = pause()\n    y = 1 / x\n");
+    let mut rt = quiet_loaded("agent a:\n    x = pause()\n    y = 1 / x\n");
     let a = rt.agent("a").unwrap();
     let e = rt.resume_ref(a, ValueRef::Int(1)).unwrap_err();
     assert!(e.to_string().contains("not 'paused'"), "{e}");

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::runtime;
+use common::{loaded, run_main, runtime};
 use sense_agents::{AgentStatus, HostReturn, HostValue, PauseKind, Runtime, State};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,12 +21,9 @@ fn paused(reason: &str, kind: PauseKind) -> State {
 
 #[test]
 fn start_pause_resume_complete() {
-    let (mut rt, out) = runtime();
-    rt.run_source(
-        "m.sns",
+    let (mut rt, out) = loaded(
         "agent worker:\n    print(\"step 1\")\n    got = pause(\"need input\")\n    print(\"got \" + got)\n",
-    )
-    .unwrap();
+    );
     let w = rt.agent("worker").unwrap();
     assert_eq!(rt.status(w).unwrap(), AgentStatus::Created);
     assert_eq!(
@@ -44,12 +41,9 @@ fn start_pause_resume_complete() {
 
 #[test]
 fn ask_human_round_trip_keeps_locals_and_loop_position() {
-    let (mut rt, out) = runtime();
-    rt.run_source(
-        "m.sns",
+    let (mut rt, out) = loaded(
         "agent survey:\n    total = 0\n    for q in [\"a?\", \"b?\", \"c?\"]:\n        total = total + ask_human(q)\n    print(total)\n",
-    )
-    .unwrap();
+    );
     let s = rt.agent("survey").unwrap();
     assert_eq!(rt.start(s).unwrap(), paused("a?", PauseKind::AskHuman));
     assert_eq!(rt.resume(s, 1).unwrap(), paused("b?", PauseKind::AskHuman));
@@ -110,11 +104,10 @@ fn host_function_can_suspend_the_calling_agent() {
             args[0]
         ))))
     });
-    rt.run_source(
-        "m.sns",
+    run_main(
+        &mut rt,
         "def step(x):\n    return approve(x)\nagent a:\n    answer = step(\"deploy\")\n    print(\"answer:\", answer)\n",
-    )
-    .unwrap();
+    );
     let a = rt.agent("a").unwrap();
     assert_eq!(
         rt.start(a).unwrap(),
@@ -133,12 +126,8 @@ fn host_function_can_suspend_the_calling_agent() {
 
 #[test]
 fn send_from_host_reaches_a_waiting_receive() {
-    let (mut rt, out) = runtime();
-    rt.run_source(
-        "m.sns",
-        "agent inbox:\n    while true:\n        print(\"got\", receive())\n",
-    )
-    .unwrap();
+    let (mut rt, out) =
+        loaded("agent inbox:\n    while true:\n        print(\"got\", receive())\n");
     let a = rt.agent("inbox").unwrap();
     assert_eq!(
         rt.start(a).unwrap(),
@@ -172,11 +161,10 @@ fn pause_requested_from_another_thread_stops_a_running_loop() {
     rt.register_fn("keep_going", Some(0), move |_| {
         Ok(HostReturn::Value(HostValue::Bool(k.load(Ordering::SeqCst))))
     });
-    rt.run_source(
-        "m.sns",
+    run_main(
+        &mut rt,
         "agent spinner:\n    started()\n    i = 0\n    while keep_going():\n        i = i + 1\n    print(\"stopped after\", i > 0)\n",
-    )
-    .unwrap();
+    );
     let a = rt.agent("spinner").unwrap();
     let handle = rt.pause_handle(a).unwrap();
     let requester = std::thread::spawn(move || {
@@ -213,8 +201,7 @@ fn pause_requested_from_another_thread_stops_a_running_loop() {
 
 #[test]
 fn handles_to_collected_agents_report_an_error() {
-    let (mut rt, _) = runtime();
-    rt.run_source("m.sns", "agent a:\n    pause()\n").unwrap();
+    let (mut rt, _) = loaded("agent a:\n    pause()\n");
     let a = rt.agent("a").unwrap();
     rt.start(a).unwrap();
     rt.run_source("n.sns", "a = nil").unwrap();

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::runtime;
+use common::{loaded, run_main, runtime};
 use sense_agents::{AgentStatus, HostReturn, HostValue, PauseKind, Runtime, State};
 use std::sync::{Arc, Mutex};
 
@@ -142,11 +142,10 @@ fn host_functions_must_be_registered_before_restoring() {
     rt.register_fn("approve", Some(1), |args| {
         Ok(HostReturn::Suspend(args[0].clone()))
     });
-    rt.run_source(
-        "m.sns",
+    run_main(
+        &mut rt,
         "agent a:\n    print(\"answer\", approve(\"ok?\"))\n",
-    )
-    .unwrap();
+    );
     let a = rt.agent("a").unwrap();
     rt.start(a).unwrap();
     let bytes = rt.snapshot().unwrap();
@@ -169,8 +168,7 @@ fn host_functions_must_be_registered_before_restoring() {
 
 #[test]
 fn restoring_needs_a_fresh_runtime() {
-    let (mut rt, _) = runtime();
-    rt.run_source("m.sns", "x = 1").unwrap();
+    let (mut rt, _) = loaded("x = 1");
     let bytes = rt.snapshot().unwrap();
     let err = rt.restore_snapshot(&bytes).unwrap_err();
     assert!(err.display_text().contains("fresh runtime"), "{err}");
@@ -274,26 +272,27 @@ fn random_corruption_never_panics() {
     eprintln!("{accepted} of 3000 resealed corruptions restored and ran without harm");
 }
 
+/// Restoring the checked-in snapshot `tests/fixtures/NAME` fails with an
+/// error containing `expected`, and restores nothing.
+fn assert_fixture_refused(name: &str, expected: &str) {
+    let path = format!("{}/../tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(&path).unwrap();
+    let (mut rt, _) = runtime();
+    let err = rt.restore_snapshot(&bytes).unwrap_err().to_string();
+    assert!(err.contains(expected), "{name}: {err}");
+    assert!(rt.subject().is_none(), "{name}: nothing was restored");
+}
+
 /// A snapshot written by an earlier build (format version 1, before the
 /// model layer became extension objects and the fused instructions of
 /// issue 15 changed the compiled code) is refused with a message naming
 /// both versions, never restored against code it was not taken with.
 #[test]
 fn the_checked_in_v1_snapshot_is_refused_by_version() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/snapshot_v1.bin"
+    assert_fixture_refused(
+        "snapshot_v1.bin",
+        "cannot restore snapshot: it has format version 1; this build reads version 4",
     );
-    let bytes = std::fs::read(path).unwrap();
-    let (mut rt, _) = runtime();
-    let err = rt.restore_snapshot(&bytes).unwrap_err().to_string();
-    assert!(
-        err.contains(
-            "cannot restore snapshot: it has format version 1; this build reads version 4"
-        ),
-        "{err}"
-    );
-    assert!(rt.subject().is_none(), "nothing was restored");
 }
 
 /// A snapshot of a format-2 build (before tools, actions, policy and the
@@ -301,20 +300,10 @@ fn the_checked_in_v1_snapshot_is_refused_by_version() {
 /// `Declare`) is refused with both versions named.
 #[test]
 fn the_checked_in_v2_snapshot_is_refused_by_version() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/snapshot_v2.bin"
+    assert_fixture_refused(
+        "snapshot_v2.bin",
+        "cannot restore snapshot: it has format version 2; this build reads version 4",
     );
-    let bytes = std::fs::read(path).unwrap();
-    let (mut rt, _) = runtime();
-    let err = rt.restore_snapshot(&bytes).unwrap_err().to_string();
-    assert!(
-        err.contains(
-            "cannot restore snapshot: it has format version 2; this build reads version 4"
-        ),
-        "{err}"
-    );
-    assert!(rt.subject().is_none(), "nothing was restored");
 }
 
 /// A snapshot of a format-3 build (before the compile-time frame slots of
@@ -322,21 +311,11 @@ fn the_checked_in_v2_snapshot_is_refused_by_version() {
 /// slots) is refused with both versions named.
 #[test]
 fn the_checked_in_v3_snapshot_is_refused_by_version() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/snapshot_v3.bin"
+    assert_fixture_refused(
+        "snapshot_v3.bin",
+        "cannot restore snapshot: it has format version 3; this build reads version 4 \
+         (the snapshot format changed: restore it with the build that took it)",
     );
-    let bytes = std::fs::read(path).unwrap();
-    let (mut rt, _) = runtime();
-    let err = rt.restore_snapshot(&bytes).unwrap_err().to_string();
-    assert!(
-        err.contains(
-            "cannot restore snapshot: it has format version 3; this build reads version 4 \
-             (the snapshot format changed: restore it with the build that took it)"
-        ),
-        "{err}"
-    );
-    assert!(rt.subject().is_none(), "nothing was restored");
 }
 
 /// A snapshot written by the `sense` command of a format-4 build must keep
@@ -367,12 +346,7 @@ fn the_checked_in_v4_snapshot_still_restores() {
 
 #[test]
 fn a_global_set_before_restoring_is_kept_and_wins_over_the_snapshots() {
-    let (mut rt, _) = runtime();
-    rt.run_source(
-        "m.sns",
-        "limit = 1\nagent a:\n    pause()\n    print(limit, key)\n",
-    )
-    .unwrap();
+    let (rt, _) = loaded("limit = 1\nagent a:\n    pause()\n    print(limit, key)\n");
     let bytes = rt.snapshot().unwrap();
     let (mut back, out) = runtime();
     back.set_global("limit", 7).unwrap();

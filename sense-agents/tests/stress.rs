@@ -10,6 +10,9 @@
 // lints forbid it in library code).
 #![allow(clippy::restriction)]
 
+mod common;
+
+use common::quiet_loaded;
 use sense_agents::{AgentStatus, Config, HostValue, PauseHandle, PauseKind, Runtime, State};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
@@ -249,13 +252,9 @@ fn hammered_pause_requests_with_a_step_budget() {
 
 #[test]
 fn a_request_made_while_paused_is_honoured_on_the_next_run() {
-    let mut rt = Runtime::new();
-    rt.set_output(|_| {});
-    rt.run_source(
-        "m.sns",
+    let mut rt = quiet_loaded(
         "agent a:\n    n = 0\n    while n < 100:\n        n = n + 1\n        if n == 50:\n            pause(\"half\")\n",
-    )
-    .unwrap();
+    );
     let a = rt.agent("a").unwrap();
     let h = rt.pause_handle(a).unwrap();
     // Before start: taken at the first safe point.

@@ -53,13 +53,20 @@ fn run(vm: &mut Vm, src: &str) -> (String, Option<String>) {
     (text, r.err().map(|e| e.display()))
 }
 
-#[test]
-fn a_registered_task_kind_names_prints_and_reads_the_tasks() {
+/// A bare VM with the worker kind and the agent natives (which start,
+/// resume and read tasks of any kind).
+fn worker_vm() -> Vm {
     let mut vm = Vm::new(Config::default());
     vm.register_task_kind(&WORKER);
     for def in sense_agents::kinds::agent::natives() {
         vm.register_native(def);
     }
+    vm
+}
+
+#[test]
+fn a_registered_task_kind_names_prints_and_reads_the_tasks() {
+    let mut vm = worker_vm();
     let src = "agent w:\n    x = 41\n    x = x + pause()\n\
                print(w)\nprint(type_of(w))\nprint(w.shift)\nstart(w)\nprint(w.x)\n\
                resume(w, 1)\nprint(w.x)\nprint(w.status)\n";
@@ -74,11 +81,7 @@ fn a_registered_task_kind_names_prints_and_reads_the_tasks() {
 
 #[test]
 fn refusals_are_worded_by_the_task_kind() {
-    let mut vm = Vm::new(Config::default());
-    vm.register_task_kind(&WORKER);
-    for def in sense_agents::kinds::agent::natives() {
-        vm.register_native(def);
-    }
+    let mut vm = worker_vm();
     let (_, err) = run(&mut vm, "agent w:\n    x = 1\nstart(w)\nstart(w)\n");
     assert_eq!(err.as_deref(), Some("worker refused: AlreadyStarted"));
 }

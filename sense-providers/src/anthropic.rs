@@ -1,11 +1,11 @@
 //! `inference("anthropic", …)`: the Anthropic Messages API.
 
-use crate::http::{Http, HttpSettings};
+use crate::chat::{self, Api, Dialect, chat_provider};
 use crate::streamed;
-use crate::usage::{self, LastUsage};
+use crate::usage;
 use crate::wire::{self, ToolNames};
 use sense_agents::provider::{
-    ChatMessage, ModelOptions, ModelProvider, ModelResponse, ModelTurn, ToolCall, ToolSpec,
+    ChatMessage, ModelOptions, ModelResponse, ModelTurn, ToolCall, ToolSpec,
 };
 use serde_json::{Value as Json, json};
 
@@ -26,85 +26,26 @@ pub const API_VERSION: &str = "2023-06-01";
 /// `max_tokens` is required by this API; used when none is given.
 pub const DEFAULT_MAX_TOKENS: i64 = 1024;
 
-/// The Anthropic Messages provider.
-pub struct Anthropic {
-    http: Http,
-    /// The usage of the last call (issue 25).
-    usage: LastUsage,
-}
+/// How calls to the API are made.
+static API: Api = Api {
+    key_env: KEY_ENV,
+    base_url_env: BASE_URL_ENV,
+    default_base_url: DEFAULT_BASE_URL,
+    path: "/v1/messages",
+    headers: |key| {
+        vec![
+            ("x-api-key", key.to_string()),
+            ("anthropic-version", API_VERSION.to_string()),
+        ]
+    },
+    usage: usage::anthropic,
+    stream_fields: |_| {},
+    stream: streamed::read::<streamed::Anthropic>,
+};
 
-impl Anthropic {
-    /// A provider with these HTTP settings.
-    pub fn new(settings: HttpSettings) -> Self {
-        Anthropic {
-            http: Http::new(settings),
-            usage: LastUsage::default(),
-        }
-    }
-
-    /// A provider on this client (which may refuse every call).
-    pub(crate) fn with_client(http: Http) -> Self {
-        Anthropic {
-            http,
-            usage: LastUsage::default(),
-        }
-    }
-
-    /// [`call`](Self::call), streamed (`"stream": true` is set here).
-    fn call_streamed(
-        &self,
-        options: &ModelOptions,
-        mut body: Json,
-        on_text: &mut dyn FnMut(&str) -> Result<(), String>,
-    ) -> Result<String, String> {
-        let key = wire::api_key(options, KEY_ENV)?;
-        let url = format!(
-            "{}/v1/messages",
-            wire::base_url(options, BASE_URL_ENV, DEFAULT_BASE_URL)
-        );
-        let headers = [
-            ("x-api-key", key.as_str()),
-            ("anthropic-version", API_VERSION),
-        ];
-        wire::set(&mut body, "stream", json!(true));
-        let call = streamed::Call {
-            url: &url,
-            headers: &headers,
-            secret: &key,
-        };
-        let answer = streamed::anthropic(&self.http, &call, &body, on_text)
-            .map_err(|e| wire::name_refused_option(e, &body))?;
-        self.usage.set(answer.usage);
-        Ok(answer.text)
-    }
-
-    fn call(&self, options: &ModelOptions, body: Json) -> Result<Json, String> {
-        let key = wire::api_key(options, KEY_ENV)?;
-        let url = format!(
-            "{}/v1/messages",
-            wire::base_url(options, BASE_URL_ENV, DEFAULT_BASE_URL)
-        );
-        let headers = [
-            ("x-api-key", key.as_str()),
-            ("anthropic-version", API_VERSION),
-        ];
-        self.http
-            .post_json(&url, &headers, &body, &key)
-            .map_err(|e| wire::name_refused_option(e, &body))
-            .inspect(|answer| self.usage.record(answer, usage::anthropic))
-    }
-}
-
-fn request(model_id: &str, options: &ModelOptions, messages: Vec<Json>) -> Json {
-    let mut body = json!({
-        "model": model_id,
-        "max_tokens": options.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-        "messages": messages,
-    });
-    if let Some(t) = options.temperature {
-        wire::set(&mut body, "temperature", json!(t));
-    }
-    body
+chat_provider! {
+    /// The Anthropic Messages provider.
+    pub struct Anthropic(API);
 }
 
 /// The answer's content blocks, unless the model refused (`stop_reason`
@@ -134,122 +75,68 @@ fn text(blocks: &[Json]) -> String {
         .collect()
 }
 
-fn messages_json(messages: &[ChatMessage], names: &ToolNames) -> Vec<Json> {
-    messages
-        .iter()
-        .map(|m| match m {
-            ChatMessage::User(text) => json!({"role": "user", "content": text}),
-            ChatMessage::ToolCalls { text, calls } => {
-                // The text the model wrote before its calls stays in the
-                // conversation, as the text block it was.
-                let said = (!text.is_empty()).then(|| json!({"type": "text", "text": text}));
-                let content: Vec<Json> = said
-                    .into_iter()
-                    .chain(calls.iter().map(|c| {
-                        json!({
-                            "type": "tool_use",
-                            "id": c.id,
-                            "name": names.to_wire(&c.name),
-                            "input": wire::args_to_json(&c.arguments),
-                        })
-                    }))
-                    .collect();
-                json!({"role": "assistant", "content": content})
-            }
-            ChatMessage::ToolResults(results) => {
-                let content: Vec<Json> = results
-                    .iter()
-                    .map(|(id, text)| {
-                        json!({"type": "tool_result", "tool_use_id": id, "content": text})
-                    })
-                    .collect();
-                json!({"role": "user", "content": content})
-            }
-        })
-        .collect()
-}
-
-impl ModelProvider for Anthropic {
-    fn complete(&mut self, model_id: &str, prompt: &str) -> Result<ModelResponse, String> {
-        self.complete_with_options(model_id, &ModelOptions::default(), prompt)
+impl Dialect for Anthropic {
+    fn request(model_id: &str, options: &ModelOptions, messages: Vec<Json>) -> Json {
+        let mut body = json!({
+            "model": model_id,
+            "max_tokens": options.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+            "messages": messages,
+        });
+        if let Some(t) = options.temperature {
+            wire::set(&mut body, "temperature", json!(t));
+        }
+        body
     }
 
-    fn take_usage(&mut self) -> Option<sense_agents::usage::Usage> {
-        self.usage.take()
+    fn answer_text(answer: &Json) -> Result<String, String> {
+        blocks(answer).map(|b| text(b))
     }
 
-    fn check(&self, _model_id: &str, options: &ModelOptions) -> Result<(), String> {
-        self.http.usable()?;
-        wire::api_key(options, KEY_ENV).map(|_| ())
-    }
-
-    fn complete_with_options(
-        &mut self,
-        model_id: &str,
-        options: &ModelOptions,
-        prompt: &str,
-    ) -> Result<ModelResponse, String> {
-        let body = request(
-            model_id,
-            options,
-            vec![json!({"role": "user", "content": prompt})],
-        );
-        let answer = self.call(options, body)?;
-        Ok(ModelResponse {
-            text: text(blocks(&answer)?),
-            confidence: None,
-        })
-    }
-
-    fn complete_streamed(
-        &mut self,
-        model_id: &str,
-        options: &ModelOptions,
-        prompt: &str,
-        on_text: &mut dyn FnMut(&str) -> Result<(), String>,
-    ) -> Result<ModelResponse, String> {
-        let body = request(
-            model_id,
-            options,
-            vec![json!({"role": "user", "content": prompt})],
-        );
-        Ok(ModelResponse {
-            text: self.call_streamed(options, body, on_text)?,
-            confidence: None,
-        })
-    }
-
-    fn complete_with_tools(
-        &mut self,
-        model_id: &str,
-        messages: &[ChatMessage],
-        tools: &[ToolSpec],
-    ) -> Result<ModelTurn, String> {
-        self.tool_turn(model_id, &ModelOptions::default(), messages, tools)
-    }
-
-    fn tool_turn(
-        &mut self,
-        model_id: &str,
-        options: &ModelOptions,
-        messages: &[ChatMessage],
-        tools: &[ToolSpec],
-    ) -> Result<ModelTurn, String> {
-        let names = ToolNames::new(tools);
-        let mut body = request(model_id, options, messages_json(messages, &names));
-        let tools = tools
+    fn messages_json(messages: &[ChatMessage], names: &ToolNames) -> Vec<Json> {
+        messages
             .iter()
-            .map(|t| {
-                json!({
-                    "name": names.to_wire(&t.name),
-                    "description": t.description,
-                    "input_schema": wire::schema(t),
-                })
+            .map(|m| match m {
+                ChatMessage::User(text) => json!({"role": "user", "content": text}),
+                ChatMessage::ToolCalls { text, calls } => {
+                    // The text the model wrote before its calls stays in the
+                    // conversation, as the text block it was.
+                    let said = (!text.is_empty()).then(|| json!({"type": "text", "text": text}));
+                    let content: Vec<Json> = said
+                        .into_iter()
+                        .chain(calls.iter().map(|c| {
+                            json!({
+                                "type": "tool_use",
+                                "id": c.id,
+                                "name": names.to_wire(&c.name),
+                                "input": wire::args_to_json(&c.arguments),
+                            })
+                        }))
+                        .collect();
+                    json!({"role": "assistant", "content": content})
+                }
+                ChatMessage::ToolResults(results) => {
+                    let content: Vec<Json> = results
+                        .iter()
+                        .map(|(id, text)| {
+                            json!({"type": "tool_result", "tool_use_id": id, "content": text})
+                        })
+                        .collect();
+                    json!({"role": "user", "content": content})
+                }
             })
-            .collect::<Vec<_>>();
-        wire::set(&mut body, "tools", Json::Array(tools));
-        let answer = self.call(options, body)?;
-        let content = blocks(&answer)?;
+            .collect()
+    }
+
+    fn tool_json(t: &ToolSpec, names: &ToolNames) -> Json {
+        json!({
+            "name": names.to_wire(&t.name),
+            "description": t.description,
+            "input_schema": wire::schema(t),
+        })
+    }
+
+    fn turn(answer: &Json, names: &ToolNames) -> Result<ModelTurn, String> {
+        let content = blocks(answer)?;
         let mut calls = Vec::new();
         // Any tool_use block means the model wants to act first.
         for b in content
@@ -260,11 +147,7 @@ impl ModelProvider for Anthropic {
                 b.get("id").and_then(Json::as_str),
                 b.get("name").and_then(Json::as_str),
             ) else {
-                return Err(wire::malformed(
-                    "the Anthropic",
-                    "tool_use id/name",
-                    &answer,
-                ));
+                return Err(wire::malformed("the Anthropic", "tool_use id/name", answer));
             };
             calls.push(ToolCall {
                 id: id.to_string(),

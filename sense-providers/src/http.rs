@@ -225,15 +225,22 @@ impl Http {
                     return Err(redact(&error, secret));
                 }
                 Attempt::Retry { after, .. } => {
-                    let backoff = self
-                        .settings
-                        .initial_backoff
-                        .saturating_mul(1u32 << attempt.min(16));
-                    std::thread::sleep(after.unwrap_or(backoff).min(self.settings.max_backoff));
+                    self.wait_to_retry(after, attempt);
                     attempt += 1;
                 }
             }
         }
+    }
+
+    /// Waits before retrying after failed attempt number `attempt` (from
+    /// 0): as long as the server asked (`after`), else the initial backoff
+    /// doubled per attempt; never longer than the longest backoff.
+    pub(crate) fn wait_to_retry(&self, after: Option<Duration>, attempt: u32) {
+        let backoff = self
+            .settings
+            .initial_backoff
+            .saturating_mul(1u32 << attempt.min(16));
+        std::thread::sleep(after.unwrap_or(backoff).min(self.settings.max_backoff));
     }
 
     fn attempt(&self, url: &str, headers: &[(&str, &str)], body: &str) -> Attempt {

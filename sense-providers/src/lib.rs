@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod anthropic;
+mod chat;
 mod http;
 pub mod mcp;
 mod mcp_http;

@@ -429,26 +429,7 @@ impl Rpc for StdioServer {
     }
 }
 
-impl ToolServer for StdioServer {
-    fn tools(&self) -> Vec<RemoteTool> {
-        self.tools.clone()
-    }
-
-    fn call_tool(&mut self, name: &str, arguments: &str) -> Result<String, String> {
-        let deadline = Instant::now() + self.settings.call_timeout;
-        mcp_rpc::call_tool(self, name, arguments, deadline)
-    }
-
-    fn close(&mut self) {
-        self.shutdown();
-    }
-}
-
-impl Drop for StdioServer {
-    fn drop(&mut self) {
-        self.shutdown();
-    }
-}
+mcp_rpc::tool_server!(StdioServer);
 
 /// The writer thread: a server that stops reading fills the pipe and
 /// blocks this thread, never the caller (whose reads time out, and whose

@@ -24,7 +24,7 @@ use crate::http::{preview, redact};
 use crate::mcp::McpSettings;
 use crate::mcp_rpc::{self, Answer, Rpc};
 use crate::sse::EventReader;
-use sense_agents::provider::{RemoteTool, ToolServer};
+use sense_agents::provider::RemoteTool;
 use serde_json::{Value as Json, json};
 use std::io::Read;
 use std::time::{Duration, Instant};
@@ -159,7 +159,7 @@ impl HttpServer {
             return Err(self.timed_out(method));
         }
         let token = self.token()?;
-        let mut req = self
+        let req = self
             .agent
             .post(&self.url)
             .config()
@@ -167,15 +167,7 @@ impl HttpServer {
             .build()
             .content_type("application/json")
             .header("Accept", "application/json, text/event-stream");
-        if let Some(s) = &self.session {
-            req = req.header("Mcp-Session-Id", s);
-        }
-        if let Some(v) = &self.protocol {
-            req = req.header("MCP-Protocol-Version", v);
-        }
-        if let Some(t) = &token {
-            req = req.header("Authorization", format!("Bearer {t}"));
-        }
+        let req = self.session_headers(req, token.as_deref());
         let secret = token.as_deref().unwrap_or("");
         let resp = match req.send(msg.to_string()) {
             Ok(r) => r,
@@ -231,15 +223,8 @@ impl HttpServer {
             one => vec![one],
         };
         for m in &batch {
-            match mcp_rpc::answer(m, id) {
-                Answer::Other => {}
-                Answer::Result(r) => return Ok(r),
-                Answer::Error(e) => return Err(Failed::Error(e)),
-                Answer::Malformed => {
-                    return Err(Failed::Protocol(
-                        "an answer has neither result nor error".into(),
-                    ));
-                }
+            if let Some(settled) = settled(m, id) {
+                return settled;
             }
         }
         Err(Failed::Protocol(
@@ -269,15 +254,8 @@ impl HttpServer {
                 }
                 continue;
             }
-            match mcp_rpc::answer(&msg, id) {
-                Answer::Other => {}
-                Answer::Result(r) => return Ok(r),
-                Answer::Error(e) => return Err(Failed::Error(e)),
-                Answer::Malformed => {
-                    return Err(Failed::Protocol(
-                        "an answer has neither result nor error".into(),
-                    ));
-                }
+            if let Some(settled) = settled(&msg, id) {
+                return settled;
             }
         }
         Err(Failed::Io(
@@ -331,23 +309,37 @@ impl HttpServer {
             return;
         }
         self.closed = true;
-        let Some(session) = self.session.take() else {
+        if self.session.is_none() {
             return;
-        };
-        let mut req = self
+        }
+        let token = self.token().ok().flatten();
+        let req = self
             .agent
             .delete(&self.url)
             .config()
             .timeout_global(Some(CLOSE_WAIT))
-            .build()
-            .header("Mcp-Session-Id", &session);
+            .build();
+        let _ = self.session_headers(req, token.as_deref()).call();
+        self.session = None;
+    }
+
+    /// `req` with the session's headers: its id and the protocol version
+    /// once agreed, and the bearer `token` if any.
+    fn session_headers<B>(
+        &self,
+        mut req: ureq::RequestBuilder<B>,
+        token: Option<&str>,
+    ) -> ureq::RequestBuilder<B> {
+        if let Some(s) = &self.session {
+            req = req.header("Mcp-Session-Id", s);
+        }
         if let Some(v) = &self.protocol {
             req = req.header("MCP-Protocol-Version", v);
         }
-        if let Ok(Some(t)) = self.token() {
+        if let Some(t) = token {
             req = req.header("Authorization", format!("Bearer {t}"));
         }
-        let _ = req.call();
+        req
     }
 }
 
@@ -359,6 +351,19 @@ enum Failed {
     Protocol(String),
     /// The server answered with a JSON-RPC error.
     Error(String),
+}
+
+/// What `msg` settles of request `id`: nothing (it answers another), its
+/// result, or why it failed.
+fn settled(msg: &Json, id: i64) -> Option<Result<Json, Failed>> {
+    match mcp_rpc::answer(msg, id) {
+        Answer::Other => None,
+        Answer::Result(r) => Some(Ok(r)),
+        Answer::Error(e) => Some(Err(Failed::Error(e))),
+        Answer::Malformed => Some(Err(Failed::Protocol(
+            "an answer has neither result nor error".into(),
+        ))),
+    }
 }
 
 fn header(resp: &ureq::http::Response<ureq::Body>, name: &str) -> Option<String> {
@@ -410,23 +415,4 @@ impl Rpc for HttpServer {
     }
 }
 
-impl ToolServer for HttpServer {
-    fn tools(&self) -> Vec<RemoteTool> {
-        self.tools.clone()
-    }
-
-    fn call_tool(&mut self, name: &str, arguments: &str) -> Result<String, String> {
-        let deadline = Instant::now() + self.settings.call_timeout;
-        mcp_rpc::call_tool(self, name, arguments, deadline)
-    }
-
-    fn close(&mut self) {
-        self.shutdown();
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        self.shutdown();
-    }
-}
+mcp_rpc::tool_server!(HttpServer);

@@ -172,3 +172,33 @@ fn fmt_secs(d: Duration) -> String {
         format!("{s}")
     }
 }
+
+/// `ToolServer` and `Drop` for a transport's server type, which has the
+/// fields `tools` (listed at connect) and `settings` (`McpSettings`) and a
+/// `shutdown` method that ends the session (called again on drop, so it
+/// must do nothing the second time).
+macro_rules! tool_server {
+    ($server:ty) => {
+        impl sense_agents::provider::ToolServer for $server {
+            fn tools(&self) -> Vec<sense_agents::provider::RemoteTool> {
+                self.tools.clone()
+            }
+
+            fn call_tool(&mut self, name: &str, arguments: &str) -> Result<String, String> {
+                let deadline = std::time::Instant::now() + self.settings.call_timeout;
+                $crate::mcp_rpc::call_tool(self, name, arguments, deadline)
+            }
+
+            fn close(&mut self) {
+                self.shutdown();
+            }
+        }
+
+        impl Drop for $server {
+            fn drop(&mut self) {
+                self.shutdown();
+            }
+        }
+    };
+}
+pub(crate) use tool_server;

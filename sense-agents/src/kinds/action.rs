@@ -9,7 +9,7 @@
 //! `rollback:NAME`). With dry run on, neither body runs.
 
 use crate::{audit, policy};
-use sense_eval::heap::{Heap, ObjRef, ScopeRef, Tracer};
+use sense_eval::heap::{Heap, ObjRef, ScopeRef};
 use sense_eval::kind::{BodyCall, Declaration, ExtCall, ExtFrame, ExtObject, ObjectKind, Render};
 use sense_eval::object::Obj;
 use sense_eval::proto::{DeclInfo, FileId, ProtoId};
@@ -81,16 +81,8 @@ pub struct ActionObj {
     pub commit_env: Option<ScopeRef>,
 }
 
-impl ExtObject for ActionDeclObj {
-    fn kind(&self) -> &'static dyn ObjectKind {
-        &ACTION_DECL
-    }
-    fn trace(&self, t: &mut Tracer) {
-        t.scope(self.env);
-    }
-    fn encode(&self) -> Result<Vec<u8>, String> {
-        sense_eval::kind::to_bytes(self)
-    }
+super::ext_object! {
+    ActionDeclObj => ACTION_DECL, "an action", trace: |d, t| t.scope(d.env);
     fn protos(&self) -> Vec<ProtoId> {
         std::iter::once(self.body).chain(self.rollback).collect()
     }
@@ -100,21 +92,15 @@ impl ExtObject for ActionDeclObj {
     }
 }
 
-impl ExtObject for ActionObj {
-    fn kind(&self) -> &'static dyn ObjectKind {
-        &ACTION
-    }
-    fn trace(&self, t: &mut Tracer) {
-        t.obj(self.decl);
-        for (_, v) in &self.args {
+super::ext_object! {
+    ActionObj => ACTION, "an action", trace: |d, t| {
+        t.obj(d.decl);
+        for (_, v) in &d.args {
             t.value(*v);
         }
-        if let Some(e) = self.commit_env {
+        if let Some(e) = d.commit_env {
             t.scope(e);
         }
-    }
-    fn encode(&self) -> Result<Vec<u8>, String> {
-        sense_eval::kind::to_bytes(self)
     }
 }
 
@@ -136,17 +122,12 @@ const COMMIT: u32 = 0;
 const ROLLBACK: u32 = 1;
 
 fn decl_of(vm: &Vm, obj: ObjRef) -> EvalResult<ActionDeclObj> {
-    vm.ext_ref::<ActionDeclObj>(obj)
-        .cloned()
-        .ok_or_else(|| EvalError::runtime("not an action"))
+    ActionDeclObj::of(vm, obj).cloned()
 }
 
 /// The instance and its declaration.
 fn parts(vm: &Vm, action: ObjRef) -> EvalResult<(ActionObj, ActionDeclObj)> {
-    let a = vm
-        .ext_ref::<ActionObj>(action)
-        .cloned()
-        .ok_or_else(|| EvalError::runtime("not an action"))?;
+    let a = ActionObj::of(vm, action).cloned()?;
     let d = decl_of(vm, a.decl)?;
     Ok((a, d))
 }
@@ -165,25 +146,14 @@ fn policy_error(name: &str, cap: &str) -> EvalError {
 }
 
 impl ObjectKind for ActionDeclKind {
-    fn name(&self) -> &'static str {
-        "action_decl"
-    }
-    fn type_name(&self) -> &'static str {
-        "Action"
-    }
-    fn host_class(&self, _: &Vm, _: ObjRef) -> &'static str {
-        "SenseActionDef"
-    }
+    super::kind_names!(name: "action_decl", type_name: "Action",
+        host_class: "SenseActionDef", named: ActionDeclObj, decodes: ActionDeclObj);
+
     fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
         if let Some(d) = vm.ext_ref::<ActionDeclObj>(obj) {
             out.push_str(&format!("<{} action {}>", d.kind, d.name));
         }
         Ok(())
-    }
-    fn object_name(&self, vm: &Vm, obj: ObjRef) -> String {
-        vm.ext_ref::<ActionDeclObj>(obj)
-            .map(|d| d.name.clone())
-            .unwrap_or_default()
     }
 
     /// Prepares an instance (the body does not run).
@@ -215,24 +185,12 @@ impl ObjectKind for ActionDeclKind {
         );
         Ok(ExtCall::Value(v))
     }
-
-    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
-        Ok(Box::new(sense_eval::kind::from_bytes::<ActionDeclObj>(
-            bytes,
-        )?))
-    }
 }
 
 impl ObjectKind for ActionKind {
-    fn name(&self) -> &'static str {
-        "action"
-    }
-    fn type_name(&self) -> &'static str {
-        "Action"
-    }
-    fn host_class(&self, _: &Vm, _: ObjRef) -> &'static str {
-        "SenseAction"
-    }
+    super::kind_names!(name: "action", type_name: "Action",
+        host_class: "SenseAction", decodes: ActionObj);
+
     fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
         let (a, d) = parts(vm, obj)?;
         out.push_str(&format!(
@@ -274,8 +232,15 @@ impl ObjectKind for ActionKind {
         line: u32,
     ) -> EvalResult<ExtCall> {
         let (inst, decl) = parts(vm, obj)?;
+        let call = Call {
+            obj,
+            inst: &inst,
+            decl: &decl,
+            env,
+            line,
+        };
         match method {
-            "verify" => verify(vm, obj, &inst, &decl, env, line),
+            "verify" => verify(vm, call),
             "approve" => {
                 if !matches!(inst.state, ActionState::Prepared | ActionState::Verified) {
                     return Err(EvalError::runtime(format!(
@@ -289,8 +254,8 @@ impl ObjectKind for ActionKind {
                 }
                 Ok(ExtCall::Value(Value::Obj(obj)))
             }
-            "commit" => commit(vm, obj, &inst, &decl, env, line),
-            "rollback" => rollback(vm, obj, &inst, &decl, env, line),
+            "commit" => commit(vm, call),
+            "rollback" => rollback(vm, call),
             _ => Err(EvalError::runtime("not an action method")),
         }
     }
@@ -322,10 +287,6 @@ impl ObjectKind for ActionKind {
         }
     }
 
-    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
-        Ok(Box::new(sense_eval::kind::from_bytes::<ActionObj>(bytes)?))
-    }
-
     fn validate(&self, obj: &dyn ExtObject, heap: &Heap) -> Result<(), String> {
         let Some(a) = obj.downcast_ref::<ActionObj>() else {
             return Err("not an action".into());
@@ -334,6 +295,35 @@ impl ObjectKind for ActionKind {
             Some(Obj::Ext(e)) if e.downcast_ref::<ActionDeclObj>().is_some() => Ok(()),
             _ => Err("an action refers to something that is not its declaration".into()),
         }
+    }
+}
+
+/// A call of an action's method: the action, its state and declaration,
+/// and where the call was made.
+#[derive(Clone, Copy)]
+struct Call<'a> {
+    obj: ObjRef,
+    inst: &'a ActionObj,
+    decl: &'a ActionDeclObj,
+    env: ScopeRef,
+    line: u32,
+}
+
+impl Call<'_> {
+    /// Runs `proto` (the commit body or the rollback block, `tag`) in
+    /// `scope`, to be told of its outcome.
+    fn run(self, proto: ProtoId, scope: ScopeRef, tag: u32) -> ExtCall {
+        let then = ExtFrame {
+            obj: self.obj,
+            env: self.env,
+            tag,
+            line: self.line,
+        };
+        ExtCall::Body(BodyCall {
+            proto,
+            env: scope,
+            then: Some(then),
+        })
     }
 }
 
@@ -353,14 +343,8 @@ fn deny(
     policy_error(&decl.name, cap)
 }
 
-fn verify(
-    vm: &mut Vm,
-    obj: ObjRef,
-    inst: &ActionObj,
-    decl: &ActionDeclObj,
-    env: ScopeRef,
-    line: u32,
-) -> EvalResult<ExtCall> {
+fn verify(vm: &mut Vm, call: Call<'_>) -> EvalResult<ExtCall> {
+    let (obj, inst, decl, env, line) = (call.obj, call.inst, call.decl, call.env, call.line);
     if inst.state != ActionState::Prepared {
         return Err(EvalError::runtime(format!(
             "cannot verify action '{}' \u{2014} its state is '{}', not 'prepared'",
@@ -386,14 +370,8 @@ fn verify(
     Ok(ExtCall::Value(Value::Obj(obj)))
 }
 
-fn commit(
-    vm: &mut Vm,
-    obj: ObjRef,
-    inst: &ActionObj,
-    decl: &ActionDeclObj,
-    env: ScopeRef,
-    line: u32,
-) -> EvalResult<ExtCall> {
+fn commit(vm: &mut Vm, call: Call<'_>) -> EvalResult<ExtCall> {
+    let (obj, inst, decl, env) = (call.obj, call.inst, call.decl, call.env);
     let name = &decl.name;
     if inst.state != ActionState::Verified {
         return Err(EvalError::runtime(format!(
@@ -434,26 +412,11 @@ fn commit(
     if let Some(a) = vm.ext_mut::<ActionObj>(obj) {
         a.commit_env = Some(scope);
     }
-    Ok(ExtCall::Body(BodyCall {
-        proto: decl.body,
-        env: scope,
-        then: Some(ExtFrame {
-            obj,
-            env,
-            tag: COMMIT,
-            line,
-        }),
-    }))
+    Ok(call.run(decl.body, scope, COMMIT))
 }
 
-fn rollback(
-    vm: &mut Vm,
-    obj: ObjRef,
-    inst: &ActionObj,
-    decl: &ActionDeclObj,
-    env: ScopeRef,
-    line: u32,
-) -> EvalResult<ExtCall> {
+fn rollback(vm: &mut Vm, call: Call<'_>) -> EvalResult<ExtCall> {
+    let (obj, inst, decl, env, line) = (call.obj, call.inst, call.decl, call.env, call.line);
     let name = &decl.name;
     if decl.kind != "reversible" {
         return Err(EvalError::runtime(format!(
@@ -491,16 +454,7 @@ fn rollback(
     };
     let scope = vm.new_scope(commit_env);
     vm.set_scope_label(scope, format!("rollback:{name}"));
-    Ok(ExtCall::Body(BodyCall {
-        proto: block,
-        env: scope,
-        then: Some(ExtFrame {
-            obj,
-            env,
-            tag: ROLLBACK,
-            line,
-        }),
-    }))
+    Ok(call.run(block, scope, ROLLBACK))
 }
 
 /// Dry run (`sense run --dry-run`): commits and rollbacks check

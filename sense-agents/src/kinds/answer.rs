@@ -1,8 +1,8 @@
 //! The `Answer` kind: what a model returns (`answer.value`,
 //! `.confidence`, `.source`), printed `answer<0.50>(text)`.
 
-use sense_eval::heap::{ObjRef, Tracer};
-use sense_eval::kind::{self, ExtObject, ObjectKind, Render};
+use sense_eval::heap::ObjRef;
+use sense_eval::kind::{ObjectKind, Render};
 use sense_eval::{EvalError, EvalResult, Value, Vm};
 
 /// An answer from a model.
@@ -47,31 +47,10 @@ pub(crate) fn answer_of(
     })
 }
 
-impl ExtObject for AnswerObj {
-    fn kind(&self) -> &'static dyn ObjectKind {
-        &ANSWER
-    }
-    fn trace(&self, t: &mut Tracer) {
-        t.value(self.value);
-    }
-    fn encode(&self) -> Result<Vec<u8>, String> {
-        kind::to_bytes(self)
-    }
-}
-
-fn get(vm: &Vm, obj: ObjRef) -> EvalResult<&AnswerObj> {
-    vm.ext_ref::<AnswerObj>(obj)
-        .ok_or_else(|| EvalError::runtime("not an answer"))
-}
+super::ext_object!(AnswerObj => ANSWER, "an answer", trace: |d, t| t.value(d.value));
 
 impl ObjectKind for AnswerKind {
-    fn name(&self) -> &'static str {
-        "answer"
-    }
-
-    fn type_name(&self) -> &'static str {
-        "Answer"
-    }
+    super::kind_names!(name: "answer", type_name: "Answer", decodes: AnswerObj);
 
     /// `answer`, `ANSWER`, … annotate answers too (as in the reference).
     fn matches_annotation(&self, name: &str) -> bool {
@@ -83,7 +62,7 @@ impl ObjectKind for AnswerKind {
     }
 
     fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
-        let a = get(vm, obj)?;
+        let a = AnswerObj::of(vm, obj)?;
         if out.python() {
             // The reference's host repr of an answer differs from print.
             out.push_str("<answer ");
@@ -106,7 +85,7 @@ impl ObjectKind for AnswerKind {
     }
 
     fn member(&self, vm: &mut Vm, obj: ObjRef, name: &str, _line: u32) -> EvalResult<Value> {
-        let a = get(vm, obj)?;
+        let a = AnswerObj::of(vm, obj)?;
         let (value, confidence, source) = (a.value, a.confidence, a.source.clone());
         match name {
             "value" => Ok(value),
@@ -119,7 +98,7 @@ impl ObjectKind for AnswerKind {
     /// Answers are dataclasses in the reference: equal when their value,
     /// confidence and source are (Python tuple equality, identity first).
     fn equal(&self, vm: &Vm, a: ObjRef, b: ObjRef, depth: usize) -> EvalResult<bool> {
-        let (p, q) = (get(vm, a)?, get(vm, b)?);
+        let (p, q) = (AnswerObj::of(vm, a)?, AnswerObj::of(vm, b)?);
         let same_value = match (p.value.obj_ref(), q.value.obj_ref()) {
             (Some(r1), Some(r2)) if r1 == r2 => true,
             _ => vm.host_equal(p.value, q.value, depth + 1)?,
@@ -129,9 +108,5 @@ impl ObjectKind for AnswerKind {
 
     fn annotated_value(&self, vm: &Vm, obj: ObjRef) -> Option<Value> {
         vm.ext_ref::<AnswerObj>(obj).map(|a| a.value)
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
-        Ok(Box::new(kind::from_bytes::<AnswerObj>(bytes)?))
     }
 }

@@ -20,8 +20,8 @@
 
 use crate::usage::{Spent, Usage, format_cost};
 use sense_eval::builtins::{Arity, NativeDef, arg};
-use sense_eval::heap::{ObjRef, ScopeRef, Tracer};
-use sense_eval::kind::{self, ExtObject, ObjectKind, Render};
+use sense_eval::heap::{ObjRef, ScopeRef};
+use sense_eval::kind::{ObjectKind, Render};
 use sense_eval::task::{SuspendCause, TaskStatus};
 use sense_eval::{EvalError, EvalResult, Value, Vm};
 
@@ -69,24 +69,18 @@ pub struct AgentSpend {
     pub pending: Option<PendingCall>,
 }
 
-impl ExtObject for AgentSpend {
-    fn kind(&self) -> &'static dyn ObjectKind {
-        &SPEND_KIND
-    }
-    fn trace(&self, t: &mut Tracer) {
-        if let Some(p) = self.parent {
+super::ext_object! {
+    AgentSpend => SPEND_KIND, trace: |d, t| {
+        if let Some(p) = d.parent {
             t.obj(p);
         }
-        if let Some(c) = &self.pending {
+        if let Some(c) = &d.pending {
             t.obj(c.model);
             t.scope(c.env);
             if let Some(tools) = c.tools {
                 t.value(tools);
             }
         }
-    }
-    fn encode(&self) -> Result<Vec<u8>, String> {
-        kind::to_bytes(self)
     }
 }
 
@@ -97,18 +91,11 @@ pub struct SpendKind;
 pub static SPEND_KIND: SpendKind = SpendKind;
 
 impl ObjectKind for SpendKind {
-    fn name(&self) -> &'static str {
-        "agent_spend"
-    }
-    fn type_name(&self) -> &'static str {
-        "AgentSpend"
-    }
+    super::kind_names!(name: "agent_spend", type_name: "AgentSpend", decodes: AgentSpend);
+
     fn render(&self, _: &Vm, _: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
         out.push_str("<agent spend>");
         Ok(())
-    }
-    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
-        Ok(Box::new(kind::from_bytes::<AgentSpend>(bytes)?))
     }
 }
 
@@ -347,16 +334,11 @@ fn set_from_resume(vm: &mut Vm, agent: ObjRef, value: Value) -> EvalResult<()> {
 
 /// Sets (or, with nil, removes) one of `agent`'s budgets.
 fn set_limit(vm: &mut Vm, agent: ObjRef, which: &str, v: Value) -> EvalResult<()> {
-    let number = match v {
-        Value::Nil => None,
-        Value::Int(i) if i >= 0 => Some(i as f64),
-        Value::Float(f) if f >= 0.0 && f.is_finite() => Some(f),
-        _ => {
-            return Err(EvalError::runtime(format!(
-                "a {which} budget must be a number of at least 0 (or nil for none), got {}",
-                vm.show(v)?
-            )));
-        }
+    let Ok(number) = super::amount(v) else {
+        return Err(EvalError::runtime(format!(
+            "a {which} budget must be a number of at least 0 (or nil for none), got {}",
+            vm.show(v)?
+        )));
     };
     let Some(s) = spend_mut(vm, agent) else {
         return Err(EvalError::runtime("set_budget() expects an Agent"));

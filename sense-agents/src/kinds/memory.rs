@@ -6,7 +6,7 @@
 //! [`crate::memory`]; a host may register its own with
 //! [`Runtime::set_memory_store`](crate::Runtime::set_memory_store)).
 
-use sense_eval::heap::{ObjRef, ScopeRef, Tracer};
+use sense_eval::heap::{ObjRef, ScopeRef};
 use sense_eval::kind::{self, Declaration, ExtObject, ObjectKind, Render};
 use sense_eval::proto::{DeclInfo, FileId};
 use sense_eval::{EvalError, EvalResult, HostValue, Value, Vm};
@@ -101,36 +101,19 @@ pub struct MemoryDecl;
 /// The registered instance.
 pub static MEMORY_DECL: MemoryDecl = MemoryDecl;
 
-impl ExtObject for MemoryObj {
-    fn kind(&self) -> &'static dyn ObjectKind {
-        &MEMORY
-    }
-    fn trace(&self, t: &mut Tracer) {
-        for (_, v) in self.entries.iter() {
+super::ext_object! {
+    MemoryObj => MEMORY, "a memory", trace: |d, t| {
+        for (_, v) in d.entries.iter() {
             t.value(*v);
         }
-    }
-    fn encode(&self) -> Result<Vec<u8>, String> {
-        kind::to_bytes(self)
-    }
+    };
     fn heap_bytes(&self) -> usize {
         self.entries.heap_bytes()
     }
 }
 
-fn get(vm: &Vm, obj: ObjRef) -> EvalResult<&MemoryObj> {
-    vm.ext_ref::<MemoryObj>(obj)
-        .ok_or_else(|| EvalError::runtime("not a memory"))
-}
-
 impl ObjectKind for MemoryKind {
-    fn name(&self) -> &'static str {
-        "memory"
-    }
-
-    fn type_name(&self) -> &'static str {
-        "Memory"
-    }
+    super::kind_names!(name: "memory", type_name: "Memory");
 
     fn host_class(&self, vm: &Vm, obj: ObjRef) -> &'static str {
         match vm.ext_ref::<MemoryObj>(obj) {
@@ -140,7 +123,7 @@ impl ObjectKind for MemoryKind {
     }
 
     fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
-        let m = get(vm, obj)?;
+        let m = MemoryObj::of(vm, obj)?;
         match &m.path {
             Some(path) => out.push_str(&format!("<memory {} (persistent, {path})>", m.name)),
             None => out.push_str(&format!(
@@ -158,7 +141,7 @@ impl ObjectKind for MemoryKind {
     }
 
     fn member(&self, vm: &mut Vm, obj: ObjRef, name: &str, line: u32) -> EvalResult<Value> {
-        let m = get(vm, obj)?;
+        let m = MemoryObj::of(vm, obj)?;
         let (mem_name, kind, path) = (m.name.clone(), m.kind.clone(), m.path.clone());
         let persistent = path.is_some();
         let method = match name {
@@ -268,7 +251,7 @@ pub fn items(vm: &mut Vm, v: Value) -> EvalResult<Option<Vec<(String, Value)>>> 
 /// database is opened if it is not yet).
 pub fn host_entries(vm: &mut Vm, r: ObjRef) -> EvalResult<Vec<(String, HostValue)>> {
     memory(vm, r)?;
-    let m = get(vm, r)?;
+    let m = MemoryObj::of(vm, r)?;
     let Some(db) = &m.db else {
         // One budget for all entries, as for an agents report.
         let values: Vec<Value> = m.entries.iter().map(|(_, v)| *v).collect();
@@ -302,7 +285,7 @@ fn memory(vm: &mut Vm, r: ObjRef) -> EvalResult<&MemoryObj> {
             m.db = Some(db);
         }
     }
-    get(vm, r)
+    MemoryObj::of(vm, r)
 }
 
 fn keys(vm: &mut Vm, r: ObjRef) -> EvalResult<Vec<String>> {

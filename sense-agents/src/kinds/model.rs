@@ -17,7 +17,7 @@ use super::tool_server;
 use crate::provider::{ChatMessage, ModelOptions, ModelProvider, ModelTurn};
 use crate::usage::{Prices, Spent, Usage};
 use sense_eval::builtins::{Arity, NativeDef};
-use sense_eval::heap::{ObjRef, ScopeRef, Tracer};
+use sense_eval::heap::{ObjRef, ScopeRef};
 use sense_eval::kind::{self, Declaration, ExtObject, ObjectKind, Render};
 use sense_eval::proto::{DeclInfo, FileId};
 use sense_eval::{ErrorClass, EvalError, EvalResult, Value, Vm};
@@ -25,7 +25,7 @@ use sense_eval::{ErrorClass, EvalError, EvalResult, Value, Vm};
 const MAX_TOOL_TURNS: usize = 10;
 
 /// A model: the built-in mock, or a provider supplied by the host.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ModelObj {
     /// Its name (renamed by `model NAME = …`).
     pub name: String,
@@ -49,32 +49,21 @@ pub struct ModelObj {
     pub spent: Spent,
 }
 
-/// A model as snapshots before usage and prices stored it.
+/// A model as snapshots before usage and prices stored it: the first
+/// layout's fields, then the scripted tool calls. Postcard writes a
+/// nested struct's fields in place, so these are the bytes of that
+/// layout with every field in order.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct ModelObjV2 {
-    name: String,
-    provider: String,
-    template: String,
-    confidence: Option<f64>,
-    model_id: String,
-    capability: Option<String>,
-    options: ModelOptions,
+    v1: ModelObjV1,
     tool_calls: Vec<ScriptedCall>,
 }
 
 impl From<ModelObjV2> for ModelObj {
     fn from(m: ModelObjV2) -> Self {
         ModelObj {
-            name: m.name,
-            provider: m.provider,
-            template: m.template,
-            confidence: m.confidence,
-            model_id: m.model_id,
-            capability: m.capability,
-            options: m.options,
             tool_calls: m.tool_calls,
-            prices: Prices::default(),
-            spent: Spent::default(),
+            ..ModelObj::from(m.v1)
         }
     }
 }
@@ -102,9 +91,7 @@ impl From<ModelObjV1> for ModelObj {
             model_id: m.model_id,
             capability: m.capability,
             options: m.options,
-            tool_calls: Vec::new(),
-            prices: Prices::default(),
-            spent: Spent::default(),
+            ..ModelObj::default()
         }
     }
 }
@@ -195,40 +182,17 @@ pub fn natives() -> Vec<NativeDef> {
     ]
 }
 
-impl ExtObject for ModelObj {
-    fn kind(&self) -> &'static dyn ObjectKind {
-        &MODEL
-    }
-    fn trace(&self, _: &mut Tracer) {}
-    fn encode(&self) -> Result<Vec<u8>, String> {
-        kind::to_bytes(self)
-    }
-}
+super::ext_object!(ModelObj => MODEL, trace: |_, _| {});
 
 impl ObjectKind for ModelKind {
-    fn name(&self) -> &'static str {
-        "model"
-    }
-
-    fn type_name(&self) -> &'static str {
-        "Model"
-    }
-
-    fn host_class(&self, _: &Vm, _: ObjRef) -> &'static str {
-        "SenseModel"
-    }
+    super::kind_names!(name: "model", type_name: "Model",
+        host_class: "SenseModel", named: ModelObj);
 
     fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
         out.push_str("<model ");
         out.push_str(&self.object_name(vm, obj));
         out.push_str(">");
         Ok(())
-    }
-
-    fn object_name(&self, vm: &Vm, obj: ObjRef) -> String {
-        vm.ext_ref::<ModelObj>(obj)
-            .map(|m| m.name.clone())
-            .unwrap_or_default()
     }
 
     fn member(&self, vm: &mut Vm, obj: ObjRef, name: &str, line: u32) -> EvalResult<Value> {
@@ -318,38 +282,34 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     };
     let labels: Vec<(String, Value)> = vm.labeled_args();
     let option = |name: &str| labels.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
-    let unknown = |allowed: &[&str]| {
+    // Prices are ours, taken with every provider; `supported` is the
+    // reference's list.
+    let refuse_unknown = |who: &str, allowed: &[&str], supported: &str| -> EvalResult<()> {
         let mut bad: Vec<&str> = labels
             .iter()
             .map(|(n, _)| n.as_str())
-            .filter(|n| !allowed.contains(n))
+            .filter(|n| !allowed.contains(n) && !PRICE_OPTIONS.contains(n))
             .collect();
+        if bad.is_empty() {
+            return Ok(());
+        }
         bad.sort_unstable();
         bad.dedup();
-        bad.into_iter().map(String::from).collect::<Vec<_>>()
+        Err(EvalError::runtime(format!(
+            "{who}: unknown option(s) {} -- supported: {supported}",
+            bad.join(", ")
+        )))
     };
     if provider == "mock" {
-        // `tool_calls:` is ours; the message lists the reference's options.
-        let bad = unknown(&[
-            "confidence",
-            "response_template",
-            "tool_calls",
-            "price_in",
-            "price_out",
-            "price_cached",
-        ]);
-        if !bad.is_empty() {
-            return Err(EvalError::runtime(format!(
-                "inference(\"mock\"): unknown option(s) {} -- supported: confidence, response_template",
-                bad.join(", ")
-            )));
-        }
-        let name = match args.get(1) {
-            None => "mock".to_string(),
-            Some(v) => vm.str_of(*v).map(str::to_string).ok_or_else(|| {
-                EvalError::runtime("inference(\"mock\")'s name argument must be a String")
-            })?,
-        };
+        // `tool_calls:` is ours too.
+        let allowed = ["confidence", "response_template", "tool_calls"];
+        refuse_unknown(
+            "inference(\"mock\")",
+            &allowed,
+            "confidence, response_template",
+        )?;
+        let name = string_arg(vm, args.get(1), "inference(\"mock\")'s name argument")?
+            .unwrap_or_else(|| "mock".to_string());
         let tool_calls = match option("tool_calls") {
             None => Vec::new(),
             Some(v) => mock_script::parse(vm, v)?,
@@ -365,27 +325,18 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         };
         let confidence = match option("confidence") {
             None => 0.5,
-            Some(Value::Int(i)) => i as f64,
-            Some(Value::Float(f)) => f,
-            Some(Value::Bool(b)) => b as i64 as f64,
-            Some(_) => {
-                return Err(EvalError::runtime(
-                    "inference(\"mock\")'s confidence option must be a number",
-                ));
-            }
+            Some(v) => number(v).ok_or_else(|| {
+                EvalError::runtime("inference(\"mock\")'s confidence option must be a number")
+            })?,
         };
-        let prices = prices(vm, &labels)?;
         return Ok(vm.alloc_ext(ModelObj {
             name,
             provider,
             template,
             confidence: Some(confidence),
-            model_id: String::new(),
-            capability: None,
-            options: ModelOptions::default(),
             tool_calls,
-            prices,
-            spent: Spent::default(),
+            prices: prices(vm, &labels)?,
+            ..ModelObj::default()
         }));
     }
     let registered = providers(vm).map_err(EvalError::runtime)?;
@@ -406,28 +357,10 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
         )));
     };
     let (capability, default_model) = (entry.capability.clone(), entry.default_model.clone());
-    let model_id = match args.get(1) {
-        None => default_model,
-        Some(v) => vm.str_of(*v).map(str::to_string).ok_or_else(|| {
-            EvalError::runtime("inference()'s model_id argument must be a String")
-        })?,
-    };
-    let bad = unknown(&[
-        "api_key_env",
-        "base_url",
-        "max_tokens",
-        "temperature",
-        "price_in",
-        "price_out",
-        "price_cached",
-    ]);
-    if !bad.is_empty() {
-        return Err(EvalError::runtime(format!(
-            // The reference's list (prices are ours, as `tool_calls:` is the mock's).
-            "inference(): unknown option(s) {} -- supported: api_key_env, base_url, max_tokens, temperature",
-            bad.join(", ")
-        )));
-    }
+    let model_id =
+        string_arg(vm, args.get(1), "inference()'s model_id argument")?.unwrap_or(default_model);
+    let allowed = ["api_key_env", "base_url", "max_tokens", "temperature"];
+    refuse_unknown("inference()", &allowed, &allowed.join(", "))?;
     let string_option = |name: &str| -> EvalResult<Option<String>> {
         match option(name) {
             None => Ok(None),
@@ -453,14 +386,9 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
     }
     options.temperature = match option("temperature") {
         None | Some(Value::Nil) => None,
-        Some(Value::Int(i)) => Some(i as f64),
-        Some(Value::Float(f)) => Some(f),
-        Some(Value::Bool(b)) => Some(b as i64 as f64),
-        Some(_) => {
-            return Err(EvalError::runtime(
-                "inference()'s temperature option must be a number",
-            ));
-        }
+        Some(v) => Some(number(v).ok_or_else(|| {
+            EvalError::runtime("inference()'s temperature option must be a number")
+        })?),
     };
     options.max_tokens = match option("max_tokens") {
         None | Some(Value::Nil) => None,
@@ -472,19 +400,40 @@ fn inference(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             ));
         }
     };
-    let prices = prices(vm, &labels)?;
     Ok(vm.alloc_ext(ModelObj {
         name: model_id.clone(),
         provider,
-        template: String::new(),
-        confidence: None,
         model_id,
         capability,
         options,
-        tool_calls: Vec::new(),
-        prices,
-        spent: Spent::default(),
+        prices: prices(vm, &labels)?,
+        ..ModelObj::default()
     }))
+}
+
+/// The options every `inference(…)` takes: the model's prices.
+const PRICE_OPTIONS: [&str; 3] = ["price_in", "price_out", "price_cached"];
+
+/// A number option's value (an Int or a Bool counts as one, as in the
+/// reference).
+fn number(v: Value) -> Option<f64> {
+    match v {
+        Value::Int(i) => Some(i as f64),
+        Value::Float(f) => Some(f),
+        Value::Bool(b) => Some(b as i64 as f64),
+        _ => None,
+    }
+}
+
+/// The String argument `v`, if given; `what` names it in the error.
+fn string_arg(vm: &Vm, v: Option<&Value>, what: &str) -> EvalResult<Option<String>> {
+    match v {
+        None => Ok(None),
+        Some(v) => vm
+            .str_of(*v)
+            .map(|s| Some(s.to_string()))
+            .ok_or_else(|| EvalError::runtime(format!("{what} must be a String"))),
+    }
 }
 
 /// `price_in:`, `price_out:`, `price_cached:` of `inference(…)`: numbers
@@ -498,17 +447,12 @@ fn prices(vm: &Vm, labels: &[(String, Value)]) -> EvalResult<Prices> {
             "price_cached" => &mut p.cached,
             _ => continue,
         };
-        *slot = match *v {
-            Value::Nil => None,
-            Value::Int(i) if i >= 0 => Some(i as f64),
-            Value::Float(f) if f >= 0.0 && f.is_finite() => Some(f),
-            other => {
-                return Err(EvalError::runtime(format!(
-                    "inference()'s {name} option must be a number of at least 0 (per million tokens), got {}",
-                    vm.type_name(other)
-                )));
-            }
-        };
+        *slot = super::amount(*v).map_err(|other| {
+            EvalError::runtime(format!(
+                "inference()'s {name} option must be a number of at least 0 (per million tokens), got {}",
+                vm.type_name(other)
+            ))
+        })?;
     }
     Ok(p)
 }
@@ -601,29 +545,47 @@ fn ask_model(
     env: ScopeRef,
     line: u32,
 ) -> EvalResult<Value> {
+    let (_, call) = checked_call(vm, model_v, prompt, env, line, "ask")?;
+    request_annotated(vm, call)
+}
+
+/// The call `what` (`ask`, `ask_with_tools`) makes of `model_v` with
+/// `prompt`, once both are what it takes and the caller may use the
+/// model; with the model's data.
+fn checked_call(
+    vm: &mut Vm,
+    model_v: Value,
+    prompt: Value,
+    env: ScopeRef,
+    line: u32,
+    what: &str,
+) -> EvalResult<(ModelObj, PendingCall)> {
     let (Value::Obj(model), Some(m)) = (model_v, model(vm, model_v)) else {
-        return Err(EvalError::runtime("ask() needs a Model"));
+        return Err(EvalError::runtime(format!("{what}() needs a Model")));
     };
     let Some(text) = vm.str_of(prompt).map(str::to_string) else {
         return Err(EvalError::runtime(format!(
-            "ask() expects a String prompt, got {}",
+            "{what}() expects a String prompt, got {}",
             vm.type_name(prompt)
         )));
     };
     check_capability(vm, &m, env)?;
-    // `x: Answer<Map> = ask(…)`: the model is asked for that JSON value.
-    let annotation = structured::wanted(vm).and(vm.result_annotation().map(str::to_string));
-    request(
-        vm,
-        PendingCall {
-            model,
-            prompt: text,
-            env,
-            line,
-            annotation,
-            tools: None,
-        },
-    )
+    let call = PendingCall {
+        model,
+        prompt: text,
+        env,
+        line,
+        annotation: None,
+        tools: None,
+    };
+    Ok((m, call))
+}
+
+/// [`request`], asking for the JSON value of the result's annotation
+/// when the program wants one (`x: Answer<Map> = ask(…)`).
+fn request_annotated(vm: &mut Vm, mut call: PendingCall) -> EvalResult<Value> {
+    call.annotation = structured::wanted(vm).and(vm.result_annotation().map(str::to_string));
+    request(vm, call)
 }
 
 /// Makes a model call from the running code, or, when the agent making
@@ -790,28 +752,9 @@ fn ask_with_tools(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             vm.type_name(tools)
         )));
     }
-    let (Value::Obj(model), Some(m)) = (model_v, model(vm, model_v)) else {
-        return Err(EvalError::runtime("ask_with_tools() needs a Model"));
-    };
-    let Some(text) = vm.str_of(prompt).map(str::to_string) else {
-        return Err(EvalError::runtime(format!(
-            "ask_with_tools() expects a String prompt, got {}",
-            vm.type_name(prompt)
-        )));
-    };
-    check_capability(vm, &m, env)?;
-    let annotation = structured::wanted(vm).and(vm.result_annotation().map(str::to_string));
-    request(
-        vm,
-        PendingCall {
-            model,
-            prompt: text,
-            env,
-            line,
-            annotation,
-            tools: Some(tools),
-        },
-    )
+    let (_, mut call) = checked_call(vm, model_v, prompt, env, line, "ask_with_tools")?;
+    call.tools = Some(tools);
+    request_annotated(vm, call)
 }
 
 /// The conversation of `ask_with_tools`: the budget is checked once,
@@ -1052,6 +995,33 @@ fn mock_format(template: &str, prompt: &str, results: Option<&str>) -> Result<St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bytes written by the second layout (its fields flat, as a tuple
+    /// writes them) decode with their scripted tool calls.
+    #[test]
+    fn models_of_second_layout_snapshots_keep_their_tool_calls() {
+        let call = ScriptedCall {
+            name: "t".into(),
+            arguments: "{}".into(),
+        };
+        let flat = (
+            "m",
+            "mock",
+            "{prompt}",
+            Some(0.5),
+            "",
+            None::<String>,
+            ModelOptions::default(),
+            vec![call.clone()],
+        );
+        let decoded = MODEL.decode(&kind::to_bytes(&flat).unwrap()).unwrap();
+        let m = (decoded.as_ref() as &dyn std::any::Any)
+            .downcast_ref::<ModelObj>()
+            .unwrap();
+        assert_eq!((m.name.as_str(), m.template.as_str()), ("m", "{prompt}"));
+        assert_eq!(m.tool_calls, vec![call]);
+        assert_eq!(m.spent, Spent::default());
+    }
 
     #[test]
     fn models_of_older_snapshots_still_decode() {

@@ -3,8 +3,8 @@
 
 use super::model_tools::tool_spec;
 use sense_eval::builtins::{Arity, NativeDef};
-use sense_eval::heap::{Heap, ObjRef, Tracer};
-use sense_eval::kind::{self, ExtObject, ObjectKind, Render};
+use sense_eval::heap::{Heap, ObjRef};
+use sense_eval::kind::{ExtObject, ObjectKind, Render};
 use sense_eval::object::Obj;
 use sense_eval::{EvalError, EvalResult, Value, Vm};
 
@@ -30,45 +30,21 @@ pub fn natives() -> Vec<NativeDef> {
     vec![NativeDef::new("skill", Arity::Exact(3), make_skill)]
 }
 
-impl ExtObject for SkillObj {
-    fn kind(&self) -> &'static dyn ObjectKind {
-        &SKILL
-    }
-    fn trace(&self, t: &mut Tracer) {
-        t.value(self.tools);
-    }
-    fn encode(&self) -> Result<Vec<u8>, String> {
-        kind::to_bytes(self)
-    }
-}
-
-fn get(vm: &Vm, obj: ObjRef) -> EvalResult<&SkillObj> {
-    vm.ext_ref::<SkillObj>(obj)
-        .ok_or_else(|| EvalError::runtime("not a skill"))
-}
+super::ext_object!(SkillObj => SKILL, "a skill", trace: |d, t| t.value(d.tools));
 
 impl ObjectKind for SkillKind {
-    fn name(&self) -> &'static str {
-        "skill"
-    }
-
-    fn type_name(&self) -> &'static str {
-        "Skill"
-    }
-
-    fn host_class(&self, _: &Vm, _: ObjRef) -> &'static str {
-        "SenseSkill"
-    }
+    super::kind_names!(name: "skill", type_name: "Skill",
+        host_class: "SenseSkill", decodes: SkillObj);
 
     fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
-        let k = get(vm, obj)?;
+        let k = SkillObj::of(vm, obj)?;
         let n = vm.array_of(k.tools).map_or(0, Vec::len);
         out.push_str(&format!("<skill {} ({n} tools)>", k.name));
         Ok(())
     }
 
     fn member(&self, vm: &mut Vm, obj: ObjRef, name: &str, _line: u32) -> EvalResult<Value> {
-        let k = get(vm, obj)?;
+        let k = SkillObj::of(vm, obj)?;
         let (sk_name, desc, tools) = (k.name.clone(), k.description.clone(), k.tools);
         match name {
             "name" => vm.new_str(sk_name),
@@ -78,10 +54,6 @@ impl ObjectKind for SkillKind {
                 "skill '{sk_name}' has no member '{name}'"
             ))),
         }
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
-        Ok(Box::new(kind::from_bytes::<SkillObj>(bytes)?))
     }
 
     fn validate(&self, obj: &dyn ExtObject, heap: &Heap) -> Result<(), String> {

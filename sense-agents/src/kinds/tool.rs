@@ -5,8 +5,8 @@
 //! as a task and returns its future.
 
 use crate::{audit, policy};
-use sense_eval::heap::{ObjRef, ScopeRef, Tracer};
-use sense_eval::kind::{BodyCall, Declaration, ExtCall, ExtObject, ObjectKind, Render};
+use sense_eval::heap::{ObjRef, ScopeRef};
+use sense_eval::kind::{BodyCall, Declaration, ExtCall, ObjectKind, Render};
 use sense_eval::proto::{DeclInfo, FileId, ProtoId};
 use sense_eval::{ErrorClass, EvalError, EvalResult, Value, Vm};
 
@@ -27,16 +27,8 @@ pub struct ToolObj {
     pub is_async: bool,
 }
 
-impl ExtObject for ToolObj {
-    fn kind(&self) -> &'static dyn ObjectKind {
-        &TOOL
-    }
-    fn trace(&self, t: &mut Tracer) {
-        t.scope(self.env);
-    }
-    fn encode(&self) -> Result<Vec<u8>, String> {
-        sense_eval::kind::to_bytes(self)
-    }
+super::ext_object! {
+    ToolObj => TOOL, "a tool", trace: |d, t| t.scope(d.env);
     fn protos(&self) -> Vec<ProtoId> {
         vec![self.proto]
     }
@@ -76,31 +68,18 @@ pub struct ToolKind;
 pub static TOOL: ToolKind = ToolKind;
 
 fn data(vm: &Vm, obj: ObjRef) -> EvalResult<ToolObj> {
-    vm.ext_ref::<ToolObj>(obj)
-        .cloned()
-        .ok_or_else(|| EvalError::runtime("not a tool"))
+    ToolObj::of(vm, obj).cloned()
 }
 
 impl ObjectKind for ToolKind {
-    fn name(&self) -> &'static str {
-        "tool"
-    }
-    fn type_name(&self) -> &'static str {
-        "Tool"
-    }
-    fn host_class(&self, _: &Vm, _: ObjRef) -> &'static str {
-        "SenseToolDef"
-    }
+    super::kind_names!(name: "tool", type_name: "Tool",
+        host_class: "SenseToolDef", named: ToolObj, decodes: ToolObj);
+
     fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
         out.push_str("<tool ");
         out.push_str(&self.object_name(vm, obj));
         out.push_str(">");
         Ok(())
-    }
-    fn object_name(&self, vm: &Vm, obj: ObjRef) -> String {
-        vm.ext_ref::<ToolObj>(obj)
-            .map(|t| t.name.clone())
-            .unwrap_or_default()
     }
 
     /// Calls the tool (the book: policy.md "Tools"): arity, the caller's capability,
@@ -161,10 +140,6 @@ impl ObjectKind for ToolKind {
             env: scope,
             then: None,
         }))
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
-        Ok(Box::new(sense_eval::kind::from_bytes::<ToolObj>(bytes)?))
     }
 }
 

@@ -7,7 +7,7 @@
 
 use crate::provider::{ToolCall, ToolServer, ToolServerConnector};
 use sense_eval::builtins::{Arity, NativeDef};
-use sense_eval::heap::{Heap, ObjRef, ScopeRef, Tracer};
+use sense_eval::heap::{Heap, ObjRef, ScopeRef};
 use sense_eval::kind::{self, ExtObject, ObjectKind, Render};
 use sense_eval::object::Obj;
 use sense_eval::{ErrorClass, EvalError, EvalResult, Value, Vm};
@@ -123,61 +123,28 @@ pub fn natives() -> Vec<NativeDef> {
     vec![NativeDef::new("connect_mcp", Arity::Variadic, connect_mcp).with_labels()]
 }
 
-impl ExtObject for McpServerObj {
-    fn kind(&self) -> &'static dyn ObjectKind {
-        &MCP_SERVER
-    }
-    fn trace(&self, t: &mut Tracer) {
-        t.value(self.tools);
-    }
-    fn encode(&self) -> Result<Vec<u8>, String> {
-        kind::to_bytes(self)
-    }
-}
+super::ext_object!(McpServerObj => MCP_SERVER, "an MCP server", trace: |d, t| t.value(d.tools));
 
-impl ExtObject for McpToolObj {
-    fn kind(&self) -> &'static dyn ObjectKind {
-        &MCP_TOOL
-    }
-    fn trace(&self, t: &mut Tracer) {
-        t.obj(self.server);
-    }
-    fn encode(&self) -> Result<Vec<u8>, String> {
-        kind::to_bytes(self)
-    }
-}
-
-fn server(vm: &Vm, obj: ObjRef) -> EvalResult<&McpServerObj> {
-    vm.ext_ref::<McpServerObj>(obj)
-        .ok_or_else(|| EvalError::runtime("not an MCP server"))
-}
+super::ext_object!(McpToolObj => MCP_TOOL, "an MCP tool", trace: |d, t| t.obj(d.server));
 
 impl ObjectKind for McpServerKind {
-    fn name(&self) -> &'static str {
-        "mcp_server"
-    }
-
-    fn type_name(&self) -> &'static str {
-        "McpServer"
-    }
-
-    fn host_class(&self, _: &Vm, _: ObjRef) -> &'static str {
-        "SenseMcpServer"
-    }
+    super::kind_names!(name: "mcp_server", type_name: "McpServer", host_class: "SenseMcpServer");
 
     fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
-        let x = server(vm, obj)?;
+        let x = McpServerObj::of(vm, obj)?;
         let n = vm.array_of(x.tools).map_or(0, Vec::len);
         out.push_str(&format!("<mcp server {} ({n} tools)>", x.name));
         Ok(())
     }
 
     fn object_name(&self, vm: &Vm, obj: ObjRef) -> String {
-        server(vm, obj).map(|x| x.name.clone()).unwrap_or_default()
+        McpServerObj::of(vm, obj)
+            .map(|x| x.name.clone())
+            .unwrap_or_default()
     }
 
     fn member(&self, vm: &mut Vm, obj: ObjRef, name: &str, line: u32) -> EvalResult<Value> {
-        let x = server(vm, obj)?;
+        let x = McpServerObj::of(vm, obj)?;
         let (server, tools) = (x.name.clone(), x.tools);
         match name {
             "name" => vm.new_str(server),
@@ -234,31 +201,16 @@ impl ObjectKind for McpServerKind {
 }
 
 impl ObjectKind for McpToolKind {
-    fn name(&self) -> &'static str {
-        "mcp_tool"
-    }
-
-    fn type_name(&self) -> &'static str {
-        "Tool"
-    }
-
-    fn host_class(&self, _: &Vm, _: ObjRef) -> &'static str {
-        "McpTool"
-    }
+    super::kind_names!(name: "mcp_tool", type_name: "Tool",
+        host_class: "McpTool", decodes: McpToolObj);
 
     fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
-        let t = vm
-            .ext_ref::<McpToolObj>(obj)
-            .ok_or_else(|| EvalError::runtime("not an MCP tool"))?;
+        let t = McpToolObj::of(vm, obj)?;
         let server = vm
             .ext_ref::<McpServerObj>(t.server)
             .map_or("", |x| x.name.as_str());
         out.push_str(&format!("<mcp tool {server}.{}>", t.name));
         Ok(())
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
-        Ok(Box::new(kind::from_bytes::<McpToolObj>(bytes)?))
     }
 
     fn validate(&self, obj: &dyn ExtObject, heap: &Heap) -> Result<(), String> {
@@ -278,16 +230,7 @@ const LABELS: [&str; 3] = ["capability", "token_env", "url"];
 /// remote server (Streamable HTTP); `capability:` may label the fourth
 /// argument of the first form too.
 fn connect_mcp(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    let labels = vm.labeled_args();
-    if labels.iter().any(|(n, _)| !LABELS.contains(&n.as_str())) {
-        // The reference's words for a label it does not take (it takes
-        // none): every label given, in order.
-        let given: Vec<&str> = labels.iter().map(|(n, _)| n.as_str()).collect();
-        return Err(EvalError::runtime(format!(
-            "'connect_mcp' does not accept labeled arguments ({})",
-            given.join(", ")
-        )));
-    }
+    let labels = super::labeled_args(vm, "connect_mcp", &LABELS)?;
     let label = |name: &str| labels.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
     let label_str = |vm: &Vm, name: &str| -> EvalResult<Option<String>> {
         match label(name) {

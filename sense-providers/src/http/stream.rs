@@ -42,11 +42,7 @@ impl Http {
                     return Err(redact(&error, secret));
                 }
                 Err(Attempt::Retry { after, .. }) => {
-                    let backoff = self
-                        .settings
-                        .initial_backoff
-                        .saturating_mul(1u32 << attempt.min(16));
-                    std::thread::sleep(after.unwrap_or(backoff).min(self.settings.max_backoff));
+                    self.wait_to_retry(after, attempt);
                     attempt += 1;
                 }
                 Err(Attempt::Fatal(e)) => return Err(redact(&e, secret)),

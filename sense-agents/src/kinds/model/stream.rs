@@ -15,7 +15,7 @@
 //! stream of the running instance).
 
 use super::structured;
-use super::{ModelObj, check_capability, finish_answer, mock_format, model, with_provider_vm};
+use super::{ModelObj, finish_answer, mock_format, with_provider_vm};
 use sense_eval::heap::ScopeRef;
 use sense_eval::task::PauseFlag;
 use sense_eval::{EvalError, EvalResult, Value, Vm};
@@ -64,16 +64,7 @@ const LABELS: [&str; 1] = ["on_text"];
 /// `on_text:` of the `ask` being called, if given (checked first, as
 /// labels are read before anything else runs).
 pub(super) fn on_text_label(vm: &Vm) -> EvalResult<Option<Value>> {
-    let labels = vm.labeled_args();
-    if labels.iter().any(|(n, _)| !LABELS.contains(&n.as_str())) {
-        // The reference's words for a label it does not take (it takes
-        // none): every label given, in order.
-        let given: Vec<&str> = labels.iter().map(|(n, _)| n.as_str()).collect();
-        return Err(EvalError::runtime(format!(
-            "'ask' does not accept labeled arguments ({})",
-            given.join(", ")
-        )));
-    }
+    let labels = crate::kinds::labeled_args(vm, "ask", &LABELS)?;
     Ok(labels
         .into_iter()
         .find(|(n, _)| n == "on_text")
@@ -91,16 +82,7 @@ pub(super) fn ask_streamed(
     env: ScopeRef,
     line: u32,
 ) -> EvalResult<Value> {
-    let Some(m) = model(vm, model_v) else {
-        return Err(EvalError::runtime("ask() needs a Model"));
-    };
-    let Some(text) = vm.str_of(prompt).map(str::to_string) else {
-        return Err(EvalError::runtime(format!(
-            "ask() expects a String prompt, got {}",
-            vm.type_name(prompt)
-        )));
-    };
-    check_capability(vm, &m, env)?;
+    let (m, call) = super::checked_call(vm, model_v, prompt, env, line, "ask")?;
     if structured::wanted(vm).is_some() {
         return Err(EvalError::runtime(
             "ask()'s on_text: streams text, not a structured answer (x: Answer<T> = ask(…)) \
@@ -112,18 +94,10 @@ pub(super) fn ask_streamed(
     if let Some(a) = vm.running_lexical_task()
         && !super::budget::in_tool_run(vm)
         && super::budget::over_budget(vm, a).is_some()
-        && let Value::Obj(model) = model_v
     {
-        let call = super::PendingCall {
-            model,
-            prompt: text,
-            env,
-            line,
-            annotation: None,
-            tools: None,
-        };
         return super::request(vm, call);
     }
+    let (model, text) = (call.model, call.prompt);
     let mut held = Held::new(vm, &m.name);
     let mut failure: Option<EvalError> = None;
     let result = if m.provider == "mock" {
@@ -147,10 +121,8 @@ pub(super) fn ask_streamed(
         (_, Some(e)) => return Err(e),
         (r, None) => r?,
     };
-    if let Value::Obj(model) = model_v {
-        let agent = vm.running_lexical_task();
-        super::count(vm, model, agent, &usage);
-    }
+    let agent = vm.running_lexical_task();
+    super::count(vm, model, agent, &usage);
     if m.capability.is_some() {
         crate::audit::record_model_call(vm, &m.name, usage, line, env);
     }
