@@ -21,18 +21,14 @@ use serde_json::{Value as Json, json};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{answer, echo_model, sense, tool_call};
+use support::{
+    answer, check_everything_echo, configured, resume_adding, run_program, sense, tool_call,
+};
 
 const KEY: &str = "sk-test-mcp-0123456789";
 
 /// What `.ci/setup.d/30-mcp.sh` installs, for the skip lines.
 const MCP_HINT: &str = "source .ci/setup.d/30-mcp.sh (npm @modelcontextprotocol/server-everything)";
-
-fn configured(var: &str) -> Option<String> {
-    std::env::var(var)
-        .ok()
-        .filter(|v| !v.is_empty() && std::path::Path::new(v).exists())
-}
 
 /// A server process ended (its whole group) when dropped.
 struct Server {
@@ -191,56 +187,20 @@ fn run_with(
     model: Option<&Loopback>,
     extra: &[(&str, &str)],
 ) -> (String, String, bool) {
-    let file = program(name, source);
-    let base = model.map(|s| format!("{}/v1", s.url)).unwrap_or_default();
-    let mut env = vec![
-        ("OPENAI_API_KEY", KEY),
-        ("OPENAI_BASE_URL", base.as_str()),
-        ("SENSE_MCP_TIMEOUT", "20"),
-    ];
+    let mut env = vec![("SENSE_MCP_TIMEOUT", "20")];
     env.extend_from_slice(extra);
-    let out = sense(&["run", file.to_str().expect("utf-8 path")], &env);
-    (text(&out.stdout), text(&out.stderr), out.status.success())
+    run_program(source, name, model, KEY, &env)
 }
 
 fn everything_over_http_through_ask_with_tools() {
     let server = everything_on(free_port());
-    let model = echo_model("over http");
-    let source = format!(
-        r#"s = connect_mcp("everything", url: {url:?}, capability: "tools.remote")
-print(s)
-echo = nil
-for t in s.tools:
-    if str(t) == "<mcp tool everything.echo>":
-        echo = t
-print(echo)
-model gpt = inference("openai")
-set delegation = gpt
-print(ask_with_tools("Echo 'over http'", [echo]).value)
-print(audit_log())
-s.close()
-"#,
-        url = server.url
+    let connect = format!(
+        "connect_mcp(\"everything\", url: {:?}, capability: \"tools.remote\")",
+        server.url
     );
-    let (out, err, ok) = run(&source, "remote_echo", Some(&model));
-    assert!(ok, "stderr: {err}");
-    let lines: Vec<&str> = out.lines().collect();
-    assert!(lines[0].starts_with("<mcp server everything ("), "{out}");
-    assert_eq!(lines[1], "<mcp tool everything.echo>");
-    assert_eq!(lines[2], "The server said: Echo: over http");
-    assert_eq!(
-        lines[3],
-        "[[line 10] tool 'everything.echo' -> called, [line 10] model 'gpt' -> called]"
-    );
-    let seen = model.seen();
-    assert_eq!(
-        seen[0].body["tools"][0]["function"]["description"],
-        "Echoes back the input string"
-    );
-    assert_eq!(
-        seen[1].body["messages"][2],
-        json!({"role": "tool", "tool_call_id": "call_e1", "content": "Echo: over http"})
-    );
+    check_everything_echo(&connect, "over http", |source, model| {
+        run(source, "remote_echo", Some(model))
+    });
 }
 
 /// A call of `tool` on a connection whose call timeout is 2 s fails with
@@ -327,22 +287,8 @@ fn everything_over_http_reconnects_after_resume() {
     assert_eq!(text(&out.stdout), "paused: connected to everything\n");
     first.stop();
     let _second = everything_on(port);
-    let model = Loopback::start(vec![
-        Reply::json(
-            200,
-            tool_call("c1", "everything__get-sum", json!({"a": 40, "b": 2})),
-        ),
-        Reply::json(200, answer("42")),
-    ]);
-    let base = format!("{}/v1", model.url);
-    let out = sense(
-        &["resume", s, "\"40 and 2\""],
-        &[("OPENAI_API_KEY", KEY), ("OPENAI_BASE_URL", &base)],
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "42\ncompleted\n");
     assert_eq!(
-        model.seen()[1].body["messages"][2]["content"],
+        resume_adding(s, "everything__get-sum", KEY),
         "The sum of 40 and 2 is 42."
     );
     let _ = std::fs::remove_file(&state);

@@ -13,20 +13,15 @@ use sense_testkit::toolchain::{self, Tool};
 use sense_testkit::trials::Trial;
 use serde_json::json;
 use std::time::{Duration, Instant};
-use support::{answer, echo_model, sense, tool_call};
+use support::{
+    answer, check_everything_echo, configured, resume_adding, run_program, sense, tool_call,
+};
 
 const KEY: &str = "sk-test-mcp-0123456789";
 
 /// What `.ci/setup.d/30-mcp.sh` installs, for the skip lines.
 const MCP_HINT: &str =
     "source .ci/setup.d/30-mcp.sh (npm @modelcontextprotocol/server-everything, PyPI mcp)";
-
-/// The path in `var`, if it is set and exists.
-fn configured(var: &str) -> Option<String> {
-    std::env::var(var)
-        .ok()
-        .filter(|v| !v.is_empty() && std::path::Path::new(v).exists())
-}
 
 /// The path in `var` for a test its gate let through (a clear failure
 /// when run by hand with `--include-ignored` without it).
@@ -49,12 +44,7 @@ fn run(
     server: Option<&Loopback>,
     extra: &[(&str, &str)],
 ) -> (String, String, bool) {
-    let file = program(name, source);
-    let base = server.map(|s| format!("{}/v1", s.url)).unwrap_or_default();
-    let mut env: Vec<(&str, &str)> = vec![("OPENAI_API_KEY", KEY), ("OPENAI_BASE_URL", &base)];
-    env.extend_from_slice(extra);
-    let out = sense(&["run", file.to_str().expect("utf-8 path")], &env);
-    (text(&out.stdout), text(&out.stderr), out.status.success())
+    run_program(source, name, server, KEY, extra)
 }
 
 /// Sense source for a string literal.
@@ -64,48 +54,10 @@ fn lit(s: &str) -> String {
 
 fn everything_server_echo_through_ask_with_tools() {
     let cmd = installed("SENSE_MCP_EVERYTHING");
-    let model = echo_model("hi there");
-    let source = format!(
-        r#"s = connect_mcp("everything", {cmd}, ["stdio"])
-print(s)
-print(s.name, type_of(s), type_of(s.tools[0]))
-echo = nil
-for t in s.tools:
-    if str(t) == "<mcp tool everything.echo>":
-        echo = t
-print(echo)
-model gpt = inference("openai")
-set delegation = gpt
-print(ask_with_tools("Echo 'hi there'", [echo]).value)
-print(audit_log())
-s.close()
-"#,
-        cmd = lit(&cmd)
-    );
-    let (out, err, ok) = run(&source, "everything_echo", Some(&model), &[]);
-    assert!(ok, "stderr: {err}");
-    let lines: Vec<&str> = out.lines().collect();
-    assert!(lines[0].starts_with("<mcp server everything ("), "{out}");
-    assert_eq!(lines[1], "everything McpServer Tool");
-    assert_eq!(lines[2], "<mcp tool everything.echo>");
-    assert_eq!(lines[3], "The server said: Echo: hi there");
-    assert_eq!(
-        lines[4],
-        "[[line 11] tool 'everything.echo' -> called, [line 11] model 'gpt' -> called]"
-    );
-    let seen = model.seen();
-    assert_eq!(seen.len(), 2);
-    let tool = &seen[0].body["tools"][0]["function"];
-    assert_eq!(tool["name"], "everything__echo");
-    assert_eq!(tool["description"], "Echoes back the input string");
-    assert_eq!(
-        tool["parameters"]["properties"]["message"]["type"],
-        "string"
-    );
-    assert_eq!(
-        seen[1].body["messages"][2],
-        json!({"role": "tool", "tool_call_id": "call_e1", "content": "Echo: hi there"})
-    );
+    let connect = format!("connect_mcp(\"everything\", {}, [\"stdio\"])", lit(&cmd));
+    check_everything_echo(&connect, "hi there", |source, model| {
+        run(source, "everything_echo", Some(model), &[])
+    });
 }
 
 fn python_server_capability_errors_and_skills() {
@@ -365,18 +317,7 @@ fn mcp_server_reconnects_after_resume() {
         "paused: connected to <mcp server py (4 tools)>\n"
     );
 
-    let model = Loopback::start(vec![
-        Reply::json(200, tool_call("c1", "py__add", json!({"a": 40, "b": 2}))),
-        Reply::json(200, answer("42")),
-    ]);
-    let base = format!("{}/v1", model.url);
-    let out = sense(
-        &["resume", s, "\"40 and 2\""],
-        &[("OPENAI_API_KEY", KEY), ("OPENAI_BASE_URL", &base)],
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "42\ncompleted\n");
-    assert_eq!(model.seen()[1].body["messages"][2]["content"], "42");
+    assert_eq!(resume_adding(s, "py__add", KEY), "42");
     let _ = std::fs::remove_file(&state);
 }
 

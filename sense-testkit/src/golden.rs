@@ -32,6 +32,22 @@ struct Case {
     stdin: PathBuf,
 }
 
+impl Case {
+    /// A script whose expected files (`STEM.out`, `.err`, `.status`, `.in`)
+    /// are in `dir` rather than beside it.
+    fn expected_in(script: PathBuf, dir: &Path) -> Case {
+        let stem = script.file_stem().unwrap_or_default().to_string_lossy();
+        let expected = |ext: &str| dir.join(format!("{stem}.{ext}"));
+        Case {
+            expected_out: expected("out"),
+            expected_err: expected("err"),
+            expected_status: expected("status"),
+            stdin: expected("in"),
+            script,
+        }
+    }
+}
+
 fn run_case(sense: &Path, root: &Path, case: &Case, gc_stress: bool) -> Result<(), Failed> {
     let relative = |p: &Path| relative(root, p);
     let rel = relative(&case.script);
@@ -139,35 +155,13 @@ pub fn run_suite(sense: &Path, root: &Path, gc_stress: bool) -> ! {
         });
     }
     for s in sense_scripts(&root.join("examples")) {
-        let stem = s
-            .file_stem()
-            .map(|x| x.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let dir = root.join("tests/examples");
-        cases.push(Case {
-            expected_out: dir.join(format!("{stem}.out")),
-            expected_err: dir.join(format!("{stem}.err")),
-            expected_status: dir.join(format!("{stem}.status")),
-            stdin: dir.join(format!("{stem}.in")),
-            script: s,
-        });
+        cases.push(Case::expected_in(s, &root.join("tests/examples")));
     }
     // The benchmark workloads run too (not under GC stress: too slow), so
     // they cannot rot; their expected output is in tests/bench-data/.
     if !gc_stress {
         for s in sense_scripts(&root.join("benches/data")) {
-            let stem = s
-                .file_stem()
-                .map(|x| x.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let dir = root.join("tests/bench-data");
-            cases.push(Case {
-                expected_out: dir.join(format!("{stem}.out")),
-                expected_err: dir.join(format!("{stem}.err")),
-                expected_status: dir.join(format!("{stem}.status")),
-                stdin: dir.join(format!("{stem}.in")),
-                script: s,
-            });
+            cases.push(Case::expected_in(s, &root.join("tests/bench-data")));
         }
     }
     let trials = cases

@@ -4,10 +4,8 @@
 //! `cyclic_values`), which pass `env!("CARGO_BIN_EXE_sense")` and their
 //! crate directory.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use crate::announced::spawn_announced;
+use std::process::{Child, Command};
 
 /// A running `sense inspect`.
 pub struct Server {
@@ -23,32 +21,13 @@ impl Server {
     /// in `dir` and waits (up to a minute) for its `Sense inspector: URL`
     /// line. Panics (it is test code) if the server does not start.
     pub fn start(sense: &str, dir: &str, args: &[&str]) -> Server {
-        let mut child = Command::new(sense)
+        let mut command = Command::new(sense);
+        command
             .arg("inspect")
             .args(args)
             .args(["--port", "0"])
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("sense inspect starts");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                let _ = tx.send(line);
-            }
-        });
-        let line = match rx.recv_timeout(Duration::from_secs(60)) {
-            Ok(line) => line,
-            Err(_) => {
-                let _ = child.kill();
-                let status = child.wait().ok();
-                panic!("sense inspect {args:?} printed no URL (exit: {status:?})");
-            }
-        };
+            .current_dir(dir);
+        let (child, line) = spawn_announced(command, &format!("sense inspect {args:?}"));
         let url = line
             .strip_prefix("Sense inspector: ")
             .and_then(|rest| rest.split_whitespace().next())

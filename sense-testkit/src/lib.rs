@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod announced;
 pub mod golden;
 pub mod inspect_server;
 #[cfg(feature = "loopback")]
@@ -33,27 +34,10 @@ pub fn bless() -> bool {
 /// names that start with `_` (fixtures imported by other programs).
 pub fn sense_scripts(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    collect(dir, &mut out);
+    collect(dir, &mut out, &|name| {
+        (!name.starts_with('_')).then_some(name.ends_with(".sns"))
+    });
     out
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name.starts_with('_') {
-            continue;
-        }
-        if p.is_dir() {
-            collect(&p, out);
-        } else if name.ends_with(".sns") {
-            out.push(p);
-        }
-    }
 }
 
 /// Every `*.rs` file under `dir`, recursively and in name order (the
@@ -61,20 +45,27 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 /// out the VM).
 pub fn rust_sources(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    collect_rust(dir, &mut out);
+    collect(dir, &mut out, &|name| Some(name.ends_with(".rs")));
     out
 }
 
-fn collect_rust(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Walks `dir` in name order into `out`. `pick(name)` says, for each
+/// entry: `None` to pass it over (a directory is then not entered), or
+/// whether a file of that name is wanted.
+fn collect(dir: &Path, out: &mut Vec<PathBuf>, pick: &dyn Fn(&str) -> Option<bool>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
     entries.sort();
     for p in entries {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let Some(wanted) = pick(name) else {
+            continue;
+        };
         if p.is_dir() {
-            collect_rust(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
+            collect(&p, out, pick);
+        } else if wanted {
             out.push(p);
         }
     }

@@ -3,13 +3,14 @@
 //! directories and stores. Test code: it panics on what a test must not
 //! meet.
 
+use crate::announced::spawn_announced;
 use crate::trials::{StoreKind, require_postgres_url};
 use sense_store::testing::TempDatabase;
 use serde_json::{Value as Json, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::Duration;
 
 /// A directory removed when dropped.
@@ -113,34 +114,12 @@ impl Service {
         if let Some(cwd) = cwd {
             command.current_dir(cwd);
         }
-        let mut child = command
+        command
             .arg("serve")
             .arg(program)
             .args(["--store", store, "--port", "0"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start sense serve");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let mut reader = BufReader::new(stdout);
-            let _ = reader.read_line(&mut line);
-            let _ = tx.send(line);
-            // Keep draining so the service never blocks on a full pipe.
-            let mut sink = Vec::new();
-            let _ = reader.read_to_end(&mut sink);
-        });
-        let line = match rx.recv_timeout(Duration::from_secs(60)) {
-            Ok(l) => l,
-            Err(_) => {
-                let _ = child.kill();
-                panic!("sense serve did not start within 60 s");
-            }
-        };
+            .args(extra);
+        let (mut child, line) = spawn_announced(command, "sense serve");
         let port = line
             .split("http://")
             .nth(1)
