@@ -4,12 +4,10 @@
 //! `random`, `re`), each with its signature and one line about it — for
 //! completion after `.`, hover and signature help.
 
-/// One member: its name, its signature as a reader writes the call, and
-/// what it does.
+/// One member: its signature as a reader writes the call (its name is the
+/// signature up to any `(`), and what it does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Member {
-    /// The name after the dot.
-    pub name: &'static str,
     /// How it is called (`split(sep?)`) or read (`status`).
     pub signature: &'static str,
     /// One line about it.
@@ -17,6 +15,14 @@ pub struct Member {
 }
 
 impl Member {
+    /// The name after the dot: the signature up to any `(`.
+    pub fn name(&self) -> &'static str {
+        let signature = self.signature;
+        signature
+            .split_once('(')
+            .map_or(signature, |(name, _)| name)
+    }
+
     /// Whether it is called (a method or module function) rather than read.
     pub fn is_method(&self) -> bool {
         self.signature.contains('(')
@@ -45,25 +51,9 @@ macro_rules! member_tables {
     };
 }
 
-/// A member from its signature and the line about it; its name is the
-/// signature up to any `(`.
+/// A member from its signature and the line about it.
 const fn m(signature: &'static str, about: &'static str) -> Member {
-    let mut rest = signature.as_bytes();
-    while let [first, tail @ ..] = rest {
-        if *first == b'(' {
-            break;
-        }
-        rest = tail;
-    }
-    let name = match signature.split_at_checked(signature.len() - rest.len()) {
-        Some((name, _)) => name,
-        None => signature,
-    };
-    Member {
-        name,
-        signature,
-        about,
-    }
+    Member { signature, about }
 }
 
 member_tables! {
@@ -258,12 +248,18 @@ mod tests {
         for table in tables {
             count += 1;
             for (i, a) in table.iter().enumerate() {
-                assert!(!a.about.is_empty(), "{}", a.name);
-                assert!(a.signature.starts_with(a.name), "{}", a.signature);
+                assert!(!a.about.is_empty(), "{}", a.name());
+                let name = a.name();
+                let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
                 assert!(
-                    table.iter().skip(i + 1).all(|b| b.name != a.name),
+                    !name.is_empty() && name.chars().all(word),
+                    "{}",
+                    a.signature
+                );
+                assert!(
+                    table.iter().skip(i + 1).all(|b| b.name() != a.name()),
                     "{} twice",
-                    a.name
+                    a.name()
                 );
             }
         }
@@ -272,9 +268,9 @@ mod tests {
 
     #[test]
     fn params_come_from_the_signature() {
-        let split = of_type("String").and_then(|t| t.iter().find(|m| m.name == "split"));
+        let split = of_type("String").and_then(|t| t.iter().find(|m| m.name() == "split"));
         assert_eq!(split.map(Member::params), Some(vec!["sep?"]));
-        let get = of_type("Map<String, Int>").and_then(|t| t.iter().find(|m| m.name == "get"));
+        let get = of_type("Map<String, Int>").and_then(|t| t.iter().find(|m| m.name() == "get"));
         assert_eq!(get.map(Member::params), Some(vec!["key", "default?"]));
         assert!(of_module("json").is_some_and(|t| t.iter().all(Member::is_method)));
         assert!(of_module("yaml").is_none());
