@@ -18,14 +18,9 @@
 # leaves the wheel out.
 # .ci/checks.d/70-dist.sh builds it and smoke-tests it from a clean directory.
 set -eu
-
-if [ $# -ne 1 ] || [ -z "$1" ]; then
-  echo "usage: $0 OUTDIR" >&2
-  exit 2
-fi
+. "$(dirname "$0")/common.sh"
+one_argument OUTDIR "$@"
 out=$1
-root=$(cd "$(dirname "$0")/.." && pwd)
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n 1)
 name="sense-$version-$(uname -m)-linux"
 target=${CARGO_TARGET_DIR:-$root/target}
 case $target in /*) ;; *) target=$root/$target ;; esac

@@ -10,14 +10,9 @@
 # Environment: SENSE_LIB_DIR=DIR installs the libraries found in DIR instead
 # (e.g. target/debug); SENSE_NO_BUILD=1 skips the build.
 set -eu
-
-if [ $# -ne 1 ] || [ -z "$1" ]; then
-  echo "usage: $0 PREFIX" >&2
-  exit 2
-fi
+. "$(dirname "$0")/common.sh"
+one_argument PREFIX "$@"
 prefix=$1
-root=$(cd "$(dirname "$0")/.." && pwd)
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n 1)
 major=${version%%.*}
 
 if [ "${SENSE_NO_BUILD:-}" != 1 ]; then

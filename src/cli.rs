@@ -9,6 +9,7 @@ mod output;
 mod repl;
 mod run;
 mod serve;
+mod sns_files;
 mod suggest;
 mod test;
 

@@ -56,16 +56,12 @@ fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
 
 /// Runs the `sense` binary in `dir` with `args` and `stdin`.
 fn sense(dir: &Path, args: &[String], stdin: &[u8], memory: &Path) -> Result<Output, Failed> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sense"))
-        .args(args)
-        .current_dir(dir)
-        .env("SENSE_MEMORY_DIR", memory)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run sense: {e}"))?;
+    let bin = Path::new(env!("CARGO_BIN_EXE_sense"));
+    let mut child = http_transcript::spawn_sense(bin, dir, args, |c| {
+        c.env("SENSE_MEMORY_DIR", memory)
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+    })?;
     if let Some(mut pipe) = child.stdin.take() {
         use std::io::Write;
         let _ = pipe.write_all(stdin);
@@ -205,8 +201,9 @@ fn copy_samples(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// One shell transcript, command by command.
-fn console(transcript: &Path) -> Result<(), Failed> {
+/// A transcript's name, a fresh scratch copy of the samples to replay it
+/// in, and its text.
+fn transcript_scratch(transcript: &Path) -> Result<(String, PathBuf, String), Failed> {
     let tag = transcript
         .file_name()
         .unwrap()
@@ -214,19 +211,14 @@ fn console(transcript: &Path) -> Result<(), Failed> {
         .to_string();
     let dir = scratch(&tag)?;
     copy_samples(&samples_dir(), &dir).map_err(|e| format!("copying the samples: {e}"))?;
+    Ok((tag, dir, read(transcript)?))
+}
+
+/// One shell transcript, command by command.
+fn console(transcript: &Path) -> Result<(), Failed> {
+    let (tag, dir, script) = transcript_scratch(transcript)?;
     let memory = dir.join(".memory");
-    let script = read(transcript)?;
-    let mut steps: Vec<(String, String)> = Vec::new();
-    for line in script.lines() {
-        if let Some(cmd) = line.strip_prefix("$ ") {
-            steps.push((cmd.to_string(), String::new()));
-        } else if let Some((_, expected)) = steps.last_mut() {
-            expected.push_str(line);
-            expected.push('\n');
-        } else {
-            return Err(format!("{tag}: text before the first `$ ` command").into());
-        }
-    }
+    let steps = http_transcript::steps(&script).map_err(|e| format!("{tag}: {e}"))?;
     if steps.is_empty() {
         return Err(format!("{tag}: no `$ sense …` command").into());
     }
@@ -257,14 +249,7 @@ fn console(transcript: &Path) -> Result<(), Failed> {
 
 /// One `sense serve` transcript, request by request.
 fn http(transcript: &Path) -> Result<(), Failed> {
-    let tag = transcript
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .to_string();
-    let dir = scratch(&tag)?;
-    copy_samples(&samples_dir(), &dir).map_err(|e| format!("copying the samples: {e}"))?;
-    let script = read(transcript)?;
+    let (tag, dir, script) = transcript_scratch(transcript)?;
     let result = http_transcript::run(Path::new(env!("CARGO_BIN_EXE_sense")), &dir, &script, words);
     let _ = std::fs::remove_dir_all(&dir);
     result.map_err(|e| format!("{tag}: {e}").into())

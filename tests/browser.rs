@@ -13,7 +13,7 @@
 
 use sense_testkit::inspect_server::Server;
 
-use libtest_mimic::{Arguments, Failed};
+use libtest_mimic::Failed;
 use sense_testkit::toolchain::{self, Tool};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -88,13 +88,11 @@ fn console_in_headless_chromium() -> Result<(), Failed> {
 }
 
 fn main() {
-    let args = Arguments::from_args();
-    let trials = vec![toolchain::gated_trial(
+    sense_testkit::trials::run(vec![toolchain::gated_trial(
         "console_in_headless_chromium",
         needs,
         console_in_headless_chromium,
-    )];
-    libtest_mimic::run(&args, trials).exit();
+    )])
 }
 
 /// `sense inspect ARGS` on a free port, run from this crate's directory.

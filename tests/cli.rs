@@ -29,6 +29,18 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// A scratch directory holding `files` (path under it, text).
+fn scratch_with(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = scratch(name);
+    for (path, text) in files {
+        write(&dir.join(path), text);
+    }
+    dir
+}
+
+/// A test file whose one test, `one`, passes.
+const PASSING_TEST_ONE: &str = "test \"one\":\n    assert(1 == 1)\n";
+
 fn write(path: &Path, text: &str) {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).expect("dirs");
@@ -105,21 +117,19 @@ fn help_lists_every_command() {
 
 #[test]
 fn test_discovers_test_files_under_a_directory() {
-    let dir = scratch("discover");
-    write(
-        &dir.join("sub/test_a.sns"),
-        "test \"one\":\n    assert(1 == 1)\n",
+    let dir = scratch_with(
+        "discover",
+        &[
+            ("sub/test_a.sns", PASSING_TEST_ONE),
+            (
+                "sub/b_test.sns",
+                "test \"two\":\n    assert(1 == 2, \"nope\")\n",
+            ),
+            ("sub/deep/test_c.sns", "test \"three\":\n    assert(true)\n"),
+            // Neither name pattern: not run (it would print).
+            ("sub/other.sns", "print(\"not a test file\")\n"),
+        ],
     );
-    write(
-        &dir.join("sub/b_test.sns"),
-        "test \"two\":\n    assert(1 == 2, \"nope\")\n",
-    );
-    write(
-        &dir.join("sub/deep/test_c.sns"),
-        "test \"three\":\n    assert(true)\n",
-    );
-    // Neither name pattern: not run (it would print).
-    write(&dir.join("sub/other.sns"), "print(\"not a test file\")\n");
     let out = sense(&dir, &["test", "sub"]);
     assert_eq!(
         text(&out.stdout),
@@ -150,11 +160,7 @@ fn test_on_a_directory_without_test_files_passes() {
 /// `sub/test_a.sns` (no `.` components, no doubled or trailing slashes).
 #[test]
 fn test_shows_paths_without_dot_components() {
-    let dir = scratch("dotpaths");
-    write(
-        &dir.join("sub/test_a.sns"),
-        "test \"one\":\n    assert(1 == 1)\n",
-    );
+    let dir = scratch_with("dotpaths", &[("sub/test_a.sns", PASSING_TEST_ONE)]);
     let expected = "sub/test_a.sns\n  PASS  one\n\n1 file, 1 test: 1 passed, 0 failed\n";
     for arg in ["./sub", "./sub/", ".//sub/./test_a.sns"] {
         let out = sense(&dir, &["test", arg]);

@@ -124,6 +124,11 @@ fn output(port: u16) -> String {
 }
 
 /// An error answer: status and class, with a message and a rendering.
+/// An error answer's message (empty when it has none).
+fn message(e: &Value) -> &str {
+    e["error"]["message"].as_str().unwrap_or_default()
+}
+
 fn assert_error(a: &Answer, status: u16, class: &str) -> Value {
     assert_eq!(a.status, status, "{}", a.body);
     let v = a.json();
@@ -264,12 +269,7 @@ fn answering_a_paused_agent_until_it_completes() {
     // A bad literal is refused and changes nothing.
     let bad = post(s.port, &resume, json!({"value": "v2"}));
     let e = assert_error(&bad, 400, "SenseError");
-    assert!(
-        e["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("Sense literal")
-    );
+    assert!(message(&e).contains("Sense literal"), "{e}");
     assert_eq!(agent(&state(s.port), "interviewer")["status"], "paused");
 
     let a = post(s.port, &resume, json!({"value": "\"v2\""}));
@@ -289,12 +289,7 @@ fn answering_a_paused_agent_until_it_completes() {
     // Resuming a completed agent is a conflict, reported by Sense.
     let again = post(s.port, &resume, json!({"value": "1"}));
     let e = assert_error(&again, 409, "SenseRuntimeError");
-    assert!(
-        e["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("not 'paused'")
-    );
+    assert!(message(&e).contains("not 'paused'"), "{e}");
 
     // Starting the created agent, then starting it again.
     let nightly = agent(&st, "nightly")["serial"].as_u64().unwrap();
@@ -354,12 +349,7 @@ fn calling_tools_and_a_policy_denial() {
     assert_error(&typed, 422, "SenseTypeError");
     let lit = post(s.port, "/api/tools/add/call", json!({"args": ["2", "x"]}));
     let e = assert_error(&lit, 400, "SenseError");
-    assert!(
-        e["error"]["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("argument 2:")
-    );
+    assert!(message(&e).starts_with("argument 2:"), "{e}");
     assert_error(
         &post(s.port, "/api/tools/nope/call", json!({"args": []})),
         404,

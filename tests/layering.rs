@@ -317,19 +317,21 @@ fn string_literals(text: &str) -> Vec<(usize, &str)> {
 
 /// `line: "literal"` for every string literal of `text` that is one of `names`.
 fn literals_used(text: &str, names: &[&str]) -> Vec<String> {
-    string_literals(text)
-        .into_iter()
-        .filter(|(_, l)| names.contains(l))
-        .map(|(line, l)| format!("{line}: \"{l}\""))
-        .collect()
+    among(string_literals(text), names, |l| format!("\"{l}\""))
 }
 
 /// `line: name` for every name of `names` that `text`'s code uses.
 fn names_used(text: &str, names: &[&str]) -> Vec<String> {
-    code_identifiers(text)
+    among(code_identifiers(text), names, str::to_string)
+}
+
+/// `line: shown` for every `(line, word)` of `found` whose word is one of
+/// `names`.
+fn among(found: Vec<(usize, &str)>, names: &[&str], show: fn(&str) -> String) -> Vec<String> {
+    found
         .into_iter()
         .filter(|(_, w)| names.contains(w))
-        .map(|(line, w)| format!("{line}: {w}"))
+        .map(|(line, w)| format!("{line}: {}", show(w)))
         .collect()
 }
 
@@ -337,23 +339,29 @@ fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The packages in `krate`'s tree of normal dependencies (`cargo tree`),
+/// itself included.
+fn normal_dependencies(krate: &str) -> Vec<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = Command::new(&cargo)
+        .current_dir(workspace_root())
+        .args(["tree", "-p", krate, "-e", "normal", "--prefix", "none"])
+        .args(["--format", "{p}"])
+        .output()
+        .expect("run cargo tree");
+    assert!(
+        output.status.success(),
+        "cargo tree -p {krate} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    package_names(&String::from_utf8(output.stdout).unwrap())
+}
+
 #[test]
 fn the_core_crates_depend_on_no_storage_network_or_higher_crate() {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut problems = Vec::new();
     for krate in CORE {
-        let output = Command::new(&cargo)
-            .current_dir(workspace_root())
-            .args(["tree", "-p", krate, "-e", "normal", "--prefix", "none"])
-            .args(["--format", "{p}"])
-            .output()
-            .expect("run cargo tree");
-        assert!(
-            output.status.success(),
-            "cargo tree -p {krate} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let deps = package_names(&String::from_utf8(output.stdout).unwrap());
+        let deps = normal_dependencies(krate);
         assert!(
             deps.iter().any(|d| d == krate),
             "cargo tree -p {krate} did not list {krate} itself: {deps:?}"
@@ -371,15 +379,7 @@ fn the_core_crates_depend_on_no_storage_network_or_higher_crate() {
 /// and whether it depends on `expected` at all (a check that the tree was
 /// read).
 fn workspace_crates_above(krate: &str, expected: &str) -> (Vec<String>, bool) {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let output = Command::new(&cargo)
-        .current_dir(workspace_root())
-        .args(["tree", "-p", krate, "-e", "normal", "--prefix", "none"])
-        .args(["--format", "{p}"])
-        .output()
-        .expect("run cargo tree");
-    assert!(output.status.success(), "cargo tree -p {krate} failed");
-    let deps = package_names(&String::from_utf8(output.stdout).unwrap());
+    let deps = normal_dependencies(krate);
     let level = LAYERS.iter().position(|l| *l == krate).unwrap();
     let above = &LAYERS[level + 1..];
     let bad = deps
@@ -410,8 +410,9 @@ fn the_server_crate_depends_on_no_higher_workspace_crate() {
     assert!(read, "sense-server's tree lacks sense-store");
 }
 
-#[test]
-fn sense_eval_names_nothing_kept_out_of_it() {
+/// Where sense-eval's sources (`FILE:LINE: what`) show what `find` finds in
+/// a file's text.
+fn sense_eval_hits(find: impl Fn(&str) -> Vec<String>) -> Vec<String> {
     let src = workspace_root().join("sense-eval").join("src");
     let files = sense_testkit::rust_sources(&src);
     assert!(
@@ -422,10 +423,16 @@ fn sense_eval_names_nothing_kept_out_of_it() {
     let mut problems = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
-        for hit in names_used(&text, NAMES_KEPT_OUT_OF_SENSE_EVAL) {
+        for hit in find(&text) {
             problems.push(format!("{}:{hit}", file.display()));
         }
     }
+    problems
+}
+
+#[test]
+fn sense_eval_names_nothing_kept_out_of_it() {
+    let problems = sense_eval_hits(|text| names_used(text, NAMES_KEPT_OUT_OF_SENSE_EVAL));
     assert!(
         problems.is_empty(),
         "sense-eval names what belongs to a higher layer:\n{}",
@@ -435,15 +442,8 @@ fn sense_eval_names_nothing_kept_out_of_it() {
 
 #[test]
 fn sense_eval_spells_no_moved_kind_name() {
-    let src = workspace_root().join("sense-eval").join("src");
-    let files = sense_testkit::rust_sources(&src);
-    let mut problems = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        for hit in literals_used(&text, KIND_LITERALS_KEPT_OUT_OF_SENSE_EVAL) {
-            problems.push(format!("{}:{hit}", file.display()));
-        }
-    }
+    let problems =
+        sense_eval_hits(|text| literals_used(text, KIND_LITERALS_KEPT_OUT_OF_SENSE_EVAL));
     assert!(
         problems.is_empty(),
         "sense-eval spells the name of a kind registered by a higher layer \

@@ -90,6 +90,34 @@ impl Client {
         }
     }
 
+    /// A server that has answered `initialize` (its result returned) and
+    /// been told `initialized`.
+    fn initialized() -> (Client, InitializeResult) {
+        let mut c = Client::start();
+        let init: InitializeResult = c.request::<Initialize>(InitializeParams::default());
+        c.notify::<Initialized>(lsp_types::InitializedParams {});
+        (c, init)
+    }
+
+    /// Opens `uri` with `text` (version 1).
+    fn open(&mut self, uri: &Uri, text: &str) {
+        self.notify::<DidOpenTextDocument>(DidOpenTextDocumentParams {
+            text_document: TextDocumentItem::new(uri.clone(), "sense".into(), 1, text.into()),
+        });
+    }
+
+    /// Replaces the whole text of `uri` with `text`, as its `version`.
+    fn change(&mut self, uri: &Uri, version: i32, text: String) {
+        self.notify::<DidChangeTextDocument>(DidChangeTextDocumentParams {
+            text_document: VersionedTextDocumentIdentifier::new(uri.clone(), version),
+            content_changes: vec![TextDocumentContentChangeEvent {
+                range: None,
+                range_length: None,
+                text,
+            }],
+        });
+    }
+
     fn send(&mut self, msg: Value) {
         let body = msg.to_string();
         write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
@@ -157,6 +185,17 @@ fn scratch_dir() -> PathBuf {
     std::fs::canonicalize(&dir).unwrap()
 }
 
+/// A scratch directory holding `files` (name, text); the URI of the first.
+fn scratch_files(files: &[(&str, &str)]) -> (PathBuf, Uri) {
+    let dir = scratch_dir();
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let first = files.first().map_or("", |(name, _)| name);
+    let uri = uri_of(&dir.join(first));
+    (dir, uri)
+}
+
 fn uri_of(path: &Path) -> Uri {
     format!("file://{}", path.display()).parse().unwrap()
 }
@@ -201,26 +240,19 @@ const FIXED: &str = "import \"helpers.sns\" as h\ndef greet(name: String) -> Str
 
 #[test]
 fn an_editor_session() {
-    let dir = scratch_dir();
-    std::fs::write(dir.join("helpers.sns"), "def twice(n):\n    return n * 2\n").unwrap();
-    let main = dir.join("main.sns");
-    std::fs::write(&main, BROKEN).unwrap();
-    let uri = uri_of(&main);
+    let helpers = "def twice(n):\n    return n * 2\n";
+    let (dir, uri) = scratch_files(&[("main.sns", BROKEN), ("helpers.sns", helpers)]);
 
-    let mut c = Client::start();
-    let init: InitializeResult = c.request::<Initialize>(InitializeParams::default());
+    let (mut c, init) = Client::initialized();
     let caps = init.capabilities;
     assert!(caps.hover_provider.is_some());
     assert!(caps.definition_provider.is_some());
     assert!(caps.document_formatting_provider.is_some());
     assert!(caps.document_symbol_provider.is_some());
     assert!(caps.completion_provider.is_some());
-    c.notify::<Initialized>(lsp_types::InitializedParams {});
 
     // A file with a syntax error: `if true` lacks its colon on line 4.
-    c.notify::<DidOpenTextDocument>(DidOpenTextDocumentParams {
-        text_document: TextDocumentItem::new(uri.clone(), "sense".into(), 1, BROKEN.into()),
-    });
+    c.open(&uri, BROKEN);
     let d = c.diagnostics(&uri);
     assert_eq!(d.diagnostics.len(), 1, "{d:?}");
     let diag = &d.diagnostics[0];
@@ -232,28 +264,13 @@ fn an_editor_session() {
     assert_eq!(diag.range.start, Position::new(3, 7), "{diag:?}");
 
     // Typing the fix clears it.
-    c.notify::<DidChangeTextDocument>(DidChangeTextDocumentParams {
-        text_document: VersionedTextDocumentIdentifier::new(uri.clone(), 2),
-        content_changes: vec![TextDocumentContentChangeEvent {
-            range: None,
-            range_length: None,
-            text: FIXED.into(),
-        }],
-    });
+    c.change(&uri, 2, FIXED.into());
     let d = c.diagnostics(&uri);
     assert!(d.diagnostics.is_empty(), "{d:?}");
     assert_eq!(d.version, Some(2));
 
     // A misspelled builtin: a warning with a suggestion, on the name.
-    let change = |version: i32, text: String| DidChangeTextDocumentParams {
-        text_document: VersionedTextDocumentIdentifier::new(uri.clone(), version),
-        content_changes: vec![TextDocumentContentChangeEvent {
-            range: None,
-            range_length: None,
-            text,
-        }],
-    };
-    c.notify::<DidChangeTextDocument>(change(3, format!("{FIXED}prnt(count)\n")));
+    c.change(&uri, 3, format!("{FIXED}prnt(count)\n"));
     let d = c.diagnostics(&uri);
     assert_eq!(d.diagnostics.len(), 1, "{d:?}");
     let w = &d.diagnostics[0];
@@ -266,7 +283,7 @@ fn an_editor_session() {
         w.range,
         Range::new(Position::new(8, 0), Position::new(8, 4))
     );
-    c.notify::<DidChangeTextDocument>(change(4, FIXED.into()));
+    c.change(&uri, 4, FIXED.into());
     assert!(c.diagnostics(&uri).diagnostics.is_empty());
 
     // Hover: a builtin's signature and description, a declared type.
@@ -314,18 +331,7 @@ fn an_editor_session() {
     assert_eq!(names, ["h", "greet", "count", "worker", "x"]);
 
     // Completion inside the agent: keywords, builtins, names in scope.
-    let items = c
-        .request::<Completion>(CompletionParams {
-            text_document_position: at(&uri, 5, 4),
-            work_done_progress_params: Default::default(),
-            partial_result_params: Default::default(),
-            context: None,
-        })
-        .expect("completions");
-    let CompletionResponse::Array(items) = items else {
-        panic!("completion list")
-    };
-    let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
+    let labels = completion_labels(&mut c, &uri, 5, 4);
     for want in [
         "greet",
         "count",
@@ -338,7 +344,10 @@ fn an_editor_session() {
         "except",
         "SenseRuntimeError",
     ] {
-        assert!(labels.contains(&want), "{want} missing from {labels:?}");
+        assert!(
+            labels.iter().any(|l| l == want),
+            "{want} missing from {labels:?}"
+        );
     }
 
     // Formatting through the formatter behind `sense fmt`.
@@ -393,35 +402,20 @@ fn completion_labels(c: &mut Client, uri: &Uri, line: u32, character: u32) -> Ve
 
 #[test]
 fn members_signatures_references_rename_and_checks() {
-    let dir = scratch_dir();
-    let main = dir.join("data.sns");
-    std::fs::write(&main, DATA).unwrap();
-    let uri = uri_of(&main);
-    let mut c = Client::start();
-    let init: InitializeResult = c.request::<Initialize>(InitializeParams::default());
+    let (dir, uri) = scratch_files(&[("data.sns", DATA)]);
+    let (mut c, init) = Client::initialized();
     let caps = init.capabilities;
     assert!(caps.references_provider.is_some());
     assert!(caps.rename_provider.is_some());
     assert!(caps.signature_help_provider.is_some());
     let version = init.server_info.and_then(|i| i.version).unwrap_or_default();
     assert!(version.contains("Sense language 0.20.0"), "{version}");
-    c.notify::<Initialized>(lsp_types::InitializedParams {});
-    c.notify::<DidOpenTextDocument>(DidOpenTextDocumentParams {
-        text_document: TextDocumentItem::new(uri.clone(), "sense".into(), 1, DATA.into()),
-    });
+    c.open(&uri, DATA);
     assert!(c.diagnostics(&uri).diagnostics.is_empty());
 
     // Half-typed lines do not parse: completion after `.` comes from the
     // last text that did.
-    let change = |version: i32, text: String| DidChangeTextDocumentParams {
-        text_document: VersionedTextDocumentIdentifier::new(uri.clone(), version),
-        content_changes: vec![TextDocumentContentChangeEvent {
-            range: None,
-            range_length: None,
-            text,
-        }],
-    };
-    c.notify::<DidChangeTextDocument>(change(2, format!("{DATA}s.\nwords.\njson.\n")));
+    c.change(&uri, 2, format!("{DATA}s.\nwords.\njson.\n"));
     assert_eq!(c.diagnostics(&uri).diagnostics.len(), 1, "a syntax error");
     let labels = completion_labels(&mut c, &uri, 9, 2);
     for want in ["split", "strip", "replace", "starts_with", "join"] {
@@ -433,7 +427,7 @@ fn members_signatures_references_rename_and_checks() {
         assert!(labels.iter().any(|l| l == want), "{want} not in {labels:?}");
     }
     assert_eq!(completion_labels(&mut c, &uri, 11, 5), ["loads", "dumps"]);
-    c.notify::<DidChangeTextDocument>(change(3, DATA.into()));
+    c.change(&uri, 3, DATA.into());
     assert!(c.diagnostics(&uri).diagnostics.is_empty());
 
     // Hover: the doc comment above a declaration.
@@ -499,7 +493,7 @@ fn members_signatures_references_rename_and_checks() {
     // Mistakes found before running: arity, a literal against an
     // annotation, a missing module file.
     let wrong = format!("{DATA}greet(s)\nn: Int = \"three\"\nimport \"gone.sns\" as g\n");
-    c.notify::<DidChangeTextDocument>(change(4, wrong));
+    c.change(&uri, 4, wrong);
     let d = c.diagnostics(&uri);
     let messages: Vec<&str> = d.diagnostics.iter().map(|d| d.message.as_str()).collect();
     assert_eq!(messages.len(), 3, "{messages:?}");
@@ -526,13 +520,9 @@ fn members_signatures_references_rename_and_checks() {
 
 #[test]
 fn formatting_a_broken_file_is_an_error_not_a_crash() {
-    let mut c = Client::start();
-    let _: InitializeResult = c.request::<Initialize>(InitializeParams::default());
-    c.notify::<Initialized>(lsp_types::InitializedParams {});
+    let (mut c, _) = Client::initialized();
     let uri: Uri = "untitled:Untitled-1".parse().unwrap();
-    c.notify::<DidOpenTextDocument>(DidOpenTextDocumentParams {
-        text_document: TextDocumentItem::new(uri.clone(), "sense".into(), 1, "x = (\n".into()),
-    });
+    c.open(&uri, "x = (\n");
     let d = c.diagnostics(&uri);
     assert_eq!(d.diagnostics.len(), 1);
     let v = c.request_raw::<Formatting>(DocumentFormattingParams {

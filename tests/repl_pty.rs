@@ -32,6 +32,22 @@ fn eval(p: &mut PtySession, line: &str) -> String {
     p.exp_string("sense> ").unwrap()
 }
 
+/// Types `typed` then Tab, and waits for `shown`.
+fn complete(p: &mut PtySession, typed: &str, shown: &str) {
+    p.send(typed).unwrap();
+    p.send("\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string(shown).unwrap();
+}
+
+/// Types `text` without Enter, then Ctrl-C: the prompt comes back.
+fn cancel_typed(p: &mut PtySession, text: &str) {
+    p.send(text).unwrap();
+    p.flush().unwrap();
+    p.send_control('c').unwrap();
+    p.exp_string("sense> ").unwrap();
+}
+
 #[test]
 fn shows_values_and_completes_names() {
     let (mut p, home) = start();
@@ -66,28 +82,19 @@ fn shows_values_and_completes_names() {
     assert_eq!(out.matches("7\r\n").count(), 1, "{out:?}");
 
     // Tab completes a builtin…
-    p.send("pri").unwrap();
-    p.send("\t").unwrap();
-    p.flush().unwrap();
-    p.exp_string("print").unwrap();
+    complete(&mut p, "pri", "print");
     let out = eval(&mut p, "(\"done\")");
     assert!(out.contains("done\r\n"), "{out:?}");
 
     // …and a name the session defined.
     eval(&mut p, "counter_total = 5");
-    p.send("counter_t").unwrap();
-    p.send("\t").unwrap();
-    p.flush().unwrap();
-    p.exp_string("counter_total").unwrap();
+    complete(&mut p, "counter_t", "counter_total");
     let out = eval(&mut p, " * 2");
     assert!(out.contains("10\r\n"), "{out:?}");
 
     // Several matches: Tab completes their common prefix, a second Tab
     // lists them.
-    p.send("ask_w").unwrap();
-    p.send("\t").unwrap();
-    p.flush().unwrap();
-    p.exp_string("ask_with_").unwrap();
+    complete(&mut p, "ask_w", "ask_with_");
     p.send("\t").unwrap();
     p.flush().unwrap();
     let listed = p.exp_string("ask_with_tools").unwrap();
@@ -120,20 +127,14 @@ fn ctrl_c_cancels_a_line_and_interrupts_a_running_statement() {
     eval(&mut p, "kept = 41");
 
     // A half-typed line: dropped, the prompt comes back.
-    p.send("this is not finished(").unwrap();
-    p.flush().unwrap();
-    p.send_control('c').unwrap();
-    p.exp_string("sense> ").unwrap();
+    cancel_typed(&mut p, "this is not finished(");
     let out = eval(&mut p, "kept + 1");
     assert!(out.contains("42\r\n"), "{out:?}");
 
     // An open block: dropped whole.
     p.send_line("if true:").unwrap();
     p.exp_string("...    ").unwrap();
-    p.send("    kept = 0").unwrap();
-    p.flush().unwrap();
-    p.send_control('c').unwrap();
-    p.exp_string("sense> ").unwrap();
+    cancel_typed(&mut p, "    kept = 0");
     let out = eval(&mut p, "kept");
     assert!(out.contains("41\r\n"), "{out:?}");
 

@@ -206,7 +206,7 @@ fn member_items(doc: &Document, dir: Option<&Path>, before_dot: &str) -> Vec<Com
 
 fn member_item(m: &Member) -> CompletionItem {
     CompletionItem {
-        label: m.name.to_string(),
+        label: m.name().to_string(),
         kind: Some(if m.is_method() {
             CompletionItemKind::METHOD
         } else {

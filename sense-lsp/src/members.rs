@@ -4,12 +4,10 @@
 //! `random`, `re`), each with its signature and one line about it — for
 //! completion after `.`, hover and signature help.
 
-/// One member: its name, its signature as a reader writes the call, and
-/// what it does.
+/// One member: its signature as a reader writes the call (its name is the
+/// signature up to any `(`), and what it does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Member {
-    /// The name after the dot.
-    pub name: &'static str,
     /// How it is called (`split(sep?)`) or read (`status`).
     pub signature: &'static str,
     /// One line about it.
@@ -17,6 +15,14 @@ pub struct Member {
 }
 
 impl Member {
+    /// The name after the dot: the signature up to any `(`.
+    pub fn name(&self) -> &'static str {
+        let signature = self.signature;
+        signature
+            .split_once('(')
+            .map_or(signature, |(name, _)| name)
+    }
+
     /// Whether it is called (a method or module function) rather than read.
     pub fn is_method(&self) -> bool {
         self.signature.contains('(')
@@ -37,302 +43,149 @@ impl Member {
     }
 }
 
-const fn m(name: &'static str, signature: &'static str, about: &'static str) -> Member {
-    Member {
-        name,
-        signature,
-        about,
-    }
+/// Declares the tables of members, `NAME = [ "signature" => "about", … ];`
+/// each (a private `const NAME: &[Member]`).
+macro_rules! member_tables {
+    ($($table:ident = [$($signature:literal => $about:literal,)*];)*) => {
+        $(const $table: &[Member] = &[$(m($signature, $about),)*];)*
+    };
 }
 
-const STRING: &[Member] = &[
-    m(
-        "split",
-        "split(sep?)",
-        "the parts between each `sep` (by default runs of whitespace)",
-    ),
-    m(
-        "strip",
-        "strip()",
-        "without leading and trailing whitespace",
-    ),
-    m("lstrip", "lstrip()", "without leading whitespace"),
-    m("rstrip", "rstrip()", "without trailing whitespace"),
-    m("lower", "lower()", "in lower case"),
-    m("upper", "upper()", "in upper case"),
-    m(
-        "replace",
-        "replace(old, new)",
-        "every `old` replaced by `new`",
-    ),
-    m(
-        "starts_with",
-        "starts_with(prefix)",
-        "whether it begins with `prefix`",
-    ),
-    m(
-        "ends_with",
-        "ends_with(suffix)",
-        "whether it ends with `suffix`",
-    ),
-    m("find", "find(sub)", "the index of the first `sub`, or -1"),
-    m(
-        "count",
-        "count(sub)",
-        "how many times `sub` occurs (not overlapping)",
-    ),
-    m(
-        "slice",
-        "slice(start, end?)",
-        "the code points from `start` up to `end` (negative counts from the end)",
-    ),
-    m(
-        "join",
-        "join(items)",
-        "the items shown as `str()` shows them, with this string between them",
-    ),
-    m("lines", "lines()", "the lines, without their line ends"),
-];
+/// A member from its signature and the line about it.
+const fn m(signature: &'static str, about: &'static str) -> Member {
+    Member { signature, about }
+}
 
-const ARRAY: &[Member] = &[
-    m(
-        "push",
-        "push(value)",
-        "appends `value` in place; returns the array",
-    ),
-    m(
-        "pop",
-        "pop(index?)",
-        "removes and returns the last element (or the one at `index`)",
-    ),
-    m(
-        "insert",
-        "insert(index, value)",
-        "inserts `value` before `index`, in place",
-    ),
-    m(
-        "remove",
-        "remove(value)",
-        "removes the first element equal to `value`, in place",
-    ),
-    m(
-        "index",
-        "index(value)",
-        "the index of the first element equal to `value`, or -1",
-    ),
-    m(
-        "contains",
-        "contains(value)",
-        "whether an element equals `value`",
-    ),
-    m(
-        "slice",
-        "slice(start, end?)",
-        "a new array of the elements from `start` up to `end`",
-    ),
-    m("reverse", "reverse()", "reverses the array in place"),
-    m(
-        "sort",
-        "sort(key?)",
-        "sorts in place, stably (by `key(element)` when given)",
-    ),
-    m("sorted", "sorted()", "a sorted copy"),
-    m("map", "map(f)", "a new array of `f(element)`"),
-    m(
-        "filter",
-        "filter(f)",
-        "a new array of the elements for which `f(element)` is truthy",
-    ),
-    m(
-        "reduce",
-        "reduce(f, init)",
-        "folds the elements with `f(accumulated, element)` from `init`",
-    ),
-    m("copy", "copy()", "a shallow copy"),
-];
-
-const MAP: &[Member] = &[
-    m("keys", "keys()", "the keys, in insertion order"),
-    m("values", "values()", "the values, in insertion order"),
-    m("items", "items()", "an array of `[key, value]` pairs"),
-    m(
-        "get",
-        "get(key, default?)",
-        "the value of `key`, or `default` (nil) when absent",
-    ),
-    m("has", "has(key)", "whether `key` is present"),
-    m(
-        "pop",
-        "pop(key, default?)",
-        "removes `key` and returns its value (or `default`)",
-    ),
-    m("copy", "copy()", "a shallow copy"),
-];
-
-const ERROR: &[Member] = &[
-    m(
-        "class",
-        "class",
-        "the error's class, e.g. \"SenseRuntimeError\"",
-    ),
-    m("message", "message", "the error's message"),
-    m("line", "line", "the line it was raised at, or nil"),
-];
-
-const AGENT: &[Member] = &[
-    m(
-        "status",
-        "status",
-        "\"idle\", \"running\", \"paused\", \"completed\" or \"failed\"",
-    ),
-    m("name", "name", "the agent's name"),
-    m(
-        "pause_reason",
-        "pause_reason",
-        "what the agent paused with, while it is paused",
-    ),
-    m("doc", "doc", "the agent's doc string"),
-];
-
-const MODEL: &[Member] = &[
-    m("name", "name", "the model's name"),
-    m("ask", "ask(prompt)", "asks the model; returns its answer"),
-];
-
-const ANSWER: &[Member] = &[
-    m("value", "value", "the answer's value"),
-    m("confidence", "confidence", "the model's confidence, or nil"),
-    m("source", "source", "which model answered"),
-];
-
-const MEMORY: &[Member] = &[
-    m(
-        "remember",
-        "remember(key, value)",
-        "stores `value` under `key`",
-    ),
-    m(
-        "recall",
-        "recall(key)",
-        "the value stored under `key`, or nil",
-    ),
-    m("forget", "forget(key)", "removes `key`"),
-    m("keys", "keys()", "the keys stored"),
-    m(
-        "history",
-        "history(key)",
-        "every value `key` has held (persistent memory)",
-    ),
-    m(
-        "as_of",
-        "as_of(key, time)",
-        "the value `key` held at `time` (persistent memory)",
-    ),
-];
-
-const ACTION: &[Member] = &[
-    m("verify", "verify()", "runs the action's checks"),
-    m("approve", "approve()", "approves the action"),
-    m("commit", "commit()", "commits the action"),
-    m("rollback", "rollback()", "rolls a committed action back"),
-    m("state", "state", "the action's state"),
-    m("name", "name", "the action's name"),
-    m("kind", "kind", "\"reversible\" or \"irreversible\""),
-    m("approved", "approved", "whether it was approved"),
-];
-
-const MCP_SERVER: &[Member] = &[
-    m("name", "name", "the server's name"),
-    m("tools", "tools", "the server's tools"),
-    m("close", "close()", "ends the server's process"),
-];
-
-const JSON: &[Member] = &[
-    m(
-        "loads",
-        "loads(text)",
-        "the value a JSON text holds (objects become Maps)",
-    ),
-    m(
-        "dumps",
-        "dumps(value, indent?)",
-        "the JSON text of a value (keys in insertion order)",
-    ),
-];
-
-const MATH: &[Member] = &[
-    m("pi", "pi", "π"),
-    m("e", "e", "Euler's number"),
-    m("inf", "inf", "positive infinity"),
-    m("nan", "nan", "not a number"),
-    m("floor", "floor(x)", "the largest Int not above `x`"),
-    m("ceil", "ceil(x)", "the smallest Int not below `x`"),
-    m("sqrt", "sqrt(x)", "the square root"),
-    m("pow", "pow(x, y)", "`x` to the power `y`"),
-    m("log", "log(x, base?)", "the logarithm (natural by default)"),
-    m("exp", "exp(x)", "e to the power `x`"),
-    m("sin", "sin(x)", "the sine (radians)"),
-    m("cos", "cos(x)", "the cosine (radians)"),
-    m("abs", "abs(x)", "the absolute value"),
-    m("min", "min(items)", "the smallest element"),
-    m("max", "max(items)", "the largest element"),
-    m("sum", "sum(items)", "the sum of the elements"),
-    m(
-        "round",
-        "round(x, ndigits?)",
-        "rounded half to even, as Python rounds",
-    ),
-];
-
-const TIME: &[Member] = &[
-    m("now", "now()", "Unix time in seconds (Float)"),
-    m(
-        "monotonic",
-        "monotonic()",
-        "seconds on a clock that never goes back",
-    ),
-    m(
-        "sleep",
-        "sleep(seconds)",
-        "waits; inside an agent, a durable timer (pause kind \"timer\")",
-    ),
-];
-
-const OS: &[Member] = &[m(
-    "getenv",
-    "getenv(name, default?)",
-    "an environment variable (capability `env.read`)",
-)];
-
-const RANDOM: &[Member] = &[
-    m("random", "random()", "a Float in [0, 1)"),
-    m("randint", "randint(a, b)", "an Int in [a, b]"),
-    m("choice", "choice(items)", "one element of an array"),
-    m(
-        "seed",
-        "seed(n)",
-        "restarts the generator's sequence from `n`",
-    ),
-];
-
-const RE: &[Member] = &[
-    m(
-        "search",
-        "search(pattern, text)",
-        "the first match as a Map {match, start, end, groups}, or nil",
-    ),
-    m(
-        "findall",
-        "findall(pattern, text)",
-        "every match (or its groups)",
-    ),
-    m(
-        "sub",
-        "sub(pattern, replacement, text)",
-        "the text with every match replaced",
-    ),
-    m("split", "split(pattern, text)", "the parts between matches"),
-];
+member_tables! {
+    STRING = [
+        "split(sep?)" => "the parts between each `sep` (by default runs of whitespace)",
+        "strip()" => "without leading and trailing whitespace",
+        "lstrip()" => "without leading whitespace",
+        "rstrip()" => "without trailing whitespace",
+        "lower()" => "in lower case",
+        "upper()" => "in upper case",
+        "replace(old, new)" => "every `old` replaced by `new`",
+        "starts_with(prefix)" => "whether it begins with `prefix`",
+        "ends_with(suffix)" => "whether it ends with `suffix`",
+        "find(sub)" => "the index of the first `sub`, or -1",
+        "count(sub)" => "how many times `sub` occurs (not overlapping)",
+        "slice(start, end?)" =>
+            "the code points from `start` up to `end` (negative counts from the end)",
+        "join(items)" => "the items shown as `str()` shows them, with this string between them",
+        "lines()" => "the lines, without their line ends",
+    ];
+    ARRAY = [
+        "push(value)" => "appends `value` in place; returns the array",
+        "pop(index?)" => "removes and returns the last element (or the one at `index`)",
+        "insert(index, value)" => "inserts `value` before `index`, in place",
+        "remove(value)" => "removes the first element equal to `value`, in place",
+        "index(value)" => "the index of the first element equal to `value`, or -1",
+        "contains(value)" => "whether an element equals `value`",
+        "slice(start, end?)" => "a new array of the elements from `start` up to `end`",
+        "reverse()" => "reverses the array in place",
+        "sort(key?)" => "sorts in place, stably (by `key(element)` when given)",
+        "sorted()" => "a sorted copy",
+        "map(f)" => "a new array of `f(element)`",
+        "filter(f)" => "a new array of the elements for which `f(element)` is truthy",
+        "reduce(f, init)" => "folds the elements with `f(accumulated, element)` from `init`",
+        "copy()" => "a shallow copy",
+    ];
+    MAP = [
+        "keys()" => "the keys, in insertion order",
+        "values()" => "the values, in insertion order",
+        "items()" => "an array of `[key, value]` pairs",
+        "get(key, default?)" => "the value of `key`, or `default` (nil) when absent",
+        "has(key)" => "whether `key` is present",
+        "pop(key, default?)" => "removes `key` and returns its value (or `default`)",
+        "copy()" => "a shallow copy",
+    ];
+    ERROR = [
+        "class" => "the error's class, e.g. \"SenseRuntimeError\"",
+        "message" => "the error's message",
+        "line" => "the line it was raised at, or nil",
+    ];
+    AGENT = [
+        "status" => "\"idle\", \"running\", \"paused\", \"completed\" or \"failed\"",
+        "name" => "the agent's name",
+        "pause_reason" => "what the agent paused with, while it is paused",
+        "doc" => "the agent's doc string",
+    ];
+    MODEL = [
+        "name" => "the model's name",
+        "ask(prompt)" => "asks the model; returns its answer",
+    ];
+    ANSWER = [
+        "value" => "the answer's value",
+        "confidence" => "the model's confidence, or nil",
+        "source" => "which model answered",
+    ];
+    MEMORY = [
+        "remember(key, value)" => "stores `value` under `key`",
+        "recall(key)" => "the value stored under `key`, or nil",
+        "forget(key)" => "removes `key`",
+        "keys()" => "the keys stored",
+        "history(key)" => "every value `key` has held (persistent memory)",
+        "as_of(key, time)" => "the value `key` held at `time` (persistent memory)",
+    ];
+    ACTION = [
+        "verify()" => "runs the action's checks",
+        "approve()" => "approves the action",
+        "commit()" => "commits the action",
+        "rollback()" => "rolls a committed action back",
+        "state" => "the action's state",
+        "name" => "the action's name",
+        "kind" => "\"reversible\" or \"irreversible\"",
+        "approved" => "whether it was approved",
+    ];
+    MCP_SERVER = [
+        "name" => "the server's name",
+        "tools" => "the server's tools",
+        "close()" => "ends the server's process",
+    ];
+    JSON = [
+        "loads(text)" => "the value a JSON text holds (objects become Maps)",
+        "dumps(value, indent?)" => "the JSON text of a value (keys in insertion order)",
+    ];
+    MATH = [
+        "pi" => "π",
+        "e" => "Euler's number",
+        "inf" => "positive infinity",
+        "nan" => "not a number",
+        "floor(x)" => "the largest Int not above `x`",
+        "ceil(x)" => "the smallest Int not below `x`",
+        "sqrt(x)" => "the square root",
+        "pow(x, y)" => "`x` to the power `y`",
+        "log(x, base?)" => "the logarithm (natural by default)",
+        "exp(x)" => "e to the power `x`",
+        "sin(x)" => "the sine (radians)",
+        "cos(x)" => "the cosine (radians)",
+        "abs(x)" => "the absolute value",
+        "min(items)" => "the smallest element",
+        "max(items)" => "the largest element",
+        "sum(items)" => "the sum of the elements",
+        "round(x, ndigits?)" => "rounded half to even, as Python rounds",
+    ];
+    TIME = [
+        "now()" => "Unix time in seconds (Float)",
+        "monotonic()" => "seconds on a clock that never goes back",
+        "sleep(seconds)" => "waits; inside an agent, a durable timer (pause kind \"timer\")",
+    ];
+    OS = [
+        "getenv(name, default?)" => "an environment variable (capability `env.read`)",
+    ];
+    RANDOM = [
+        "random()" => "a Float in [0, 1)",
+        "randint(a, b)" => "an Int in [a, b]",
+        "choice(items)" => "one element of an array",
+        "seed(n)" => "restarts the generator's sequence from `n`",
+    ];
+    RE = [
+        "search(pattern, text)" => "the first match as a Map {match, start, end, groups}, or nil",
+        "findall(pattern, text)" => "every match (or its groups)",
+        "sub(pattern, replacement, text)" => "the text with every match replaced",
+        "split(pattern, text)" => "the parts between matches",
+    ];
+}
 
 /// The members of values of type `type_name` (`String`, `Array`, `Map`,
 /// `Error`, `Agent`, `Model`, `Answer`, `Memory`, `Action`, `McpServer`;
@@ -395,12 +248,18 @@ mod tests {
         for table in tables {
             count += 1;
             for (i, a) in table.iter().enumerate() {
-                assert!(!a.about.is_empty(), "{}", a.name);
-                assert!(a.signature.starts_with(a.name), "{}", a.signature);
+                assert!(!a.about.is_empty(), "{}", a.name());
+                let name = a.name();
+                let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
                 assert!(
-                    table.iter().skip(i + 1).all(|b| b.name != a.name),
+                    !name.is_empty() && name.chars().all(word),
+                    "{}",
+                    a.signature
+                );
+                assert!(
+                    table.iter().skip(i + 1).all(|b| b.name() != a.name()),
                     "{} twice",
-                    a.name
+                    a.name()
                 );
             }
         }
@@ -409,9 +268,9 @@ mod tests {
 
     #[test]
     fn params_come_from_the_signature() {
-        let split = of_type("String").and_then(|t| t.iter().find(|m| m.name == "split"));
+        let split = of_type("String").and_then(|t| t.iter().find(|m| m.name() == "split"));
         assert_eq!(split.map(Member::params), Some(vec!["sep?"]));
-        let get = of_type("Map<String, Int>").and_then(|t| t.iter().find(|m| m.name == "get"));
+        let get = of_type("Map<String, Int>").and_then(|t| t.iter().find(|m| m.name() == "get"));
         assert_eq!(get.map(Member::params), Some(vec!["key", "default?"]));
         assert!(of_module("json").is_some_and(|t| t.iter().all(Member::is_method)));
         assert!(of_module("yaml").is_none());

@@ -85,7 +85,7 @@ fn member_hover(doc: &Document, dir: Option<&Path>, index: usize, name: &str) ->
         Receiver::Value(ty, _) => (ty.clone(), members::of_type(&ty)?),
         Receiver::Module(_) => return None,
     };
-    let m = table.iter().find(|m| m.name == name)?;
+    let m = table.iter().find(|m| m.name() == name)?;
     Some(format!(
         "```sense\n{owner}.{}\n```\n{}",
         m.signature, m.about

@@ -119,6 +119,16 @@ fn json(v: impl serde::Serialize) -> serde_json::Value {
     serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
 }
 
+/// The error response to a request that could not be carried out:
+/// `cannot WHAT: WHY`.
+fn failed(req: &Request, what: &str, why: impl std::fmt::Display) -> Response {
+    Response::new_err(
+        req.id.clone(),
+        ErrorCode::RequestFailed as i32,
+        format!("cannot {what}: {why}"),
+    )
+}
+
 /// A request's parameters, or the error response for bad ones.
 fn params<P: serde::de::DeserializeOwned>(req: &Request) -> Result<P, Response> {
     serde_json::from_value(req.params.clone()).map_err(|e| {
@@ -135,6 +145,23 @@ impl Server {
         self.open.get(uri.as_str())
     }
 
+    /// The answer to a request about one position of a document (hover,
+    /// signature help): `answer` given the document's analysis, its
+    /// folder and the position; null for a document that is not open.
+    fn at_position<R: serde::Serialize>(
+        &self,
+        req: &Request,
+        answer: impl FnOnce(&Document, Option<&std::path::Path>, lsp_types::Position) -> Option<R>,
+    ) -> Result<serde_json::Value, Response> {
+        // Every such request's parameters flatten these in.
+        let at: lsp_types::TextDocumentPositionParams = params(req)?;
+        let dir = doc_dir(&at.text_document.uri);
+        let open = self.doc(&at.text_document.uri);
+        Ok(json(
+            open.and_then(|o| answer(&o.doc, dir.as_deref(), at.position)),
+        ))
+    }
+
     fn request(&mut self, req: Request) -> Response {
         match self.answer(&req) {
             Ok(resp) | Err(resp) => resp,
@@ -148,15 +175,7 @@ impl Server {
             error: None,
         };
         match req.method.as_str() {
-            HoverRequest::METHOD => {
-                let p: lsp_types::HoverParams = params(req)?;
-                let at = &p.text_document_position_params;
-                let dir = doc_dir(&at.text_document.uri);
-                let r = self
-                    .doc(&at.text_document.uri)
-                    .and_then(|o| navigate::hover(&o.doc, dir.as_deref(), at.position));
-                Ok(ok(json(r)))
-            }
+            HoverRequest::METHOD => Ok(ok(self.at_position(req, navigate::hover)?)),
             GotoDefinition::METHOD => {
                 let p: lsp_types::GotoDefinitionParams = params(req)?;
                 let at = &p.text_document_position_params;
@@ -204,37 +223,22 @@ impl Server {
                 let Some(o) = self.doc(uri) else {
                     return Ok(ok(serde_json::Value::Null));
                 };
-                match references::rename(&o.doc, uri, at.position, &p.new_name) {
-                    Ok(edit) => Ok(ok(json(edit))),
-                    Err(e) => Err(Response::new_err(
-                        req.id.clone(),
-                        ErrorCode::RequestFailed as i32,
-                        format!("cannot rename: {e}"),
-                    )),
-                }
+                let edit = references::rename(&o.doc, uri, at.position, &p.new_name);
+                edit.map(|edit| ok(json(edit)))
+                    .map_err(|e| failed(req, "rename", e))
             }
             SignatureHelpRequest::METHOD => {
-                let p: lsp_types::SignatureHelpParams = params(req)?;
-                let at = &p.text_document_position_params;
-                let dir = doc_dir(&at.text_document.uri);
-                let r = self
-                    .doc(&at.text_document.uri)
-                    .and_then(|o| signature::signature_help(&o.doc, dir.as_deref(), at.position));
-                Ok(ok(json(r)))
+                Ok(ok(self.at_position(req, signature::signature_help)?))
             }
             Formatting::METHOD => {
                 let p: lsp_types::DocumentFormattingParams = params(req)?;
                 let Some(o) = self.doc(&p.text_document.uri) else {
                     return Ok(ok(serde_json::Value::Null));
                 };
-                match features::format(&o.doc, &o.text) {
-                    Ok(edits) => Ok(ok(json(edits))),
-                    Err(e) => Err(Response::new_err(
-                        req.id.clone(),
-                        ErrorCode::RequestFailed as i32,
-                        format!("cannot format: {e}"),
-                    )),
-                }
+                let edits = features::format(&o.doc, &o.text);
+                edits
+                    .map(|edits| ok(json(edits)))
+                    .map_err(|e| failed(req, "format", e))
             }
             _ => Err(Response::new_err(
                 req.id.clone(),

@@ -30,7 +30,7 @@ pub fn signature_help(doc: &Document, dir: Option<&Path>, pos: Position) -> Opti
             Receiver::Value(ty, _) => members::of_type(&ty)?,
             Receiver::Module(_) => return None,
         };
-        let m = table.iter().find(|m| m.name == callee && m.is_method())?;
+        let m = table.iter().find(|m| m.name() == callee && m.is_method())?;
         let params = m.params().into_iter().map(str::to_string).collect();
         (m.signature.to_string(), params, m.about.to_string())
     } else if let Some(d) = visible_at(&doc.decls, open as u32)

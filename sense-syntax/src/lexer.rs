@@ -422,22 +422,9 @@ impl<'s> Lexer<'s> {
     /// (before the `f` of an f-string). An f-string ends where a plain
     /// string would: its `{…}` pieces are read by the parser.
     fn string(&mut self, start: usize, kind: TokenKind) -> Result<(), SyntaxError> {
-        self.pos += 1;
-        let triple = self.rest().starts_with("\"\"");
-        if triple {
-            self.pos += 2;
-        }
-        loop {
-            let rest = self.rest();
-            let closed = if triple {
-                rest.starts_with("\"\"\"")
-            } else {
-                rest.starts_with('"')
-            };
-            if closed {
-                break;
-            }
-            let Some(c) = rest.chars().next() else {
+        let triple = self.open_quotes();
+        while !self.at_closing_quotes(triple) {
+            let Some(c) = self.peek() else {
                 return Err(self.unterminated(triple, start));
             };
             self.pos += c.len_utf8();
@@ -454,7 +441,7 @@ impl<'s> Lexer<'s> {
                 self.pos += e.len_utf8();
             }
         }
-        self.pos += if triple { 3 } else { 1 };
+        self.close_quotes(triple);
         self.push(kind, start);
         Ok(())
     }
@@ -466,28 +453,13 @@ impl<'s> Lexer<'s> {
     /// single-quoted f-string ends on its line: a line break (or the end
     /// of the file) inside one means its `{` was never closed.
     fn fstring(&mut self, start: usize) -> Result<(), SyntaxError> {
-        self.pos += 1;
-        let triple = self.rest().starts_with("\"\"");
-        if triple {
-            self.pos += 2;
-        }
+        let triple = self.open_quotes();
         // Open brackets of the current piece (0 in the text), and where
         // the piece's `{` is.
         let mut depth = 0u32;
         let mut open = start;
-        loop {
-            let rest = self.rest();
-            if depth == 0 {
-                let closed = if triple {
-                    rest.starts_with("\"\"\"")
-                } else {
-                    rest.starts_with('"')
-                };
-                if closed {
-                    break;
-                }
-            }
-            let c = match rest.chars().next() {
+        while depth > 0 || !self.at_closing_quotes(triple) {
+            let c = match self.peek() {
                 Some('\n') | None if depth > 0 && !triple => return Err(self.never_closed(open)),
                 Some(c) => c,
                 None => return Err(self.unterminated(triple, start)),
@@ -510,9 +482,31 @@ impl<'s> Lexer<'s> {
                 _ => {}
             }
         }
-        self.pos += if triple { 3 } else { 1 };
+        self.close_quotes(triple);
         self.push(TokenKind::FStr, start);
         Ok(())
+    }
+
+    /// Consumes a literal's opening quote (the current character) and, when
+    /// two more follow, the rest of a triple quote; tells whether it was one.
+    fn open_quotes(&mut self) -> bool {
+        self.pos += 1;
+        let triple = self.rest().starts_with("\"\"");
+        if triple {
+            self.pos += 2;
+        }
+        triple
+    }
+
+    /// Whether the literal opened by [`Self::open_quotes`] closes here.
+    fn at_closing_quotes(&self, triple: bool) -> bool {
+        let quotes = if triple { "\"\"\"" } else { "\"" };
+        self.rest().starts_with(quotes)
+    }
+
+    /// Consumes the closing quotes [`Self::at_closing_quotes`] saw.
+    fn close_quotes(&mut self, triple: bool) {
+        self.pos += if triple { 3 } else { 1 };
     }
 
     /// Skips a `"…"` inside an f-string's piece (whose `{` is at `open`),

@@ -34,45 +34,44 @@ fn expect_error(text: String, message: &str, line: u32) {
     assert_eq!(err.span.line, line);
 }
 
-#[test]
-fn deep_parentheses() {
-    expect_error(format!("x = {}", "(".repeat(100_000)), NESTED, 1);
+/// `levels` lines of `header`, each indented one space more than the last,
+/// then `innermost` inside them all: a staircase of nested blocks.
+fn staircase(levels: usize, header: &str, innermost: &str) -> String {
+    let mut text = String::new();
+    for level in 0..levels {
+        text.push_str(&" ".repeat(level));
+        text.push_str(header);
+    }
+    text.push_str(&" ".repeat(levels));
+    text.push_str(innermost);
+    text
 }
 
 #[test]
-fn deep_brackets() {
-    expect_error(format!("x = {}", "[".repeat(100_000)), NESTED, 1);
-}
-
-#[test]
-fn deep_index_and_call_brackets() {
-    expect_error(format!("x = a{}", "[a".repeat(100_000)), NESTED, 1);
-    expect_error(format!("x = f{}", "(f".repeat(100_000)), NESTED, 1);
-}
-
-#[test]
-fn deep_prefix_operators() {
-    expect_error(format!("x = {}1\n", "not ".repeat(100_000)), NESTED, 1);
-    expect_error(format!("x = {}1\n", "-".repeat(100_000)), NESTED, 1);
-}
-
-#[test]
-fn deep_inline_blocks() {
-    expect_error(format!("{}x\n", "if a: ".repeat(100_000)), NESTED, 1);
+fn deep_nesting_on_one_line() {
+    let deep = |unit: &str| unit.repeat(100_000);
+    let cases = [
+        ("parentheses", format!("x = {}", deep("("))),
+        ("brackets", format!("x = {}", deep("["))),
+        ("index brackets", format!("x = a{}", deep("[a"))),
+        ("call brackets", format!("x = f{}", deep("(f"))),
+        ("prefix not", format!("x = {}1\n", deep("not "))),
+        ("prefix minus", format!("x = {}1\n", deep("-"))),
+        ("inline blocks", format!("{}x\n", deep("if a: "))),
+        ("generic types", format!("x: {}Int = 1\n", deep("Array<"))),
+    ];
+    for (case, text) in cases {
+        let err = parse_small_stack(text).expect_err(case);
+        assert_eq!(err.message, NESTED, "{case}");
+        assert_eq!(err.span.line, 1, "{case}");
+    }
 }
 
 #[test]
 fn deep_indented_staircase() {
     // 100,000 levels of indentation would need ~5 GB of spaces, so the
     // staircase climbs 3,000 real levels; the limit is hit at level 201.
-    let mut text = String::new();
-    for level in 0..3_000 {
-        text.push_str(&" ".repeat(level));
-        text.push_str("if a:\n");
-    }
-    text.push_str(&" ".repeat(3_000));
-    text.push_str("x\n");
-    expect_error(text, NESTED, 201);
+    expect_error(staircase(3_000, "if a:\n", "x\n"), NESTED, 201);
 }
 
 #[test]
@@ -86,13 +85,8 @@ fn long_else_if_chain() {
 }
 
 #[test]
-fn deep_assignment_chain_and_generics() {
+fn deep_assignment_chain() {
     expect_error(format!("{}1\n", "a = ".repeat(100_000)), LONG, 1);
-    expect_error(
-        format!("x: {}Int = 1\n", "Array<".repeat(100_000)),
-        NESTED,
-        1,
-    );
 }
 
 #[test]
@@ -111,13 +105,7 @@ fn limits_are_not_hit_by_ordinary_depth() {
     parse_small_stack(format!("x = {sum}\n")).expect("1000 operators are fine");
     let parens = format!("x = {}1{}\n", "(".repeat(150), ")".repeat(150));
     parse_small_stack(parens).expect("150 parentheses are fine");
-    let mut stairs = String::new();
-    for level in 0..150 {
-        stairs.push_str(&" ".repeat(level));
-        stairs.push_str("if a:\n");
-    }
-    stairs.push_str(&" ".repeat(150));
-    stairs.push_str("x\n");
+    let stairs = staircase(150, "if a:\n", "x\n");
     parse_small_stack(stairs).expect("150 nested blocks are fine");
 }
 
@@ -125,12 +113,7 @@ fn limits_are_not_hit_by_ordinary_depth() {
 fn worst_case_mix_at_the_limit_fits_the_stack() {
     // Every nesting level through the most frame-hungry path the grammar
     // has: a block holding an expression that climbs every precedence level.
-    let mut text = String::new();
-    for level in 0..100 {
-        text.push_str(&" ".repeat(level));
-        text.push_str("if a:\n");
-    }
-    text.push_str(&" ".repeat(100));
+    let mut text = staircase(100, "if a:\n", "");
     let open = "f(a or b and c == d < e + g * -h[(";
     text.push_str(&open.repeat(33));
     text.push_str("1\n");
@@ -143,16 +126,7 @@ fn exactly_at_the_nesting_limit() {
     let calls = |n: usize| format!("x = {}1{}\n", "f(".repeat(n), ")".repeat(n));
     parse_small_stack(calls(200)).expect("200 levels are allowed");
     expect_error(calls(201), NESTED, 1);
-    let stairs = |n: usize| {
-        let mut text = String::new();
-        for level in 0..n {
-            text.push_str(&" ".repeat(level));
-            text.push_str("tool t():\n");
-        }
-        text.push_str(&" ".repeat(n));
-        text.push_str("x\n");
-        text
-    };
+    let stairs = |n: usize| staircase(n, "tool t():\n", "x\n");
     parse_small_stack(stairs(200)).expect("200 nested blocks are allowed");
     expect_error(stairs(201), NESTED, 201);
 }

@@ -24,10 +24,13 @@ def f(v):
     return "%d" % struct.unpack("<Q", struct.pack("<d", v))[0]
 
 
+def node(tag, x, *parts):
+    """`(TAG LINE PART...)`: every node prints its tag and line first."""
+    return "(%s %d%s)" % (tag, x.line, "".join(" %s" % p for p in parts))
+
+
 def ty(t):
-    if t is None:
-        return "-"
-    return "(type %d %s%s)" % (t.line, t.name, "".join(" " + ty(p) for p in t.params))
+    return "-" if t is None else node("type", t, t.name, *map(ty, t.params))
 
 
 def params(ps):
@@ -38,121 +41,92 @@ def opt(s):
     return "-" if s is None else s
 
 
-def e(x):
-    L = x.line
-    if isinstance(x, n.IntLit):
-        return "(int %d %d)" % (L, x.value)
-    if isinstance(x, n.FloatLit):
-        return "(float %d %s)" % (L, f(x.value))
-    if isinstance(x, n.StringLit):
-        return "(str %d %s)" % (L, repr(x.value))
-    if isinstance(x, n.BoolLit):
-        return "(bool %d %s)" % (L, "true" if x.value else "false")
-    if isinstance(x, n.NilLit):
-        return "(nil %d)" % L
-    if isinstance(x, n.ArrayLit):
-        return "(array %d%s)" % (L, "".join(" " + e(a) for a in x.elements))
-    if isinstance(x, n.Identifier):
-        return "(name %d %s)" % (L, x.name)
-    if isinstance(x, n.Assign):
-        return "(assign %d %s %s)" % (L, x.name, e(x.value))
-    if isinstance(x, n.IndexAssign):
-        return "(index-assign %d %s %s %s)" % (L, e(x.target), e(x.index), e(x.value))
-    if isinstance(x, n.BinaryOp):
-        return "(bin %d %s %s %s)" % (L, x.op, e(x.left), e(x.right))
-    if isinstance(x, n.LogicalOp):
-        return "(logic %d %s %s %s)" % (L, x.op, e(x.left), e(x.right))
-    if isinstance(x, n.UnaryOp):
-        return "(unary %d %s %s)" % (L, x.op, e(x.operand))
-    if isinstance(x, n.Call):
-        return "(call %d %s (args%s) (labeled%s))" % (
-            L,
-            e(x.callee),
-            "".join(" " + e(a) for a in x.args),
-            "".join(" (%s %s)" % (k, e(v)) for k, v in x.kwargs),
-        )
-    if isinstance(x, n.Index):
-        return "(index %d %s %s)" % (L, e(x.target), e(x.index))
-    if isinstance(x, n.MemberAccess):
-        return "(member %d %s %s)" % (L, e(x.target), x.name)
-    raise TypeError(type(x).__name__)
+def opt_node(x):
+    return "-" if x is None else dump(x)
 
 
-def block(b):
-    return "(block %d%s)" % (b.line, "".join(" " + s(st) for st in b.statements))
+def opt_repr(s):
+    return "-" if s is None else repr(s)
 
 
-def s(x):
-    L = x.line
-    if isinstance(x, n.ExprStmt):
-        return "(expr %d %s)" % (L, e(x.expr))
-    if isinstance(x, n.FnDecl):
-        return "(def %d %s %s %s %s)" % (L, x.name, params(x.params), ty(x.return_type), block(x.body))
-    if isinstance(x, n.TypedDecl):
-        return "(typed %d %s %s %s)" % (L, x.name, ty(x.type_ann), e(x.value))
-    if isinstance(x, n.LocalDecl):
-        return "(local %d %s %s %s)" % (L, x.name, ty(x.type_ann), e(x.value))
-    if isinstance(x, n.SetStmt):
-        return "(set %d %s %s)" % (L, x.name, e(x.value))
-    if isinstance(x, n.ModelDecl):
-        return "(model %d %s %s)" % (L, x.name, e(x.value))
-    if isinstance(x, n.IfStmt):
-        if x.else_branch is None:
-            els = "-"
-        elif isinstance(x.else_branch, n.Block):
-            els = block(x.else_branch)
-        else:
-            els = s(x.else_branch)
-        return "(if %d %s %s %s)" % (L, e(x.condition), block(x.then_branch), els)
-    if isinstance(x, n.WhileStmt):
-        return "(while %d %s %s)" % (L, e(x.condition), block(x.body))
-    if isinstance(x, n.ForStmt):
-        return "(for %d %s %s %s)" % (L, x.var_name, e(x.iterable), block(x.body))
-    if isinstance(x, n.ReturnStmt):
-        return "(return %d %s)" % (L, "-" if x.value is None else e(x.value))
-    if isinstance(x, n.BreakStmt):
-        return "(break %d)" % L
-    if isinstance(x, n.ContinueStmt):
-        return "(continue %d)" % L
-    if isinstance(x, n.ImportStmt):
-        return "(import %d %s %s %s)" % (L, x.is_python, repr(x.path), opt(x.alias))
-    if isinstance(x, n.FromImportStmt):
-        names = "".join(" (%s %s)" % (a, opt(b)) for a, b in x.names)
-        return "(from %d %s %s%s)" % (L, x.is_python, repr(x.path), names)
-    if isinstance(x, n.TestStmt):
-        return "(test %d %s %s)" % (L, repr(x.description), block(x.body))
-    if isinstance(x, n.SessionStmt):
-        return "(session %d %s %s)" % (L, x.name, block(x.body))
-    if isinstance(x, n.AgentDecl):
-        return "(agent %d %s %s %s)" % (L, x.name, x.is_async, block(x.body))
-    if isinstance(x, n.ActionDecl):
-        return "(action %d %s %s %s %s %s %s %s)" % (
-            L,
-            x.name,
-            x.kind,
-            params(x.params),
-            opt(x.requires_capability),
-            x.requires_approval,
-            block(x.body),
-            "-" if x.rollback_body is None else block(x.rollback_body),
-        )
-    if isinstance(x, n.ToolDecl):
-        return "(tool %d %s %s %s %s %s %s %s)" % (
-            L,
-            x.name,
-            x.is_async,
-            params(x.params),
-            ty(x.return_type),
-            opt(x.requires_capability),
-            "-" if x.description is None else repr(x.description),
-            block(x.body),
-        )
-    if isinstance(x, n.MemoryDecl):
-        return "(memory %d %s %s %s)" % (L, x.name, "-" if x.kind is None else repr(x.kind), x.is_persistent)
-    if isinstance(x, n.PolicyStmt):
-        rules = "".join(" (rule %d %s %s)" % (r.line, r.effect, r.capability) for r in x.rules)
-        return "(policy %d%s)" % (L, rules)
-    raise TypeError(type(x).__name__)
+def items(tag, xs):
+    return "(%s%s)" % (tag, "".join(" " + x for x in xs))
+
+
+# What each node of the reference's AST prints after its tag and line.
+PARTS = {
+    # Expressions.
+    n.IntLit: ("int", lambda x: ["%d" % x.value]),
+    n.FloatLit: ("float", lambda x: [f(x.value)]),
+    n.StringLit: ("str", lambda x: [repr(x.value)]),
+    n.BoolLit: ("bool", lambda x: ["true" if x.value else "false"]),
+    n.NilLit: ("nil", lambda x: []),
+    n.ArrayLit: ("array", lambda x: map(dump, x.elements)),
+    n.Identifier: ("name", lambda x: [x.name]),
+    n.Assign: ("assign", lambda x: [x.name, dump(x.value)]),
+    n.IndexAssign: ("index-assign", lambda x: map(dump, [x.target, x.index, x.value])),
+    n.BinaryOp: ("bin", lambda x: [x.op, dump(x.left), dump(x.right)]),
+    n.LogicalOp: ("logic", lambda x: [x.op, dump(x.left), dump(x.right)]),
+    n.UnaryOp: ("unary", lambda x: [x.op, dump(x.operand)]),
+    n.Call: ("call", lambda x: [
+        dump(x.callee),
+        items("args", map(dump, x.args)),
+        items("labeled", ("(%s %s)" % (k, dump(v)) for k, v in x.kwargs)),
+    ]),
+    n.Index: ("index", lambda x: [dump(x.target), dump(x.index)]),
+    n.MemberAccess: ("member", lambda x: [dump(x.target), x.name]),
+    # Statements and blocks.
+    n.Block: ("block", lambda x: map(dump, x.statements)),
+    n.ExprStmt: ("expr", lambda x: [dump(x.expr)]),
+    n.FnDecl: ("def", lambda x: [x.name, params(x.params), ty(x.return_type), dump(x.body)]),
+    n.TypedDecl: ("typed", lambda x: [x.name, ty(x.type_ann), dump(x.value)]),
+    n.LocalDecl: ("local", lambda x: [x.name, ty(x.type_ann), dump(x.value)]),
+    n.SetStmt: ("set", lambda x: [x.name, dump(x.value)]),
+    n.ModelDecl: ("model", lambda x: [x.name, dump(x.value)]),
+    n.IfStmt: ("if", lambda x: [dump(x.condition), dump(x.then_branch), opt_node(x.else_branch)]),
+    n.WhileStmt: ("while", lambda x: [dump(x.condition), dump(x.body)]),
+    n.ForStmt: ("for", lambda x: [x.var_name, dump(x.iterable), dump(x.body)]),
+    n.ReturnStmt: ("return", lambda x: [opt_node(x.value)]),
+    n.BreakStmt: ("break", lambda x: []),
+    n.ContinueStmt: ("continue", lambda x: []),
+    n.ImportStmt: ("import", lambda x: [x.is_python, repr(x.path), opt(x.alias)]),
+    n.FromImportStmt: ("from", lambda x: [
+        x.is_python,
+        repr(x.path) + "".join(" (%s %s)" % (a, opt(b)) for a, b in x.names),
+    ]),
+    n.TestStmt: ("test", lambda x: [repr(x.description), dump(x.body)]),
+    n.SessionStmt: ("session", lambda x: [x.name, dump(x.body)]),
+    n.AgentDecl: ("agent", lambda x: [x.name, x.is_async, dump(x.body)]),
+    n.ActionDecl: ("action", lambda x: [
+        x.name,
+        x.kind,
+        params(x.params),
+        opt(x.requires_capability),
+        x.requires_approval,
+        dump(x.body),
+        opt_node(x.rollback_body),
+    ]),
+    n.ToolDecl: ("tool", lambda x: [
+        x.name,
+        x.is_async,
+        params(x.params),
+        ty(x.return_type),
+        opt(x.requires_capability),
+        opt_repr(x.description),
+        dump(x.body),
+    ]),
+    n.MemoryDecl: ("memory", lambda x: [x.name, opt_repr(x.kind), x.is_persistent]),
+    n.PolicyStmt: ("policy", lambda x: (node("rule", r, r.effect, r.capability) for r in x.rules)),
+}
+
+
+def dump(x):
+    """The S-expression of a node of the reference's AST."""
+    entry = PARTS.get(type(x))
+    if entry is None:
+        raise TypeError(type(x).__name__)
+    tag, parts = entry
+    return node(tag, x, *parts(x))
 
 
 def run(mode, path):
@@ -171,7 +145,7 @@ def run(mode, path):
         return "HOST-CRASH: %s" % type(exc).__name__
     if mode == "parse":
         return "ok"
-    return "\n".join(s(st) for st in prog.statements)
+    return "\n".join(dump(st) for st in prog.statements)
 
 
 def main():

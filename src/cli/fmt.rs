@@ -11,10 +11,11 @@
 //! `FILE: SenseSyntaxError: [line N] message` and makes the exit status 1;
 //! the other files are still processed.
 
+use super::sns_files::Search;
 use sense::syntax::SourceFile;
 use sense::syntax::format::format_source;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What to do with the formatted text.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -24,36 +25,13 @@ enum Mode {
     Check,
 }
 
-/// Every `*.sns` file under `dir` (symbolic links to directories are not
-/// followed).
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-        if is_dir {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "sns") && p.is_file() {
-            out.push(p);
-        }
-    }
-}
-
-/// `path` without `.` components, as the reference prints paths
-/// (`./a.sns` is shown as `a.sns`).
-pub(super) fn tidy(path: &Path) -> PathBuf {
-    let tidy: PathBuf = path
-        .components()
-        .filter(|c| !matches!(c, std::path::Component::CurDir))
-        .collect();
-    if tidy.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        tidy
-    }
-}
+/// Every `*.sns` file under a directory (symbolic links to directories are
+/// not followed).
+const SNS_FILES: Search = Search {
+    wanted: |p| p.extension().is_some_and(|x| x == "sns") && p.is_file(),
+    follow_links: false,
+    none_found: "no .sns files found under {}",
+};
 
 /// Formats `path`; returns the exit status.
 pub fn fmt(path: &Path, write: bool, check: bool) -> i32 {
@@ -64,79 +42,24 @@ pub fn fmt(path: &Path, write: bool, check: bool) -> i32 {
     } else {
         Mode::Print
     };
-    if !path.exists() {
-        eprintln!("SenseError: no such file or directory: {}", path.display());
-        return 1;
-    }
-    let files = if path.is_dir() {
-        let mut found = Vec::new();
-        collect(path, &mut found);
-        let mut v: Vec<PathBuf> = found.iter().map(|p| tidy(p)).collect();
-        // Sorted as strings, like the reference.
-        v.sort_by_key(|p| p.to_string_lossy().into_owned());
-        if v.is_empty() {
-            println!("no .sns files found under {}", path.display());
-            return 0;
-        }
-        v
-    } else {
-        vec![tidy(path)]
+    let mut files = match SNS_FILES.files(path) {
+        Ok(files) => files,
+        Err(status) => return status,
     };
+    // Sorted as strings, like the reference.
+    files.sort_by_key(|p| p.to_string_lossy().into_owned());
     let several = files.len() > 1;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let (mut changed_any, mut failed) = (false, false);
     for file in &files {
         let name = file.display().to_string();
-        let original = match std::fs::read(file) {
-            Ok(bytes) => bytes,
-            Err(e) => {
+        match format_file(file, &name, mode, several, &mut out) {
+            Ok(changed) => changed_any |= changed,
+            Err(message) => {
                 let _ = out.flush();
-                eprintln!("{name}: SenseError: cannot read {name}: {e}");
+                eprintln!("{name}: {message}");
                 failed = true;
-                continue;
-            }
-        };
-        let Ok(text) = String::from_utf8(original.clone()) else {
-            let _ = out.flush();
-            eprintln!("{name}: SenseError: {name} is not valid UTF-8");
-            failed = true;
-            continue;
-        };
-        let formatted = match format_source(&SourceFile::new(name.clone(), text)) {
-            Ok(f) => f,
-            Err(e) => {
-                let _ = out.flush();
-                eprintln!("{name}: SenseSyntaxError: {e}");
-                failed = true;
-                continue;
-            }
-        };
-        // Byte comparison: CRLF line ends or a BOM count as a change.
-        let changed = formatted.as_bytes() != original.as_slice();
-        changed_any |= changed;
-        match mode {
-            Mode::Check => {
-                if changed {
-                    let _ = writeln!(out, "{name}");
-                }
-            }
-            Mode::Write => {
-                if changed {
-                    if let Err(e) = std::fs::write(file, &formatted) {
-                        let _ = out.flush();
-                        eprintln!("{name}: SenseError: cannot write {name}: {e}");
-                        failed = true;
-                        continue;
-                    }
-                    let _ = writeln!(out, "{name}");
-                }
-            }
-            Mode::Print => {
-                if several {
-                    let _ = writeln!(out, "# ----- {name} -----");
-                }
-                let _ = out.write_all(formatted.as_bytes());
             }
         }
     }
@@ -146,4 +69,42 @@ pub fn fmt(path: &Path, write: bool, check: bool) -> i32 {
     } else {
         0
     }
+}
+
+/// Formats `file` (shown as `name`) and does with it what `mode` says;
+/// tells whether formatting changes it, or the error to report after its
+/// name.
+fn format_file(
+    file: &Path,
+    name: &str,
+    mode: Mode,
+    several: bool,
+    out: &mut impl Write,
+) -> Result<bool, String> {
+    let original =
+        std::fs::read(file).map_err(|e| format!("SenseError: cannot read {name}: {e}"))?;
+    let text = String::from_utf8(original.clone())
+        .map_err(|_| format!("SenseError: {name} is not valid UTF-8"))?;
+    let formatted = format_source(&SourceFile::new(name.to_string(), text))
+        .map_err(|e| format!("SenseSyntaxError: {e}"))?;
+    // Byte comparison: CRLF line ends or a BOM count as a change.
+    let changed = formatted.as_bytes() != original.as_slice();
+    match mode {
+        Mode::Check if changed => {
+            let _ = writeln!(out, "{name}");
+        }
+        Mode::Write if changed => {
+            std::fs::write(file, &formatted)
+                .map_err(|e| format!("SenseError: cannot write {name}: {e}"))?;
+            let _ = writeln!(out, "{name}");
+        }
+        Mode::Check | Mode::Write => {}
+        Mode::Print => {
+            if several {
+                let _ = writeln!(out, "# ----- {name} -----");
+            }
+            let _ = out.write_all(formatted.as_bytes());
+        }
+    }
+    Ok(changed)
 }

@@ -1,24 +1,19 @@
 //! `sense test`: run test blocks and report (docs/book/src/cli.md and modules.md § Tests).
 
 use super::output::Output;
-use std::path::{Path, PathBuf};
+use super::sns_files::Search;
+use std::path::Path;
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if let Some(name) = p.file_name().and_then(|n| n.to_str())
-            && ((name.starts_with("test_") && name.ends_with(".sns"))
-                || name.ends_with("_test.sns"))
-        {
-            out.push(p);
-        }
-    }
-}
+/// The test files under a directory: `test_*.sns` and `*_test.sns`.
+const TEST_FILES: Search = Search {
+    wanted: |p| {
+        p.file_name().and_then(|n| n.to_str()).is_some_and(|name| {
+            (name.starts_with("test_") && name.ends_with(".sns")) || name.ends_with("_test.sns")
+        })
+    },
+    follow_links: true,
+    none_found: "no test files found under {} (looked for test_*.sns / *_test.sns)",
+};
 
 fn plural(n: usize, word: &str) -> String {
     if n == 1 {
@@ -30,28 +25,13 @@ fn plural(n: usize, word: &str) -> String {
 
 /// Runs the tests under `path`; returns the exit status.
 pub fn test(path: &Path) -> i32 {
-    if !path.exists() {
-        eprintln!("SenseError: no such file or directory: {}", path.display());
-        return 1;
-    }
-    let files = if path.is_dir() {
-        let mut v = Vec::new();
-        collect(path, &mut v);
-        // Shown as the reference shows paths (`./d` lists `d/test_a.sns`).
-        let mut v: Vec<PathBuf> = v.iter().map(|p| super::fmt::tidy(p)).collect();
-        v.sort();
-        v.dedup();
-        if v.is_empty() {
-            println!(
-                "no test files found under {} (looked for test_*.sns / *_test.sns)",
-                path.display()
-            );
-            return 0;
-        }
-        v
-    } else {
-        vec![super::fmt::tidy(path)]
+    let mut files = match TEST_FILES.files(path) {
+        Ok(files) => files,
+        Err(status) => return status,
     };
+    // Shown as the reference shows paths (`./d` lists `d/test_a.sns`).
+    files.sort();
+    files.dedup();
     let out = Output::stdout();
     let (mut total, mut passed, mut failed, mut errored) = (0, 0, 0, false);
     for file in &files {

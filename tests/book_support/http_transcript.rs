@@ -43,16 +43,11 @@ fn start(bin: &Path, dir: &Path, args: &[String]) -> Result<(Service, String), S
         .ok_or("the `sense serve` line needs `--port N`")?;
     let shown = args.get(at + 1).cloned().ok_or("`--port` without N")?;
     args[at + 1] = "0".to_string();
-    let mut child = Command::new(bin)
-        .args(&args)
-        .current_dir(dir)
-        .env_remove("SENSE_SERVE_TOKEN")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| format!("cannot run sense serve: {e}"))?;
+    let mut child = spawn_sense(bin, dir, &args, |c| {
+        c.env_remove("SENSE_SERVE_TOKEN")
+            .stdin(Stdio::null())
+            .stderr(Stdio::inherit())
+    })?;
     let stdout = child.stdout.take().ok_or("no stdout")?;
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -281,14 +276,25 @@ pub fn matches(want: &str, got: &str) -> bool {
     }
 }
 
-/// Runs one `.http` transcript in `dir` (a fresh copy of the samples).
-/// `words` splits a command line as the console transcripts do.
-pub fn run(
+/// Starts the `sense` binary `bin` in `dir` with `args`, without colours
+/// and with its stdout piped; `setup` does the rest (environment, stdin,
+/// stderr).
+pub fn spawn_sense(
     bin: &Path,
     dir: &Path,
-    script: &str,
-    words: impl Fn(&str) -> Result<Vec<String>, String>,
-) -> Result<(), String> {
+    args: &[String],
+    setup: impl FnOnce(&mut Command) -> &mut Command,
+) -> Result<Child, String> {
+    let mut command = Command::new(bin);
+    command.args(args).current_dir(dir).env("NO_COLOR", "1");
+    setup(command.stdout(Stdio::piped()))
+        .spawn()
+        .map_err(|e| format!("cannot run sense: {e}"))
+}
+
+/// A transcript's `$ ` commands, each with the text expected after it
+/// (the lines up to the next command).
+pub fn steps(script: &str) -> Result<Vec<(String, String)>, String> {
     let mut steps: Vec<(String, String)> = Vec::new();
     for line in script.lines() {
         if let Some(cmd) = line.strip_prefix("$ ") {
@@ -300,7 +306,18 @@ pub fn run(
             return Err("text before the first `$ ` command".to_string());
         }
     }
-    let mut steps = steps.into_iter();
+    Ok(steps)
+}
+
+/// Runs one `.http` transcript in `dir` (a fresh copy of the samples).
+/// `words` splits a command line as the console transcripts do.
+pub fn run(
+    bin: &Path,
+    dir: &Path,
+    script: &str,
+    words: impl Fn(&str) -> Result<Vec<String>, String>,
+) -> Result<(), String> {
+    let mut steps = steps(script)?.into_iter();
     let (first, expected) = steps.next().ok_or("an empty transcript")?;
     let argv = words(&first)?;
     if argv.first().map(String::as_str) != Some("sense")

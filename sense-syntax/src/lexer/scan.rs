@@ -7,53 +7,48 @@
 
 use super::unicode::{ALNUM, ALPHA, DECIMAL, DIGIT};
 use crate::token::{TokenKind, in_ranges};
-use nom::branch::alt;
-use nom::bytes::complete::{tag, take_while, take_while1};
+use nom::bytes::complete::{take_while, take_while1};
 use nom::character::complete::{char, satisfy};
-use nom::combinator::{opt, recognize, value};
+use nom::combinator::{opt, recognize};
 use nom::sequence::pair;
 use nom::{IResult, Parser};
 
-/// Operators and punctuation, longest spellings first (maximal munch for
-/// `==`, `!=`, `<=`, `>=` and `->`). A lone `!` is not here: it is an error
-/// with its own message.
-fn punct_kind(input: &str) -> IResult<&str, TokenKind> {
-    alt((
-        alt((
-            value(TokenKind::EqEq, tag("==")),
-            value(TokenKind::BangEq, tag("!=")),
-            value(TokenKind::LtEq, tag("<=")),
-            value(TokenKind::GtEq, tag(">=")),
-            value(TokenKind::Arrow, tag("->")),
-        )),
-        alt((
-            value(TokenKind::Eq, char('=')),
-            value(TokenKind::Lt, char('<')),
-            value(TokenKind::Gt, char('>')),
-            value(TokenKind::Minus, char('-')),
-            value(TokenKind::Plus, char('+')),
-            value(TokenKind::Star, char('*')),
-            value(TokenKind::Slash, char('/')),
-            value(TokenKind::Percent, char('%')),
-        )),
-        alt((
-            value(TokenKind::LParen, char('(')),
-            value(TokenKind::RParen, char(')')),
-            value(TokenKind::LBracket, char('[')),
-            value(TokenKind::RBracket, char(']')),
-            value(TokenKind::Comma, char(',')),
-            value(TokenKind::Colon, char(':')),
-            value(TokenKind::Dot, char('.')),
-        )),
-    ))
-    .parse(input)
-}
-
 /// The operator or punctuation token at the start of `input`, with its
-/// length in bytes.
+/// length in bytes. Two-character spellings are tried first (maximal munch
+/// for `==`, `!=`, `<=`, `>=` and `->`). A lone `!` is not one: it is an
+/// error with its own message.
 pub(super) fn punct(input: &str) -> Option<(TokenKind, usize)> {
-    let (rest, kind) = punct_kind(input).ok()?;
-    Some((kind, input.len() - rest.len()))
+    use TokenKind as K;
+    let two = match input.get(..2) {
+        Some("==") => Some(K::EqEq),
+        Some("!=") => Some(K::BangEq),
+        Some("<=") => Some(K::LtEq),
+        Some(">=") => Some(K::GtEq),
+        Some("->") => Some(K::Arrow),
+        _ => None,
+    };
+    if let Some(kind) = two {
+        return Some((kind, 2));
+    }
+    let one = match input.chars().next()? {
+        '=' => K::Eq,
+        '<' => K::Lt,
+        '>' => K::Gt,
+        '-' => K::Minus,
+        '+' => K::Plus,
+        '*' => K::Star,
+        '/' => K::Slash,
+        '%' => K::Percent,
+        '(' => K::LParen,
+        ')' => K::RParen,
+        '[' => K::LBracket,
+        ']' => K::RBracket,
+        ',' => K::Comma,
+        ':' => K::Colon,
+        '.' => K::Dot,
+        _ => return None,
+    };
+    Some((one, 1))
 }
 
 /// Python's `str.isalpha()`: the characters that may start an identifier

@@ -9,9 +9,10 @@ use super::error::{PResult, ParseError, expect, fail, nest, tok};
 use super::expr::{expr, ident};
 use super::input::Tok;
 use super::input::Tokens;
-use super::stmt::{block, end_of_statement, stmt_at};
+use super::stmt::{block, end_of_statement, stmt_at, stmt_from};
 use crate::ast::{
-    ActionDecl, ActionKind, AgentDecl, FnDecl, Param, PolicyRule, Stmt, StmtKind, ToolDecl, TypeAnn,
+    ActionDecl, ActionKind, AgentDecl, Block, Expr, FnDecl, Param, PolicyRule, Stmt, StmtKind,
+    ToolDecl, TypeAnn,
 };
 use crate::span::Span;
 use crate::token::{Literal, TokenKind as K};
@@ -71,11 +72,32 @@ fn param_list<'a>(i: Tokens<'a>, open_message: &'static str) -> PResult<'a, Vec<
     Ok((i, params))
 }
 
+/// A function's or tool's name, parameters and return type.
+type Signature<'a> = (Tok<'a>, Vec<Param>, Option<TypeAnn>);
+
+/// `signature = IDENT '(' [ params ] ')' [ RETURNS type ]` of a function or
+/// a tool, where `returns` is the token before the type (`->` or
+/// `returns`); `missing` says what is expected when the name and when the
+/// `(` is not there.
+fn signature<'a>(
+    i: Tokens<'a>,
+    missing: [&'static str; 2],
+    returns: K,
+) -> PResult<'a, Signature<'a>> {
+    let [name_missing, paren_missing] = missing;
+    let (rest, name) = expect(K::Ident, name_missing)(i)?;
+    let (rest, params) = param_list(rest, paren_missing)?;
+    let (rest, ret) = opt(preceded(tok(returns), type_ann)).parse(rest)?;
+    Ok((rest, (name, params, ret)))
+}
+
 /// `fn_decl = 'def' IDENT '(' [ params ] ')' [ '->' type ] block`.
 pub(crate) fn fn_decl(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
-    let (rest, name) = expect(K::Ident, "expected a function name after 'def'")(i.skip(1))?;
-    let (rest, params) = param_list(rest, "expected '(' after the function name")?;
-    let (rest, ret) = opt(preceded(tok(K::Arrow), type_ann)).parse(rest)?;
+    let missing = [
+        "expected a function name after 'def'",
+        "expected '(' after the function name",
+    ];
+    let (rest, (name, params, ret)) = signature(i.skip(1), missing, K::Arrow)?;
     let (rest, body) = block(rest)?;
     let decl = FnDecl {
         name: ident(name),
@@ -89,24 +111,33 @@ pub(crate) fn fn_decl(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
 
 /// `test_stmt = 'test' STRING block`.
 pub(crate) fn test_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
-    let (rest, desc) = expect(K::Str, "expected a description string after 'test'")(i.skip(1))?;
-    let (rest, body) = block(rest)?;
-    let kind = StmtKind::Test {
+    let missing = "expected a description string after 'test'";
+    labelled_block(i, K::Str, missing, |desc, body| StmtKind::Test {
         description: string_value(desc),
         body,
-    };
-    Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
+    })
 }
 
 /// `session_stmt = 'session' IDENT block`.
 pub(crate) fn session_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
-    let (rest, name) = expect(K::Ident, "expected a session name after 'session'")(i.skip(1))?;
-    let (rest, body) = block(rest)?;
-    let kind = StmtKind::Session {
+    let missing = "expected a session name after 'session'";
+    labelled_block(i, K::Ident, missing, |name, body| StmtKind::Session {
         name: ident(name),
         body,
-    };
-    Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
+    })
+}
+
+/// `KEYWORD LABEL block`, the label a token of `label`: a test's
+/// description or a session's name.
+fn labelled_block<'a>(
+    i: Tokens<'a>,
+    label: K,
+    missing: &'static str,
+    make: impl FnOnce(Tok<'a>, Block) -> StmtKind,
+) -> PResult<'a, Box<Stmt>> {
+    let (rest, label) = expect(label, missing)(i.skip(1))?;
+    let (rest, body) = block(rest)?;
+    stmt_from(&i, rest, make(label, body))
 }
 
 /// `agent NAME: block`.
@@ -282,9 +313,8 @@ fn capability_path(i: Tokens<'_>) -> PResult<'_, String> {
 /// `tool_decl = [ 'async' ] 'tool' IDENT '(' [ params ] ')' [ 'returns' type ]
 /// [ 'requires' cap_path ] [ STRING ] block`, clauses in that fixed order.
 pub(crate) fn tool_decl(i: Tokens<'_>, is_async: bool) -> PResult<'_, Box<Stmt>> {
-    let (rest, name) = expect(K::Ident, "expected a tool name")(i.skip(1))?;
-    let (rest, params) = param_list(rest, "expected '(' after the tool name")?;
-    let (rest, ret) = opt(preceded(tok(K::Returns), type_ann)).parse(rest)?;
+    let missing = ["expected a tool name", "expected '(' after the tool name"];
+    let (rest, (name, params, ret)) = signature(i.skip(1), missing, K::Returns)?;
     let (rest, capability) = opt(preceded(tok(K::Requires), capability_path)).parse(rest)?;
     let (rest, description) = opt(tok(K::Str)).parse(rest)?;
     let (rest, body) = block(rest)?;
@@ -369,30 +399,53 @@ fn policy_rule(i: Tokens<'_>) -> PResult<'_, PolicyRule> {
     ))
 }
 
+/// What `set` expects when its name and when its `=` is not there.
+const SET_MISSING: [&str; 2] = [
+    "expected a configuration name after 'set'",
+    "expected '=' in a set statement",
+];
+
+/// What `model` expects when its name and when its `=` is not there.
+const MODEL_MISSING: [&str; 2] = [
+    "expected a name after 'model'",
+    "expected '=' in a model declaration",
+];
+
 /// `set_stmt = 'set' IDENT '=' expr NL`.
 pub(crate) fn set_stmt(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
-    let (rest, name) = expect(K::Ident, "expected a configuration name after 'set'")(i.skip(1))?;
-    let (rest, _) = expect(K::Eq, "expected '=' in a set statement")(rest)?;
-    let (rest, value) = expr(rest)?;
-    let (rest, ()) = end_of_statement(rest)?;
-    let kind = StmtKind::Set {
+    binding(i, SET_MISSING, false, |name, _, value| StmtKind::Set {
         name: ident(name),
         value,
-    };
-    Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
+    })
 }
 
 /// `model_decl = 'model' IDENT '=' expr NL`.
 pub(crate) fn model_decl(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
-    let (rest, name) = expect(K::Ident, "expected a name after 'model'")(i.skip(1))?;
-    let (rest, _) = expect(K::Eq, "expected '=' in a model declaration")(rest)?;
-    let (rest, value) = expr(rest)?;
-    let (rest, ()) = end_of_statement(rest)?;
-    let kind = StmtKind::Model {
+    binding(i, MODEL_MISSING, false, |name, _, value| StmtKind::Model {
         name: ident(name),
         value,
+    })
+}
+
+/// `KEYWORD IDENT [ ':' type ] '=' expr NL` (the type only where `typed`):
+/// `set`, `model` and `local`. `missing` says what is expected when the
+/// name and when the `=` is not there.
+pub(crate) fn binding<'a>(
+    i: Tokens<'a>,
+    missing: [&'static str; 2],
+    typed: bool,
+    make: impl FnOnce(Tok<'a>, Option<TypeAnn>, Expr) -> StmtKind,
+) -> PResult<'a, Box<Stmt>> {
+    let [name_missing, eq_missing] = missing;
+    let (rest, name) = expect(K::Ident, name_missing)(i.skip(1))?;
+    let (rest, ty) = match typed {
+        true => opt(preceded(tok(K::Colon), type_ann)).parse(rest)?,
+        false => (rest, None),
     };
-    Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
+    let (rest, _) = expect(K::Eq, eq_missing)(rest)?;
+    let (rest, value) = expr(rest)?;
+    let (rest, ()) = end_of_statement(rest)?;
+    stmt_from(&i, rest, make(name, ty, value))
 }
 
 /// The value of a STRING token.

@@ -425,31 +425,7 @@ struct Args {
 fn call_suffix<'a>(i: Tokens<'a>, callee: Ex) -> PResult<'a, Ex> {
     let open = i.peek();
     let level = nest(&i, open)?;
-    let mut args = Args::default();
-    let mut i = i.skip(1);
-    if !i.check(K::RParen) {
-        loop {
-            let label = if i.check(K::Ident) && i.peek_at(1).kind == K::Colon {
-                let label = i.peek();
-                i = i.skip(2);
-                Some(label)
-            } else if !args.labeled.is_empty() {
-                return fail(ParseError::at(
-                    "positional arguments must come before labeled ('name: value') ones",
-                    i.peek(),
-                ));
-            } else {
-                None
-            };
-            let (rest, value) = assignment(i)?;
-            push_arg(&mut args, label, value);
-            i = rest;
-            if i.kind() != K::Comma {
-                break;
-            }
-            i = i.skip(1);
-        }
-    }
+    let (i, args) = arg_list(i.skip(1), K::RParen, true)?;
     let (rest, close) = expect(K::RParen, "expected ')' after the arguments")(i)?;
     drop(level);
     let (end, line, sub) = (close.span.end, open.span.line, args.height);
@@ -459,6 +435,36 @@ fn call_suffix<'a>(i: Tokens<'a>, callee: Ex) -> PResult<'a, Ex> {
         labeled: args.labeled,
     })?;
     Ok((rest, e))
+}
+
+/// `[ arg { ',' arg } ]` up to a `closing` token, which is left for the
+/// caller: a call's arguments, where `labels` lets `arg = IDENT ':' expr`
+/// stand (after the positional ones), or an array's elements.
+fn arg_list<'a>(mut i: Tokens<'a>, closing: K, labels: bool) -> PResult<'a, Args> {
+    let mut args = Args::default();
+    if i.check(closing) {
+        return Ok((i, args));
+    }
+    loop {
+        let label = if labels && i.check(K::Ident) && i.peek_at(1).kind == K::Colon {
+            let label = i.peek();
+            i = i.skip(2);
+            Some(label)
+        } else if !args.labeled.is_empty() {
+            return fail(ParseError::at(
+                "positional arguments must come before labeled ('name: value') ones",
+                i.peek(),
+            ));
+        } else {
+            None
+        };
+        let (rest, value) = assignment(i)?;
+        push_arg(&mut args, label, value);
+        if rest.kind() != K::Comma {
+            return Ok((rest, args));
+        }
+        i = rest.skip(1);
+    }
 }
 
 #[inline(never)]
@@ -561,19 +567,7 @@ fn array(i: Tokens<'_>) -> PResult<'_, Ex> {
     if let Some(done) = const_array(i) {
         return Ok(done);
     }
-    let mut items = Args::default();
-    let mut i = i.skip(1);
-    if !i.check(K::RBracket) {
-        loop {
-            let (rest, item) = assignment(i)?;
-            push_arg(&mut items, None, item);
-            i = rest;
-            if i.kind() != K::Comma {
-                break;
-            }
-            i = i.skip(1);
-        }
-    }
+    let (i, items) = arg_list(i.skip(1), K::RBracket, false)?;
     let (i, close) = expect(K::RBracket, "expected ']' after the array elements")(i)?;
     Ok((i, make_array(items, open, close)?))
 }

@@ -146,6 +146,17 @@ pub(crate) fn stmt_at(
     })
 }
 
+/// The parse result of a statement of `kind` that starts at `start`'s
+/// first token, on its line, and ends before `rest`.
+pub(crate) fn stmt_from<'a>(
+    start: &Tokens<'a>,
+    rest: Tokens<'a>,
+    kind: StmtKind,
+) -> PResult<'a, Box<Stmt>> {
+    let line = start.peek().span.line;
+    Ok((rest, stmt_at(start, &rest, line, kind)))
+}
+
 /// `block = ':' NL IND statement { statement } DED | ':' statement`.
 pub(crate) fn block(i: Tokens<'_>) -> PResult<'_, Block> {
     let (i, colon) = expect(K::Colon, "expected ':' to start a block")(i)?;
@@ -202,17 +213,15 @@ fn typed_decl(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
 }
 
 fn local_decl(i: Tokens<'_>) -> PResult<'_, Box<Stmt>> {
-    let (rest, name) = expect(K::Ident, "expected a name after 'local'")(i.skip(1))?;
-    let (rest, ty) = opt(preceded(tok(K::Colon), decl::type_ann)).parse(rest)?;
-    let (rest, _) = expect(K::Eq, "expected '=' in a local declaration")(rest)?;
-    let (rest, value) = expr(rest)?;
-    let (rest, ()) = end_of_statement(rest)?;
-    let kind = StmtKind::Local {
+    let missing = [
+        "expected a name after 'local'",
+        "expected '=' in a local declaration",
+    ];
+    decl::binding(i, missing, true, |name, ty, value| StmtKind::Local {
         name: ident(name),
         ty,
         value,
-    };
-    Ok((rest, stmt_at(&i, &rest, i.peek().span.line, kind)))
+    })
 }
 
 /// `if_stmt = 'if' expr block [ 'else' ( if_stmt | block ) ]`.

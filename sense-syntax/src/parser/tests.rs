@@ -173,6 +173,22 @@ fn token(kind: TokenKind, line: u32) -> Token {
     Token { kind, span }
 }
 
+/// `HEADER: NEWLINE INDENT BODY NEWLINE EOF`, header on line 1 and body on
+/// line 2: a block that runs into the end of the file without its DEDENT.
+fn unclosed_block(header: &[TokenKind], body: &[TokenKind]) -> Vec<Token> {
+    use TokenKind as K;
+    let line_1 = header
+        .iter()
+        .chain(&[K::Colon, K::Newline])
+        .map(|&k| token(k, 1));
+    let line_2 = [K::Indent]
+        .iter()
+        .chain(body)
+        .chain(&[K::Newline])
+        .map(|&k| token(k, 2));
+    line_1.chain(line_2).chain([token(K::Eof, 3)]).collect()
+}
+
 #[test]
 fn streams_the_lexer_never_produces() {
     use TokenKind as K;
@@ -184,29 +200,10 @@ fn streams_the_lexer_never_produces() {
     let no_eof = [token(K::Ident, 1), token(K::Newline, 1)];
     assert_eq!(parse(SRC, &no_eof).expect("parses").stmts.len(), 1);
     // A block that runs into EOF without its DEDENT.
-    let open_block = [
-        token(K::If, 1),
-        token(K::Ident, 1),
-        token(K::Colon, 1),
-        token(K::Newline, 1),
-        token(K::Indent, 2),
-        token(K::Ident, 2),
-        token(K::Newline, 2),
-        token(K::Eof, 3),
-    ];
-    let e = parse(SRC, &open_block).expect_err("no dedent");
+    let e = parse(SRC, &unclosed_block(&[K::If, K::Ident], &[K::Ident])).expect_err("no dedent");
     assert_eq!(e.message, "expected the indented block to end (got EOF '')");
     assert_eq!(e.span.line, 3);
-    let open_policy = [
-        token(K::Policy, 1),
-        token(K::Colon, 1),
-        token(K::Newline, 1),
-        token(K::Indent, 2),
-        token(K::Allow, 2),
-        token(K::Ident, 2),
-        token(K::Newline, 2),
-        token(K::Eof, 3),
-    ];
+    let open_policy = unclosed_block(&[K::Policy], &[K::Allow, K::Ident]);
     let e = parse(SRC, &open_policy).expect_err("no dedent");
     assert_eq!(e.message, "expected the policy block to end (got EOF '')");
 }
