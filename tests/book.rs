@@ -326,26 +326,10 @@ fn part_problem(file: &Path, part: &Part) -> Option<String> {
     }
 }
 
-fn pages(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            pages(&p, out);
-        } else if p.extension().is_some_and(|e| e == "md") {
-            out.push(p);
-        }
-    }
-}
-
 /// Every ```sense block is an include of a sample; includes resolve;
 /// every sample is shown.
 fn book_includes() -> Result<(), Failed> {
-    let mut all = Vec::new();
-    pages(&book_src(), &mut all);
+    let all = sense_testkit::files_ending(&book_src(), ".md");
     let mut problems = Vec::new();
     let mut included = Vec::new();
     for page in &all {

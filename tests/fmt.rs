@@ -55,28 +55,14 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
 /// Cases under `dir` (relative to `base`) that run with the default
 /// command and read no stdin.
 fn run_cases(base: &Path, dir: &Path, out: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(base.join(dir)) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name.starts_with('_') {
+    for p in sense_testkit::sense_scripts(&base.join(dir)) {
+        let Ok(rel) = p.strip_prefix(base) else {
             continue;
-        }
-        let rel = dir.join(name);
-        if p.is_dir() {
-            run_cases(base, &rel, out);
-            continue;
-        }
-        if !name.ends_with(".sns") {
-            continue;
-        }
+        };
         let source = std::fs::read_to_string(&p).unwrap_or_default();
         let stdin = if dir.starts_with("examples") {
             base.join("tests/examples")
-                .join(name.trim_end_matches(".sns"))
+                .join(p.file_stem().unwrap_or_default())
                 .with_extension("in")
         } else {
             p.with_extension("in")

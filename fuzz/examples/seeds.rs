@@ -15,31 +15,13 @@
 
 use sense_agents::{AgentStatus, HostValue, Progress, Runtime};
 use sense_fuzz::{ExtMode, config, register_ext};
+use sense_testkit::sense_scripts;
 use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// At most this many checkpoints are saved per program.
 const CHECKPOINTS_PER_PROGRAM: usize = 4;
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name.starts_with('_') {
-            continue;
-        }
-        if p.is_dir() {
-            collect(&p, out);
-        } else if name.ends_with(".sns") {
-            out.push(p);
-        }
-    }
-}
 
 fn fnv(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -249,8 +231,8 @@ fn main() {
     let out = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "seeds".into()));
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut programs = Vec::new();
-    collect(&root.join("tests/golden"), &mut programs);
-    collect(&root.join("examples"), &mut programs);
+    programs.extend(sense_scripts(&root.join("tests/golden")));
+    programs.extend(sense_scripts(&root.join("examples")));
 
     let memory = std::env::temp_dir().join(format!("sense-fuzz-seeds-{}", std::process::id()));
     let mut source = Sink::new(out.join("source"));

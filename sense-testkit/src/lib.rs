@@ -49,6 +49,14 @@ pub fn rust_sources(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Every file under `dir` whose name ends with `suffix`, recursively and
+/// in name order (the book's pages, say).
+pub fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    collect(dir, &mut out, &|name| Some(name.ends_with(suffix)));
+    out
+}
+
 /// Walks `dir` in name order into `out`. `pick(name)` says, for each
 /// entry: `None` to pass it over (a directory is then not entered), or
 /// whether a file of that name is wanted.
