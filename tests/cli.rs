@@ -196,25 +196,15 @@ fn max_heap_stops_unbounded_allocation() {
 /// against the working directory; errors point at `<stdin>`.
 #[test]
 fn run_reads_a_program_from_stdin() {
-    use std::io::Write;
     let dir = scratch("stdin");
     write(&dir.join("helper.sns"), "def twice(n):\n    return n * 2\n");
     let run = |program: &str| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sense"))
-            .args(["run", "-"])
-            .current_dir(&dir)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("run sense");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(program.as_bytes())
-            .expect("write the program");
-        child.wait_with_output().expect("wait")
+        sense_testkit::output_with_stdin(
+            Command::new(env!("CARGO_BIN_EXE_sense"))
+                .args(["run", "-"])
+                .current_dir(&dir),
+            program.as_bytes(),
+        )
     };
     let out = run("import helper\nprint(\"piped\", helper.twice(21))\n");
     assert_eq!(text(&out.stdout), "piped 42\n", "{}", text(&out.stderr));

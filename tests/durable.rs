@@ -2,26 +2,23 @@
 //! inside nested calls and a loop gives the same final output when every
 //! answer arrives in a new `sense resume` process as when it runs in one.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
+
+/// An agent that sleeps half a second between two prints.
+const NAPPER: &str = "import time\nagent napper:\n    print(\"before\")\n    time.sleep(0.5)\n    print(\"after\")\n";
+
+/// An agent asking twice, with a deadline of half a second, then of ten
+/// minutes.
+const APPROVER: &str = "agent approver:\n    a = ask_human(\"Approve?\", 0.5)\n    print(f\"answer: {a}\")\n    b = ask_human(\"Again?\", 600)\n    print(f\"again: {b}\")\n";
 
 fn sense(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sense"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("sense runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("sense finishes")
+    sense_testkit::output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_sense"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR")),
+        stdin.as_bytes(),
+    )
 }
 
 fn stdout(o: &Output) -> String {
@@ -36,6 +33,78 @@ fn state_file(name: &str) -> PathBuf {
 
 /// The agent's summary line (the one-process run prints it right after an
 /// input prompt, on the same line).
+/// An agent started into a state file by `sense start`: the program and
+/// state files (removed when dropped) and what the command printed.
+struct Started {
+    /// The program written for the test (none for an example).
+    program: Option<PathBuf>,
+    state: PathBuf,
+    printed: String,
+}
+
+impl Started {
+    /// Writes `source` to a program file named after `name` in the temp
+    /// directory and starts its agent `agent` into a fresh state file.
+    fn new(name: &str, source: &str, agent: &str) -> Started {
+        let program =
+            std::env::temp_dir().join(format!("sense-durable-{}-{name}.sns", std::process::id()));
+        std::fs::write(&program, source).expect("write program");
+        let mut started = Started::example(name, path_str(&program), agent);
+        started.program = Some(program);
+        started
+    }
+
+    /// Starts agent `agent` of the program at `program` (relative to the
+    /// repository) into a fresh state file named after `name`.
+    fn example(name: &str, program: &str, agent: &str) -> Started {
+        let state = state_file(name);
+        let printed = stdout(&sense(
+            &["start", "--state", path_str(&state), program, agent],
+            "",
+        ));
+        Started {
+            program: None,
+            state,
+            printed,
+        }
+    }
+
+    /// The state file's path, for the command line.
+    fn state(&self) -> &str {
+        path_str(&self.state)
+    }
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        if let Some(program) = &self.program {
+            let _ = std::fs::remove_file(program);
+        }
+        let _ = std::fs::remove_file(&self.state);
+    }
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
+
+/// Asserts that `text` contains each of `parts`.
+fn assert_contains(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part:?} not in:\n{text}");
+    }
+}
+
+/// The errors of a `sense` command that must have failed.
+fn refused(o: &Output) -> String {
+    assert!(
+        !o.status.success(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
 fn summary(text: &str) -> String {
     text.lines()
         .filter_map(|l| l.find("summary:").map(|i| &l[i..]))
@@ -50,18 +119,9 @@ fn three_answers_in_three_processes_match_one_run() {
         "Ada\n3\nyes\n",
     ));
 
-    let state = state_file("interview");
-    let s = state.to_str().expect("utf-8 temp path");
-    let mut across = stdout(&sense(
-        &[
-            "start",
-            "examples/interview.sns",
-            "interviewer",
-            "--state",
-            s,
-        ],
-        "",
-    ));
+    let run = Started::example("interview", "examples/interview.sns", "interviewer");
+    let s = run.state();
+    let mut across = run.printed.clone();
     assert_eq!(across, "paused: (1/3) name?\n");
     for (answer, next) in [
         ("\"Ada\"", "paused: (2/3) years of experience?\n"),
@@ -91,23 +151,12 @@ fn three_answers_in_three_processes_match_one_run() {
         "{}",
         String::from_utf8_lossy(&again.stderr)
     );
-    let _ = std::fs::remove_file(&state);
 }
 
 #[test]
 fn show_lists_agents_with_call_stacks_and_locals() {
-    let state = state_file("show");
-    let s = state.to_str().expect("utf-8 temp path");
-    stdout(&sense(
-        &[
-            "start",
-            "examples/interview.sns",
-            "interviewer",
-            "--state",
-            s,
-        ],
-        "",
-    ));
+    let run = Started::example("show", "examples/interview.sns", "interviewer");
+    let s = run.state();
     let shown = stdout(&sense(&["show", s], ""));
     assert!(
         shown.contains("* agent interviewer: paused (ask_human) \"(1/3) name?\""),
@@ -126,7 +175,6 @@ fn show_lists_agents_with_call_stacks_and_locals() {
         "{shown}"
     );
     assert!(shown.contains("        answers = []"), "{shown}");
-    let _ = std::fs::remove_file(&state);
 }
 
 #[test]
@@ -146,18 +194,8 @@ fn bad_state_files_and_values_are_clear_errors() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let state = state_file("value");
-    let s = state.to_str().expect("utf-8 temp path");
-    stdout(&sense(
-        &[
-            "start",
-            "examples/interview.sns",
-            "interviewer",
-            "--state",
-            s,
-        ],
-        "",
-    ));
+    let run = Started::example("value", "examples/interview.sns", "interviewer");
+    let s = run.state();
     let bad = sense(&["resume", s, "yes"], "");
     assert!(String::from_utf8_lossy(&bad.stderr).contains("must be a Sense literal"));
     let no_agent = sense(
@@ -168,9 +206,7 @@ fn bad_state_files_and_values_are_clear_errors() {
         String::from_utf8_lossy(&no_agent.stderr),
         "SenseError: no agent named 'nobody'\n"
     );
-    for p in [junk, state] {
-        let _ = std::fs::remove_file(p);
-    }
+    let _ = std::fs::remove_file(junk);
     assert!(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("examples/interview.sns")
@@ -212,24 +248,13 @@ fn pauses_inside_try_except_finally_resume_across_processes() {
 
 #[test]
 fn time_sleep_in_an_agent_is_a_durable_timer_across_processes() {
-    let program =
-        std::env::temp_dir().join(format!("sense-durable-{}-nap.sns", std::process::id()));
-    std::fs::write(
-        &program,
-        "import time\nagent napper:\n    print(\"before\")\n    time.sleep(0.5)\n    print(\"after\")\n",
-    )
-    .expect("write program");
-    let p = program.to_str().expect("utf-8 temp path");
-    let state = state_file("nap");
-    let s = state.to_str().expect("utf-8 temp path");
-
-    let started = stdout(&sense(&["start", "--state", s, p, "napper"], ""));
-    assert!(started.contains("before"), "{started}");
-    assert!(
-        started.contains("paused: sleeping (time.sleep) until "),
-        "{started}"
+    let run = Started::new("nap", NAPPER, "napper");
+    assert!(!run.printed.contains("after"), "{}", run.printed);
+    assert_contains(
+        &run.printed,
+        &["before", "paused: sleeping (time.sleep) until "],
     );
-    assert!(!started.contains("after"), "{started}");
+    let s = run.state();
 
     let shown = stdout(&sense(&["show", s], ""));
     assert!(
@@ -239,8 +264,7 @@ fn time_sleep_in_an_agent_is_a_durable_timer_across_processes() {
 
     // Not due yet: refused, saying when; the state is unchanged.
     let early = sense(&["resume", s], "");
-    assert!(!early.status.success());
-    let err = String::from_utf8_lossy(&early.stderr);
+    let err = refused(&early);
     assert!(
         err.contains("sleeping (time.sleep) until ") && err.contains("due in"),
         "{err}"
@@ -251,26 +275,13 @@ fn time_sleep_in_an_agent_is_a_durable_timer_across_processes() {
     let done = stdout(&sense(&["resume", s], ""));
     assert!(done.contains("after"), "{done}");
     assert!(done.contains("completed"), "{done}");
-    let _ = std::fs::remove_file(&program);
-    let _ = std::fs::remove_file(&state);
 }
 
 #[test]
 fn ask_human_with_a_timeout_keeps_its_deadline_in_the_state() {
-    let program =
-        std::env::temp_dir().join(format!("sense-durable-{}-deadline.sns", std::process::id()));
-    std::fs::write(
-        &program,
-        "agent approver:\n    a = ask_human(\"Approve?\", 0.5)\n    print(f\"answer: {a}\")\n    b = ask_human(\"Again?\", 600)\n    print(f\"again: {b}\")\n",
-    )
-    .expect("write program");
-    let p = program.to_str().expect("utf-8 temp path");
-    let state = state_file("deadline");
-    let s = state.to_str().expect("utf-8 temp path");
-
-    let started = stdout(&sense(&["start", "--state", s, p, "approver"], ""));
-    assert!(started.contains("paused: Approve?"), "{started}");
-    assert!(started.contains("deadline: "), "{started}");
+    let run = Started::new("deadline", APPROVER, "approver");
+    let s = run.state();
+    assert_contains(&run.printed, &["paused: Approve?", "deadline: "]);
     let shown = stdout(&sense(&["show", s], ""));
     assert!(
         shown.contains("paused (ask_human) \"Approve?\", deadline "),
@@ -280,9 +291,7 @@ fn ask_human_with_a_timeout_keeps_its_deadline_in_the_state() {
     // Past the deadline an answer is refused (the state is unchanged);
     // without a value the agent resumes with nil.
     std::thread::sleep(std::time::Duration::from_millis(700));
-    let late = sense(&["resume", s, "\"yes\""], "");
-    assert!(!late.status.success());
-    let err = String::from_utf8_lossy(&late.stderr);
+    let err = refused(&sense(&["resume", s, "\"yes\""], ""));
     assert!(err.contains("deadline passed"), "{err}");
     let timed_out = stdout(&sense(&["resume", s], ""));
     assert!(timed_out.contains("answer: nil"), "{timed_out}");
@@ -292,8 +301,6 @@ fn ask_human_with_a_timeout_keeps_its_deadline_in_the_state() {
     let answered = stdout(&sense(&["resume", s, "\"sure\""], ""));
     assert!(answered.contains("again: sure"), "{answered}");
     assert!(answered.contains("completed"), "{answered}");
-    let _ = std::fs::remove_file(&program);
-    let _ = std::fs::remove_file(&state);
 }
 
 #[test]
@@ -365,9 +372,6 @@ fn show_lists_slot_locals_at_every_depth() {
     let fixture = "tests/fixtures/slot_locals.sns";
     let started = stdout(&sense(&["start", fixture, "a", "--state", s], ""));
     assert_eq!(started, "paused: top\n");
-    let resumed = stdout(&sense(&["resume", s, "\"x\""], ""));
-    assert_eq!(resumed, "paused: bump 7\n");
-    let shown = stdout(&sense(&["show", s], ""));
     let agent_frame = "    at a (tests/fixtures/slot_locals.sns:43)
         counter = <fn bump>
         leaf = <fn leaf>
@@ -375,24 +379,25 @@ fn show_lists_slot_locals_at_every_depth() {
         middle = <fn middle>
         step = 1
 ";
-    assert_eq!(
-        shown,
-        format!(
-            "* agent a: paused (ask_human) \"bump 7\"
-    at bump (tests/fixtures/slot_locals.sns:36)
+    // Answers `answer`, which pauses at `question`; `sense show` then
+    // lists the agent with `frames`.
+    let answer_then_show = |answer: &str, question: &str, frames: &str| {
+        let resumed = stdout(&sense(&["resume", s, answer], ""));
+        assert_eq!(resumed, format!("paused: {question}\n"));
+        let shown = stdout(&sense(&["show", s], ""));
+        assert_eq!(
+            shown,
+            format!("* agent a: paused (ask_human) \"{question}\"\n{frames}")
+        );
+    };
+    let bump_frames = format!(
+        "    at bump (tests/fixtures/slot_locals.sns:36)
         by = 2
         seen = 7
 {agent_frame}"
-        )
     );
-    let resumed = stdout(&sense(&["resume", s, "\"y\""], ""));
-    assert_eq!(resumed, "paused: at 200\n");
-    let shown = stdout(&sense(&["show", s], ""));
-    assert_eq!(
-        shown,
-        format!(
-            "* agent a: paused (ask_human) \"at 200\"
-    at leaf (tests/fixtures/slot_locals.sns:15)
+    let leaf_frames = format!(
+        "    at leaf (tests/fixtures/slot_locals.sns:15)
         depth = 200
         inner = [1, 200]
         k = 1
@@ -404,9 +409,10 @@ fn show_lists_slot_locals_at_every_depth() {
         items = [1, 2, 3, 4]
         total = \"\"
 {}",
-            agent_frame.replace(":43", ":44")
-        )
+        agent_frame.replace(":43", ":44")
     );
+    answer_then_show("\"x\"", "bump 7", &bump_frames);
+    answer_then_show("\"y\"", "at 200", &leaf_frames);
     let done = stdout(&sense(&["resume", s, "\"z\""], ""));
     assert_eq!(done, "leaf m\ncompleted\n");
     let _ = std::fs::remove_file(&state);

@@ -87,6 +87,31 @@ pub fn relative(root: &Path, p: &Path) -> String {
         .replace('\\', "/")
 }
 
+/// Runs `command` with `stdin` written to its standard input, and its
+/// standard output and errors captured. Panics (it is test code) if it
+/// cannot be started.
+pub fn output_with_stdin(
+    command: &mut std::process::Command,
+    stdin: &[u8],
+) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{command:?} does not start: {e}"));
+    if let Some(mut pipe) = child.stdin.take() {
+        // A program that exits without reading all of it closes the pipe:
+        // what it printed is still the result.
+        let _ = pipe.write_all(stdin);
+    }
+    child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("{command:?}: {e}"))
+}
+
 /// The standard output of a command that must have succeeded; panics (it
 /// is test code) with its output and errors otherwise.
 pub fn success_stdout(o: &std::process::Output) -> String {
