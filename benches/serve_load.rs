@@ -11,6 +11,10 @@
 //!
 //! STORE is `sqlite` (a file in the temp dir) or `postgres` (a database
 //! created on the server in SENSE_TEST_POSTGRES_URL and dropped after).
+//! SENSE_SERVE_BIN names another `sense` binary to measure instead of
+//! this build's (SENSE_SERVE_LABEL names it in the report lines):
+//! benches/serve_bench.sh uses them to measure a baseline revision and
+//! this one side by side.
 
 use sense_store::testing::TempDatabase;
 use sense_store::{Event, NewInstance, Record, Status};
@@ -170,9 +174,10 @@ fn throughput(kind: &str, processes: usize, seconds: u64, clients: usize, instan
         .sum::<f64>()
         / instances.min(1000) as f64;
     println!(
-        "throughput store={kind} processes={processes} clients={clients} instances={instances}: \
+        "[{}] throughput store={kind} processes={processes} clients={clients} instances={instances}: \
          {} answers in {seconds} s = {:.0} answers/s; latency p50 {} p99 {}; conflicts {conflicts}; \
          snapshot {mean_snapshot:.0} B/instance; store {} B after the run",
+        build_label(),
         lat.len(),
         lat.len() as f64 / seconds as f64,
         ms(percentile(&lat, 0.5)),
@@ -244,9 +249,10 @@ fn million(kind: &str, count: usize) {
         "{page}"
     );
     println!(
-        "million store={kind}: {} paused instances created in {:.1} s ({:.0}/s, bulk insert of one {} B snapshot); \
+        "[{}] million store={kind}: {} paused instances created in {:.1} s ({:.0}/s, bulk insert of one {} B snapshot); \
          store {:.1} MB ({:.0} B/instance incl. audit and indexes); answer one: median {} (max {} of 21); \
          first page of 100 paused: {}",
+        build_label(),
         s.count(None).unwrap(),
         created.as_secs_f64(),
         count as f64 / created.as_secs_f64(),
@@ -283,7 +289,18 @@ fn main() {
     }
 }
 
-/// `sense serve PROGRAM --store STORE --port 0 EXTRA…`, this crate's binary.
+/// The variable naming another `sense` binary to measure (e.g. one built
+/// from an earlier revision, for figures side by side in one run).
+const BIN_VAR: &str = "SENSE_SERVE_BIN";
+
+/// `sense serve PROGRAM --store STORE --port 0 EXTRA…`: this crate's
+/// binary, or the one [`BIN_VAR`] names.
 fn serve(program: &std::path::Path, store: &str, extra: &[&str]) -> Service {
-    Service::start(env!("CARGO_BIN_EXE_sense"), program, store, extra)
+    let bin = std::env::var(BIN_VAR).unwrap_or_else(|_| env!("CARGO_BIN_EXE_sense").to_string());
+    Service::start(&bin, program, store, extra)
+}
+
+/// Which binary is measured, for the report lines.
+fn build_label() -> String {
+    std::env::var("SENSE_SERVE_LABEL").unwrap_or_else(|_| "this build".to_string())
 }

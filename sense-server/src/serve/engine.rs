@@ -4,7 +4,9 @@
 //! Every change follows one rule: load the instance (snapshot and
 //! version), claim the step from that version (see [`super::steps`]: a
 //! request that loses the claim answers 409 before running anything), run
-//! it in a fresh runtime to its next pause, and commit the new snapshot
+//! it to its next pause — in a runtime restored from the snapshot, or in
+//! the one this process kept from committing that very version (see
+//! [`super::hot`]) — and commit the new snapshot
 //! only if the stored version is still the one loaded — the check and the
 //! write are one transaction ([`Store::commit`]). Of two concurrent
 //! resumes one runs and commits and the other answers 409 without any
@@ -12,13 +14,17 @@
 //! instance stays at its last committed state and the step runs again,
 //! from that state, once its lease has expired.
 
+use super::hot::{Hot, HotRuntime};
 use super::json;
 use super::program::{Captured, Program, append_output};
 use super::running::Running;
-use super::steps::Leases;
+use super::steps::{Leases, Step};
+use super::timing::{Phase, Timings};
 use super::waiters::Waiters;
 use sense_agents::{AgentStatus, HostValue, Runtime, State};
-use sense_store::{Commit, Event, Instance, NewInstance, Record, Status, Store, StoreError};
+use sense_store::{
+    Commit, Event, Instance, NewInstance, Record, Status, Store, StoreError, Summary,
+};
 use serde_json::{Value as Json, json};
 use std::sync::Arc;
 
@@ -83,6 +89,20 @@ pub struct Engine {
     pub leases: Arc<Leases>,
     /// Streamed answers of the runs in progress, for events streams.
     pub texts: Arc<super::texts::Texts>,
+    /// Runtimes of the instances this process committed last.
+    pub hot: Hot,
+    /// Where answers' time goes, when measured.
+    pub timings: Timings,
+}
+
+/// An instance loaded for a step: its runtime kept in memory from this
+/// process's commit of the version the store still holds, or the stored
+/// snapshot to restore.
+pub(super) enum Loaded {
+    /// Kept in memory (see `hot`).
+    Hot(HotRuntime),
+    /// To be restored.
+    Snapshot(Vec<u8>),
 }
 
 /// A fresh instance id: 128 random bits in hex.
@@ -251,10 +271,22 @@ impl Engine {
         record: &Record,
         event: &Event,
     ) -> Result<Json, ApiError> {
+        self.commit_only(id, expected, record, event)?;
+        self.describe(id)
+    }
+
+    /// [`Engine::commit`] without reading the instance back.
+    pub(super) fn commit_only(
+        &self,
+        id: &str,
+        expected: i64,
+        record: &Record,
+        event: &Event,
+    ) -> Result<(), ApiError> {
         match self.store.commit(id, expected, record, event)? {
             Commit::Committed { .. } => {
                 self.waiters.changed(id);
-                self.describe(id)
+                Ok(())
             }
             Commit::Conflict { current: None } => Err(ApiError::not_found(id)),
             Commit::Conflict { current: Some(v) } => Err(self.conflict(
@@ -274,8 +306,10 @@ impl Engine {
         value: HostValue,
         version: Option<i64>,
     ) -> Result<Json, ApiError> {
-        let inst = self.load(id)?;
-        let s = &inst.summary;
+        let mut clock = self.timings.start();
+        let (summary, loaded) = self.load_for_step(id)?;
+        self.timings.lap(&mut clock, Phase::Load);
+        let s = &summary;
         if let Some(v) = version
             && v != s.version
         {
@@ -295,8 +329,10 @@ impl Engine {
         }
         super::timers::refuse_late_answer(s)?;
         let step = self.claim_step(id, s.version)?;
-        let out = Captured::default();
-        let mut rt = self.restore_into(self.step_runtime(&out, &step), &inst.snapshot)?;
+        self.timings.lap(&mut clock, Phase::Claim);
+        let was_hot = matches!(loaded, Loaded::Hot(_));
+        let (mut rt, out) = self.runtime_for(loaded, &step)?;
+        self.timings.lap(&mut clock, Phase::Restore);
         let agent = rt
             .subject()
             .ok_or_else(|| ApiError::new(500, "SnapshotError", "the snapshot names no agent"))?;
@@ -310,10 +346,56 @@ impl Engine {
             let _run = self.running.enter(id, handle);
             rt.resume(agent, value)
         };
+        self.timings.lap(&mut clock, Phase::Run);
         let record = record_of(&rt, result, &s.output, &out)?;
-        let done = self.commit(id, s.version, &record, &self.event("resumed", detail))?;
+        self.timings.lap(&mut clock, Phase::Snapshot);
+        self.commit_only(id, s.version, &record, &self.event("resumed", detail))?;
         step.committed();
-        Ok(done)
+        self.hot
+            .put(id, s.seq, s.version + 1, HotRuntime { rt, out });
+        self.timings.lap(&mut clock, Phase::Commit);
+        let done = self.describe(id);
+        self.timings.lap(&mut clock, Phase::Reply);
+        self.timings.answered(&clock, was_hot);
+        done
+    }
+
+    /// The instance `id` as stored now, for a step: its summary, and its
+    /// runtime if this process holds it at the stored version (then only
+    /// the summary is read), or else its snapshot.
+    pub(super) fn load_for_step(&self, id: &str) -> Result<(Summary, Loaded), ApiError> {
+        if self.hot.holds(id) {
+            let Some(s) = self.store.summary(id)? else {
+                self.hot.forget(id);
+                return Err(ApiError::not_found(id));
+            };
+            if let Some(hot) = self.hot.take(id, s.seq, s.version) {
+                return Ok((s, Loaded::Hot(hot)));
+            }
+        }
+        let inst = self.load(id)?;
+        Ok((inst.summary, Loaded::Snapshot(inst.snapshot)))
+    }
+
+    /// The runtime to run `step` in: the kept one, pointed at the step, or
+    /// the snapshot restored into a fresh one.
+    pub(super) fn runtime_for(
+        &self,
+        loaded: Loaded,
+        step: &Step<'_>,
+    ) -> Result<(Runtime, Captured), ApiError> {
+        match loaded {
+            Loaded::Hot(HotRuntime { mut rt, out }) => {
+                out.take();
+                self.bind_step(&mut rt, &out, step);
+                Ok((rt, out))
+            }
+            Loaded::Snapshot(snapshot) => {
+                let out = Captured::default();
+                let rt = self.restore_into(self.step_runtime(&out, step), &snapshot)?;
+                Ok((rt, out))
+            }
+        }
     }
 
     /// `POST /api/instances/{id}/messages`: puts `value` in the agent's
@@ -324,8 +406,8 @@ impl Engine {
         let deadline = std::time::Instant::now() + MESSAGE_WAIT;
         while attempts < MESSAGE_ATTEMPTS {
             attempts += 1;
-            let inst = self.load(id)?;
-            let s = &inst.summary;
+            let (summary, loaded) = self.load_for_step(id)?;
+            let s = &summary;
             if s.status != Status::Paused {
                 return Err(self.conflict(
                     id,
@@ -346,8 +428,7 @@ impl Engine {
                 }
                 other => other?,
             };
-            let out = Captured::default();
-            let mut rt = self.restore_into(self.step_runtime(&out, &step), &inst.snapshot)?;
+            let (mut rt, out) = self.runtime_for(loaded, &step)?;
             let agent = rt.subject().ok_or_else(|| {
                 ApiError::new(500, "SnapshotError", "the snapshot names no agent")
             })?;
@@ -379,13 +460,15 @@ impl Engine {
                 record.clears_pause_request = false;
             }
             let detail = json!({"value": json::from_host(&value), "delivered": waiting});
-            match self.commit(id, s.version, &record, &self.event("message", detail)) {
+            match self.commit_only(id, s.version, &record, &self.event("message", detail)) {
                 Err(e) if e.status == 409 => continue,
-                Ok(done) => {
+                Ok(()) => {
                     step.committed();
-                    return Ok(done);
+                    self.hot
+                        .put(id, s.seq, s.version + 1, HotRuntime { rt, out });
+                    return self.describe(id);
                 }
-                other => return other,
+                Err(e) => return Err(e),
             }
         }
         Err(self.conflict(
@@ -438,6 +521,7 @@ impl Engine {
             .delete(id, version, &self.event("deleted", json!({})))?
         {
             Commit::Committed { .. } => {
+                self.hot.forget(id);
                 self.waiters.changed(id);
                 Ok(json!({"id": id, "deleted": true}))
             }

@@ -191,4 +191,13 @@ impl Engine {
         let _ = rt.set_global(STEP_GLOBAL, key);
         rt
     }
+
+    /// Points a runtime kept from an earlier step of its instance (see
+    /// `hot`) at `out` and at `step`, as [`Engine::step_runtime`] makes a
+    /// fresh one.
+    pub(super) fn bind_step(&self, rt: &mut Runtime, out: &Captured, step: &Step<'_>) {
+        let key = step.key();
+        super::program::Program::bind(rt, out, Some(&key));
+        let _ = rt.set_global(STEP_GLOBAL, key.as_str());
+    }
 }
