@@ -48,6 +48,41 @@ const SUMMARY: &str = concat!(
     " FROM sense_instances WHERE id = $1"
 );
 
+/// A commit in one statement (one round trip, one WAL flush): the
+/// conditional update of the instance, the copy of the state it replaces
+/// into the history ($12; the snapshot the statement reads is the row
+/// before the update), the versions older than the retention dropped
+/// (below $13; 0 drops none) and the audit event — all only if the update
+/// matched. A concurrent commit makes the update find the new version and
+/// match nothing, so the statement writes nothing and returns no row;
+/// otherwise it returns the instance's new summary.
+const COMMIT: &str = concat!(
+    "WITH old AS ( \
+       SELECT id, version, status, pause_reason, pause_kind, error, output, updated_at, snapshot \
+       FROM sense_instances WHERE id = $9 AND version = $10), \
+     upd AS ( \
+       UPDATE sense_instances SET status = $1, pause_reason = $2, pause_kind = $3, \
+       error = $4, output = $5, snapshot = $6, version = version + 1, updated_at = $7, \
+       pause_requested = CASE WHEN $8 THEN FALSE ELSE pause_requested END, \
+       wake_at = $11, wake_claimed_until = NULL \
+       WHERE id = $9 AND version = $10 RETURNING ",
+    summary_columns!(),
+    "), \
+     kept AS ( \
+       INSERT INTO sense_versions (instance_id, version, status, pause_reason, pause_kind, \
+       error, output, created_at, snapshot) \
+       SELECT id, version, status, pause_reason, pause_kind, error, output, updated_at, snapshot \
+       FROM old WHERE $12 AND EXISTS (SELECT 1 FROM upd) \
+       ON CONFLICT (instance_id, version) DO NOTHING), \
+     dropped AS ( \
+       DELETE FROM sense_versions WHERE instance_id = $9 AND version < $13 \
+       AND EXISTS (SELECT 1 FROM upd)), \
+     logged AS ( \
+       INSERT INTO sense_audit (instance_id, version, at, event, detail) \
+       SELECT $9, version, $7, $14, $15 FROM upd) \
+     SELECT * FROM upd"
+);
+
 /// A pooled connection with the statements prepared on it: the hot paths
 /// (load, claim, commit) send each statement once per connection, then
 /// only its parameters — half the round trips of an unprepared query.
@@ -337,6 +372,16 @@ impl Store for PostgresStore {
         r: &Record,
         event: &Event,
     ) -> Result<Commit, StoreError> {
+        Ok(self.commit_summary(id, expected, r, event)?.0)
+    }
+
+    fn commit_summary(
+        &self,
+        id: &str,
+        expected: i64,
+        r: &Record,
+        event: &Event,
+    ) -> Result<(Commit, Option<Summary>), StoreError> {
         let keep = self.keep.load(Ordering::Relaxed);
         // The state replaced goes to the history unless only the current
         // one is kept; versions older than the retention are dropped.
@@ -345,8 +390,8 @@ impl Store for PostgresStore {
             o if o > 1 => o,
             _ => 0,
         };
-        let committed = self.with_conn(|c| {
-            let sql = c.prepared(steps::COMMIT)?;
+        let done = self.with_conn(|c| {
+            let sql = c.prepared(COMMIT)?;
             let row = c.client.query_opt(
                 &sql,
                 &[
@@ -367,21 +412,22 @@ impl Store for PostgresStore {
                     &event.detail,
                 ],
             )?;
-            if row.is_some() {
-                return Ok(Commit::Committed {
+            if let Some(row) = row {
+                let committed = Commit::Committed {
                     version: expected + 1,
-                });
+                };
+                return Ok((committed, Some(summary(&row)?)));
             }
             let current = c
                 .client
                 .query_opt("SELECT version FROM sense_instances WHERE id = $1", &[&id])?
                 .map(|r| r.get(0));
-            Ok(Commit::Conflict { current })
+            Ok((Commit::Conflict { current }, None))
         })?;
-        if committed.is_committed() {
+        if done.0.is_committed() {
             self.announcer.changed(id);
         }
-        Ok(committed)
+        Ok(done)
     }
 
     fn delete(&self, id: &str, expected: Option<i64>, event: &Event) -> Result<Commit, StoreError> {

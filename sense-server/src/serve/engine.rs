@@ -271,25 +271,34 @@ impl Engine {
         record: &Record,
         event: &Event,
     ) -> Result<Json, ApiError> {
-        self.commit_only(id, expected, record, event)?;
-        self.describe(id)
+        let now = self.commit_only(id, expected, record, event)?;
+        self.reply(id, now)
     }
 
-    /// [`Engine::commit`] without reading the instance back.
+    /// The answer after a commit: the summary read with it, or read now.
+    fn reply(&self, id: &str, now: Option<Summary>) -> Result<Json, ApiError> {
+        match now {
+            Some(now) => Ok(json::summary(&now, &self.program.hash)),
+            None => self.describe(id),
+        }
+    }
+
+    /// [`Engine::commit`], answering the instance's summary as committed
+    /// when the store read it with the commit.
     pub(super) fn commit_only(
         &self,
         id: &str,
         expected: i64,
         record: &Record,
         event: &Event,
-    ) -> Result<(), ApiError> {
-        match self.store.commit(id, expected, record, event)? {
-            Commit::Committed { .. } => {
+    ) -> Result<Option<Summary>, ApiError> {
+        match self.store.commit_summary(id, expected, record, event)? {
+            (Commit::Committed { .. }, now) => {
                 self.waiters.changed(id);
-                Ok(())
+                Ok(now)
             }
-            Commit::Conflict { current: None } => Err(ApiError::not_found(id)),
-            Commit::Conflict { current: Some(v) } => Err(self.conflict(
+            (Commit::Conflict { current: None }, _) => Err(ApiError::not_found(id)),
+            (Commit::Conflict { current: Some(v) }, _) => Err(self.conflict(
                 id,
                 format!(
                     "instance {id} changed while this request ran (version {expected} → {v}); \
@@ -349,12 +358,12 @@ impl Engine {
         self.timings.lap(&mut clock, Phase::Run);
         let record = record_of(&rt, result, &s.output, &out)?;
         self.timings.lap(&mut clock, Phase::Snapshot);
-        self.commit_only(id, s.version, &record, &self.event("resumed", detail))?;
+        let now = self.commit_only(id, s.version, &record, &self.event("resumed", detail))?;
         step.committed();
         self.hot
             .put(id, s.seq, s.version + 1, HotRuntime { rt, out });
         self.timings.lap(&mut clock, Phase::Commit);
-        let done = self.describe(id);
+        let done = self.reply(id, now);
         self.timings.lap(&mut clock, Phase::Reply);
         self.timings.answered(&clock, was_hot);
         done
@@ -462,11 +471,11 @@ impl Engine {
             let detail = json!({"value": json::from_host(&value), "delivered": waiting});
             match self.commit_only(id, s.version, &record, &self.event("message", detail)) {
                 Err(e) if e.status == 409 => continue,
-                Ok(()) => {
+                Ok(now) => {
                     step.committed();
                     self.hot
                         .put(id, s.seq, s.version + 1, HotRuntime { rt, out });
-                    return self.describe(id);
+                    return self.reply(id, now);
                 }
                 Err(e) => return Err(e),
             }

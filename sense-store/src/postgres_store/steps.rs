@@ -3,7 +3,7 @@
 //! of one step the first takes the row lock and writes; the others, in
 //! READ COMMITTED, re-check its condition against the new row and write
 //! nothing. A commit, with its copy into the history, is one statement
-//! too ([`COMMIT`]).
+//! too (`COMMIT`, beside the other statements of `sense_instances`).
 
 use super::PostgresStore;
 use crate::steps::{Claim, Steps, VersionInfo};
@@ -17,36 +17,6 @@ const VERSION_COLUMNS: &str = "version, status, pause_reason, pause_kind, error,
 /// The same columns of the current version, in `sense_instances`.
 const CURRENT_COLUMNS: &str = "version, status, pause_reason, pause_kind, error, output, \
      updated_at, octet_length(snapshot)::bigint";
-
-/// A commit in one statement (one round trip, one WAL flush): the
-/// conditional update of the instance, the copy of the state it replaces
-/// into the history ($12; the snapshot the statement reads is the row
-/// before the update), the versions older than the retention dropped
-/// (below $13; 0 drops none) and the audit event — all only if the update
-/// matched. A concurrent commit makes the update find the new version and
-/// match nothing, so the statement writes nothing and returns no row.
-pub(super) const COMMIT: &str = "WITH old AS ( \
-       SELECT id, version, status, pause_reason, pause_kind, error, output, updated_at, snapshot \
-       FROM sense_instances WHERE id = $9 AND version = $10), \
-     upd AS ( \
-       UPDATE sense_instances SET status = $1, pause_reason = $2, pause_kind = $3, \
-       error = $4, output = $5, snapshot = $6, version = version + 1, updated_at = $7, \
-       pause_requested = CASE WHEN $8 THEN FALSE ELSE pause_requested END, \
-       wake_at = $11, wake_claimed_until = NULL \
-       WHERE id = $9 AND version = $10 RETURNING version), \
-     kept AS ( \
-       INSERT INTO sense_versions (instance_id, version, status, pause_reason, pause_kind, \
-       error, output, created_at, snapshot) \
-       SELECT id, version, status, pause_reason, pause_kind, error, output, updated_at, snapshot \
-       FROM old WHERE $12 AND EXISTS (SELECT 1 FROM upd) \
-       ON CONFLICT (instance_id, version) DO NOTHING), \
-     dropped AS ( \
-       DELETE FROM sense_versions WHERE instance_id = $9 AND version < $13 \
-       AND EXISTS (SELECT 1 FROM upd)), \
-     logged AS ( \
-       INSERT INTO sense_audit (instance_id, version, at, event, detail) \
-       SELECT $9, version, $7, $14, $15 FROM upd) \
-     SELECT version FROM upd";
 
 /// A claim in one statement. The lease is taken only if the instance is
 /// at the version claimed (0: absent) and the lease row is free, names
