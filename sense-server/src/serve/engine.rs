@@ -100,7 +100,7 @@ pub struct Engine {
 /// snapshot to restore.
 pub(super) enum Loaded {
     /// Kept in memory (see `hot`).
-    Hot(HotRuntime),
+    Hot(Box<HotRuntime>),
     /// To be restored.
     Snapshot(Vec<u8>),
 }
@@ -379,7 +379,7 @@ impl Engine {
                 return Err(ApiError::not_found(id));
             };
             if let Some(hot) = self.hot.take(id, s.seq, s.version) {
-                return Ok((s, Loaded::Hot(hot)));
+                return Ok((s, Loaded::Hot(Box::new(hot))));
             }
         }
         let inst = self.load(id)?;
@@ -394,7 +394,8 @@ impl Engine {
         step: &Step<'_>,
     ) -> Result<(Runtime, Captured), ApiError> {
         match loaded {
-            Loaded::Hot(HotRuntime { mut rt, out }) => {
+            Loaded::Hot(hot) => {
+                let HotRuntime { mut rt, out } = *hot;
                 out.take();
                 self.bind_step(&mut rt, &out, step);
                 Ok((rt, out))
