@@ -117,6 +117,21 @@ pub trait Store: Steps + Send + Sync + std::fmt::Debug {
         Ok((done, summary))
     }
 
+    /// [`Steps::claim`], also returning the instance's summary as the
+    /// claim found it (`None`: absent) — one statement where the engine
+    /// allows (PostgreSQL), so an answer that knows the version it
+    /// answers needs no read before its claim.
+    fn claim_loading(
+        &self,
+        id: &str,
+        version: i64,
+        holder: &str,
+        ttl_ms: i64,
+    ) -> Result<(Claim, Option<Summary>), StoreError> {
+        let claim = self.claim(id, version, holder, ttl_ms)?;
+        Ok((claim, self.summary(id)?))
+    }
+
     /// Deletes the instance (if at version `expected`, when given) and
     /// records `event`; its audit trail is kept.
     fn delete(&self, id: &str, expected: Option<i64>, event: &Event) -> Result<Commit, StoreError>;

@@ -16,6 +16,15 @@ use postgres::{Client, Row, Statement, Transaction};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+/// The columns [`summary`] reads, in its order.
+macro_rules! summary_columns {
+    () => {
+        "seq, id, agent, program_name, program_hash, status, pause_reason, \
+         pause_kind, error, output, version, pause_requested, created_at, updated_at, \
+         octet_length(snapshot)::bigint, wake_at"
+    };
+}
+
 mod steps;
 
 /// The migrations, in order; the schema version is the count applied.
@@ -28,14 +37,6 @@ const MIGRATIONS: &[&str] = &[
 /// Serialises concurrent migrations of processes starting together.
 const MIGRATION_LOCK: i64 = 0x5e45_e000_0001;
 
-/// The columns [`summary`] reads, in its order.
-macro_rules! summary_columns {
-    () => {
-        "seq, id, agent, program_name, program_hash, status, pause_reason, \
-         pause_kind, error, output, version, pause_requested, created_at, updated_at, \
-         octet_length(snapshot)::bigint, wake_at"
-    };
-}
 const SUMMARY_COLUMNS: &str = summary_columns!();
 const LOAD: &str = concat!(
     "SELECT ",
@@ -186,26 +187,32 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
 }
 
 fn summary(r: &Row) -> Result<Summary, postgres::Error> {
-    let status: String = r.try_get(5)?;
+    summary_at(r, 0)
+}
+
+/// The summary in the row's columns from `at` on (in the order of
+/// `summary_columns!`).
+fn summary_at(r: &Row, at: usize) -> Result<Summary, postgres::Error> {
+    let status: String = r.try_get(at + 5)?;
     Ok(Summary {
-        seq: r.try_get(0)?,
-        id: r.try_get(1)?,
-        agent: r.try_get(2)?,
-        program_name: r.try_get(3)?,
-        program_hash: r.try_get(4)?,
+        seq: r.try_get(at)?,
+        id: r.try_get(at + 1)?,
+        agent: r.try_get(at + 2)?,
+        program_name: r.try_get(at + 3)?,
+        program_hash: r.try_get(at + 4)?,
         // An unknown status cannot be written by this crate; read it as
         // failed rather than refusing the whole listing.
         status: Status::parse(&status).unwrap_or(Status::Failed),
-        pause_reason: r.try_get(6)?,
-        pause_kind: r.try_get(7)?,
-        error: r.try_get(8)?,
-        output: r.try_get(9)?,
-        version: r.try_get(10)?,
-        pause_requested: r.try_get(11)?,
-        created_at: r.try_get(12)?,
-        updated_at: r.try_get(13)?,
-        snapshot_bytes: r.try_get(14)?,
-        wake_at: r.try_get(15)?,
+        pause_reason: r.try_get(at + 6)?,
+        pause_kind: r.try_get(at + 7)?,
+        error: r.try_get(at + 8)?,
+        output: r.try_get(at + 9)?,
+        version: r.try_get(at + 10)?,
+        pause_requested: r.try_get(at + 11)?,
+        created_at: r.try_get(at + 12)?,
+        updated_at: r.try_get(at + 13)?,
+        snapshot_bytes: r.try_get(at + 14)?,
+        wake_at: r.try_get(at + 15)?,
     })
 }
 
@@ -428,6 +435,16 @@ impl Store for PostgresStore {
             self.announcer.changed(id);
         }
         Ok(done)
+    }
+
+    fn claim_loading(
+        &self,
+        id: &str,
+        version: i64,
+        holder: &str,
+        ttl_ms: i64,
+    ) -> Result<(crate::Claim, Option<Summary>), StoreError> {
+        self.claim_row(id, version, holder, ttl_ms)
     }
 
     fn delete(&self, id: &str, expected: Option<i64>, event: &Event) -> Result<Commit, StoreError> {

@@ -316,7 +316,31 @@ impl Engine {
         version: Option<i64>,
     ) -> Result<Json, ApiError> {
         let mut clock = self.timings.start();
-        let (summary, loaded) = self.load_for_step(id)?;
+        let (summary, loaded, claimed) = match version {
+            // A hot instance answered at a named version: the claim reads
+            // the summary, so nothing is read before it.
+            Some(v) if self.hot.holds(id) => {
+                let (step, s) = self.claim_step_loading(id, v)?;
+                let loaded = match self.hot.take(id, s.seq, s.version) {
+                    Some(hot) => Loaded::Hot(Box::new(hot)),
+                    None => {
+                        let inst = self.load(id)?;
+                        if inst.summary.version != v {
+                            return Err(self.conflict(
+                                id,
+                                format!("instance {id} changed; nothing was applied"),
+                            ));
+                        }
+                        Loaded::Snapshot(inst.snapshot)
+                    }
+                };
+                (s, loaded, Some(step))
+            }
+            _ => {
+                let (s, loaded) = self.load_for_step(id)?;
+                (s, loaded, None)
+            }
+        };
         self.timings.lap(&mut clock, Phase::Load);
         let s = &summary;
         if let Some(v) = version
@@ -337,7 +361,10 @@ impl Engine {
             ));
         }
         super::timers::refuse_late_answer(s)?;
-        let step = self.claim_step(id, s.version)?;
+        let step = match claimed {
+            Some(step) => step,
+            None => self.claim_step(id, s.version)?,
+        };
         self.timings.lap(&mut clock, Phase::Claim);
         let was_hot = matches!(loaded, Loaded::Hot(_));
         let (mut rt, out) = self.runtime_for(loaded, &step)?;

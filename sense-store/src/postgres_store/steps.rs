@@ -7,7 +7,7 @@
 
 use super::PostgresStore;
 use crate::steps::{Claim, Steps, VersionInfo};
-use crate::{Status, StoreError, now_ms};
+use crate::{Status, StoreError, Summary, now_ms};
 use postgres::{Row, Transaction};
 use std::sync::atomic::Ordering;
 
@@ -27,11 +27,15 @@ const CURRENT_COLUMNS: &str = "version, status, pause_reason, pause_kind, error,
 /// database crash could lose is a lease taken in its last moments, after
 /// which a step could be claimed twice — the conditional commit still
 /// applies only one of the two runs. Returns the instance's version
-/// (NULL: absent), whether the lease was taken, and the lease row as it
-/// was (its holder, for an answer that lost).
-pub(super) const CLAIM: &str = "WITH quick AS ( \
+/// (NULL: absent), whether the lease was taken, the lease row as it was
+/// (its holder, for an answer that lost), and the instance's summary
+/// columns (NULL: absent) as the claim found them.
+pub(super) const CLAIM: &str = concat!(
+    "WITH quick AS ( \
        SELECT set_config('synchronous_commit', 'off', true)), \
-     cur AS (SELECT version FROM sense_instances WHERE id = $1), \
+     cur AS (SELECT ",
+    summary_columns!(),
+    " FROM sense_instances WHERE id = $1), \
      taken AS ( \
        INSERT INTO sense_leases (instance_id, version, holder, expires_at) \
        SELECT $1::text, $2::bigint, $3::text, $4::bigint FROM quick \
@@ -42,8 +46,10 @@ pub(super) const CLAIM: &str = "WITH quick AS ( \
        WHERE sense_leases.version <> EXCLUDED.version \
        OR sense_leases.expires_at <= $5::bigint OR sense_leases.holder = EXCLUDED.holder \
        RETURNING 1) \
-     SELECT (SELECT version FROM cur), (SELECT count(*) FROM taken), l.holder, l.expires_at \
-     FROM (SELECT 1) AS one LEFT JOIN sense_leases AS l ON l.instance_id = $1";
+     SELECT (SELECT version FROM cur), (SELECT count(*) FROM taken), l.holder, l.expires_at, \
+     cur.* FROM (SELECT 1) AS one LEFT JOIN sense_leases AS l ON l.instance_id = $1 \
+     LEFT JOIN cur ON TRUE"
+);
 
 /// Drops the history and lease of a deleted instance.
 pub(super) fn forget(tx: &mut Transaction<'_>, id: &str) -> Result<(), postgres::Error> {
@@ -75,28 +81,7 @@ impl Steps for PostgresStore {
         holder: &str,
         ttl_ms: i64,
     ) -> Result<Claim, StoreError> {
-        self.with_conn(|c| {
-            let now = now_ms();
-            let expires_at = now.saturating_add(ttl_ms);
-            let sql = c.prepared(CLAIM)?;
-            let row = c
-                .client
-                .query_one(&sql, &[&id, &version, &holder, &expires_at, &now])?;
-            let current: Option<i64> = row.try_get(0)?;
-            let taken: i64 = row.try_get(1)?;
-            if current.unwrap_or(0) != version {
-                return Ok(Claim::Stale { current });
-            }
-            if taken == 0 {
-                let held_by: Option<String> = row.try_get(2)?;
-                let until: Option<i64> = row.try_get(3)?;
-                return Ok(Claim::Held {
-                    holder: held_by.unwrap_or_default(),
-                    expires_at: until.unwrap_or(now),
-                });
-            }
-            Ok(Claim::Claimed { expires_at })
-        })
+        Ok(self.claim_row(id, version, holder, ttl_ms)?.0)
     }
 
     fn release(&self, id: &str, version: i64, holder: &str) -> Result<(), StoreError> {
@@ -149,6 +134,46 @@ impl Steps for PostgresStore {
                 Some(r) => Ok(Some((version_info(&r)?, r.try_get(8)?))),
                 None => Ok(None),
             }
+        })
+    }
+}
+
+impl PostgresStore {
+    /// A claim and the instance's summary as the claim found it, in one
+    /// statement ([`CLAIM`]).
+    pub(super) fn claim_row(
+        &self,
+        id: &str,
+        version: i64,
+        holder: &str,
+        ttl_ms: i64,
+    ) -> Result<(Claim, Option<Summary>), StoreError> {
+        self.with_conn(|c| {
+            let now = now_ms();
+            let expires_at = now.saturating_add(ttl_ms);
+            let sql = c.prepared(CLAIM)?;
+            let row = c
+                .client
+                .query_one(&sql, &[&id, &version, &holder, &expires_at, &now])?;
+            let current: Option<i64> = row.try_get(0)?;
+            let taken: i64 = row.try_get(1)?;
+            let found = match current {
+                Some(_) => Some(super::summary_at(&row, 4)?),
+                None => None,
+            };
+            if current.unwrap_or(0) != version {
+                return Ok((Claim::Stale { current }, found));
+            }
+            if taken == 0 {
+                let held_by: Option<String> = row.try_get(2)?;
+                let until: Option<i64> = row.try_get(3)?;
+                let held = Claim::Held {
+                    holder: held_by.unwrap_or_default(),
+                    expires_at: until.unwrap_or(now),
+                };
+                return Ok((held, found));
+            }
+            Ok((Claim::Claimed { expires_at }, found))
         })
     }
 }
