@@ -387,8 +387,9 @@ impl Engine {
         self.timings.lap(&mut clock, Phase::Snapshot);
         let now = self.commit_only(id, s.version, &record, &self.event("resumed", detail))?;
         step.committed();
+        let bytes = record.snapshot.len();
         self.hot
-            .put(id, s.seq, s.version + 1, HotRuntime { rt, out });
+            .put(id, s.seq, s.version + 1, bytes, HotRuntime { rt, out });
         self.timings.lap(&mut clock, Phase::Commit);
         let done = self.reply(id, now);
         self.timings.lap(&mut clock, Phase::Reply);
@@ -501,8 +502,9 @@ impl Engine {
                 Err(e) if e.status == 409 => continue,
                 Ok(now) => {
                     step.committed();
+                    let bytes = record.snapshot.len();
                     self.hot
-                        .put(id, s.seq, s.version + 1, HotRuntime { rt, out });
+                        .put(id, s.seq, s.version + 1, bytes, HotRuntime { rt, out });
                     return self.reply(id, now);
                 }
                 Err(e) => return Err(e),
