@@ -11,6 +11,11 @@
 //!
 //! STORE is `sqlite` (a file in the temp dir) or `postgres` (a database
 //! created on the server in SENSE_TEST_POSTGRES_URL and dropped after).
+//! SENSE_SERVE_BIN names another `sense` binary to measure instead of
+//! this build's (SENSE_SERVE_LABEL names it in the report lines), and
+//! SENSE_SERVE_ARGS more flags for every `sense serve` it starts:
+//! benches/serve_bench.sh uses them to measure a baseline revision and
+//! this one side by side.
 
 use sense_store::testing::TempDatabase;
 use sense_store::{Event, NewInstance, Record, Status};
@@ -157,6 +162,7 @@ fn throughput(kind: &str, processes: usize, seconds: u64, clients: usize, instan
         conflicts += c;
     }
     lat.sort();
+    let rss: Vec<String> = ports.iter().map(|&p| rss_mb(p)).collect();
     let s = sense_store::open(&url).unwrap();
     let mean_snapshot: f64 = s
         .list(&sense_store::ListQuery {
@@ -170,15 +176,41 @@ fn throughput(kind: &str, processes: usize, seconds: u64, clients: usize, instan
         .sum::<f64>()
         / instances.min(1000) as f64;
     println!(
-        "throughput store={kind} processes={processes} clients={clients} instances={instances}: \
+        "[{}] throughput store={kind} processes={processes} clients={clients} instances={instances}: \
          {} answers in {seconds} s = {:.0} answers/s; latency p50 {} p99 {}; conflicts {conflicts}; \
-         snapshot {mean_snapshot:.0} B/instance; store {} B after the run",
+         snapshot {mean_snapshot:.0} B/instance; store {} B after the run; resident {} MB per process",
+        build_label(),
         lat.len(),
         lat.len() as f64 / seconds as f64,
         ms(percentile(&lat, 0.5)),
         ms(percentile(&lat, 0.99)),
-        s.size_bytes().unwrap()
+        s.size_bytes().unwrap(),
+        rss.join("/")
     );
+}
+
+/// The resident memory of the process listening on `port`, in MB (`?`
+/// when `ss` or /proc cannot tell).
+fn rss_mb(port: u16) -> String {
+    let out = std::process::Command::new("ss")
+        .args(["-ltnpH", &format!("sport = :{port}")])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let pid = out
+        .split("pid=")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .map(str::to_string);
+    let kb = pid
+        .and_then(|pid| std::fs::read_to_string(format!("/proc/{pid}/status")).ok())
+        .and_then(|st| {
+            st.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|n| n.parse::<f64>().ok())
+        });
+    kb.map_or_else(|| "?".to_string(), |kb| format!("{:.0}", kb / 1024.0))
 }
 
 fn million(kind: &str, count: usize) {
@@ -244,9 +276,10 @@ fn million(kind: &str, count: usize) {
         "{page}"
     );
     println!(
-        "million store={kind}: {} paused instances created in {:.1} s ({:.0}/s, bulk insert of one {} B snapshot); \
+        "[{}] million store={kind}: {} paused instances created in {:.1} s ({:.0}/s, bulk insert of one {} B snapshot); \
          store {:.1} MB ({:.0} B/instance incl. audit and indexes); answer one: median {} (max {} of 21); \
          first page of 100 paused: {}",
+        build_label(),
         s.count(None).unwrap(),
         created.as_secs_f64(),
         count as f64 / created.as_secs_f64(),
@@ -283,7 +316,22 @@ fn main() {
     }
 }
 
-/// `sense serve PROGRAM --store STORE --port 0 EXTRA…`, this crate's binary.
+/// The variable naming another `sense` binary to measure (e.g. one built
+/// from an earlier revision, for figures side by side in one run).
+const BIN_VAR: &str = "SENSE_SERVE_BIN";
+
+/// `sense serve PROGRAM --store STORE --port 0 EXTRA…`: this crate's
+/// binary, or the one [`BIN_VAR`] names.
 fn serve(program: &std::path::Path, store: &str, extra: &[&str]) -> Service {
-    Service::start(env!("CARGO_BIN_EXE_sense"), program, store, extra)
+    let bin = std::env::var(BIN_VAR).unwrap_or_else(|_| env!("CARGO_BIN_EXE_sense").to_string());
+    // More flags for every service (e.g. `--hot-instances 0`).
+    let more = std::env::var("SENSE_SERVE_ARGS").unwrap_or_default();
+    let mut args: Vec<&str> = extra.to_vec();
+    args.extend(more.split_whitespace());
+    Service::start(&bin, program, store, &args)
+}
+
+/// Which binary is measured, for the report lines.
+fn build_label() -> String {
+    std::env::var("SENSE_SERVE_LABEL").unwrap_or_else(|_| "this build".to_string())
 }

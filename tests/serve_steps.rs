@@ -261,6 +261,71 @@ fn a_killed_runners_step_is_taken_over_after_its_lease(kind: StoreKind) {
     assert_eq!(reader["status"], "completed");
 }
 
+const COUNTER: &str = r#"
+agent counter:
+    n = 0
+    log = ""
+    while true:
+        a = ask_human("n=" + str(n) + " log=" + log)
+        n = n + 1
+        log = log + str(a)
+"#;
+
+/// Answers `id` at `version` through `svc` with `value` and checks the
+/// question it asks next: what a run from the stored state asks.
+fn answer_and_check(svc: &Service, id: &str, version: i64, value: &str, expect: &str) {
+    let (status, body) = resume(svc, id, json!(value), Some(version));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["version"], version + 1, "{body}");
+    assert_eq!(body["pause_reason"], json!(expect), "{body}");
+}
+
+/// Each process keeps the runtimes of the instances it answered (`hot`);
+/// two processes answering one instance alternately, and an instance
+/// deleted and created again under its id by the other process, must
+/// never be run from a kept runtime that is not the stored state.
+fn hot_runtimes_never_run_a_stale_state(kind: StoreKind) {
+    let dir = TempDir::new("hot");
+    let program = dir.write("counter.sns", COUNTER);
+    let store = store(kind, &dir);
+    let a = serve(&program, &store.url, &[]);
+    let b = serve(&program, &store.url, &[]);
+    let id = id_of(&create(&a, "counter"));
+    let mut log = String::new();
+    // A, A, B, A, B, B, A: every answer after the first finds a kept
+    // runtime in the process that answered last, and a stale one (or
+    // none) in the other.
+    for (k, svc) in [&a, &a, &b, &a, &b, &b, &a].into_iter().enumerate() {
+        log.push_str(&k.to_string());
+        let expect = format!("n={} log={log}", k + 1);
+        answer_and_check(svc, &id, k as i64 + 1, &k.to_string(), &expect);
+    }
+    // `a` keeps the runtime of version 8. `b` deletes the instance and
+    // creates it again under the same id, and answers it up to version 8
+    // too: same id, same version, another state.
+    let (status, body) = call(b.port, "DELETE", &format!("/api/instances/{id}"), None).unwrap();
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = call(
+        b.port,
+        "POST",
+        "/api/instances",
+        Some(json!({"agent": "counter", "id": id})),
+    )
+    .unwrap();
+    assert_eq!(status, 200, "{body}");
+    let mut log = String::new();
+    for v in 1..8 {
+        log.push('x');
+        answer_and_check(&b, &id, v, "x", &format!("n={v} log={log}"));
+    }
+    log.push('y');
+    answer_and_check(&a, &id, 8, "y", &format!("n=8 log={log}"));
+    // Versions that `a` moved on by itself stay served from memory, and
+    // still right.
+    log.push('z');
+    answer_and_check(&a, &id, 9, "z", &format!("n=9 log={log}"));
+}
+
 fn serve(program: &std::path::Path, store: &str, extra: &[&str]) -> Service {
     Service::start(env!("CARGO_BIN_EXE_sense"), program, store, extra)
 }
@@ -271,6 +336,7 @@ fn main() {
         per_store:
             sixteen_racers_run_the_agent_once_per_applied_answer,
             history_shows_every_version_and_forks_start_from_any,
-            a_killed_runners_step_is_taken_over_after_its_lease;
+            a_killed_runners_step_is_taken_over_after_its_lease,
+            hot_runtimes_never_run_a_stale_state;
     });
 }

@@ -98,6 +98,40 @@ pub trait Store: Steps + Send + Sync + std::fmt::Debug {
         event: &Event,
     ) -> Result<Commit, StoreError>;
 
+    /// [`Store::commit`], also returning the instance as committed (its
+    /// summary, when the commit happened), read in the same transaction
+    /// where the engine allows (PostgreSQL: the same statement).
+    fn commit_summary(
+        &self,
+        id: &str,
+        expected: i64,
+        record: &Record,
+        event: &Event,
+    ) -> Result<(Commit, Option<Summary>), StoreError> {
+        let done = self.commit(id, expected, record, event)?;
+        let summary = if done.is_committed() {
+            self.summary(id)?
+        } else {
+            None
+        };
+        Ok((done, summary))
+    }
+
+    /// [`Steps::claim`], also returning the instance's summary as the
+    /// claim found it (`None`: absent) — one statement where the engine
+    /// allows (PostgreSQL), so an answer that knows the version it
+    /// answers needs no read before its claim.
+    fn claim_loading(
+        &self,
+        id: &str,
+        version: i64,
+        holder: &str,
+        ttl_ms: i64,
+    ) -> Result<(Claim, Option<Summary>), StoreError> {
+        let claim = self.claim(id, version, holder, ttl_ms)?;
+        Ok((claim, self.summary(id)?))
+    }
+
     /// Deletes the instance (if at version `expected`, when given) and
     /// records `event`; its audit trail is kept.
     fn delete(&self, id: &str, expected: Option<i64>, event: &Event) -> Result<Commit, StoreError>;

@@ -279,27 +279,25 @@ impl Store for SqliteStore {
 
     fn load(&self, id: &str) -> Result<Option<Instance>, StoreError> {
         self.with(|c| {
-            c.query_row(
-                &format!("SELECT {SUMMARY_COLUMNS}, snapshot FROM sense_instances WHERE id = ?1"),
-                [id],
-                |r| {
-                    Ok(Instance {
-                        summary: summary(r)?,
-                        snapshot: r.get(16)?,
-                    })
-                },
-            )
+            c.prepare_cached(&format!(
+                "SELECT {SUMMARY_COLUMNS}, snapshot FROM sense_instances WHERE id = ?1"
+            ))?
+            .query_row([id], |r| {
+                Ok(Instance {
+                    summary: summary(r)?,
+                    snapshot: r.get(16)?,
+                })
+            })
             .optional()
         })
     }
 
     fn summary(&self, id: &str) -> Result<Option<Summary>, StoreError> {
         self.with(|c| {
-            c.query_row(
-                &format!("SELECT {SUMMARY_COLUMNS} FROM sense_instances WHERE id = ?1"),
-                [id],
-                summary,
-            )
+            c.prepare_cached(&format!(
+                "SELECT {SUMMARY_COLUMNS} FROM sense_instances WHERE id = ?1"
+            ))?
+            .query_row([id], summary)
             .optional()
         })
     }
@@ -342,13 +340,15 @@ impl Store for SqliteStore {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             // Rolled back with the rest when the version does not match.
             steps::keep_previous(&tx, id, expected, keep)?;
-            let n = tx.execute(
-                "UPDATE sense_instances SET status = ?1, pause_reason = ?2, pause_kind = ?3, \
+            let n = tx
+                .prepare_cached(
+                    "UPDATE sense_instances SET status = ?1, pause_reason = ?2, pause_kind = ?3, \
                  error = ?4, output = ?5, snapshot = ?6, version = version + 1, updated_at = ?7, \
                  pause_requested = CASE WHEN ?8 THEN 0 ELSE pause_requested END, \
                  wake_at = ?11, wake_claimed_until = NULL \
                  WHERE id = ?9 AND version = ?10",
-                params![
+                )?
+                .execute(params![
                     r.status.as_str(),
                     r.pause_reason,
                     r.pause_kind,
@@ -360,8 +360,7 @@ impl Store for SqliteStore {
                     id,
                     expected,
                     r.wake_at
-                ],
-            )?;
+                ])?;
             if n == 0 {
                 let current = current_version(&tx, id)?;
                 return Ok(Commit::Conflict { current });

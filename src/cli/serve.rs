@@ -39,6 +39,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N",
           value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(1..=u64::from(u32::MAX)))]
     keep_versions: Option<u32>,
+    /// Runtimes of recently answered instances kept in memory, so that
+    /// the next answer skips restoring the snapshot (0 keeps none)
+    #[arg(long, value_name = "N", default_value_t = sense_server::serve::DEFAULT_HOT_INSTANCES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1_000_000))]
+    hot_instances: usize,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -55,6 +60,7 @@ pub fn serve(args: ServeArgs) -> i32 {
         config: args.limits.config(),
         lease: std::time::Duration::from_secs_f64(args.lease),
         keep_versions: args.keep_versions,
+        hot_instances: args.hot_instances,
     };
     let service = match Service::bind(options) {
         Ok(s) => s,

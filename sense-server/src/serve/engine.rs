@@ -4,7 +4,9 @@
 //! Every change follows one rule: load the instance (snapshot and
 //! version), claim the step from that version (see [`super::steps`]: a
 //! request that loses the claim answers 409 before running anything), run
-//! it in a fresh runtime to its next pause, and commit the new snapshot
+//! it to its next pause — in a runtime restored from the snapshot, or in
+//! the one this process kept from committing that very version (see
+//! [`super::hot`]) — and commit the new snapshot
 //! only if the stored version is still the one loaded — the check and the
 //! write are one transaction ([`Store::commit`]). Of two concurrent
 //! resumes one runs and commits and the other answers 409 without any
@@ -12,13 +14,17 @@
 //! instance stays at its last committed state and the step runs again,
 //! from that state, once its lease has expired.
 
+use super::hot::{Hot, HotRuntime};
 use super::json;
 use super::program::{Captured, Program, append_output};
 use super::running::Running;
-use super::steps::Leases;
+use super::steps::{Leases, Step};
+use super::timing::{Phase, Timings};
 use super::waiters::Waiters;
 use sense_agents::{AgentStatus, HostValue, Runtime, State};
-use sense_store::{Commit, Event, Instance, NewInstance, Record, Status, Store, StoreError};
+use sense_store::{
+    Commit, Event, Instance, NewInstance, Record, Status, Store, StoreError, Summary,
+};
 use serde_json::{Value as Json, json};
 use std::sync::Arc;
 
@@ -83,6 +89,20 @@ pub struct Engine {
     pub leases: Arc<Leases>,
     /// Streamed answers of the runs in progress, for events streams.
     pub texts: Arc<super::texts::Texts>,
+    /// Runtimes of the instances this process committed last.
+    pub hot: Hot,
+    /// Where answers' time goes, when measured.
+    pub timings: Timings,
+}
+
+/// An instance loaded for a step: its runtime kept in memory from this
+/// process's commit of the version the store still holds, or the stored
+/// snapshot to restore.
+pub(super) enum Loaded {
+    /// Kept in memory (see `hot`).
+    Hot(Box<HotRuntime>),
+    /// To be restored.
+    Snapshot(Vec<u8>),
 }
 
 /// A fresh instance id: 128 random bits in hex.
@@ -251,13 +271,34 @@ impl Engine {
         record: &Record,
         event: &Event,
     ) -> Result<Json, ApiError> {
-        match self.store.commit(id, expected, record, event)? {
-            Commit::Committed { .. } => {
+        let now = self.commit_only(id, expected, record, event)?;
+        self.reply(id, now)
+    }
+
+    /// The answer after a commit: the summary read with it, or read now.
+    fn reply(&self, id: &str, now: Option<Summary>) -> Result<Json, ApiError> {
+        match now {
+            Some(now) => Ok(json::summary(&now, &self.program.hash)),
+            None => self.describe(id),
+        }
+    }
+
+    /// [`Engine::commit`], answering the instance's summary as committed
+    /// when the store read it with the commit.
+    pub(super) fn commit_only(
+        &self,
+        id: &str,
+        expected: i64,
+        record: &Record,
+        event: &Event,
+    ) -> Result<Option<Summary>, ApiError> {
+        match self.store.commit_summary(id, expected, record, event)? {
+            (Commit::Committed { .. }, now) => {
                 self.waiters.changed(id);
-                self.describe(id)
+                Ok(now)
             }
-            Commit::Conflict { current: None } => Err(ApiError::not_found(id)),
-            Commit::Conflict { current: Some(v) } => Err(self.conflict(
+            (Commit::Conflict { current: None }, _) => Err(ApiError::not_found(id)),
+            (Commit::Conflict { current: Some(v) }, _) => Err(self.conflict(
                 id,
                 format!(
                     "instance {id} changed while this request ran (version {expected} → {v}); \
@@ -274,8 +315,34 @@ impl Engine {
         value: HostValue,
         version: Option<i64>,
     ) -> Result<Json, ApiError> {
-        let inst = self.load(id)?;
-        let s = &inst.summary;
+        let mut clock = self.timings.start();
+        let (summary, loaded, claimed) = match version {
+            // A hot instance answered at a named version: the claim reads
+            // the summary, so nothing is read before it.
+            Some(v) if self.hot.holds(id) => {
+                let (step, s) = self.claim_step_loading(id, v)?;
+                let loaded = match self.hot.take(id, s.seq, s.version) {
+                    Some(hot) => Loaded::Hot(Box::new(hot)),
+                    None => {
+                        let inst = self.load(id)?;
+                        if inst.summary.version != v {
+                            return Err(self.conflict(
+                                id,
+                                format!("instance {id} changed; nothing was applied"),
+                            ));
+                        }
+                        Loaded::Snapshot(inst.snapshot)
+                    }
+                };
+                (s, loaded, Some(step))
+            }
+            _ => {
+                let (s, loaded) = self.load_for_step(id)?;
+                (s, loaded, None)
+            }
+        };
+        self.timings.lap(&mut clock, Phase::Load);
+        let s = &summary;
         if let Some(v) = version
             && v != s.version
         {
@@ -294,9 +361,14 @@ impl Engine {
             ));
         }
         super::timers::refuse_late_answer(s)?;
-        let step = self.claim_step(id, s.version)?;
-        let out = Captured::default();
-        let mut rt = self.restore_into(self.step_runtime(&out, &step), &inst.snapshot)?;
+        let step = match claimed {
+            Some(step) => step,
+            None => self.claim_step(id, s.version)?,
+        };
+        self.timings.lap(&mut clock, Phase::Claim);
+        let was_hot = matches!(loaded, Loaded::Hot(_));
+        let (mut rt, out) = self.runtime_for(loaded, &step)?;
+        self.timings.lap(&mut clock, Phase::Restore);
         let agent = rt
             .subject()
             .ok_or_else(|| ApiError::new(500, "SnapshotError", "the snapshot names no agent"))?;
@@ -310,10 +382,58 @@ impl Engine {
             let _run = self.running.enter(id, handle);
             rt.resume(agent, value)
         };
+        self.timings.lap(&mut clock, Phase::Run);
         let record = record_of(&rt, result, &s.output, &out)?;
-        let done = self.commit(id, s.version, &record, &self.event("resumed", detail))?;
+        self.timings.lap(&mut clock, Phase::Snapshot);
+        let now = self.commit_only(id, s.version, &record, &self.event("resumed", detail))?;
         step.committed();
-        Ok(done)
+        let bytes = record.snapshot.len();
+        self.hot
+            .put(id, s.seq, s.version + 1, bytes, HotRuntime { rt, out });
+        self.timings.lap(&mut clock, Phase::Commit);
+        let done = self.reply(id, now);
+        self.timings.lap(&mut clock, Phase::Reply);
+        self.timings.answered(&clock, was_hot);
+        done
+    }
+
+    /// The instance `id` as stored now, for a step: its summary, and its
+    /// runtime if this process holds it at the stored version (then only
+    /// the summary is read), or else its snapshot.
+    pub(super) fn load_for_step(&self, id: &str) -> Result<(Summary, Loaded), ApiError> {
+        if self.hot.holds(id) {
+            let Some(s) = self.store.summary(id)? else {
+                self.hot.forget(id);
+                return Err(ApiError::not_found(id));
+            };
+            if let Some(hot) = self.hot.take(id, s.seq, s.version) {
+                return Ok((s, Loaded::Hot(Box::new(hot))));
+            }
+        }
+        let inst = self.load(id)?;
+        Ok((inst.summary, Loaded::Snapshot(inst.snapshot)))
+    }
+
+    /// The runtime to run `step` in: the kept one, pointed at the step, or
+    /// the snapshot restored into a fresh one.
+    pub(super) fn runtime_for(
+        &self,
+        loaded: Loaded,
+        step: &Step<'_>,
+    ) -> Result<(Runtime, Captured), ApiError> {
+        match loaded {
+            Loaded::Hot(hot) => {
+                let HotRuntime { mut rt, out } = *hot;
+                out.take();
+                self.bind_step(&mut rt, &out, step);
+                Ok((rt, out))
+            }
+            Loaded::Snapshot(snapshot) => {
+                let out = Captured::default();
+                let rt = self.restore_into(self.step_runtime(&out, step), &snapshot)?;
+                Ok((rt, out))
+            }
+        }
     }
 
     /// `POST /api/instances/{id}/messages`: puts `value` in the agent's
@@ -324,8 +444,8 @@ impl Engine {
         let deadline = std::time::Instant::now() + MESSAGE_WAIT;
         while attempts < MESSAGE_ATTEMPTS {
             attempts += 1;
-            let inst = self.load(id)?;
-            let s = &inst.summary;
+            let (summary, loaded) = self.load_for_step(id)?;
+            let s = &summary;
             if s.status != Status::Paused {
                 return Err(self.conflict(
                     id,
@@ -346,8 +466,7 @@ impl Engine {
                 }
                 other => other?,
             };
-            let out = Captured::default();
-            let mut rt = self.restore_into(self.step_runtime(&out, &step), &inst.snapshot)?;
+            let (mut rt, out) = self.runtime_for(loaded, &step)?;
             let agent = rt.subject().ok_or_else(|| {
                 ApiError::new(500, "SnapshotError", "the snapshot names no agent")
             })?;
@@ -379,13 +498,16 @@ impl Engine {
                 record.clears_pause_request = false;
             }
             let detail = json!({"value": json::from_host(&value), "delivered": waiting});
-            match self.commit(id, s.version, &record, &self.event("message", detail)) {
+            match self.commit_only(id, s.version, &record, &self.event("message", detail)) {
                 Err(e) if e.status == 409 => continue,
-                Ok(done) => {
+                Ok(now) => {
                     step.committed();
-                    return Ok(done);
+                    let bytes = record.snapshot.len();
+                    self.hot
+                        .put(id, s.seq, s.version + 1, bytes, HotRuntime { rt, out });
+                    return self.reply(id, now);
                 }
-                other => return other,
+                Err(e) => return Err(e),
             }
         }
         Err(self.conflict(
@@ -438,6 +560,7 @@ impl Engine {
             .delete(id, version, &self.event("deleted", json!({})))?
         {
             Commit::Committed { .. } => {
+                self.hot.forget(id);
                 self.waiters.changed(id);
                 Ok(json!({"id": id, "deleted": true}))
             }

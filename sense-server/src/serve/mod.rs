@@ -8,12 +8,15 @@
 //! holds up the others); at most `--workers` requests run programs or use
 //! the store at once, on blocking threads; long polls are parked on one
 //! waiter thread. Each request restores the instance it needs into a
-//! fresh runtime; no runtime is shared between threads.
+//! fresh runtime, or takes out the runtime this process kept from its own
+//! last commit of that instance when the store still holds that version
+//! (`hot`); a runtime is used by one request at a time.
 
 mod console;
 mod engine;
 mod events;
 mod history;
+mod hot;
 mod http;
 mod json;
 mod program;
@@ -22,6 +25,7 @@ mod running;
 mod steps;
 mod texts;
 mod timers;
+mod timing;
 mod waiters;
 
 use sense_agents::Config;
@@ -37,6 +41,10 @@ pub const DEFAULT_RUN_STEPS: u64 = 50_000_000;
 /// The variable that may hold the API token (instead of `--token`, which
 /// other users of the machine can see in the process list).
 pub const TOKEN_VAR: &str = "SENSE_SERVE_TOKEN";
+
+/// Runtimes of recently answered instances each process keeps in memory
+/// unless told otherwise (see [`ServeOptions::hot_instances`]).
+pub const DEFAULT_HOT_INSTANCES: usize = hot::DEFAULT_CAPACITY;
 
 /// What a service serves and how: `sense serve`'s arguments.
 #[derive(Clone, Debug)]
@@ -62,6 +70,10 @@ pub struct ServeOptions {
     /// Versions kept per instance in the history, the current one
     /// included; `None` keeps all.
     pub keep_versions: Option<u32>,
+    /// Runtimes of recently answered instances kept in memory: the next
+    /// answer to one of them skips restoring its snapshot when the store
+    /// still holds the version this process committed. 0 keeps none.
+    pub hot_instances: usize,
 }
 
 impl ServeOptions {
@@ -78,6 +90,7 @@ impl ServeOptions {
             config: Config::default(),
             lease: steps::DEFAULT_LEASE,
             keep_versions: None,
+            hot_instances: DEFAULT_HOT_INSTANCES,
         }
     }
 }
@@ -106,6 +119,7 @@ impl Service {
             mut config,
             lease,
             keep_versions,
+            hot_instances,
         } = options;
         let token = token.filter(|t| !t.is_empty());
         if !listen.is_loopback() && token.is_none() {
@@ -151,6 +165,8 @@ impl Service {
             waiters,
             leases,
             texts: Arc::default(),
+            hot: hot::Hot::new(hot_instances),
+            timings: timing::Timings::from_env(),
         });
         Ok(Service {
             engine,

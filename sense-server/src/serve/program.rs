@@ -72,14 +72,21 @@ impl Program {
     /// `sense_providers::register_for_step`).
     pub fn runtime_for_step(&self, out: &Captured, step: Option<&str>) -> Runtime {
         let mut rt = Runtime::with_config(self.config.clone());
+        Program::bind(&mut rt, out, step);
+        rt
+    }
+
+    /// Points `rt` (fresh, or kept from an earlier step of its instance)
+    /// at `out` and at `step`: its providers are registered again, so
+    /// that the model calls of this step carry this step's keys.
+    pub fn bind(rt: &mut Runtime, out: &Captured, step: Option<&str>) {
         match step {
-            Some(step) => sense_providers::register_for_step(&mut rt, step),
-            None => sense_providers::register_defaults(&mut rt),
+            Some(step) => sense_providers::register_for_step(rt, step),
+            None => sense_providers::register_defaults(rt),
         }
         let sink = out.clone();
         rt.set_output(move |s| sink.push(s));
         rt.set_input(|| None);
-        rt
     }
 }
 

@@ -15,7 +15,7 @@
 use super::engine::{ApiError, Engine};
 use super::program::Captured;
 use sense_agents::Runtime;
-use sense_store::{Claim, Store};
+use sense_store::{Claim, Store, Summary};
 use serde_json::json;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -126,10 +126,52 @@ impl Engine {
     /// Claims the step from `version` of `id` (0: creating it), or
     /// answers 409 without running anything.
     pub(super) fn claim_step(&self, id: &str, version: i64) -> Result<Step<'_>, ApiError> {
+        let holder = self.next_holder();
+        let claim = self
+            .store
+            .claim(id, version, &holder, self.leases.ttl_ms())?;
+        self.step_from(id, version, holder, claim)
+    }
+
+    /// [`Engine::claim_step`] for a step from a version the request
+    /// names, reading the instance's summary with the claim (one statement
+    /// on PostgreSQL).
+    pub(super) fn claim_step_loading(
+        &self,
+        id: &str,
+        version: i64,
+    ) -> Result<(Step<'_>, Summary), ApiError> {
+        let holder = self.next_holder();
+        let (claim, found) =
+            self.store
+                .claim_loading(id, version, &holder, self.leases.ttl_ms())?;
+        let step = self.step_from(id, version, holder, claim)?;
+        match found {
+            Some(s) if s.version == version => Ok((step, s)),
+            // Claimed, so the instance was at `version`: not reached.
+            _ => Err(ApiError::new(
+                404,
+                "NotFound",
+                format!("no instance with id {id}"),
+            )),
+        }
+    }
+
+    fn next_holder(&self) -> String {
+        let n = self.leases.next.fetch_add(1, Ordering::Relaxed);
+        format!("{}#{n}", self.leases.process)
+    }
+
+    /// The step `holder` claimed, or the 409/404 the claim's outcome means.
+    fn step_from(
+        &self,
+        id: &str,
+        version: i64,
+        holder: String,
+        claim: Claim,
+    ) -> Result<Step<'_>, ApiError> {
         let leases = &*self.leases;
-        let n = leases.next.fetch_add(1, Ordering::Relaxed);
-        let holder = format!("{}#{n}", leases.process);
-        match self.store.claim(id, version, &holder, leases.ttl_ms())? {
+        match claim {
             Claim::Claimed { .. } => {
                 leases
                     .lock()
@@ -190,5 +232,14 @@ impl Engine {
         // Bound before a restore, so it replaces the snapshot's value.
         let _ = rt.set_global(STEP_GLOBAL, key);
         rt
+    }
+
+    /// Points a runtime kept from an earlier step of its instance (see
+    /// `hot`) at `out` and at `step`, as [`Engine::step_runtime`] makes a
+    /// fresh one.
+    pub(super) fn bind_step(&self, rt: &mut Runtime, out: &Captured, step: &Step<'_>) {
+        let key = step.key();
+        super::program::Program::bind(rt, out, Some(&key));
+        let _ = rt.set_global(STEP_GLOBAL, key.as_str());
     }
 }

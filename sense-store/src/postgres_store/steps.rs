@@ -1,11 +1,13 @@
 //! [`Steps`] on PostgreSQL: leases and the version history (migration
-//! 0002). A claim is one upsert: of concurrent claims of one step the
-//! first takes the row lock and writes; the others, in READ COMMITTED,
-//! re-check its condition against the new row and write nothing.
+//! 0002). A claim is one statement around an upsert: of concurrent claims
+//! of one step the first takes the row lock and writes; the others, in
+//! READ COMMITTED, re-check its condition against the new row and write
+//! nothing. A commit, with its copy into the history, is one statement
+//! too (`COMMIT`, beside the other statements of `sense_instances`).
 
 use super::PostgresStore;
-use crate::steps::{Claim, Steps, VersionInfo, oldest_kept};
-use crate::{Status, StoreError, now_ms};
+use crate::steps::{Claim, Steps, VersionInfo};
+use crate::{Status, StoreError, Summary, now_ms};
 use postgres::{Row, Transaction};
 use std::sync::atomic::Ordering;
 
@@ -16,35 +18,38 @@ const VERSION_COLUMNS: &str = "version, status, pause_reason, pause_kind, error,
 const CURRENT_COLUMNS: &str = "version, status, pause_reason, pause_kind, error, output, \
      updated_at, octet_length(snapshot)::bigint";
 
-/// Copies version `expected` of `id` (the state a commit is about to
-/// replace) into the history, and drops the versions the retention `keep`
-/// (0: all; the current version counts as one) no longer covers; inside
-/// the commit's transaction, before its update.
-pub(super) fn keep_previous(
-    tx: &mut Transaction<'_>,
-    id: &str,
-    expected: i64,
-    keep: u32,
-) -> Result<(), postgres::Error> {
-    if keep != 1 {
-        tx.execute(
-            "INSERT INTO sense_versions (instance_id, version, status, pause_reason, \
-         pause_kind, error, output, created_at, snapshot) \
-         SELECT id, version, status, pause_reason, pause_kind, error, output, updated_at, snapshot \
-         FROM sense_instances WHERE id = $1 AND version = $2 \
-         ON CONFLICT (instance_id, version) DO NOTHING",
-            &[&id, &expected],
-        )?;
-    }
-    let oldest = oldest_kept(expected + 1, keep);
-    if oldest > 1 {
-        tx.execute(
-            "DELETE FROM sense_versions WHERE instance_id = $1 AND version < $2",
-            &[&id, &oldest],
-        )?;
-    }
-    Ok(())
-}
+/// A claim in one statement. The lease is taken only if the instance is
+/// at the version claimed (0: absent) and the lease row is free, names
+/// another version, has expired or is the caller's own (a renewal). The
+/// transaction commits without waiting for its WAL flush
+/// (`synchronous_commit` off for it alone): a lease is visible to every
+/// other claim at once, so one runner per step holds as before; what a
+/// database crash could lose is a lease taken in its last moments, after
+/// which a step could be claimed twice — the conditional commit still
+/// applies only one of the two runs. Returns the instance's version
+/// (NULL: absent), whether the lease was taken, the lease row as it was
+/// (its holder, for an answer that lost), and the instance's summary
+/// columns (NULL: absent) as the claim found them.
+pub(super) const CLAIM: &str = concat!(
+    "WITH quick AS ( \
+       SELECT set_config('synchronous_commit', 'off', true)), \
+     cur AS (SELECT ",
+    summary_columns!(),
+    " FROM sense_instances WHERE id = $1), \
+     taken AS ( \
+       INSERT INTO sense_leases (instance_id, version, holder, expires_at) \
+       SELECT $1::text, $2::bigint, $3::text, $4::bigint FROM quick \
+       WHERE COALESCE((SELECT version FROM cur), 0) = $2::bigint \
+       ON CONFLICT (instance_id) DO UPDATE \
+       SET version = EXCLUDED.version, holder = EXCLUDED.holder, \
+       expires_at = EXCLUDED.expires_at \
+       WHERE sense_leases.version <> EXCLUDED.version \
+       OR sense_leases.expires_at <= $5::bigint OR sense_leases.holder = EXCLUDED.holder \
+       RETURNING 1) \
+     SELECT (SELECT version FROM cur), (SELECT count(*) FROM taken), l.holder, l.expires_at, \
+     cur.* FROM (SELECT 1) AS one LEFT JOIN sense_leases AS l ON l.instance_id = $1 \
+     LEFT JOIN cur ON TRUE"
+);
 
 /// Drops the history and lease of a deleted instance.
 pub(super) fn forget(tx: &mut Transaction<'_>, id: &str) -> Result<(), postgres::Error> {
@@ -76,40 +81,7 @@ impl Steps for PostgresStore {
         holder: &str,
         ttl_ms: i64,
     ) -> Result<Claim, StoreError> {
-        self.with(|c| {
-            let mut tx = c.transaction()?;
-            let now = now_ms();
-            let expires_at = now.saturating_add(ttl_ms);
-            let taken = tx.execute(
-                "INSERT INTO sense_leases (instance_id, version, holder, expires_at) \
-                 VALUES ($1, $2, $3, $4) ON CONFLICT (instance_id) DO UPDATE \
-                 SET version = EXCLUDED.version, holder = EXCLUDED.holder, \
-                 expires_at = EXCLUDED.expires_at \
-                 WHERE sense_leases.version <> EXCLUDED.version \
-                 OR sense_leases.expires_at <= $5 OR sense_leases.holder = EXCLUDED.holder",
-                &[&id, &version, &holder, &expires_at, &now],
-            )?;
-            // Checked after the lease is written: a commit that moved the
-            // version on before that statement is seen here.
-            let current: Option<i64> = tx
-                .query_opt("SELECT version FROM sense_instances WHERE id = $1", &[&id])?
-                .map(|r| r.get(0));
-            if current.unwrap_or(0) != version {
-                // Dropping the transaction takes the lease back.
-                return Ok(Claim::Stale { current });
-            }
-            if taken == 0 {
-                let row = tx.query_opt(
-                    "SELECT holder, expires_at FROM sense_leases WHERE instance_id = $1",
-                    &[&id],
-                )?;
-                let (holder, expires_at) =
-                    row.map_or((String::new(), now), |r| (r.get(0), r.get(1)));
-                return Ok(Claim::Held { holder, expires_at });
-            }
-            tx.commit()?;
-            Ok(Claim::Claimed { expires_at })
-        })
+        Ok(self.claim_row(id, version, holder, ttl_ms)?.0)
     }
 
     fn release(&self, id: &str, version: i64, holder: &str) -> Result<(), StoreError> {
@@ -162,6 +134,46 @@ impl Steps for PostgresStore {
                 Some(r) => Ok(Some((version_info(&r)?, r.try_get(8)?))),
                 None => Ok(None),
             }
+        })
+    }
+}
+
+impl PostgresStore {
+    /// A claim and the instance's summary as the claim found it, in one
+    /// statement ([`CLAIM`]).
+    pub(super) fn claim_row(
+        &self,
+        id: &str,
+        version: i64,
+        holder: &str,
+        ttl_ms: i64,
+    ) -> Result<(Claim, Option<Summary>), StoreError> {
+        self.with_conn(|c| {
+            let now = now_ms();
+            let expires_at = now.saturating_add(ttl_ms);
+            let sql = c.prepared(CLAIM)?;
+            let row = c
+                .client
+                .query_one(&sql, &[&id, &version, &holder, &expires_at, &now])?;
+            let current: Option<i64> = row.try_get(0)?;
+            let taken: i64 = row.try_get(1)?;
+            let found = match current {
+                Some(_) => Some(super::summary_at(&row, 4)?),
+                None => None,
+            };
+            if current.unwrap_or(0) != version {
+                return Ok((Claim::Stale { current }, found));
+            }
+            if taken == 0 {
+                let held_by: Option<String> = row.try_get(2)?;
+                let until: Option<i64> = row.try_get(3)?;
+                let held = Claim::Held {
+                    holder: held_by.unwrap_or_default(),
+                    expires_at: until.unwrap_or(now),
+                };
+                return Ok((held, found));
+            }
+            Ok((Claim::Claimed { expires_at }, found))
         })
     }
 }
