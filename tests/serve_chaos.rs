@@ -386,19 +386,9 @@ fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
     let check = sense_store::open(&store.url).unwrap();
     for k in 0..count {
         let id = format!("chaos-{k}");
-        let s = check
-            .summary(&id)
-            .unwrap()
-            .unwrap_or_else(|| panic!("{id} missing"));
-        assert_eq!(s.status, sense_store::Status::Completed, "{id}");
+        let (s, events, applied) = completed(check.as_ref(), &id);
         assert_eq!(s.output, expected(k), "{id}");
         assert_eq!(s.version, 5, "{id}: one version per answer and one wake-up");
-        let events = check.audit(&id, 0, 100).unwrap();
-        let applied: Vec<Json> = events
-            .iter()
-            .filter(|e| e.kind == "resumed")
-            .map(|e| serde_json::from_str::<Json>(&e.detail).unwrap()["value"].clone())
-            .collect();
         assert_eq!(
             applied,
             [answer(k, 1), answer(k, 2), answer(k, 3)],
@@ -420,19 +410,9 @@ fn three_processes_killed_at_random_lose_and_repeat_no_answer() {
     let mut forks = 0;
     for k in (0..count).filter(|k| k.is_multiple_of(FORK_EVERY)) {
         let (id, other) = fork_of(k);
-        let s = check
-            .summary(&id)
-            .unwrap()
-            .unwrap_or_else(|| panic!("{id} missing"));
-        assert_eq!(s.status, sense_store::Status::Completed, "{id}");
+        let (s, _, applied) = completed(check.as_ref(), &id);
         assert_eq!(s.output, fork_expected(k), "{id}");
         assert_eq!(s.version, 3, "{id}: the fork's start and two answers");
-        let events = check.audit(&id, 0, 100).unwrap();
-        let applied: Vec<Json> = events
-            .iter()
-            .filter(|e| e.kind == "resumed")
-            .map(|e| serde_json::from_str::<Json>(&e.detail).unwrap()["value"].clone())
-            .collect();
         assert_eq!(applied, [answer(other, 2), answer(other, 3)], "{id}");
         let history = check.history(&format!("chaos-{k}")).unwrap();
         assert_eq!(history.len(), 5, "chaos-{k}: every version kept");
@@ -460,4 +440,28 @@ fn main() {
         "three_processes_killed_at_random_lose_and_repeat_no_answer",
         three_processes_killed_at_random_lose_and_repeat_no_answer,
     )]);
+}
+
+/// Instance `id` in the store, which must have completed: its summary,
+/// its audit events and the values its answers resumed it with, in order.
+fn completed(
+    store: &dyn sense_store::Store,
+    id: &str,
+) -> (
+    sense_store::Summary,
+    Vec<sense_store::AuditEvent>,
+    Vec<Json>,
+) {
+    let s = store
+        .summary(id)
+        .unwrap()
+        .unwrap_or_else(|| panic!("{id} missing"));
+    assert_eq!(s.status, sense_store::Status::Completed, "{id}");
+    let events = store.audit(id, 0, 100).unwrap();
+    let applied = events
+        .iter()
+        .filter(|e| e.kind == "resumed")
+        .map(|e| serde_json::from_str::<Json>(&e.detail).unwrap()["value"].clone())
+        .collect();
+    (s, events, applied)
 }
