@@ -8,7 +8,9 @@
 //! second is reported as ignored with the reason, and fails under
 //! `SENSE_TEST_ALL=1` (see `sense_testkit::trials`).
 
-use sense_testkit::serve::{Service, TempDir, call, create, id_of, raw, resume, store};
+use sense_testkit::serve::{
+    Service, Setup, TempDir, call, create, id_of, raw, resume, setup, store,
+};
 use sense_testkit::trials::StoreKind;
 use serde_json::{Value as Json, json};
 use std::io::Write;
@@ -155,9 +157,11 @@ fn answers_run_the_agent_to_the_uninterrupted_result(kind: StoreKind) {
 }
 
 fn a_stale_version_is_409_and_changes_nothing(kind: StoreKind) {
-    let dir = TempDir::new("stale");
-    let program = dir.write("flow.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("stale", kind, "flow.sns", PROGRAM);
     let svc = serve(&program, &store.url, &[]);
     let id = id_of(&create(&svc, "interviewer"));
     assert_eq!(resume(&svc, &id, json!("Ada"), Some(1)).0, 200);
@@ -174,9 +178,11 @@ fn a_stale_version_is_409_and_changes_nothing(kind: StoreKind) {
 /// through two processes on one store: exactly one answer is applied per
 /// round, the others get 409 and change nothing.
 fn concurrent_answers_through_two_processes_apply_once(kind: StoreKind) {
-    let dir = TempDir::new("concurrent");
-    let program = dir.write("flow.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("concurrent", kind, "flow.sns", PROGRAM);
     let a = serve(&program, &store.url, &[]);
     let b = serve(&program, &store.url, &[]);
     let id = id_of(&create(&a, "interviewer"));
@@ -230,9 +236,11 @@ fn concurrent_answers_through_two_processes_apply_once(kind: StoreKind) {
 /// A message wakes an agent waiting in `receive()`; a long poll on one
 /// process answers when another process changed the instance.
 fn messages_wake_waiting_agents_and_long_polls_see_other_processes(kind: StoreKind) {
-    let dir = TempDir::new("messages");
-    let program = dir.write("flow.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("messages", kind, "flow.sns", PROGRAM);
     let a = serve(&program, &store.url, &[]);
     let b = serve(&program, &store.url, &[]);
     let first = create(&a, "listener");
@@ -285,9 +293,11 @@ fn messages_wake_waiting_agents_and_long_polls_see_other_processes(kind: StoreKi
 /// `POST …/pause` stops an agent that is running right now — through the
 /// process running it, or through another process of the fleet.
 fn pause_stops_a_running_agent_from_any_process(kind: StoreKind) {
-    let dir = TempDir::new("pause");
-    let program = dir.write("flow.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("pause", kind, "flow.sns", PROGRAM);
     let a = serve(&program, &store.url, &["--max-steps", "100000000000"]);
     let b = serve(&program, &store.url, &[]);
     for via in [a.port, b.port] {
@@ -326,9 +336,11 @@ fn pause_stops_a_running_agent_from_any_process(kind: StoreKind) {
 }
 
 fn delete_and_listing(kind: StoreKind) {
-    let dir = TempDir::new("delete");
-    let program = dir.write("flow.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("delete", kind, "flow.sns", PROGRAM);
     let svc = serve(&program, &store.url, &[]);
     let ids: Vec<String> = (0..5)
         .map(|_| id_of(&create(&svc, "interviewer")))
@@ -572,9 +584,11 @@ fn a_stalled_client_does_not_block_the_others() {
 /// `kill -9` in the middle of a resume leaves the instance at its last
 /// committed state, answerable by the next process.
 fn a_process_killed_mid_resume_leaves_the_last_committed_state(kind: StoreKind) {
-    let dir = TempDir::new("killed");
-    let program = dir.write("flow.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("killed", kind, "flow.sns", PROGRAM);
     // A short lease: the killed run's claim on the step runs out quickly
     // (see tests/serve_steps.rs for the wait itself).
     let mut a = serve(
@@ -696,9 +710,11 @@ fn a_runaway_agent_pauses_on_its_step_budget() {
 /// made through another process — and the stream ends when the instance
 /// completes.
 fn event_streams_report_every_change_until_the_end(kind: StoreKind) {
-    let dir = TempDir::new("events");
-    let program = dir.write("flow.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("events", kind, "flow.sns", PROGRAM);
     let a = serve(&program, &store.url, &[]);
     let b = serve(&program, &store.url, &[]);
     let id = id_of(&create(&a, "interviewer"));
@@ -763,9 +779,11 @@ agent handler:
 "#;
 
 fn pauses_inside_try_except_finally_under_the_service(kind: StoreKind) {
-    let dir = TempDir::new("data");
-    let program = dir.write("data.sns", DATA_PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("data", kind, "data.sns", DATA_PROGRAM);
     let svc = serve(&program, &store.url, &[]);
     let first = create(&svc, "handler");
     assert_eq!(first["pause_reason"], "a JSON object, please", "{first}");

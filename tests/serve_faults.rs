@@ -6,7 +6,7 @@
 //! store run once per store, as trials `NAME::sqlite` and `NAME::postgres`
 //! (see `sense_testkit::trials`).
 
-use sense_testkit::serve::{Service, TempDir, call, create, id_of, raw, resume, store};
+use sense_testkit::serve::{Service, Setup, TempDir, call, create, id_of, raw, resume, setup};
 use sense_testkit::trials::StoreKind;
 use serde_json::{Value as Json, json};
 use std::time::Duration;
@@ -131,9 +131,11 @@ fn two_host_headers_are_400() {
 /// is being created, not stored yet) is accepted: 202, and the instance
 /// is stored paused (kind `host`) where the request stopped it.
 fn pausing_an_instance_being_created_is_accepted(kind: StoreKind) {
-    let dir = TempDir::new("pause-creating");
-    let program = dir.write("p.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("pause-creating", kind, "p.sns", PROGRAM);
     let svc = serve(&program, &store.url, &["--max-steps", "100000000000"]);
     let port = svc.port;
     let creating = std::thread::spawn(move || {
@@ -161,9 +163,11 @@ fn pausing_an_instance_being_created_is_accepted(kind: StoreKind) {
 }
 
 fn integers_beyond_64_bits_are_refused_not_rounded(kind: StoreKind) {
-    let dir = TempDir::new("big-ints");
-    let program = dir.write("p.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("big-ints", kind, "p.sns", PROGRAM);
     let svc = serve(&program, &store.url, &[]);
     let id = id_of(&create(&svc, "echo"));
     let path = format!("/api/instances/{id}/resume");

@@ -7,7 +7,7 @@
 //! never accepted. With one runner per step there is exactly one write per
 //! applied answer.
 
-use sense_testkit::serve::{Service, TempDir, call, create, id_of, resume, store};
+use sense_testkit::serve::{Service, Setup, call, create, id_of, resume, setup};
 use sense_testkit::trials::StoreKind;
 use serde_json::{Value as Json, json};
 use std::time::{Duration, Instant};
@@ -42,9 +42,11 @@ agent spinner:
 /// processes on one store, three rounds: one answer is applied per round
 /// and the agent ran once per applied answer (one memory write each).
 fn sixteen_racers_run_the_agent_once_per_applied_answer(kind: StoreKind) {
-    let dir = TempDir::new("racers");
-    let program = dir.write("flow.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("racers", kind, "flow.sns", PROGRAM);
     let a = serve(&program, &store.url, &[]);
     let b = serve(&program, &store.url, &[]);
     let id = id_of(&create(&a, "taker"));
@@ -107,9 +109,11 @@ fn sixteen_racers_run_the_agent_once_per_applied_answer(kind: StoreKind) {
 /// answers the old question differently and leaves the original alone;
 /// `--keep-versions` bounds the history.
 fn history_shows_every_version_and_forks_start_from_any(kind: StoreKind) {
-    let dir = TempDir::new("history");
-    let program = dir.write("flow.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("history", kind, "flow.sns", PROGRAM);
     let a = serve(&program, &store.url, &[]);
     let id = id_of(&create(&a, "taker"));
     for (v, answer) in [(1, "first"), (2, "second")] {
@@ -203,9 +207,11 @@ fn history_shows_every_version_and_forks_start_from_any(kind: StoreKind) {
 /// expires: other processes answer 409 without running anything, then
 /// take the step over and run it from the last commit.
 fn a_killed_runners_step_is_taken_over_after_its_lease(kind: StoreKind) {
-    let dir = TempDir::new("takeover");
-    let program = dir.write("flow.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("takeover", kind, "flow.sns", PROGRAM);
     let lease = ["--lease", "2", "--max-steps", "100000000000"];
     let mut a = serve(&program, &store.url, &lease);
     let b = serve(&program, &store.url, &lease);
@@ -285,9 +291,11 @@ fn answer_and_check(svc: &Service, id: &str, version: i64, value: &str, expect: 
 /// deleted and created again under its id by the other process, must
 /// never be run from a kept runtime that is not the stored state.
 fn hot_runtimes_never_run_a_stale_state(kind: StoreKind) {
-    let dir = TempDir::new("hot");
-    let program = dir.write("counter.sns", COUNTER);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("hot", kind, "counter.sns", COUNTER);
     let a = serve(&program, &store.url, &[]);
     let b = serve(&program, &store.url, &[]);
     let id = id_of(&create(&a, "counter"));

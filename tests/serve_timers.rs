@@ -10,7 +10,7 @@
 //! `NAME::postgres` (the second ignored without a server, see
 //! `sense_testkit::trials`).
 
-use sense_testkit::serve::{Service, TempDir, create, id_of, resume, store};
+use sense_testkit::serve::{Service, Setup, create, id_of, resume, setup};
 use sense_testkit::trials::StoreKind;
 use serde_json::{Value as Json, json};
 use std::time::{Duration, Instant};
@@ -67,9 +67,11 @@ fn woken(svc: &Service, id: &str) -> Vec<Json> {
 }
 
 fn sleepers_are_woken_once_across_processes(kind: StoreKind) {
-    let dir = TempDir::new("timers");
-    let program = dir.write("flow.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("timers", kind, "flow.sns", PROGRAM);
     let fleet = [
         serve(&program, &store.url),
         serve(&program, &store.url),
@@ -110,9 +112,11 @@ fn sleepers_are_woken_once_across_processes(kind: StoreKind) {
 }
 
 fn questions_with_a_deadline_resume_with_nil(kind: StoreKind) {
-    let dir = TempDir::new("deadline");
-    let program = dir.write("flow.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("deadline", kind, "flow.sns", PROGRAM);
     let svc = serve(&program, &store.url);
     let answered = id_of(&create(&svc, "asker"));
     let expired = create(&svc, "asker");
@@ -140,9 +144,11 @@ fn questions_with_a_deadline_resume_with_nil(kind: StoreKind) {
 /// Instances sleeping for an hour fill the store; those due in a second
 /// are still woken within a second of their time.
 fn wake_up_latency_among_ten_thousand_sleepers(kind: StoreKind) {
-    let dir = TempDir::new("latency");
-    let program = dir.write("flow.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("latency", kind, "flow.sns", PROGRAM);
     let svc = serve(&program, &store.url);
     let template = id_of(&create(&svc, "sleeper"));
     {
@@ -188,9 +194,11 @@ fn wake_up_latency_among_ten_thousand_sleepers(kind: StoreKind) {
 /// PostgreSQL it is announced (well under the 200 ms poll); on SQLite it
 /// is polled.
 fn long_polls_wake_promptly_on_changes_elsewhere(kind: StoreKind) {
-    let dir = TempDir::new("listen");
-    let program = dir.write("flow.sns", PROGRAM);
-    let store = store(kind, &dir);
+    let Setup {
+        dir: _dir,
+        program,
+        store,
+    } = setup("listen", kind, "flow.sns", PROGRAM);
     let a = serve(&program, &store.url);
     let b = serve(&program, &store.url);
     let mut worst = Duration::ZERO;

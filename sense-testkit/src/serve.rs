@@ -58,6 +58,30 @@ pub struct TestStore {
     _db: Option<TempDatabase>,
 }
 
+/// What a service test starts from: a temporary directory, a program
+/// written in it, and a store of its kind.
+pub struct Setup {
+    /// The directory (removed when dropped).
+    pub dir: TempDir,
+    /// The program's path in it.
+    pub program: PathBuf,
+    /// The store.
+    pub store: TestStore,
+}
+
+/// A [`Setup`] for test `test`: `source` written to `file` in a fresh
+/// directory, and a fresh store of `kind`.
+pub fn setup(test: &str, kind: StoreKind, file: &str, source: &str) -> Setup {
+    let dir = TempDir::new(test);
+    let program = dir.write(file, source);
+    let store = store(kind, &dir);
+    Setup {
+        dir,
+        program,
+        store,
+    }
+}
+
 /// The store of one trial of a per-store test: SQLite in `dir`, or a
 /// fresh database on the PostgreSQL server the gate of
 /// [`crate::trials::per_store`] found.
