@@ -51,13 +51,19 @@ fn stalled_post(port: u16) -> TcpStream {
     s
 }
 
-#[test]
-fn three_stalled_posts_do_not_delay_a_second_client() {
+/// A console serving the demo program, answering, with `n` uploads
+/// stalled in the middle of their bodies (given time to be read from).
+fn console_with_stalled_posts(n: usize) -> (Server, Vec<TcpStream>) {
     let s = inspect(&["tests/browser/demo.sns"]);
     assert!(get(s.port, "/api/state").starts_with("HTTP/1.1 200"));
-    let stalled: Vec<TcpStream> = (0..3).map(|_| stalled_post(s.port)).collect();
-    // Let the console start reading all three bodies.
+    let stalled = (0..n).map(|_| stalled_post(s.port)).collect();
     std::thread::sleep(Duration::from_millis(300));
+    (s, stalled)
+}
+
+#[test]
+fn three_stalled_posts_do_not_delay_a_second_client() {
+    let (s, stalled) = console_with_stalled_posts(3);
     for path in ["/api/state", "/api/agents", "/"] {
         let t = Instant::now();
         let answer = get(s.port, path);
@@ -120,10 +126,7 @@ fn concurrent_gets(port: u16, path: &str, n: usize) -> Vec<String> {
 
 #[test]
 fn two_hundred_stalled_uploads_do_not_starve_a_thousand_gets() {
-    let s = inspect(&["tests/browser/demo.sns"]);
-    assert!(get(s.port, "/api/state").starts_with("HTTP/1.1 200"));
-    let stalled: Vec<TcpStream> = (0..200).map(|_| stalled_post(s.port)).collect();
-    std::thread::sleep(Duration::from_millis(300));
+    let (s, stalled) = console_with_stalled_posts(200);
     let t = Instant::now();
     let statuses = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..4)

@@ -264,12 +264,18 @@ fn an_error_in_on_text_stops_the_answer() {
     assert_eq!(out, "caught SenseRuntimeError: [line 4] no thanks: one \n");
 }
 
-#[test]
-fn mock_streams_word_by_word_and_options_are_checked() {
+/// A runtime whose printed output collects in the returned string.
+fn capturing_runtime() -> (Runtime, Arc<Mutex<String>>) {
     let mut rt = Runtime::new();
     let out = Arc::new(Mutex::new(String::new()));
     let sink = out.clone();
     rt.set_output(move |s| sink.lock().expect("output").push_str(s));
+    (rt, out)
+}
+
+#[test]
+fn mock_streams_word_by_word_and_options_are_checked() {
+    let (mut rt, out) = capturing_runtime();
     rt.run_source(
         "mock.sns",
         "model m = inference(\"mock\")\nset delegation = m\n\
@@ -340,10 +346,7 @@ impl ModelProvider for PausingProvider {
 
 #[test]
 fn a_pause_requested_during_a_streamed_answer_takes_effect_after_it() {
-    let mut rt = Runtime::new();
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = out.clone();
-    rt.set_output(move |s| sink.lock().expect("output").push_str(s));
+    let (mut rt, out) = capturing_runtime();
     let handle = Arc::new(Mutex::new(None));
     rt.register_provider(
         "pausing",
