@@ -116,38 +116,47 @@ impl PauseKind {
     }
 }
 
-impl From<SuspendCause> for PauseKind {
-    /// A cause no native of this crate records (only a damaged snapshot
-    /// could hold one; restore refuses those) reads as a pause of its own.
-    #[inline]
-    fn from(c: SuspendCause) -> Self {
-        match c {
-            ASK_HUMAN => PauseKind::AskHuman,
-            SuspendCause::MESSAGE => PauseKind::WaitingMessage,
-            SuspendCause::HOST => PauseKind::HostRequest,
-            SuspendCause::BUDGET => PauseKind::Budget,
-            SuspendCause::HOST_FUNCTION => PauseKind::HostFunction,
-            TIMER => PauseKind::Timer,
-            // A model call held back by a token or cost budget.
-            crate::kinds::budget::SPEND => PauseKind::Budget,
-            _ => PauseKind::SelfPause,
+/// Writes both directions between [`PauseKind`] and the core's
+/// [`SuspendCause`] from one list of pairs, so a new kind is added in one
+/// place. The read-only causes map to a kind but are never written back.
+macro_rules! pause_causes {
+    ($($kind:ident <=> $cause:path),+; read only: $($extra:path => $ekind:ident),* $(,)?) => {
+        impl From<SuspendCause> for PauseKind {
+            /// A cause no native of this crate records (only a damaged
+            /// snapshot could hold one; restore refuses those) reads as a
+            /// pause of its own.
+            #[inline]
+            fn from(c: SuspendCause) -> Self {
+                match c {
+                    $($cause => PauseKind::$kind,)*
+                    $($extra => PauseKind::$ekind,)*
+                    _ => PauseKind::SelfPause,
+                }
+            }
         }
-    }
+
+        impl From<PauseKind> for SuspendCause {
+            #[inline]
+            fn from(k: PauseKind) -> Self {
+                match k {
+                    $(PauseKind::$kind => $cause,)*
+                }
+            }
+        }
+    };
 }
 
-impl From<PauseKind> for SuspendCause {
-    #[inline]
-    fn from(k: PauseKind) -> Self {
-        match k {
-            PauseKind::SelfPause => SuspendCause::CALL,
-            PauseKind::AskHuman => ASK_HUMAN,
-            PauseKind::WaitingMessage => SuspendCause::MESSAGE,
-            PauseKind::HostRequest => SuspendCause::HOST,
-            PauseKind::Budget => SuspendCause::BUDGET,
-            PauseKind::HostFunction => SuspendCause::HOST_FUNCTION,
-            PauseKind::Timer => TIMER,
-        }
-    }
+pause_causes! {
+    SelfPause <=> SuspendCause::CALL,
+    AskHuman <=> ASK_HUMAN,
+    WaitingMessage <=> SuspendCause::MESSAGE,
+    HostRequest <=> SuspendCause::HOST,
+    Budget <=> SuspendCause::BUDGET,
+    HostFunction <=> SuspendCause::HOST_FUNCTION,
+    Timer <=> TIMER;
+    read only:
+    // A model call held back by a token or cost budget.
+    crate::kinds::budget::SPEND => Budget,
 }
 
 #[cfg(test)]
