@@ -28,6 +28,23 @@ use sense_eval::{EvalError, EvalResult, Value, Vm};
 // The fixed parts of every kind, written by the core's macros.
 pub(crate) use sense_eval::{ext_object, kind_names};
 
+/// A snapshot check of a kind whose data holds an Array of tools (a
+/// skill, an MCP server): `tools` is there and is one.
+pub(crate) fn tools_are_an_array(
+    heap: &sense_eval::heap::Heap,
+    tools: Option<Value>,
+    whose: &str,
+) -> Result<(), String> {
+    match tools {
+        Some(Value::Array(r))
+            if matches!(heap.try_get(r), Some(sense_eval::object::Obj::Array(_))) =>
+        {
+            Ok(())
+        }
+        _ => Err(format!("{whose} tools are not an array")),
+    }
+}
+
 /// The labeled arguments of the native `callee` being called, unless one
 /// is not among `allowed`: then the reference's words for a label it does
 /// not take (it takes none), naming every label given, in order.
