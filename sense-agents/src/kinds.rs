@@ -28,6 +28,37 @@ use sense_eval::{EvalError, EvalResult, Value, Vm};
 // The fixed parts of every kind, written by the core's macros.
 pub(crate) use sense_eval::{ext_object, kind_names};
 
+/// A declaration statement's fixed parts: the unit struct (with the docs
+/// given), its registered static (`$stat`, for `install`), and the
+/// `impl Declaration` whose `name` is the statement's keyword and whose
+/// `declare` is the function given.
+macro_rules! declaration {
+    ($(#[$doc:meta])* $ty:ident => $stat:ident, $keyword:literal, $declare:path) => {
+        $(#[$doc])*
+        pub struct $ty;
+
+        #[doc = concat!("The registered [`", stringify!($ty), "`].")]
+        pub static $stat: $ty = $ty;
+
+        impl sense_eval::kind::Declaration for $ty {
+            fn name(&self) -> &'static str {
+                $keyword
+            }
+
+            fn declare(
+                &self,
+                vm: &mut sense_eval::Vm,
+                decl: &sense_eval::proto::DeclInfo,
+                value: sense_eval::Value,
+                file: sense_eval::proto::FileId,
+            ) -> sense_eval::EvalResult<()> {
+                $declare(vm, decl, value, file)
+            }
+        }
+    };
+}
+pub(crate) use declaration;
+
 /// A snapshot check of a kind whose data holds an Array of tools (a
 /// skill, an MCP server): `tools` is there and is one.
 pub(crate) fn tools_are_an_array(

@@ -7,7 +7,7 @@
 //! [`Runtime::set_memory_store`](crate::Runtime::set_memory_store)).
 
 use sense_eval::heap::{ObjRef, ScopeRef};
-use sense_eval::kind::{self, Declaration, ExtObject, ObjectKind, Render};
+use sense_eval::kind::{self, ExtObject, ObjectKind, Render};
 use sense_eval::proto::{DeclInfo, FileId};
 use sense_eval::{EvalError, EvalResult, HostValue, Value, Vm};
 use std::path::{Path, PathBuf};
@@ -95,11 +95,10 @@ pub struct MemoryKind;
 /// The registered instance.
 pub static MEMORY: MemoryKind = MemoryKind;
 
-/// The `memory` declaration.
-pub struct MemoryDecl;
-
-/// The registered instance.
-pub static MEMORY_DECL: MemoryDecl = MemoryDecl;
+crate::kinds::declaration!(
+    /// The `memory` declaration.
+    MemoryDecl => MEMORY_DECL, "memory", declare_memory
+);
 
 super::ext_object! {
     MemoryObj => MEMORY, "a memory", trace: |d, t| {
@@ -192,43 +191,37 @@ impl ObjectKind for MemoryKind {
     }
 }
 
-impl Declaration for MemoryDecl {
-    fn name(&self) -> &'static str {
-        "memory"
-    }
-
-    /// `memory NAME` / `persistent memory NAME`.
-    fn declare(&self, vm: &mut Vm, info: &DeclInfo, _value: Value, file: FileId) -> EvalResult<()> {
-        let name = vm.interner().name(info.name).to_string();
-        let mem = if info.flag {
-            let path = match &info.text {
-                Some(p) => PathBuf::from(p),
-                None => {
-                    let dir = vm.file_dir(file).map(Path::to_path_buf);
-                    default_path(&name, vm.config().memory_dir.as_deref(), dir.as_deref())
-                }
-            };
-            let db = open(vm, &path)?;
-            MemoryObj {
-                name,
-                kind: None,
-                entries: Entries::default(),
-                path: Some(path.display().to_string()),
-                db: Some(db),
-            }
-        } else {
-            MemoryObj {
-                name,
-                kind: info.text.clone(),
-                entries: Entries::default(),
-                path: None,
-                db: None,
+/// `memory NAME` / `persistent memory NAME`.
+fn declare_memory(vm: &mut Vm, info: &DeclInfo, _value: Value, file: FileId) -> EvalResult<()> {
+    let name = vm.interner().name(info.name).to_string();
+    let mem = if info.flag {
+        let path = match &info.text {
+            Some(p) => PathBuf::from(p),
+            None => {
+                let dir = vm.file_dir(file).map(Path::to_path_buf);
+                default_path(&name, vm.config().memory_dir.as_deref(), dir.as_deref())
             }
         };
-        let v = vm.alloc_ext(mem);
-        vm.define_here(info.name, v);
-        Ok(())
-    }
+        let db = open(vm, &path)?;
+        MemoryObj {
+            name,
+            kind: None,
+            entries: Entries::default(),
+            path: Some(path.display().to_string()),
+            db: Some(db),
+        }
+    } else {
+        MemoryObj {
+            name,
+            kind: info.text.clone(),
+            entries: Entries::default(),
+            path: None,
+            db: None,
+        }
+    };
+    let v = vm.alloc_ext(mem);
+    vm.define_here(info.name, v);
+    Ok(())
 }
 
 /// The entries of memory `v` (key and value, in order), or `None` when
