@@ -479,11 +479,7 @@ fn declare_action(vm: &mut Vm, decl: &DeclInfo, _: Value, _: FileId) -> EvalResu
         ));
     };
     let env = vm.declaring_scope();
-    let capability = decl
-        .attrs
-        .iter()
-        .find(|(k, _)| k == "requires")
-        .map(|(_, c)| c.clone());
+    let capability = decl.attr("requires").map(str::to_string);
     let action = ActionDeclObj {
         name: vm.interner().name(decl.name).to_string(),
         kind: decl.text.clone().unwrap_or_else(|| "irreversible".into()),

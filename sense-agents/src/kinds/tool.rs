@@ -153,11 +153,7 @@ fn declare_tool(vm: &mut Vm, decl: &DeclInfo, _: Value, _: FileId) -> EvalResult
         return Err(EvalError::runtime("internal error: a tool without a body"));
     };
     let env = vm.declaring_scope();
-    let capability = decl
-        .attrs
-        .iter()
-        .find(|(k, _)| k == "requires")
-        .map(|(_, c)| c.clone());
+    let capability = decl.attr("requires").map(str::to_string);
     let tool = ToolObj {
         name: vm.interner().name(decl.name).to_string(),
         proto,
