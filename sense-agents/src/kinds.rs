@@ -22,90 +22,58 @@ pub mod tool_server;
 
 use crate::Runtime;
 use sense_eval::builtins::NativeDef;
-use sense_eval::heap::ObjRef;
-use sense_eval::kind::{ExtObject, ObjectKind};
+use sense_eval::kind::{Declaration, ObjectKind};
 use sense_eval::{EvalError, EvalResult, Value, Vm};
 
-/// `impl ExtObject for $data`, an object of the kind `$kind`: `trace`
-/// calls the function given (`|data, tracer| …`), `encode` is the serde
-/// encoding every kind uses, and any other method is given after a `;`.
-/// With a `"what"` (`"a skill"`), `$data::of(vm, obj)` is also written:
-/// the data of `obj`, else the runtime error `not a skill`.
-macro_rules! ext_object {
-    ($data:ty => $kind:path $(, $what:literal)?, trace: $trace:expr $(; $($rest:tt)*)?) => {
-        impl sense_eval::kind::ExtObject for $data {
-            fn kind(&self) -> &'static dyn sense_eval::kind::ObjectKind {
-                &$kind
-            }
-            fn trace(&self, tracer: &mut sense_eval::heap::Tracer) {
-                let trace: fn(&Self, &mut sense_eval::heap::Tracer) = $trace;
-                trace(self, tracer);
-            }
-            fn encode(&self) -> Result<Vec<u8>, String> {
-                sense_eval::kind::to_bytes(self)
-            }
-            $($($rest)*)?
-        }
-        $(
-            impl $data {
-                fn of(
-                    vm: &sense_eval::Vm,
-                    obj: sense_eval::heap::ObjRef,
-                ) -> sense_eval::EvalResult<&Self> {
-                    $crate::kinds::data(vm, obj, $what)
-                }
-            }
-        )?
-    };
-}
-pub(crate) use ext_object;
+// The fixed parts of every kind, written by the core's macros.
+pub(crate) use sense_eval::{ext_object, kind_names};
 
-/// Inside `impl ObjectKind`: its `name` and `type_name`, with
-/// `host_class:` its `host_class` (else the default, the type name), with
-/// `named:` an `object_name` that is that data's `name` field, and with
-/// `decodes:` a `decode` of that data's serde encoding.
-macro_rules! kind_names {
-    (
-        name: $name:literal,
-        type_name: $type_name:literal
-        $(, host_class: $host_class:literal)?
-        $(, named: $named:ty)?
-        $(, decodes: $data:ty)? $(,)?
-    ) => {
-        fn name(&self) -> &'static str {
-            $name
-        }
-        fn type_name(&self) -> &'static str {
-            $type_name
-        }
-        $(
-            fn host_class(&self, _: &sense_eval::Vm, _: sense_eval::heap::ObjRef) -> &'static str {
-                $host_class
+/// A declaration statement's fixed parts: the unit struct (with the docs
+/// given), its registered static (`$stat`, for `install`), and the
+/// `impl Declaration` whose `name` is the statement's keyword and whose
+/// `declare` is the function given.
+macro_rules! declaration {
+    ($(#[$doc:meta])* $ty:ident => $stat:ident, $keyword:literal, $declare:path) => {
+        $(#[$doc])*
+        pub struct $ty;
+
+        #[doc = concat!("The registered [`", stringify!($ty), "`].")]
+        pub static $stat: $ty = $ty;
+
+        impl sense_eval::kind::Declaration for $ty {
+            fn name(&self) -> &'static str {
+                $keyword
             }
-        )?
-        $(
-            fn object_name(&self, vm: &sense_eval::Vm, obj: sense_eval::heap::ObjRef) -> String {
-                vm.ext_ref::<$named>(obj)
-                    .map(|d| d.name.clone())
-                    .unwrap_or_default()
-            }
-        )?
-        $(
-            fn decode(
+
+            fn declare(
                 &self,
-                bytes: &[u8],
-            ) -> Result<Box<dyn sense_eval::kind::ExtObject>, String> {
-                Ok(Box::new(sense_eval::kind::from_bytes::<$data>(bytes)?))
+                vm: &mut sense_eval::Vm,
+                decl: &sense_eval::proto::DeclInfo,
+                value: sense_eval::Value,
+                file: sense_eval::proto::FileId,
+            ) -> sense_eval::EvalResult<()> {
+                $declare(vm, decl, value, file)
             }
-        )?
+        }
     };
 }
-pub(crate) use kind_names;
+pub(crate) use declaration;
 
-/// The data of `obj` as a `T`, else the runtime error `not WHAT`.
-pub(crate) fn data<'v, T: ExtObject>(vm: &'v Vm, obj: ObjRef, what: &str) -> EvalResult<&'v T> {
-    vm.ext_ref::<T>(obj)
-        .ok_or_else(|| EvalError::runtime(format!("not {what}")))
+/// A snapshot check of a kind whose data holds an Array of tools (a
+/// skill, an MCP server): `tools` is there and is one.
+pub(crate) fn tools_are_an_array(
+    heap: &sense_eval::heap::Heap,
+    tools: Option<Value>,
+    whose: &str,
+) -> Result<(), String> {
+    match tools {
+        Some(Value::Array(r))
+            if matches!(heap.try_get(r), Some(sense_eval::object::Obj::Array(_))) =>
+        {
+            Ok(())
+        }
+        _ => Err(format!("{whose} tools are not an array")),
+    }
 }
 
 /// The labeled arguments of the native `callee` being called, unless one
@@ -138,26 +106,41 @@ pub(crate) fn amount(v: Value) -> Result<Option<f64>, Value> {
     }
 }
 
+/// The object kinds of this crate, in registration order.
+const KINDS: [&dyn ObjectKind; 11] = [
+    &model::MODEL,
+    &answer::ANSWER,
+    &skill::SKILL,
+    &tool_server::MCP_SERVER,
+    &tool_server::MCP_TOOL,
+    &memory::MEMORY,
+    &tool::TOOL,
+    &action::ACTION_DECL,
+    &action::ACTION,
+    &crate::policy::POLICY,
+    &budget::SPEND_KIND,
+];
+
+/// The declarations (`model`, `memory`, `tool`, `action`, `policy`
+/// statements) of this crate, in registration order.
+const DECLARATIONS: [&dyn Declaration; 5] = [
+    &model::MODEL_DECL,
+    &memory::MEMORY_DECL,
+    &tool::TOOL_DECL,
+    &action::ACTION_DECLARATION,
+    &crate::policy::POLICY_DECL,
+];
+
 /// Registers every kind and native of this crate on `vm` (before anything
 /// runs, so the natives keep their place among the builtins).
 pub(crate) fn install(vm: &mut Vm) {
     vm.register_task_kind(&agent::AGENT);
-    vm.register_kind(&model::MODEL);
-    vm.register_kind(&answer::ANSWER);
-    vm.register_kind(&skill::SKILL);
-    vm.register_kind(&tool_server::MCP_SERVER);
-    vm.register_kind(&tool_server::MCP_TOOL);
-    vm.register_kind(&memory::MEMORY);
-    vm.register_kind(&tool::TOOL);
-    vm.register_kind(&action::ACTION_DECL);
-    vm.register_kind(&action::ACTION);
-    vm.register_kind(&crate::policy::POLICY);
-    vm.register_kind(&budget::SPEND_KIND);
-    vm.register_declaration(&model::MODEL_DECL);
-    vm.register_declaration(&memory::MEMORY_DECL);
-    vm.register_declaration(&tool::TOOL_DECL);
-    vm.register_declaration(&action::ACTION_DECLARATION);
-    vm.register_declaration(&crate::policy::POLICY_DECL);
+    for kind in KINDS {
+        vm.register_kind(kind);
+    }
+    for decl in DECLARATIONS {
+        vm.register_declaration(decl);
+    }
     vm.register_setting("delegation", model::set_delegation);
     crate::audit::install(vm);
     crate::deadline::install(vm);

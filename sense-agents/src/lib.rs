@@ -29,6 +29,7 @@ mod snapshot;
 mod status;
 pub mod stdlib;
 pub mod usage;
+mod utc;
 
 pub use runtime::read_source;
 

@@ -8,7 +8,7 @@
 //! saved and restored with the scope.
 
 use sense_eval::heap::{ObjRef, ScopeRef};
-use sense_eval::kind::{Declaration, ObjectKind, Render};
+use sense_eval::kind::{ObjectKind, Render};
 use sense_eval::proto::{DeclInfo, FileId};
 use sense_eval::{EvalResult, Value, Vm};
 
@@ -38,37 +38,30 @@ impl ObjectKind for PolicyKind {
     }
 }
 
-/// The `policy:` statement.
-pub struct PolicyDecl;
+crate::kinds::declaration!(
+    /// The `policy:` statement.
+    PolicyDecl => POLICY_DECL, "policy", declare_policy
+);
 
-/// The registered [`PolicyDecl`].
-pub static POLICY_DECL: PolicyDecl = PolicyDecl;
-
-impl Declaration for PolicyDecl {
-    fn name(&self) -> &'static str {
-        "policy"
-    }
-
-    fn declare(&self, vm: &mut Vm, decl: &DeclInfo, _: Value, _: FileId) -> EvalResult<()> {
-        let scope = vm.current_define_scope();
-        let obj = match vm.scope_value(scope, SCOPE_KEY) {
-            Some(Value::Obj(r)) if vm.ext_ref::<PolicyRules>(r).is_some() => r,
-            _ => {
-                let v = vm.alloc_ext(PolicyRules::default());
-                vm.set_scope_value(scope, SCOPE_KEY, v);
-                let Value::Obj(r) = v else { return Ok(()) };
-                r
-            }
-        };
-        let Some(policy) = vm.ext_mut::<PolicyRules>(obj) else {
-            return Ok(());
-        };
-        for (verb, cap) in &decl.attrs {
-            policy.rules.retain(|(c, _)| c != cap);
-            policy.rules.push((cap.clone(), verb == "allow"));
+fn declare_policy(vm: &mut Vm, decl: &DeclInfo, _: Value, _: FileId) -> EvalResult<()> {
+    let scope = vm.current_define_scope();
+    let obj = match vm.scope_value(scope, SCOPE_KEY) {
+        Some(Value::Obj(r)) if vm.ext_ref::<PolicyRules>(r).is_some() => r,
+        _ => {
+            let v = vm.alloc_ext(PolicyRules::default());
+            vm.set_scope_value(scope, SCOPE_KEY, v);
+            let Value::Obj(r) = v else { return Ok(()) };
+            r
         }
-        Ok(())
+    };
+    let Some(policy) = vm.ext_mut::<PolicyRules>(obj) else {
+        return Ok(());
+    };
+    for (verb, cap) in &decl.attrs {
+        policy.rules.retain(|(c, _)| c != cap);
+        policy.rules.push((cap.clone(), verb == "allow"));
     }
+    Ok(())
 }
 
 /// Is capability `cap` allowed in `env`?

@@ -116,38 +116,53 @@ impl PauseKind {
     }
 }
 
-impl From<SuspendCause> for PauseKind {
-    /// A cause no native of this crate records (only a damaged snapshot
-    /// could hold one; restore refuses those) reads as a pause of its own.
-    #[inline]
-    fn from(c: SuspendCause) -> Self {
-        match c {
-            ASK_HUMAN => PauseKind::AskHuman,
-            SuspendCause::MESSAGE => PauseKind::WaitingMessage,
-            SuspendCause::HOST => PauseKind::HostRequest,
-            SuspendCause::BUDGET => PauseKind::Budget,
-            SuspendCause::HOST_FUNCTION => PauseKind::HostFunction,
-            TIMER => PauseKind::Timer,
-            // A model call held back by a token or cost budget.
-            crate::kinds::budget::SPEND => PauseKind::Budget,
-            _ => PauseKind::SelfPause,
+/// Writes both directions between [`PauseKind`] and the core's
+/// [`SuspendCause`] from one list of pairs, so a new kind is added in one
+/// place. The read-only causes map to a kind but are never written back.
+macro_rules! pause_causes {
+    ($($kind:ident <=> $cause:path),+; read only: $($extra:path => $ekind:ident),* $(,)?) => {
+        impl From<SuspendCause> for PauseKind {
+            /// A cause no native of this crate records (only a damaged
+            /// snapshot could hold one; restore refuses those) reads as a
+            /// pause of its own.
+            #[inline]
+            fn from(c: SuspendCause) -> Self {
+                match c {
+                    $($cause => PauseKind::$kind,)*
+                    $($extra => PauseKind::$ekind,)*
+                    _ => PauseKind::SelfPause,
+                }
+            }
         }
-    }
+
+        #[cfg(test)]
+        impl PauseKind {
+            /// Every kind, in the order of the list (the order of their tags).
+            const ALL: &'static [PauseKind] = &[$(PauseKind::$kind),+];
+        }
+
+        impl From<PauseKind> for SuspendCause {
+            #[inline]
+            fn from(k: PauseKind) -> Self {
+                match k {
+                    $(PauseKind::$kind => $cause,)*
+                }
+            }
+        }
+    };
 }
 
-impl From<PauseKind> for SuspendCause {
-    #[inline]
-    fn from(k: PauseKind) -> Self {
-        match k {
-            PauseKind::SelfPause => SuspendCause::CALL,
-            PauseKind::AskHuman => ASK_HUMAN,
-            PauseKind::WaitingMessage => SuspendCause::MESSAGE,
-            PauseKind::HostRequest => SuspendCause::HOST,
-            PauseKind::Budget => SuspendCause::BUDGET,
-            PauseKind::HostFunction => SuspendCause::HOST_FUNCTION,
-            PauseKind::Timer => TIMER,
-        }
-    }
+pause_causes! {
+    SelfPause <=> SuspendCause::CALL,
+    AskHuman <=> ASK_HUMAN,
+    WaitingMessage <=> SuspendCause::MESSAGE,
+    HostRequest <=> SuspendCause::HOST,
+    Budget <=> SuspendCause::BUDGET,
+    HostFunction <=> SuspendCause::HOST_FUNCTION,
+    Timer <=> TIMER;
+    read only:
+    // A model call held back by a token or cost budget.
+    crate::kinds::budget::SPEND => Budget,
 }
 
 #[cfg(test)]
@@ -156,23 +171,17 @@ mod tests {
 
     #[test]
     fn every_pause_kind_survives_the_core_tag_and_back() {
-        use PauseKind::*;
-        let all = [
-            SelfPause,
-            AskHuman,
-            WaitingMessage,
-            HostRequest,
-            Budget,
-            HostFunction,
-            Timer,
-        ];
+        // ALL comes from the one list `pause_causes!` writes both
+        // directions from, and that list must name every kind (the
+        // `From<PauseKind>` match is exhaustive).
+        let all = PauseKind::ALL;
         let tags: Vec<u8> = all.iter().map(|k| SuspendCause::from(*k).0).collect();
         // The tags are the byte a snapshot stores: they never change.
         assert_eq!(tags, [0, 1, 2, 3, 4, 5, 6]);
-        for k in all {
+        for &k in all {
             assert_eq!(PauseKind::from(SuspendCause::from(k)), k);
         }
-        assert_eq!(PauseKind::from(SuspendCause(200)), SelfPause);
+        assert_eq!(PauseKind::from(SuspendCause(200)), PauseKind::SelfPause);
     }
 
     #[test]

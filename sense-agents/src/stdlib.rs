@@ -69,28 +69,5 @@ pub fn timer_due(rt: &crate::Runtime, id: crate::AgentId) -> Option<f64> {
     }
 }
 
-/// Unix seconds as a UTC time, `2026-12-05 11:30:00 UTC` (whole seconds).
-pub fn utc_text(unix: f64) -> String {
-    let secs = unix.floor().clamp(-1e15, 1e15) as i64;
-    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (year, month, day) = crate::kinds::memory::civil_date(days);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::utc_text;
-
-    #[test]
-    fn utc_text_writes_calendar_dates() {
-        assert_eq!(utc_text(0.0), "1970-01-01 00:00:00 UTC");
-        assert_eq!(utc_text(951_782_400.5), "2000-02-29 00:00:00 UTC");
-        assert_eq!(utc_text(1_764_934_200.0), "2025-12-05 11:30:00 UTC");
-        assert_eq!(utc_text(-1.0), "1969-12-31 23:59:59 UTC");
-    }
-}
+/// Unix seconds as UTC text (kept here, where hosts first found it).
+pub use crate::utc::utc_text;

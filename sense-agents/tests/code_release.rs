@@ -23,13 +23,7 @@ fn survivors_work_after_compaction() {
     .unwrap();
     let a = rt.agent("a").unwrap();
     assert!(matches!(rt.start(a).unwrap(), State::Paused { .. }));
-    for i in 0..50 {
-        rt.run_source(
-            "junk.sns",
-            &format!("def g(x):\n    return x + {i}\nz = g(1)\n"),
-        )
-        .unwrap();
-    }
+    common::run_junk(&mut rt, 50);
     rt.run_source("keep.sns", "def k(x):\n    return x + 1000\n")
         .unwrap();
     let err = rt.run_source("bad.sns", "q = 1\nq = 1 / 0\n").unwrap_err();

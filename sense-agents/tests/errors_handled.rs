@@ -7,6 +7,8 @@
 // lints forbid it in library code).
 #![allow(clippy::restriction)]
 
+mod common;
+
 use sense_agents::{Config, HostReturn, HostValue, Runtime, State};
 use std::sync::{Arc, Mutex};
 
@@ -88,12 +90,11 @@ fn the_heap_ceiling_is_not_catchable() {
     };
     let mut rt = Runtime::with_config(config);
     let out = quiet(&mut rt);
-    let err = rt
-        .run_source(
-            "m.sns",
-            "xs = []\ntry:\n    while true:\n        push(xs, \"0123456789abcdef\" + str(len(xs)))\nexcept:\n    print(\"caught\")\nfinally:\n    print(\"finally\")\n",
-        )
-        .unwrap_err();
-    assert!(err.to_string().contains("out of memory"), "{err}");
+    common::fails_with(
+        &mut rt,
+        "m.sns",
+        "xs = []\ntry:\n    while true:\n        push(xs, \"0123456789abcdef\" + str(len(xs)))\nexcept:\n    print(\"caught\")\nfinally:\n    print(\"finally\")\n",
+        "out of memory",
+    );
     assert_eq!(out.lock().unwrap().as_str(), "");
 }

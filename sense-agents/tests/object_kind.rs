@@ -7,6 +7,8 @@
 // lints forbid it in library code).
 #![allow(clippy::restriction)]
 
+mod common;
+
 use sense_agents::kind::{self, ExtObject, ObjectKind, Render};
 use sense_agents::{
     Arity, Config, EvalError, EvalResult, NativeDef, ObjRef, Runtime, ScopeRef, State, Tracer,
@@ -153,15 +155,17 @@ fn a_host_kind_has_members_methods_rendering_and_tracing() {
         *out.lock().unwrap(),
         "<counter clicks = 2> 2 Counter\n[<counter clicks = 2>]\n"
     );
-    let err = rt.run_source("bad.sns", "c.nope\n").unwrap_err();
-    assert!(
-        err.to_string().contains("counter has no member 'nope'"),
-        "{err}"
+    common::fails_with(
+        &mut rt,
+        "bad.sns",
+        "c.nope\n",
+        "counter has no member 'nope'",
     );
-    let err = rt.run_source("bad.sns", "c.add(1, 2)\n").unwrap_err();
-    assert!(
-        err.to_string().contains("expects 1 argument(s), got 2"),
-        "{err}"
+    common::fails_with(
+        &mut rt,
+        "bad.sns",
+        "c.add(1, 2)\n",
+        "expects 1 argument(s), got 2",
     );
 }
 
@@ -174,17 +178,17 @@ fn a_host_kind_is_checked_by_its_annotation() {
     let src = "c: Counter = counter(\"a\")\ndef f(x: Counter):\n    return x.value\nprint(f(c))\n";
     rt.run_source("main.sns", src).unwrap();
     assert_eq!(*out.lock().unwrap(), "0\n");
-    let err = rt.run_source("bad.sns", "d: Counter = 5\n").unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("cannot assign value of type Int to 'd: Counter'"),
-        "{err}"
+    common::fails_with(
+        &mut rt,
+        "bad.sns",
+        "d: Counter = 5\n",
+        "cannot assign value of type Int to 'd: Counter'",
     );
-    let err = rt.run_source("bad.sns", "f([c])\n").unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("argument 'x' of 'f' expects Counter, got Array"),
-        "{err}"
+    common::fails_with(
+        &mut rt,
+        "bad.sns",
+        "f([c])\n",
+        "argument 'x' of 'f' expects Counter, got Array",
     );
 
     let (mut bare, out) = runtime(false);
@@ -219,10 +223,7 @@ fn a_runtime_without_the_kind_refuses_the_snapshot() {
     let (mut back, _) = runtime(false);
     back.register_native(NativeDef::new("counter", Arity::Exact(1), counter));
     let err = back.restore_snapshot(&bytes).unwrap_err().to_string();
-    assert!(
-        err.contains("kind 'example.counter', which is not registered"),
-        "{err}"
-    );
+    common::assert_mentions(&err, "kind 'example.counter', which is not registered");
 }
 
 #[test]

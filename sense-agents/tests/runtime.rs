@@ -116,11 +116,11 @@ fn host_function_can_suspend_the_calling_agent() {
     assert_eq!(rt.resume(a, true).unwrap(), State::Completed);
     assert_eq!(*out.lock().unwrap(), "answer: true\n");
     // Outside an agent, asking to suspend is an error.
-    let err = rt.run_source("n.sns", "approve(1)").unwrap_err();
-    assert!(
-        err.display_text()
-            .contains("not called from inside a running agent"),
-        "{err}"
+    common::fails_with(
+        &mut rt,
+        "n.sns",
+        "approve(1)",
+        "not called from inside a running agent",
     );
 }
 

@@ -44,17 +44,17 @@ fn a_bare_core_vm_refuses_tool_action_and_policy_statements() {
 #[test]
 fn the_runtime_registers_set_delegation() {
     let (mut rt, _) = runtime();
-    let err = rt.run_source("p.sns", "set delegation = 1\n").unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("'set delegation' requires a Model value, got Int"),
-        "{err}"
+    common::fails_with(
+        &mut rt,
+        "p.sns",
+        "set delegation = 1\n",
+        "'set delegation' requires a Model value, got Int",
     );
-    let err = rt.run_source("q.sns", "set verbosity = 1\n").unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("unknown 'set' target 'verbosity' (only 'delegation' is supported so far)"),
-        "{err}"
+    common::fails_with(
+        &mut rt,
+        "q.sns",
+        "set verbosity = 1\n",
+        "unknown 'set' target 'verbosity' (only 'delegation' is supported so far)",
     );
 }
 
@@ -71,9 +71,9 @@ fn a_snapshot_with_an_audit_log_needs_the_state_registered() {
         vm.register_native(def);
     }
     let err = vm.restore(&bytes).unwrap_err().display();
-    assert!(
-        err.contains("it holds state 'audit', which is not registered in this runtime"),
-        "{err}"
+    common::assert_mentions(
+        &err,
+        "it holds state 'audit', which is not registered in this runtime",
     );
 }
 
@@ -95,21 +95,14 @@ fn tool_and_action_bodies_survive_compaction_and_restore() {
     .unwrap();
     let a = rt.agent("a").unwrap();
     assert!(matches!(rt.start(a).unwrap(), State::Paused { .. }));
-    for i in 0..30 {
-        rt.run_source(
-            "junk.sns",
-            &format!("def g(x):\n    return x + {i}\nz = g(1)\n"),
-        )
-        .unwrap();
-    }
+    common::run_junk(&mut rt, 30);
     rt.release_unused_code();
     rt.run_source(
         "use.sns",
         "print(double(4))\nb = bump(7)\nb.verify()\nb.commit()\nb.rollback()\nprint(b.state)\n",
     )
     .unwrap();
-    let err = rt.run_source("deny.sns", "secret()\n").unwrap_err();
-    assert!(err.to_string().contains("denied by policy"), "{err}");
+    common::fails_with(&mut rt, "deny.sns", "secret()\n", "denied by policy");
     let bytes = rt.snapshot().unwrap();
     assert_eq!(rt.resume(a, 5).unwrap(), State::Completed);
     assert_eq!(*out.lock().unwrap(), "8\nbump 7\nundo 7\nrolled_back\n10\n");

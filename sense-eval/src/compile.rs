@@ -23,7 +23,7 @@ use crate::proto::{FileId, Proto, ProtoId, ProtoKind};
 use crate::symbol::{Interner, Symbol};
 use crate::value::Value;
 use sense_syntax::Span;
-use sense_syntax::ast::{ExprKind, Program, Stmt, StmtKind};
+use sense_syntax::ast::{Block, ExprKind, Program, Stmt, StmtKind};
 use std::sync::Arc;
 
 /// What the compiler writes into: the VM's interner, heap (for string
@@ -37,21 +37,6 @@ pub struct CodeSink<'a> {
     pub protos: &'a mut Vec<Arc<Proto>>,
 }
 
-/// Compiles a file's top level (or one REPL input) into a proto and
-/// returns its id. Nested bodies are appended to the store first.
-pub fn compile_program(
-    sink: CodeSink<'_>,
-    program: &Program,
-    file: FileId,
-    name: &str,
-) -> Result<ProtoId, CodeOutOfMemory> {
-    let mut top = TopLevelCompiler::new(sink, file, name);
-    for s in &program.stmts {
-        top.stmt(s);
-    }
-    top.finish()
-}
-
 /// The code of a unit could not grow: memory for its instructions could
 /// not be had. The protos compiled so far are left in the store for the
 /// caller to take out.
@@ -61,7 +46,7 @@ pub struct CodeOutOfMemory;
 /// Compiles a file's top level one statement at a time, as the statements
 /// arrive (see `sense_syntax::parse_file_each`), so the caller can drop
 /// each statement's tree once it is compiled. The code is the same as
-/// [`compile_program`] makes for the same statements.
+/// [`program`](Self::program) makes for the same statements.
 pub struct TopLevelCompiler<'a> {
     c: Compiler<'a>,
     /// The last statement's span: where the closing instructions point.
@@ -92,6 +77,47 @@ impl<'a> TopLevelCompiler<'a> {
         self.end = s.span;
     }
 
+    /// Compiles a whole parsed top level (a file, or one REPL input) and
+    /// closes it. Nested bodies are appended to the store first.
+    pub fn program(mut self, program: &Program) -> Result<ProtoId, CodeOutOfMemory> {
+        for s in &program.stmts {
+            self.stmt(s);
+        }
+        self.finish()
+    }
+
+    /// Like [`program`](Self::program), but when the last statement is an
+    /// expression other than an assignment, its value is what the top
+    /// level returns (the interactive REPL shows it; see
+    /// [`crate::Vm::take_result`]).
+    pub fn echo_program(mut self, program: &Program) -> Result<ProtoId, CodeOutOfMemory> {
+        let end = program.stmts.last().map(|s| s.span).unwrap_or_default();
+        let c = &mut self.c;
+        let echoed = match program.stmts.split_last() {
+            Some((last, rest)) => match &last.kind {
+                StmtKind::Expr(e)
+                    if !matches!(
+                        e.kind,
+                        ExprKind::Assign { .. } | ExprKind::IndexAssign { .. }
+                    ) =>
+                {
+                    c.stmts(rest);
+                    c.expr(e);
+                    true
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        if !echoed {
+            return self.program(program);
+        }
+        // The value stays on the stack while pending tasks drain.
+        self.c.emit(Op::DrainTasks, end);
+        self.c.emit(Op::Return, end);
+        self.c.finish()
+    }
+
     /// Closes the top level (drain pending tasks, return nil) and returns
     /// its proto's id.
     pub fn finish(mut self) -> Result<ProtoId, CodeOutOfMemory> {
@@ -101,46 +127,6 @@ impl<'a> TopLevelCompiler<'a> {
         self.c.emit(Op::Return, end);
         self.c.finish()
     }
-}
-
-/// Like [`compile_program`], but when the last statement is an expression
-/// other than an assignment, its value is what the top level returns
-/// (the interactive REPL shows it; see [`crate::Vm::take_result`]).
-pub fn compile_echo_program(
-    sink: CodeSink<'_>,
-    program: &Program,
-    file: FileId,
-    name: &str,
-) -> Result<ProtoId, CodeOutOfMemory> {
-    let mut c = TopLevelCompiler::new(sink, file, name).c;
-    let end = program.stmts.last().map(|s| s.span).unwrap_or_default();
-    let echoed = match program.stmts.split_last() {
-        Some((last, rest)) => match &last.kind {
-            StmtKind::Expr(e)
-                if !matches!(
-                    e.kind,
-                    ExprKind::Assign { .. } | ExprKind::IndexAssign { .. }
-                ) =>
-            {
-                c.stmts(rest);
-                c.expr(e);
-                true
-            }
-            _ => false,
-        },
-        _ => false,
-    };
-    if !echoed {
-        let mut top = TopLevelCompiler { c, end };
-        for s in &program.stmts {
-            top.stmt(s);
-        }
-        return top.finish();
-    }
-    // The value stays on the stack while pending tasks drain.
-    c.emit(Op::DrainTasks, end);
-    c.emit(Op::Return, end);
-    c.finish()
 }
 
 pub(crate) struct Compiler<'a> {
@@ -177,17 +163,16 @@ impl Compiler<'_> {
     }
 
     /// Compiles a nested body into its own proto: `setup` fills in
-    /// parameters and metadata, then `stmts` are compiled and an implicit
-    /// `return nil` closes it.
+    /// parameters and metadata, then the block's statements are compiled
+    /// and an implicit `return nil` (at the block's span) closes it.
     fn nested(
         &mut self,
         name: &str,
         kind: ProtoKind,
         setup: impl FnOnce(&mut Self, &mut Proto),
-        stmts: &[Stmt],
-        end: Span,
+        block: &Block,
     ) -> ProtoId {
-        let done = self.body(name, kind, setup, stmts, end, false);
+        let done = self.body(name, kind, setup, block, false);
         self.push_proto(done)
     }
 
@@ -198,17 +183,16 @@ impl Compiler<'_> {
         &mut self,
         name: &str,
         setup: impl Fn(&mut Self, &mut Proto),
-        stmts: &[Stmt],
-        end: Span,
+        block: &Block,
     ) -> ProtoId {
-        if slots::eligible(stmts) {
-            let done = self.body(name, ProtoKind::Function, &setup, stmts, end, true);
+        if slots::eligible(&block.stmts) {
+            let done = self.body(name, ProtoKind::Function, &setup, block, true);
             if done.slotted {
                 return self.push_proto(done);
             }
             // Dropped: its string constants are unreachable garbage now.
         }
-        self.nested(name, ProtoKind::Function, setup, stmts, end)
+        self.nested(name, ProtoKind::Function, setup, block)
     }
 
     /// Compiles a body into a proto (not yet stored). With `slotted`, the
@@ -218,8 +202,7 @@ impl Compiler<'_> {
         name: &str,
         kind: ProtoKind,
         setup: impl FnOnce(&mut Self, &mut Proto),
-        stmts: &[Stmt],
-        end: Span,
+        block: &Block,
         slotted: bool,
     ) -> Proto {
         let mut fresh = Proto::new(name, kind, self.file);
@@ -232,9 +215,9 @@ impl Compiler<'_> {
             &mut self.slots,
             slotted.then(|| slots::SlotState::new(&params)),
         );
-        self.stmts(stmts);
-        self.emit(Op::Nil, end);
-        self.emit(Op::Return, end);
+        self.stmts(&block.stmts);
+        self.emit(Op::Nil, block.span);
+        self.emit(Op::Return, block.span);
         self.finally_depth = outer_finally;
         let state = std::mem::replace(&mut self.slots, outer_slots);
         let mut done = std::mem::replace(&mut self.cur, outer);

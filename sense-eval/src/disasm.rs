@@ -7,7 +7,7 @@
 //! no [`Vm`](crate::Vm) and runs nothing. The text is meant for people and
 //! for those golden files; it is not a format anything parses.
 
-use crate::compile::{CodeSink, compile_program};
+use crate::compile::{CodeSink, TopLevelCompiler};
 use crate::heap::Heap;
 use crate::object::Obj;
 use crate::op::Op;
@@ -33,7 +33,7 @@ pub fn disassemble(source: &SourceFile) -> Result<String, SyntaxError> {
         heap: &mut heap,
         protos: &mut protos,
     };
-    let compiled = compile_program(sink, &program, FileId(0), source.name());
+    let compiled = TopLevelCompiler::new(sink, FileId(0), source.name()).program(&program);
     let mut out = String::new();
     if compiled.is_err() {
         // What was stored is listed; the listing says it is cut short.

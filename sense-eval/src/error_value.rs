@@ -4,8 +4,8 @@
 
 use crate::EvalResult;
 use crate::error::EvalError;
-use crate::heap::{ObjRef, Tracer};
-use crate::kind::{self, ExtObject, ObjectKind, Render};
+use crate::heap::ObjRef;
+use crate::kind::{ObjectKind, Render};
 use crate::value::Value;
 use crate::vm::Vm;
 
@@ -23,26 +23,10 @@ pub struct ErrorKind;
 /// The one [`ErrorKind`], registered by every [`Vm`].
 pub static ERROR_KIND: ErrorKind = ErrorKind;
 
-impl ExtObject for ErrorValue {
-    fn kind(&self) -> &'static dyn ObjectKind {
-        &ERROR_KIND
-    }
-
-    fn trace(&self, _tracer: &mut Tracer) {}
-
-    fn encode(&self) -> Result<Vec<u8>, String> {
-        kind::to_bytes(self)
-    }
-}
+crate::ext_object!(ErrorValue => ERROR_KIND, trace: |_, _| {});
 
 impl ObjectKind for ErrorKind {
-    fn name(&self) -> &'static str {
-        "error"
-    }
-
-    fn type_name(&self) -> &'static str {
-        "Error"
-    }
+    crate::kind_names!(name: "error", type_name: "Error", decodes: ErrorValue);
 
     fn render(&self, vm: &Vm, obj: ObjRef, out: &mut Render<'_>) -> EvalResult<()> {
         if let Some(e) = vm.ext_ref::<ErrorValue>(obj) {
@@ -66,10 +50,6 @@ impl ObjectKind for ErrorKind {
             }
         };
         vm.new_str(text)
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<Box<dyn ExtObject>, String> {
-        Ok(Box::new(kind::from_bytes::<ErrorValue>(bytes)?))
     }
 }
 

@@ -326,12 +326,7 @@ struct UndecodedKind;
 static UNDECODED: UndecodedKind = UndecodedKind;
 
 impl ObjectKind for UndecodedKind {
-    fn name(&self) -> &'static str {
-        "?"
-    }
-    fn type_name(&self) -> &'static str {
-        "Nil"
-    }
+    crate::kind_names!(name: "?", type_name: "Nil");
     fn render(&self, _: &Vm, _: ObjRef, _: &mut Render<'_>) -> EvalResult<()> {
         Ok(())
     }

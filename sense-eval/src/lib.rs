@@ -17,6 +17,7 @@ pub mod error_value;
 pub mod heap;
 pub mod host;
 pub mod kind;
+mod kind_macros;
 pub mod map;
 pub mod numfmt;
 pub mod object;

@@ -112,6 +112,17 @@ pub struct DeclInfo {
     pub attrs: Vec<(String, String)>,
 }
 
+impl DeclInfo {
+    /// The text of the first attribute named `key` (`requires` → the
+    /// capability), if the statement has one.
+    pub fn attr(&self, key: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
 /// Labeled-call layout.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct LabelInfo {

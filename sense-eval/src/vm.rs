@@ -48,7 +48,7 @@ pub(crate) use scheduler::Scheduler;
 pub(crate) use tasks::Blocked;
 
 use crate::builtins::{self, NativeDef};
-use crate::compile::{CodeSink, TopLevelCompiler, compile_echo_program};
+use crate::compile::{CodeSink, TopLevelCompiler};
 use crate::error::{EvalError, EvalResult};
 use crate::heap::{Heap, ObjRef, ScopeRef};
 use crate::proto::{FileId, Proto, ProtoId};
@@ -390,25 +390,20 @@ impl Vm {
             return Err(EvalError::syntax(&e, file));
         }
         let first = self.code.protos.len() as u32;
+        let sink = CodeSink {
+            interner: &mut self.interner,
+            heap: &mut self.heap,
+            protos: &mut self.code.protos,
+        };
+        let mut top = TopLevelCompiler::new(sink, file, name);
         let id = if echo {
             let program =
                 sense_syntax::parse_file(&source).map_err(|e| EvalError::syntax(&e, file))?;
-            let sink = CodeSink {
-                interner: &mut self.interner,
-                heap: &mut self.heap,
-                protos: &mut self.code.protos,
-            };
-            compile_echo_program(sink, &program, file, name)
+            top.echo_program(&program)
         } else {
             // Statement by statement: each tree is dropped once compiled,
             // so a huge file never holds its whole AST (issue 18). Nothing
             // is compiled unless the whole file parses.
-            let sink = CodeSink {
-                interner: &mut self.interner,
-                heap: &mut self.heap,
-                protos: &mut self.code.protos,
-            };
-            let mut top = TopLevelCompiler::new(sink, file, name);
             sense_syntax::parse_file_each(&source, |s| top.stmt(&s))
                 .map_err(|e| EvalError::syntax(&e, file))?;
             top.finish()

@@ -10,7 +10,7 @@
 
 use crate::{audit, policy};
 use sense_eval::heap::{Heap, ObjRef, ScopeRef};
-use sense_eval::kind::{BodyCall, Declaration, ExtCall, ExtFrame, ExtObject, ObjectKind, Render};
+use sense_eval::kind::{BodyCall, ExtCall, ExtFrame, ExtObject, ObjectKind, Render};
 use sense_eval::object::Obj;
 use sense_eval::proto::{DeclInfo, FileId, ProtoId};
 use sense_eval::symbol::Symbol;
@@ -467,40 +467,29 @@ fn dry_run(vm: &Vm) -> bool {
     vm.ext_state_ref::<DryRun>().is_some_and(|d| d.0)
 }
 
-/// The action statements (`reversible action …`, `irreversible action …`).
-pub struct ActionDeclaration;
+crate::kinds::declaration!(
+    /// The action statements (`reversible action …`, `irreversible action …`).
+    ActionDeclaration => ACTION_DECLARATION, "action", declare_action
+);
 
-/// The registered [`ActionDeclaration`].
-pub static ACTION_DECLARATION: ActionDeclaration = ActionDeclaration;
-
-impl Declaration for ActionDeclaration {
-    fn name(&self) -> &'static str {
-        "action"
-    }
-
-    fn declare(&self, vm: &mut Vm, decl: &DeclInfo, _: Value, _: FileId) -> EvalResult<()> {
-        let Some(&body) = decl.protos.first() else {
-            return Err(EvalError::runtime(
-                "internal error: an action without a body",
-            ));
-        };
-        let env = vm.declaring_scope();
-        let capability = decl
-            .attrs
-            .iter()
-            .find(|(k, _)| k == "requires")
-            .map(|(_, c)| c.clone());
-        let action = ActionDeclObj {
-            name: vm.interner().name(decl.name).to_string(),
-            kind: decl.text.clone().unwrap_or_else(|| "irreversible".into()),
-            body,
-            rollback: decl.protos.get(1).copied(),
-            env,
-            capability,
-            approval: decl.flag,
-        };
-        let v = vm.alloc_ext(action);
-        vm.define_in(env, decl.name, v);
-        Ok(())
-    }
+fn declare_action(vm: &mut Vm, decl: &DeclInfo, _: Value, _: FileId) -> EvalResult<()> {
+    let Some(&body) = decl.protos.first() else {
+        return Err(EvalError::runtime(
+            "internal error: an action without a body",
+        ));
+    };
+    let env = vm.declaring_scope();
+    let capability = decl.attr("requires").map(str::to_string);
+    let action = ActionDeclObj {
+        name: vm.interner().name(decl.name).to_string(),
+        kind: decl.text.clone().unwrap_or_else(|| "irreversible".into()),
+        body,
+        rollback: decl.protos.get(1).copied(),
+        env,
+        capability,
+        approval: decl.flag,
+    };
+    let v = vm.alloc_ext(action);
+    vm.define_in(env, decl.name, v);
+    Ok(())
 }

@@ -7,7 +7,7 @@
 //! [`Runtime::set_memory_store`](crate::Runtime::set_memory_store)).
 
 use sense_eval::heap::{ObjRef, ScopeRef};
-use sense_eval::kind::{self, Declaration, ExtObject, ObjectKind, Render};
+use sense_eval::kind::{self, ExtObject, ObjectKind, Render};
 use sense_eval::proto::{DeclInfo, FileId};
 use sense_eval::{EvalError, EvalResult, HostValue, Value, Vm};
 use std::path::{Path, PathBuf};
@@ -95,11 +95,10 @@ pub struct MemoryKind;
 /// The registered instance.
 pub static MEMORY: MemoryKind = MemoryKind;
 
-/// The `memory` declaration.
-pub struct MemoryDecl;
-
-/// The registered instance.
-pub static MEMORY_DECL: MemoryDecl = MemoryDecl;
+crate::kinds::declaration!(
+    /// The `memory` declaration.
+    MemoryDecl => MEMORY_DECL, "memory", declare_memory
+);
 
 super::ext_object! {
     MemoryObj => MEMORY, "a memory", trace: |d, t| {
@@ -192,43 +191,37 @@ impl ObjectKind for MemoryKind {
     }
 }
 
-impl Declaration for MemoryDecl {
-    fn name(&self) -> &'static str {
-        "memory"
-    }
-
-    /// `memory NAME` / `persistent memory NAME`.
-    fn declare(&self, vm: &mut Vm, info: &DeclInfo, _value: Value, file: FileId) -> EvalResult<()> {
-        let name = vm.interner().name(info.name).to_string();
-        let mem = if info.flag {
-            let path = match &info.text {
-                Some(p) => PathBuf::from(p),
-                None => {
-                    let dir = vm.file_dir(file).map(Path::to_path_buf);
-                    default_path(&name, vm.config().memory_dir.as_deref(), dir.as_deref())
-                }
-            };
-            let db = open(vm, &path)?;
-            MemoryObj {
-                name,
-                kind: None,
-                entries: Entries::default(),
-                path: Some(path.display().to_string()),
-                db: Some(db),
-            }
-        } else {
-            MemoryObj {
-                name,
-                kind: info.text.clone(),
-                entries: Entries::default(),
-                path: None,
-                db: None,
+/// `memory NAME` / `persistent memory NAME`.
+fn declare_memory(vm: &mut Vm, info: &DeclInfo, _value: Value, file: FileId) -> EvalResult<()> {
+    let name = vm.interner().name(info.name).to_string();
+    let mem = if info.flag {
+        let path = match &info.text {
+            Some(p) => PathBuf::from(p),
+            None => {
+                let dir = vm.file_dir(file).map(Path::to_path_buf);
+                default_path(&name, vm.config().memory_dir.as_deref(), dir.as_deref())
             }
         };
-        let v = vm.alloc_ext(mem);
-        vm.define_here(info.name, v);
-        Ok(())
-    }
+        let db = open(vm, &path)?;
+        MemoryObj {
+            name,
+            kind: None,
+            entries: Entries::default(),
+            path: Some(path.display().to_string()),
+            db: Some(db),
+        }
+    } else {
+        MemoryObj {
+            name,
+            kind: info.text.clone(),
+            entries: Entries::default(),
+            path: None,
+            db: None,
+        }
+    };
+    let v = vm.alloc_ext(mem);
+    vm.define_here(info.name, v);
+    Ok(())
 }
 
 /// The entries of memory `v` (key and value, in order), or `None` when
@@ -480,53 +473,12 @@ fn json_to_host(j: Json) -> HostValue {
     }
 }
 
-/// The (year, month, day) of `days` since 1970-01-01 (Howard Hinnant's
-/// days-to-civil algorithm).
-pub(crate) fn civil_date(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
-
-/// `time.ctime()` of a Unix timestamp, in UTC: `Mon Nov 30 03:44:42 2026`.
-pub fn ctime(ts: f64) -> String {
-    let secs = ts.floor() as i64;
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (h, m, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
-    let (year, month, d) = civil_date(days);
-    let weekday = (days + 4).rem_euclid(7); // 1970-01-01 was a Thursday
-    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    format!(
-        "{} {} {:2} {:02}:{:02}:{:02} {}",
-        DAYS.get(weekday as usize).unwrap_or(&"?"),
-        MONTHS.get((month - 1) as usize).unwrap_or(&"?"),
-        d,
-        h,
-        m,
-        s,
-        year
-    )
-}
+/// `time.ctime()` of a Unix timestamp (kept here, where it first was).
+pub use crate::utc::ctime;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ctime_formats_like_python() {
-        assert_eq!(ctime(0.0), "Thu Jan  1 00:00:00 1970");
-        assert_eq!(ctime(1_796_010_282.0), "Mon Nov 30 03:44:42 2026");
-    }
 
     #[test]
     fn no_store_is_a_clear_error() {

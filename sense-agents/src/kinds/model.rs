@@ -18,7 +18,7 @@ use crate::provider::{ChatMessage, ModelOptions, ModelProvider, ModelTurn};
 use crate::usage::{Prices, Spent, Usage};
 use sense_eval::builtins::{Arity, NativeDef};
 use sense_eval::heap::{ObjRef, ScopeRef};
-use sense_eval::kind::{self, Declaration, ExtObject, ObjectKind, Render};
+use sense_eval::kind::{self, ExtObject, ObjectKind, Render};
 use sense_eval::proto::{DeclInfo, FileId};
 use sense_eval::{ErrorClass, EvalError, EvalResult, Value, Vm};
 
@@ -163,11 +163,10 @@ pub struct ModelKind;
 /// The registered instance.
 pub static MODEL: ModelKind = ModelKind;
 
-/// `model NAME = value`, registered as the `model` declaration.
-pub struct ModelDecl;
-
-/// The registered instance.
-pub static MODEL_DECL: ModelDecl = ModelDecl;
+crate::kinds::declaration!(
+    /// `model NAME = value`, registered as the `model` declaration.
+    ModelDecl => MODEL_DECL, "model", declare_model
+);
 
 /// The natives of this kind.
 pub fn natives() -> Vec<NativeDef> {
@@ -241,26 +240,20 @@ impl ObjectKind for ModelKind {
     }
 }
 
-impl Declaration for ModelDecl {
-    fn name(&self) -> &'static str {
-        "model"
-    }
-
-    fn declare(&self, vm: &mut Vm, decl: &DeclInfo, value: Value, _file: FileId) -> EvalResult<()> {
-        let model_name = vm.interner().name(decl.name).to_string();
-        match value {
-            Value::Obj(r) if vm.ext_ref::<ModelObj>(r).is_some() => {
-                if let Some(m) = vm.ext_mut::<ModelObj>(r) {
-                    m.name = model_name;
-                }
-                vm.define_here(decl.name, value);
-                Ok(())
+fn declare_model(vm: &mut Vm, decl: &DeclInfo, value: Value, _file: FileId) -> EvalResult<()> {
+    let model_name = vm.interner().name(decl.name).to_string();
+    match value {
+        Value::Obj(r) if vm.ext_ref::<ModelObj>(r).is_some() => {
+            if let Some(m) = vm.ext_mut::<ModelObj>(r) {
+                m.name = model_name;
             }
-            _ => Err(EvalError::type_error(format!(
-                "'model {model_name}' expects a Model, got {}",
-                vm.type_name(value)
-            ))),
+            vm.define_here(decl.name, value);
+            Ok(())
         }
+        _ => Err(EvalError::type_error(format!(
+            "'model {model_name}' expects a Model, got {}",
+            vm.type_name(value)
+        ))),
     }
 }
 

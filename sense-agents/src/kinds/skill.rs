@@ -5,7 +5,6 @@ use super::model_tools::tool_spec;
 use sense_eval::builtins::{Arity, NativeDef};
 use sense_eval::heap::{Heap, ObjRef};
 use sense_eval::kind::{ExtObject, ObjectKind, Render};
-use sense_eval::object::Obj;
 use sense_eval::{EvalError, EvalResult, Value, Vm};
 
 /// A `skill(...)` bundle of tools.
@@ -57,13 +56,8 @@ impl ObjectKind for SkillKind {
     }
 
     fn validate(&self, obj: &dyn ExtObject, heap: &Heap) -> Result<(), String> {
-        match obj.downcast_ref::<SkillObj>() {
-            Some(SkillObj {
-                tools: Value::Array(r),
-                ..
-            }) if matches!(heap.try_get(*r), Some(Obj::Array(_))) => Ok(()),
-            _ => Err("a skill's tools are not an array".into()),
-        }
+        let tools = obj.downcast_ref::<SkillObj>().map(|o| o.tools);
+        super::tools_are_an_array(heap, tools, "a skill's")
     }
 }
 

@@ -6,7 +6,7 @@
 
 use crate::{audit, policy};
 use sense_eval::heap::{ObjRef, ScopeRef};
-use sense_eval::kind::{BodyCall, Declaration, ExtCall, ObjectKind, Render};
+use sense_eval::kind::{BodyCall, ExtCall, ObjectKind, Render};
 use sense_eval::proto::{DeclInfo, FileId, ProtoId};
 use sense_eval::{ErrorClass, EvalError, EvalResult, Value, Vm};
 
@@ -143,37 +143,26 @@ impl ObjectKind for ToolKind {
     }
 }
 
-/// The `tool` statement.
-pub struct ToolDecl;
+crate::kinds::declaration!(
+    /// The `tool` statement.
+    ToolDecl => TOOL_DECL, "tool", declare_tool
+);
 
-/// The registered [`ToolDecl`].
-pub static TOOL_DECL: ToolDecl = ToolDecl;
-
-impl Declaration for ToolDecl {
-    fn name(&self) -> &'static str {
-        "tool"
-    }
-
-    fn declare(&self, vm: &mut Vm, decl: &DeclInfo, _: Value, _: FileId) -> EvalResult<()> {
-        let Some(&proto) = decl.protos.first() else {
-            return Err(EvalError::runtime("internal error: a tool without a body"));
-        };
-        let env = vm.declaring_scope();
-        let capability = decl
-            .attrs
-            .iter()
-            .find(|(k, _)| k == "requires")
-            .map(|(_, c)| c.clone());
-        let tool = ToolObj {
-            name: vm.interner().name(decl.name).to_string(),
-            proto,
-            env,
-            capability,
-            description: decl.text.clone(),
-            is_async: decl.flag,
-        };
-        let v = vm.alloc_ext(tool);
-        vm.define_in(env, decl.name, v);
-        Ok(())
-    }
+fn declare_tool(vm: &mut Vm, decl: &DeclInfo, _: Value, _: FileId) -> EvalResult<()> {
+    let Some(&proto) = decl.protos.first() else {
+        return Err(EvalError::runtime("internal error: a tool without a body"));
+    };
+    let env = vm.declaring_scope();
+    let capability = decl.attr("requires").map(str::to_string);
+    let tool = ToolObj {
+        name: vm.interner().name(decl.name).to_string(),
+        proto,
+        env,
+        capability,
+        description: decl.text.clone(),
+        is_async: decl.flag,
+    };
+    let v = vm.alloc_ext(tool);
+    vm.define_in(env, decl.name, v);
+    Ok(())
 }

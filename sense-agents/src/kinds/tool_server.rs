@@ -190,13 +190,8 @@ impl ObjectKind for McpServerKind {
     }
 
     fn validate(&self, obj: &dyn ExtObject, heap: &Heap) -> Result<(), String> {
-        match obj.downcast_ref::<McpServerObj>() {
-            Some(McpServerObj {
-                tools: Value::Array(r),
-                ..
-            }) if matches!(heap.try_get(*r), Some(Obj::Array(_))) => Ok(()),
-            _ => Err("an MCP server's tools are not an array".into()),
-        }
+        let tools = obj.downcast_ref::<McpServerObj>().map(|o| o.tools);
+        super::tools_are_an_array(heap, tools, "an MCP server's")
     }
 }
 

@@ -64,3 +64,32 @@ pub fn config(edit: impl FnOnce(&mut Config)) -> Config {
     edit(&mut c);
     c
 }
+
+/// Runs `src` as `file`, which must fail with an error whose text (the
+/// message with its line, without the class) contains `want`; returns
+/// that error for further checks.
+pub fn fails_with(rt: &mut Runtime, file: &str, src: &str, want: &str) -> sense_agents::Error {
+    let Err(err) = rt.run_source(file, src) else {
+        panic!("{file} ran, but should fail with: {want}");
+    };
+    assert_mentions(err.display_text(), want);
+    err
+}
+
+/// `text` (an error's, a listing's) contains `want`; else the test fails
+/// showing all of `text`.
+pub fn assert_mentions(text: &str, want: &str) {
+    assert!(text.contains(want), "{text}");
+}
+
+/// Runs `n` small files (`junk.sns`, each redefining and calling `g`):
+/// compiled code that is garbage once the next one replaces `g`, for
+/// code release to find.
+pub fn run_junk(rt: &mut Runtime, n: usize) {
+    for i in 0..n {
+        let src = format!("def g(x):\n    return x + {i}\nz = g(1)\n");
+        if let Err(e) = rt.run_source("junk.sns", &src) {
+            panic!("junk.sns failed: {}", e.rendered());
+        }
+    }
+}

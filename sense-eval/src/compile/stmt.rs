@@ -117,7 +117,6 @@ impl Compiler<'_> {
                 let params = self.params(&f.params);
                 let ret = f.ret.as_ref().map(Annotation::new);
                 let doc = docstring(&f.body.stmts);
-                let end = f.body.span;
                 let id = self.function(
                     &f.name.name,
                     |_, p| {
@@ -125,8 +124,7 @@ impl Compiler<'_> {
                         p.ret.clone_from(&ret);
                         p.doc.clone_from(&doc);
                     },
-                    &f.body.stmts,
-                    end,
+                    &f.body,
                 );
                 self.emit(Op::Closure(id.0), span);
                 let name = self.sym(&f.name.name);
@@ -259,8 +257,7 @@ impl Compiler<'_> {
                     &a.name.name,
                     ProtoKind::TaskBody,
                     |_, p| p.doc = body_doc,
-                    &a.body.stmts,
-                    a.body.span,
+                    &a.body,
                 );
                 let name = self.sym(&a.name.name);
                 self.cur.tasks.push(TaskInfo {
@@ -302,8 +299,7 @@ impl Compiler<'_> {
                         p.params = params;
                         p.ret = ret;
                     },
-                    &t.body.stmts,
-                    t.body.span,
+                    &t.body,
                 );
                 let mut attrs = Vec::new();
                 if let Some(cap) = &t.capability {
@@ -319,18 +315,12 @@ impl Compiler<'_> {
                     &a.name.name,
                     ProtoKind::Function,
                     |_, p| p.params = params,
-                    &a.body.stmts,
-                    a.body.span,
+                    &a.body,
                 );
-                let rollback = a.rollback.as_ref().map(|rb| {
-                    self.nested(
-                        &a.name.name,
-                        ProtoKind::Function,
-                        |_, _| {},
-                        &rb.stmts,
-                        rb.span,
-                    )
-                });
+                let rollback = a
+                    .rollback
+                    .as_ref()
+                    .map(|rb| self.nested(&a.name.name, ProtoKind::Function, |_, _| {}, rb));
                 let mut attrs = Vec::new();
                 if let Some(cap) = &a.capability {
                     attrs.push(("requires".to_string(), cap.clone()));

@@ -198,16 +198,7 @@ impl Vm {
             let env = self.heap.new_scope(c.env);
             let args = self.cur.stack.get(callee_at + 1..).unwrap_or_default();
             for (p, &v) in proto.params.iter().zip(args) {
-                if let Some(ann) = &p.ann
-                    && !self.matches(v, &ann.spec)
-                {
-                    let err = EvalError::type_error(format!(
-                        "argument '{}' of '{}' expects {}, got {}",
-                        self.interner.name(p.name),
-                        proto.name,
-                        ann.text,
-                        self.type_name(v)
-                    ));
+                if let Err(err) = self.check_arg(p, v, &proto.name) {
                     self.heap.release_scope(env);
                     return Err(err);
                 }
@@ -294,17 +285,7 @@ impl Vm {
         };
         let args = self.cur.stack.get(callee_at + 1..).unwrap_or_default();
         for (p, &v) in proto.params.iter().zip(args) {
-            if let Some(ann) = &p.ann
-                && !self.matches(v, &ann.spec)
-            {
-                return Err(EvalError::type_error(format!(
-                    "argument '{}' of '{}' expects {}, got {}",
-                    self.interner.name(p.name),
-                    proto.name,
-                    ann.text,
-                    self.type_name(v)
-                )));
-            }
+            self.check_arg(p, v, &proto.name)?;
         }
         let nslots = proto.nslots().max(argc);
         self.push_slotted(c, callee_at, nslots);

@@ -8,7 +8,7 @@ use crate::error::{EvalError, EvalResult};
 use crate::heap::{ObjRef, ScopeRef};
 use crate::kind::{BodyCall, ExtCall, ExtFrame};
 use crate::object::Obj;
-use crate::proto::ProtoId;
+use crate::proto::{ParamSpec, ProtoId};
 use crate::symbol::Symbol;
 use crate::value::Value;
 
@@ -105,6 +105,29 @@ impl Vm {
         }
     }
 
+    /// Checks argument `v` against the annotation of parameter `p` of
+    /// `function` (a `def`'s, a tool's, an action's: every call checks
+    /// its arguments here).
+    #[inline]
+    pub(crate) fn check_arg(&self, p: &ParamSpec, v: Value, function: &str) -> EvalResult<()> {
+        match &p.ann {
+            Some(ann) if !self.matches(v, &ann.spec) => Err(self.arg_type_error(p, v, function)),
+            _ => Ok(()),
+        }
+    }
+
+    /// `argument 'p' of 'f' expects T, got U`: out of line, off the call path.
+    #[cold]
+    #[inline(never)]
+    fn arg_type_error(&self, p: &ParamSpec, v: Value, function: &str) -> EvalError {
+        let expected = p.ann.as_ref().map_or("", |a| a.text.as_str());
+        EvalError::type_error(format!(
+            "argument '{}' of '{function}' expects {expected}, got {}",
+            self.interner.name(p.name),
+            self.type_name(v)
+        ))
+    }
+
     /// Checks `args` against the parameters of body `proto` (count, then
     /// annotations) and pairs them with the parameter names; `name` is
     /// what the errors call the callee (`'NAME' expects 2 argument(s),
@@ -125,16 +148,7 @@ impl Vm {
         }
         let mut bound = Vec::with_capacity(n);
         for (p, &v) in proto.params.iter().zip(args) {
-            if let Some(ann) = &p.ann
-                && !self.matches(v, &ann.spec)
-            {
-                return Err(EvalError::type_error(format!(
-                    "argument '{}' of '{name}' expects {}, got {}",
-                    self.interner.name(p.name),
-                    ann.text,
-                    self.type_name(v)
-                )));
-            }
+            self.check_arg(p, v, name)?;
             bound.push((p.name, v));
         }
         Ok(bound)

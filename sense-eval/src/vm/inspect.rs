@@ -164,12 +164,7 @@ impl Vm {
                     .get((f.ip as usize).saturating_sub(1))
                     .copied()
                     .unwrap_or_default();
-                let file = self
-                    .code
-                    .files
-                    .get(proto.file.0 as usize)
-                    .map(|e| e.source.name().to_string())
-                    .unwrap_or_default();
+                let file = self.file_name(proto.file);
                 let mut locals: Vec<(String, HostValue)> = Vec::new();
                 self.locals_of(fiber, f, &mut |name, v| {
                     locals.push((name.to_string(), self.to_host_with(v, walk)));

@@ -5,7 +5,7 @@ use super::Vm;
 use super::fiber::{Frame, FrameKind};
 use super::inspect::HOST_CALL_FILE;
 use crate::error::EvalError;
-use crate::proto::ProtoKind;
+use crate::proto::{FileId, ProtoKind};
 use crate::traceback::TraceFrame;
 
 impl Vm {
@@ -25,18 +25,23 @@ impl Vm {
         err.prepend_traceback(frames);
     }
 
+    /// The name of a compiled file (empty for an unknown id): what
+    /// tracebacks and the inspector show.
+    pub(super) fn file_name(&self, file: FileId) -> String {
+        self.code
+            .files
+            .get(file.0 as usize)
+            .map(|e| e.source.name().to_string())
+            .unwrap_or_default()
+    }
+
     /// Where `frame` is: its function (`<main>` or `<module>` for a top
     /// level), file and the line of the
     /// instruction it last ran (a call, for any frame but the innermost).
     fn trace_frame(&self, frame: &Frame) -> TraceFrame {
         let proto = self.proto(frame.proto);
         let line = proto.span_at(frame.ip as usize).line;
-        let file = self
-            .code
-            .files
-            .get(proto.file.0 as usize)
-            .map(|e| e.source.name().to_string())
-            .unwrap_or_default();
+        let file = self.file_name(proto.file);
         // A top level is named after its file, which the frame shows anyway.
         let function = match (proto.kind, &frame.kind) {
             (ProtoKind::TopLevel, FrameKind::Module { .. }) => "<module>".to_string(),

@@ -49,10 +49,8 @@ impl Vm {
                     description,
                     end_ip,
                 } = ctl.kind
-                    && let Some(f) = self.cur.frames.last_mut()
+                    && self.continue_at(ctl.env, end_ip)
                 {
-                    f.env = ctl.env;
-                    f.ip = end_ip;
                     self.tests.push(TestResult {
                         description,
                         failure: Some(err.test_failure_text()),
@@ -180,12 +178,22 @@ impl Vm {
             break_ip,
             continue_ip,
         } = ctl.kind
-            && let Some(f) = self.cur.frames.last_mut()
         {
-            f.env = ctl.env;
-            f.ip = if is_continue { continue_ip } else { break_ip };
+            self.continue_at(ctl.env, if is_continue { continue_ip } else { break_ip });
         }
         Ok(())
+    }
+
+    /// Sends the innermost frame on at `ip` in scope `env` (where a
+    /// contained error or a `break`/`continue` lands). False when there
+    /// is no frame.
+    fn continue_at(&mut self, env: crate::heap::ScopeRef, ip: u32) -> bool {
+        let Some(f) = self.cur.frames.last_mut() else {
+            return false;
+        };
+        f.env = env;
+        f.ip = ip;
+        true
     }
 
     /// Recycles the block scopes between `from` and its ancestor `to` that

@@ -34,26 +34,23 @@ struct Remap {
 }
 
 impl Remap {
+    /// The new index of `old` in `table`. A live index always has a new
+    /// one; anything else (which marking never lets through) keeps reading
+    /// as a missing entry.
+    fn index(table: &[Option<u32>], old: u32) -> u32 {
+        table
+            .get(old as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(u32::MAX)
+    }
+
     fn proto(&self, p: ProtoId) -> ProtoId {
-        // A live index always has a new one; anything else (which marking
-        // never lets through) keeps reading as a missing proto.
-        ProtoId(
-            self.protos
-                .get(p.0 as usize)
-                .copied()
-                .flatten()
-                .unwrap_or(u32::MAX),
-        )
+        ProtoId(Self::index(&self.protos, p.0))
     }
 
     fn file(&self, f: FileId) -> FileId {
-        FileId(
-            self.files
-                .get(f.0 as usize)
-                .copied()
-                .flatten()
-                .unwrap_or(u32::MAX),
-        )
+        FileId(Self::index(&self.files, f.0))
     }
 
     fn error(&self, e: &mut EvalError) {
