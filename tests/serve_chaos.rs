@@ -19,6 +19,7 @@
 //! is reported as ignored with the reason, and fails under
 //! `SENSE_TEST_ALL=1` (see `sense_testkit::trials`).
 
+use sense_testkit::Rng;
 use sense_testkit::serve::{Service, TempDir, call, postgres_store};
 use sense_testkit::trials::{postgres_only, require_postgres_url};
 use serde_json::{Value as Json, json};
@@ -70,21 +71,6 @@ fn expected(k: usize) -> String {
         k * 3 + 1,
         k.is_multiple_of(2)
     )
-}
-
-/// A small xorshift generator (the test needs no cryptographic
-/// randomness, and its seed is printed for reruns).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// The fleet: the ports of the processes alive now.

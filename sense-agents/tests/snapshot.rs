@@ -9,6 +9,7 @@ mod common;
 
 use common::{loaded, run_main, runtime};
 use sense_agents::{AgentStatus, HostReturn, HostValue, PauseKind, Runtime, State};
+use sense_testkit::Rng;
 use std::sync::{Arc, Mutex};
 
 fn restored(bytes: &[u8]) -> (Runtime, Arc<Mutex<String>>) {
@@ -224,18 +225,6 @@ fn truncation_at_every_offset_is_an_error() {
                 "truncated and resealed at {n}"
             );
         }
-    }
-}
-
-/// A deterministic PRNG so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
     }
 }
 

@@ -13,12 +13,7 @@ use std::time::Duration;
 /// process never blocks on a full pipe. Panics (it is test code), killing
 /// the process, if it prints nothing in time; `what` names it.
 pub fn spawn_announced(mut command: Command, what: &str) -> (Child, String) {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{what} does not start: {e}"));
+    let mut child = crate::spawn_piped(&mut command, Stdio::null(), Stdio::inherit());
     let Some(stdout) = child.stdout.take() else {
         panic!("{what}: stdout is not piped");
     };

@@ -16,10 +16,13 @@ pub mod golden;
 pub mod inspect_server;
 #[cfg(feature = "loopback")]
 pub mod loopback;
+pub mod rng;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod toolchain;
 pub mod trials;
+
+pub use rng::Rng;
 
 use std::path::{Path, PathBuf};
 
@@ -96,12 +99,7 @@ pub fn output_with_stdin(
 ) -> std::process::Output {
     use std::io::Write;
     use std::process::Stdio;
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{command:?} does not start: {e}"));
+    let mut child = spawn_piped(command, Stdio::piped(), Stdio::piped());
     if let Some(mut pipe) = child.stdin.take() {
         // A program that exits without reading all of it closes the pipe:
         // what it printed is still the result.
@@ -110,6 +108,21 @@ pub fn output_with_stdin(
     child
         .wait_with_output()
         .unwrap_or_else(|e| panic!("{command:?}: {e}"))
+}
+
+/// Starts `command` with its standard output piped and `stdin` and
+/// `stderr` as given. Panics (it is test code) if it cannot be started.
+pub(crate) fn spawn_piped(
+    command: &mut std::process::Command,
+    stdin: std::process::Stdio,
+    stderr: std::process::Stdio,
+) -> std::process::Child {
+    command
+        .stdin(stdin)
+        .stdout(std::process::Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap_or_else(|e| panic!("{command:?} does not start: {e}"))
 }
 
 /// The standard output of a command that must have succeeded; panics (it
