@@ -195,43 +195,6 @@ fn current_version(
 }
 
 impl Store for SqliteStore {
-    fn create(&self, new: &NewInstance, event: &Event) -> Result<(), StoreError> {
-        let r = &new.record;
-        let inserted = self.write(|c| {
-            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let now = now_ms();
-            let n = tx.execute(
-                "INSERT INTO sense_instances (id, agent, program_name, program_hash, status, \
-                 pause_reason, pause_kind, error, output, version, created_at, updated_at, snapshot, \
-                 wake_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11, ?12) ON CONFLICT (id) DO NOTHING",
-                params![
-                    new.id,
-                    new.agent,
-                    new.program_name,
-                    new.program_hash,
-                    r.status.as_str(),
-                    r.pause_reason,
-                    r.pause_kind,
-                    r.error,
-                    r.output,
-                    now,
-                    r.snapshot,
-                    r.wake_at
-                ],
-            )?;
-            if n == 1 {
-                audit(&tx, &new.id, 1, event)?;
-            }
-            tx.commit()?;
-            Ok(n == 1)
-        })?;
-        if inserted {
-            Ok(())
-        } else {
-            Err(StoreError::Duplicate(new.id.clone()))
-        }
-    }
-
     fn create_many(&self, new: &[NewInstance], event: &Event) -> Result<(), StoreError> {
         let duplicate = self.write(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;

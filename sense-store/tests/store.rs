@@ -77,6 +77,26 @@ fn paused(snapshot: &[u8], question: &str) -> Record {
     Record::paused(snapshot.to_vec(), &format!("{question:?}"), "ask_human")
 }
 
+/// New instances `{prefix}{i}` of the worker of `flow.sns`, for `i` in
+/// `range`, each with the state `record(i)`.
+fn batch(
+    prefix: &str,
+    range: std::ops::Range<i64>,
+    record: impl Fn(i64) -> Record,
+) -> Vec<NewInstance> {
+    range
+        .map(|i| {
+            NewInstance::new(
+                &format!("{prefix}{i}"),
+                "worker",
+                "flow.sns",
+                "h",
+                record(i),
+            )
+        })
+        .collect()
+}
+
 fn create(store: &dyn Store, id: &str, record: Record) {
     let new = NewInstance::new(id, "worker", "flow.sns", "hash-1", record);
     store.create(&new, &Event::new("created", "{}")).unwrap();
@@ -425,32 +445,12 @@ fn bad_urls_are_refused_clearly() {
 fn create_many_is_all_or_nothing(kind: StoreKind) {
     let b = backend(kind, "create_many");
     let s = &*b.store;
-    let batch: Vec<NewInstance> = (0..50)
-        .map(|i| {
-            NewInstance::new(
-                &format!("m{i}"),
-                "worker",
-                "flow.sns",
-                "h",
-                paused(b"x", "q"),
-            )
-        })
-        .collect();
+    let batch = batch("m", 0..50, |_| paused(b"x", "q"));
     s.create_many(&batch, &Event::new("created", "{}")).unwrap();
     assert_eq!(s.count(None).unwrap(), 50, "{}", b.name);
     assert_eq!(s.audit("m49", 0, 10).unwrap().len(), 1);
     // One duplicate anywhere in a batch stores none of it.
-    let mut again: Vec<NewInstance> = (50..60)
-        .map(|i| {
-            NewInstance::new(
-                &format!("m{i}"),
-                "worker",
-                "flow.sns",
-                "h",
-                paused(b"x", "q"),
-            )
-        })
-        .collect();
+    let mut again = batch("m", 50..60, |_| paused(b"x", "q"));
     again.push(batch[3].clone());
     let err = s
         .create_many(&again, &Event::new("created", "{}"))
