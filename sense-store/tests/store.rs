@@ -597,26 +597,22 @@ fn history_keeps_every_version_within_the_retention(kind: StoreKind) {
         assert_eq!(info.snapshot_bytes, 2);
     }
     assert!(s.load_version("a", 5).unwrap().is_none());
+    // The versions in the history after keeping `keep` and committing
+    // `v{n}` over version `n - 1`.
+    let kept_after = |keep: u32, n: i64| -> Vec<i64> {
+        s.set_keep_versions(Some(keep));
+        let rec = paused(format!("v{n}").as_bytes(), &format!("q{n}"));
+        assert!(
+            s.commit("a", n - 1, &rec, &Event::new("resumed", "{}"))
+                .unwrap()
+                .is_committed()
+        );
+        s.history("a").unwrap().iter().map(|v| v.version).collect()
+    };
     // Keep two: the current version and the one before.
-    s.set_keep_versions(Some(2));
-    let rec = paused(b"v5", "q5");
-    assert!(
-        s.commit("a", 4, &rec, &Event::new("resumed", "{}"))
-            .unwrap()
-            .is_committed()
-    );
-    let kept: Vec<i64> = s.history("a").unwrap().iter().map(|v| v.version).collect();
-    assert_eq!(kept, [4, 5], "{}", b.name);
+    assert_eq!(kept_after(2, 5), [4, 5], "{}", b.name);
     // Keep one: no copies at all.
-    s.set_keep_versions(Some(1));
-    let rec = paused(b"v6", "q6");
-    assert!(
-        s.commit("a", 5, &rec, &Event::new("resumed", "{}"))
-            .unwrap()
-            .is_committed()
-    );
-    let kept: Vec<i64> = s.history("a").unwrap().iter().map(|v| v.version).collect();
-    assert_eq!(kept, [6], "{}", b.name);
+    assert_eq!(kept_after(1, 6), [6], "{}", b.name);
     assert!(
         s.delete("a", None, &Event::new("deleted", "{}"))
             .unwrap()
