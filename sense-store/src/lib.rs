@@ -48,6 +48,7 @@ mod postgres_announce;
 mod postgres_store;
 mod postgres_timers;
 mod postgres_tls;
+mod rows;
 mod sqlite_store;
 mod sqlite_timers;
 mod steps;

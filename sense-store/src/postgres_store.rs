@@ -187,33 +187,7 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
 }
 
 fn summary(r: &Row) -> Result<Summary, postgres::Error> {
-    summary_at(r, 0)
-}
-
-/// The summary in the row's columns from `at` on (in the order of
-/// `summary_columns!`).
-fn summary_at(r: &Row, at: usize) -> Result<Summary, postgres::Error> {
-    let status: String = r.try_get(at + 5)?;
-    Ok(Summary {
-        seq: r.try_get(at)?,
-        id: r.try_get(at + 1)?,
-        agent: r.try_get(at + 2)?,
-        program_name: r.try_get(at + 3)?,
-        program_hash: r.try_get(at + 4)?,
-        // An unknown status cannot be written by this crate; read it as
-        // failed rather than refusing the whole listing.
-        status: Status::parse(&status).unwrap_or(Status::Failed),
-        pause_reason: r.try_get(at + 6)?,
-        pause_kind: r.try_get(at + 7)?,
-        error: r.try_get(at + 8)?,
-        output: r.try_get(at + 9)?,
-        version: r.try_get(at + 10)?,
-        pause_requested: r.try_get(at + 11)?,
-        created_at: r.try_get(at + 12)?,
-        updated_at: r.try_get(at + 13)?,
-        snapshot_bytes: r.try_get(at + 14)?,
-        wake_at: r.try_get(at + 15)?,
-    })
+    crate::rows::summary(r, 0)
 }
 
 fn audit(
@@ -466,15 +440,7 @@ impl Store for PostgresStore {
                 &[&id, &after, &limit],
             )?
             .iter()
-            .map(|r| {
-                Ok(AuditEvent {
-                    seq: r.try_get(0)?,
-                    version: r.try_get(1)?,
-                    at: r.try_get(2)?,
-                    kind: r.try_get(3)?,
-                    detail: r.try_get(4)?,
-                })
-            })
+            .map(crate::rows::audit_event)
             .collect()
         })
     }

@@ -145,28 +145,7 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
 }
 
 fn summary(r: &rusqlite::Row<'_>) -> Result<Summary, rusqlite::Error> {
-    let status: String = r.get(5)?;
-    let status = Status::from_column(&status).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(5, rusqlite::types::Type::Text, Box::new(e))
-    })?;
-    Ok(Summary {
-        seq: r.get(0)?,
-        id: r.get(1)?,
-        agent: r.get(2)?,
-        program_name: r.get(3)?,
-        program_hash: r.get(4)?,
-        status,
-        pause_reason: r.get(6)?,
-        pause_kind: r.get(7)?,
-        error: r.get(8)?,
-        output: r.get(9)?,
-        version: r.get(10)?,
-        pause_requested: r.get(11)?,
-        created_at: r.get(12)?,
-        updated_at: r.get(13)?,
-        snapshot_bytes: r.get(14)?,
-        wake_at: r.get(15)?,
-    })
+    crate::rows::summary(r, 0)
 }
 
 fn audit(
@@ -390,15 +369,9 @@ impl Store for SqliteStore {
                 "SELECT seq, version, at, event, detail FROM sense_audit \
                  WHERE instance_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
             )?;
-            let rows =
-                st.query_map(params![id, after, i64::from(limit.clamp(1, 10_000))], |r| {
-                    Ok(AuditEvent {
-                        seq: r.get(0)?,
-                        version: r.get(1)?,
-                        at: r.get(2)?,
-                        kind: r.get(3)?,
-                        detail: r.get(4)?,
-                    })
+            let rows = st
+                .query_map(params![id, after, i64::from(limit.clamp(1, 10_000))], |r| {
+                    crate::rows::audit_event(r)
                 })?;
             rows.collect()
         })

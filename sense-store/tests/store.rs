@@ -79,7 +79,7 @@ fn paused(snapshot: &[u8], question: &str) -> Record {
 
 /// New instances `{prefix}{i}` of the worker of `flow.sns`, for `i` in
 /// `range`, each with the state `record(i)`.
-fn batch(
+fn new_instances(
     prefix: &str,
     range: std::ops::Range<i64>,
     record: impl Fn(i64) -> Record,
@@ -445,12 +445,12 @@ fn bad_urls_are_refused_clearly() {
 fn create_many_is_all_or_nothing(kind: StoreKind) {
     let b = backend(kind, "create_many");
     let s = &*b.store;
-    let batch = batch("m", 0..50, |_| paused(b"x", "q"));
+    let batch = new_instances("m", 0..50, |_| paused(b"x", "q"));
     s.create_many(&batch, &Event::new("created", "{}")).unwrap();
     assert_eq!(s.count(None).unwrap(), 50, "{}", b.name);
     assert_eq!(s.audit("m49", 0, 10).unwrap().len(), 1);
     // One duplicate anywhere in a batch stores none of it.
-    let mut again = batch("m", 50..60, |_| paused(b"x", "q"));
+    let mut again = new_instances("m", 50..60, |_| paused(b"x", "q"));
     again.push(batch[3].clone());
     let err = s
         .create_many(&again, &Event::new("created", "{}"))

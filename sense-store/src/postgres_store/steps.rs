@@ -7,8 +7,8 @@
 
 use super::PostgresStore;
 use crate::steps::{Claim, Steps, VersionInfo};
-use crate::{Status, StoreError, Summary, now_ms};
-use postgres::{Row, Transaction};
+use crate::{StoreError, Summary, now_ms};
+use postgres::Transaction;
 use std::sync::atomic::Ordering;
 
 const VERSION_COLUMNS: &str = "version, status, pause_reason, pause_kind, error, output, \
@@ -58,21 +58,6 @@ pub(super) fn forget(tx: &mut Transaction<'_>, id: &str) -> Result<(), postgres:
     Ok(())
 }
 
-fn version_info(r: &Row) -> Result<VersionInfo, postgres::Error> {
-    let status: String = r.try_get(1)?;
-    Ok(VersionInfo {
-        version: r.try_get(0)?,
-        // As in listings: an unknown status is read as failed.
-        status: Status::parse(&status).unwrap_or(Status::Failed),
-        pause_reason: r.try_get(2)?,
-        pause_kind: r.try_get(3)?,
-        error: r.try_get(4)?,
-        output: r.try_get(5)?,
-        created_at: r.try_get(6)?,
-        snapshot_bytes: r.try_get(7)?,
-    })
-}
-
 impl Steps for PostgresStore {
     fn claim(
         &self,
@@ -110,7 +95,7 @@ impl Steps for PostgresStore {
                 &[&id],
             )?
             .iter()
-            .map(version_info)
+            .map(crate::rows::version_info)
             .collect()
         })
     }
@@ -131,7 +116,7 @@ impl Steps for PostgresStore {
                 &[&id, &version],
             )?;
             match row {
-                Some(r) => Ok(Some((version_info(&r)?, r.try_get(8)?))),
+                Some(r) => Ok(Some((crate::rows::version_info(&r)?, r.try_get(8)?))),
                 None => Ok(None),
             }
         })
@@ -158,7 +143,7 @@ impl PostgresStore {
             let current: Option<i64> = row.try_get(0)?;
             let taken: i64 = row.try_get(1)?;
             let found = match current {
-                Some(_) => Some(super::summary_at(&row, 4)?),
+                Some(_) => Some(crate::rows::summary(&row, 4)?),
                 None => None,
             };
             if current.unwrap_or(0) != version {
