@@ -11,6 +11,7 @@ use crate::model::{
     AuditEvent, ChangeFeed, Commit, Due, Event, Instance, ListQuery, NewInstance, Record, Summary,
 };
 use crate::pool::Pool;
+use crate::steps::Claim;
 use crate::{Status, Store, StoreError, now_ms};
 use postgres::{Client, Row, Statement, Transaction};
 use std::collections::HashMap;
@@ -380,8 +381,36 @@ impl Store for PostgresStore {
         version: i64,
         holder: &str,
         ttl_ms: i64,
-    ) -> Result<(crate::Claim, Option<Summary>), StoreError> {
-        self.claim_row(id, version, holder, ttl_ms)
+    ) -> Result<(Claim, Option<Summary>), StoreError> {
+        // One statement ([`steps::CLAIM`]) takes the lease and reads the
+        // summary as the claim found it.
+        self.with_conn(|c| {
+            let now = now_ms();
+            let expires_at = now.saturating_add(ttl_ms);
+            let sql = c.prepared(steps::CLAIM)?;
+            let row = c
+                .client
+                .query_one(&sql, &[&id, &version, &holder, &expires_at, &now])?;
+            let current: Option<i64> = row.try_get(0)?;
+            let taken: i64 = row.try_get(1)?;
+            let found = match current {
+                Some(_) => Some(crate::rows::summary(&row, 4)?),
+                None => None,
+            };
+            if current.unwrap_or(0) != version {
+                return Ok((Claim::Stale { current }, found));
+            }
+            if taken == 0 {
+                let held_by: Option<String> = row.try_get(2)?;
+                let until: Option<i64> = row.try_get(3)?;
+                let held = Claim::Held {
+                    holder: held_by.unwrap_or_default(),
+                    expires_at: until.unwrap_or(now),
+                };
+                return Ok((held, found));
+            }
+            Ok((Claim::Claimed { expires_at }, found))
+        })
     }
 
     fn delete(&self, id: &str, expected: Option<i64>, event: &Event) -> Result<Commit, StoreError> {
