@@ -49,6 +49,7 @@ mod postgres_store;
 mod postgres_timers;
 mod postgres_tls;
 mod rows;
+mod schema;
 mod sqlite_store;
 mod sqlite_timers;
 mod steps;

@@ -171,16 +171,11 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
     let found: Option<i64> = tx
         .query_one("SELECT max(version) FROM sense_schema", &[])?
         .get(0);
-    let found = found.unwrap_or(0);
-    let known = MIGRATIONS.len() as i64;
-    if found > known {
-        return Err(StoreError::NewerSchema { found, known });
-    }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+    for (version, sql) in crate::schema::pending(found, MIGRATIONS)? {
         tx.batch_execute(sql)?;
         tx.execute(
             "INSERT INTO sense_schema (version) VALUES ($1)",
-            &[&(i as i64 + 1)],
+            &[&version],
         )?;
     }
     tx.commit()?;
@@ -215,7 +210,7 @@ fn current_version(tx: &mut Transaction<'_>, id: &str) -> Result<Option<i64>, po
 
 impl Store for PostgresStore {
     fn create_many(&self, new: &[NewInstance], event: &Event) -> Result<(), StoreError> {
-        let duplicate = self.with(|c| {
+        let taken = self.with(|c| {
             let mut tx = c.transaction()?;
             let now = now_ms();
             let insert = tx.prepare(
@@ -254,10 +249,7 @@ impl Store for PostgresStore {
             tx.commit()?;
             Ok(None)
         })?;
-        match duplicate {
-            Some(id) => Err(StoreError::Duplicate(id)),
-            None => Ok(()),
-        }
+        StoreError::unless_taken(taken)
     }
 
     fn load(&self, id: &str) -> Result<Option<Instance>, StoreError> {

@@ -128,17 +128,9 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         .query_row("SELECT max(version) FROM sense_schema", [], |r| r.get(0))
         .optional()?
         .flatten();
-    let found = found.unwrap_or(0);
-    let known = MIGRATIONS.len() as i64;
-    if found > known {
-        return Err(StoreError::NewerSchema { found, known });
-    }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+    for (version, sql) in crate::schema::pending(found, MIGRATIONS)? {
         tx.execute_batch(sql)?;
-        tx.execute(
-            "INSERT INTO sense_schema (version) VALUES (?1)",
-            [i as i64 + 1],
-        )?;
+        tx.execute("INSERT INTO sense_schema (version) VALUES (?1)", [version])?;
     }
     tx.commit()?;
     Ok(())
@@ -175,7 +167,7 @@ fn current_version(
 
 impl Store for SqliteStore {
     fn create_many(&self, new: &[NewInstance], event: &Event) -> Result<(), StoreError> {
-        let duplicate = self.write(|c| {
+        let taken = self.write(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let now = now_ms();
             {
@@ -213,10 +205,7 @@ impl Store for SqliteStore {
             tx.commit()?;
             Ok(None)
         })?;
-        match duplicate {
-            Some(id) => Err(StoreError::Duplicate(id)),
-            None => Ok(()),
-        }
+        StoreError::unless_taken(taken)
     }
 
     fn load(&self, id: &str) -> Result<Option<Instance>, StoreError> {
