@@ -31,6 +31,17 @@ pub enum StoreError {
     },
 }
 
+impl StoreError {
+    /// The outcome of a batch of creations that stopped at the first id
+    /// already `taken` (`None`: it stored them all).
+    pub(crate) fn unless_taken(taken: Option<String>) -> Result<(), StoreError> {
+        match taken {
+            Some(id) => Err(StoreError::Duplicate(id)),
+            None => Ok(()),
+        }
+    }
+}
+
 /// An error with its causes (the `postgres` client's own text is only
 /// the kind: "db error", "error performing TLS handshake").
 fn with_causes(e: &postgres::Error) -> String {

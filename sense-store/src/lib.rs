@@ -48,6 +48,8 @@ mod postgres_announce;
 mod postgres_store;
 mod postgres_timers;
 mod postgres_tls;
+mod rows;
+mod schema;
 mod sqlite_store;
 mod sqlite_timers;
 mod steps;
@@ -67,7 +69,10 @@ pub use steps::{Claim, Steps, VersionInfo};
 pub trait Store: Steps + Send + Sync + std::fmt::Debug {
     /// Stores a new instance at version 1 and records `event` for it.
     /// Fails with [`StoreError::Duplicate`] if the id exists.
-    fn create(&self, new: &NewInstance, event: &Event) -> Result<(), StoreError>;
+    fn create(&self, new: &NewInstance, event: &Event) -> Result<(), StoreError> {
+        // A batch of one: the same statements, in one transaction.
+        self.create_many(std::slice::from_ref(new), event)
+    }
 
     /// Stores many new instances in one transaction (bulk imports, and
     /// filling a store for benchmarks): all or none. Fails with

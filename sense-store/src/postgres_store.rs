@@ -11,6 +11,7 @@ use crate::model::{
     AuditEvent, ChangeFeed, Commit, Due, Event, Instance, ListQuery, NewInstance, Record, Summary,
 };
 use crate::pool::Pool;
+use crate::steps::Claim;
 use crate::{Status, Store, StoreError, now_ms};
 use postgres::{Client, Row, Statement, Transaction};
 use std::collections::HashMap;
@@ -170,16 +171,11 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
     let found: Option<i64> = tx
         .query_one("SELECT max(version) FROM sense_schema", &[])?
         .get(0);
-    let found = found.unwrap_or(0);
-    let known = MIGRATIONS.len() as i64;
-    if found > known {
-        return Err(StoreError::NewerSchema { found, known });
-    }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+    for (version, sql) in crate::schema::pending(found, MIGRATIONS)? {
         tx.batch_execute(sql)?;
         tx.execute(
             "INSERT INTO sense_schema (version) VALUES ($1)",
-            &[&(i as i64 + 1)],
+            &[&version],
         )?;
     }
     tx.commit()?;
@@ -187,33 +183,7 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
 }
 
 fn summary(r: &Row) -> Result<Summary, postgres::Error> {
-    summary_at(r, 0)
-}
-
-/// The summary in the row's columns from `at` on (in the order of
-/// `summary_columns!`).
-fn summary_at(r: &Row, at: usize) -> Result<Summary, postgres::Error> {
-    let status: String = r.try_get(at + 5)?;
-    Ok(Summary {
-        seq: r.try_get(at)?,
-        id: r.try_get(at + 1)?,
-        agent: r.try_get(at + 2)?,
-        program_name: r.try_get(at + 3)?,
-        program_hash: r.try_get(at + 4)?,
-        // An unknown status cannot be written by this crate; read it as
-        // failed rather than refusing the whole listing.
-        status: Status::parse(&status).unwrap_or(Status::Failed),
-        pause_reason: r.try_get(at + 6)?,
-        pause_kind: r.try_get(at + 7)?,
-        error: r.try_get(at + 8)?,
-        output: r.try_get(at + 9)?,
-        version: r.try_get(at + 10)?,
-        pause_requested: r.try_get(at + 11)?,
-        created_at: r.try_get(at + 12)?,
-        updated_at: r.try_get(at + 13)?,
-        snapshot_bytes: r.try_get(at + 14)?,
-        wake_at: r.try_get(at + 15)?,
-    })
+    crate::rows::summary(r, 0)
 }
 
 fn audit(
@@ -239,45 +209,8 @@ fn current_version(tx: &mut Transaction<'_>, id: &str) -> Result<Option<i64>, po
 }
 
 impl Store for PostgresStore {
-    fn create(&self, new: &NewInstance, event: &Event) -> Result<(), StoreError> {
-        let r = &new.record;
-        let inserted = self.with(|c| {
-            let mut tx = c.transaction()?;
-            let now = now_ms();
-            let n = tx.execute(
-                "INSERT INTO sense_instances (id, agent, program_name, program_hash, status, \
-                 pause_reason, pause_kind, error, output, version, created_at, updated_at, snapshot, \
-                 wake_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $10, $11, $12) ON CONFLICT (id) DO NOTHING",
-                &[
-                    &new.id,
-                    &new.agent,
-                    &new.program_name,
-                    &new.program_hash,
-                    &r.status.as_str(),
-                    &r.pause_reason,
-                    &r.pause_kind,
-                    &r.error,
-                    &r.output,
-                    &now,
-                    &r.snapshot,
-                    &r.wake_at,
-                ],
-            )?;
-            if n == 1 {
-                audit(&mut tx, &new.id, 1, event)?;
-            }
-            tx.commit()?;
-            Ok(n == 1)
-        })?;
-        if inserted {
-            Ok(())
-        } else {
-            Err(StoreError::Duplicate(new.id.clone()))
-        }
-    }
-
     fn create_many(&self, new: &[NewInstance], event: &Event) -> Result<(), StoreError> {
-        let duplicate = self.with(|c| {
+        let taken = self.with(|c| {
             let mut tx = c.transaction()?;
             let now = now_ms();
             let insert = tx.prepare(
@@ -316,10 +249,7 @@ impl Store for PostgresStore {
             tx.commit()?;
             Ok(None)
         })?;
-        match duplicate {
-            Some(id) => Err(StoreError::Duplicate(id)),
-            None => Ok(()),
-        }
+        StoreError::unless_taken(taken)
     }
 
     fn load(&self, id: &str) -> Result<Option<Instance>, StoreError> {
@@ -443,8 +373,36 @@ impl Store for PostgresStore {
         version: i64,
         holder: &str,
         ttl_ms: i64,
-    ) -> Result<(crate::Claim, Option<Summary>), StoreError> {
-        self.claim_row(id, version, holder, ttl_ms)
+    ) -> Result<(Claim, Option<Summary>), StoreError> {
+        // One statement ([`steps::CLAIM`]) takes the lease and reads the
+        // summary as the claim found it.
+        self.with_conn(|c| {
+            let now = now_ms();
+            let expires_at = now.saturating_add(ttl_ms);
+            let sql = c.prepared(steps::CLAIM)?;
+            let row = c
+                .client
+                .query_one(&sql, &[&id, &version, &holder, &expires_at, &now])?;
+            let current: Option<i64> = row.try_get(0)?;
+            let taken: i64 = row.try_get(1)?;
+            let found = match current {
+                Some(_) => Some(crate::rows::summary(&row, 4)?),
+                None => None,
+            };
+            if current.unwrap_or(0) != version {
+                return Ok((Claim::Stale { current }, found));
+            }
+            if taken == 0 {
+                let held_by: Option<String> = row.try_get(2)?;
+                let until: Option<i64> = row.try_get(3)?;
+                let held = Claim::Held {
+                    holder: held_by.unwrap_or_default(),
+                    expires_at: until.unwrap_or(now),
+                };
+                return Ok((held, found));
+            }
+            Ok((Claim::Claimed { expires_at }, found))
+        })
     }
 
     fn delete(&self, id: &str, expected: Option<i64>, event: &Event) -> Result<Commit, StoreError> {
@@ -503,15 +461,7 @@ impl Store for PostgresStore {
                 &[&id, &after, &limit],
             )?
             .iter()
-            .map(|r| {
-                Ok(AuditEvent {
-                    seq: r.try_get(0)?,
-                    version: r.try_get(1)?,
-                    at: r.try_get(2)?,
-                    kind: r.try_get(3)?,
-                    detail: r.try_get(4)?,
-                })
-            })
+            .map(crate::rows::audit_event)
             .collect()
         })
     }

@@ -147,18 +147,17 @@ fn client_config(mode: Mode, root_file: Option<&str>) -> Result<ClientConfig, St
         None => None,
     };
     let algorithms = provider.signature_verification_algorithms;
+    let webpki = |roots: RootCertStore| {
+        WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+            .build()
+            .map_err(|e| StoreError::Url(format!("TLS: {e}")))
+    };
     let verifier: Arc<dyn ServerCertVerifier> = match (mode, roots) {
-        (Mode::VerifyFull, Some(roots)) => {
-            WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
-                .build()
-                .map_err(|e| StoreError::Url(format!("TLS: {e}")))?
-        }
-        (_, Some(roots)) => Arc::new(ChainOnly {
-            inner: WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
-                .build()
-                .map_err(|e| StoreError::Url(format!("TLS: {e}")))?,
+        (Mode::VerifyFull, Some(roots)) => webpki(roots)?,
+        (_, roots) => Arc::new(NoHostName {
+            chain: roots.map(webpki).transpose()?,
+            algorithms,
         }),
-        (_, None) => Arc::new(Unchecked { algorithms }),
     };
     Ok(builder
         .dangerous()
@@ -178,14 +177,32 @@ fn roots_from(path: &str) -> Result<RootCertStore, StoreError> {
     Ok(roots)
 }
 
-/// `verify-ca` (and `require` with a root file): the chain is checked,
-/// the host name is not — as libpq does.
-#[derive(Debug)]
-struct ChainOnly {
-    inner: Arc<WebPkiServerVerifier>,
+/// A `ServerCertVerifier` method checking a handshake signature by the
+/// `rustls::crypto` function of the same name, with `self.algorithms`.
+macro_rules! signature_check {
+    ($name:ident) => {
+        fn $name(
+            &self,
+            message: &[u8],
+            cert: &CertificateDer<'_>,
+            dss: &DigitallySignedStruct,
+        ) -> Result<HandshakeSignatureValid, rustls::Error> {
+            rustls::crypto::$name(message, cert, dss, &self.algorithms)
+        }
+    };
 }
 
-impl ServerCertVerifier for ChainOnly {
+/// Every mode but `verify-full`: the host name is not checked — as libpq
+/// does. With roots (`verify-ca`, or `require` with a root file) the chain
+/// is checked; without (`prefer`, `require`), any server certificate is
+/// taken. The handshake's signatures are always checked.
+#[derive(Debug)]
+struct NoHostName {
+    chain: Option<Arc<WebPkiServerVerifier>>,
+    algorithms: WebPkiSupportedAlgorithms,
+}
+
+impl ServerCertVerifier for NoHostName {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -194,10 +211,10 @@ impl ServerCertVerifier for ChainOnly {
         ocsp: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .inner
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
-        {
+        let Some(chain) = &self.chain else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match chain.verify_server_cert(end_entity, intermediates, server_name, ocsp, now) {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             )) => Ok(ServerCertVerified::assertion()),
@@ -205,65 +222,10 @@ impl ServerCertVerifier for ChainOnly {
         }
     }
 
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls12_signature(message, cert, dss)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls13_signature(message, cert, dss)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.inner.supported_verify_schemes()
-    }
-}
-
-/// `prefer` and `require` without a root file: encrypted, but any server
-/// certificate is taken (the handshake's signatures are still checked).
-#[derive(Debug)]
-struct Unchecked {
-    algorithms: WebPkiSupportedAlgorithms,
-}
-
-impl ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
-    }
+    // The same checks `WebPkiServerVerifier` makes: its algorithms are the
+    // provider's, as these are.
+    signature_check!(verify_tls12_signature);
+    signature_check!(verify_tls13_signature);
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.algorithms.supported_schemes()

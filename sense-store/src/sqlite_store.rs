@@ -128,45 +128,16 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         .query_row("SELECT max(version) FROM sense_schema", [], |r| r.get(0))
         .optional()?
         .flatten();
-    let found = found.unwrap_or(0);
-    let known = MIGRATIONS.len() as i64;
-    if found > known {
-        return Err(StoreError::NewerSchema { found, known });
-    }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+    for (version, sql) in crate::schema::pending(found, MIGRATIONS)? {
         tx.execute_batch(sql)?;
-        tx.execute(
-            "INSERT INTO sense_schema (version) VALUES (?1)",
-            [i as i64 + 1],
-        )?;
+        tx.execute("INSERT INTO sense_schema (version) VALUES (?1)", [version])?;
     }
     tx.commit()?;
     Ok(())
 }
 
 fn summary(r: &rusqlite::Row<'_>) -> Result<Summary, rusqlite::Error> {
-    let status: String = r.get(5)?;
-    let status = Status::from_column(&status).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(5, rusqlite::types::Type::Text, Box::new(e))
-    })?;
-    Ok(Summary {
-        seq: r.get(0)?,
-        id: r.get(1)?,
-        agent: r.get(2)?,
-        program_name: r.get(3)?,
-        program_hash: r.get(4)?,
-        status,
-        pause_reason: r.get(6)?,
-        pause_kind: r.get(7)?,
-        error: r.get(8)?,
-        output: r.get(9)?,
-        version: r.get(10)?,
-        pause_requested: r.get(11)?,
-        created_at: r.get(12)?,
-        updated_at: r.get(13)?,
-        snapshot_bytes: r.get(14)?,
-        wake_at: r.get(15)?,
-    })
+    crate::rows::summary(r, 0)
 }
 
 fn audit(
@@ -195,45 +166,8 @@ fn current_version(
 }
 
 impl Store for SqliteStore {
-    fn create(&self, new: &NewInstance, event: &Event) -> Result<(), StoreError> {
-        let r = &new.record;
-        let inserted = self.write(|c| {
-            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let now = now_ms();
-            let n = tx.execute(
-                "INSERT INTO sense_instances (id, agent, program_name, program_hash, status, \
-                 pause_reason, pause_kind, error, output, version, created_at, updated_at, snapshot, \
-                 wake_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11, ?12) ON CONFLICT (id) DO NOTHING",
-                params![
-                    new.id,
-                    new.agent,
-                    new.program_name,
-                    new.program_hash,
-                    r.status.as_str(),
-                    r.pause_reason,
-                    r.pause_kind,
-                    r.error,
-                    r.output,
-                    now,
-                    r.snapshot,
-                    r.wake_at
-                ],
-            )?;
-            if n == 1 {
-                audit(&tx, &new.id, 1, event)?;
-            }
-            tx.commit()?;
-            Ok(n == 1)
-        })?;
-        if inserted {
-            Ok(())
-        } else {
-            Err(StoreError::Duplicate(new.id.clone()))
-        }
-    }
-
     fn create_many(&self, new: &[NewInstance], event: &Event) -> Result<(), StoreError> {
-        let duplicate = self.write(|c| {
+        let taken = self.write(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let now = now_ms();
             {
@@ -271,10 +205,7 @@ impl Store for SqliteStore {
             tx.commit()?;
             Ok(None)
         })?;
-        match duplicate {
-            Some(id) => Err(StoreError::Duplicate(id)),
-            None => Ok(()),
-        }
+        StoreError::unless_taken(taken)
     }
 
     fn load(&self, id: &str) -> Result<Option<Instance>, StoreError> {
@@ -427,15 +358,9 @@ impl Store for SqliteStore {
                 "SELECT seq, version, at, event, detail FROM sense_audit \
                  WHERE instance_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
             )?;
-            let rows =
-                st.query_map(params![id, after, i64::from(limit.clamp(1, 10_000))], |r| {
-                    Ok(AuditEvent {
-                        seq: r.get(0)?,
-                        version: r.get(1)?,
-                        at: r.get(2)?,
-                        kind: r.get(3)?,
-                        detail: r.get(4)?,
-                    })
+            let rows = st
+                .query_map(params![id, after, i64::from(limit.clamp(1, 10_000))], |r| {
+                    crate::rows::audit_event(r)
                 })?;
             rows.collect()
         })

@@ -77,6 +77,26 @@ fn paused(snapshot: &[u8], question: &str) -> Record {
     Record::paused(snapshot.to_vec(), &format!("{question:?}"), "ask_human")
 }
 
+/// New instances `{prefix}{i}` of the worker of `flow.sns`, for `i` in
+/// `range`, each with the state `record(i)`.
+fn new_instances(
+    prefix: &str,
+    range: std::ops::Range<i64>,
+    record: impl Fn(i64) -> Record,
+) -> Vec<NewInstance> {
+    range
+        .map(|i| {
+            NewInstance::new(
+                &format!("{prefix}{i}"),
+                "worker",
+                "flow.sns",
+                "h",
+                record(i),
+            )
+        })
+        .collect()
+}
+
 fn create(store: &dyn Store, id: &str, record: Record) {
     let new = NewInstance::new(id, "worker", "flow.sns", "hash-1", record);
     store.create(&new, &Event::new("created", "{}")).unwrap();
@@ -425,32 +445,12 @@ fn bad_urls_are_refused_clearly() {
 fn create_many_is_all_or_nothing(kind: StoreKind) {
     let b = backend(kind, "create_many");
     let s = &*b.store;
-    let batch: Vec<NewInstance> = (0..50)
-        .map(|i| {
-            NewInstance::new(
-                &format!("m{i}"),
-                "worker",
-                "flow.sns",
-                "h",
-                paused(b"x", "q"),
-            )
-        })
-        .collect();
+    let batch = new_instances("m", 0..50, |_| paused(b"x", "q"));
     s.create_many(&batch, &Event::new("created", "{}")).unwrap();
     assert_eq!(s.count(None).unwrap(), 50, "{}", b.name);
     assert_eq!(s.audit("m49", 0, 10).unwrap().len(), 1);
     // One duplicate anywhere in a batch stores none of it.
-    let mut again: Vec<NewInstance> = (50..60)
-        .map(|i| {
-            NewInstance::new(
-                &format!("m{i}"),
-                "worker",
-                "flow.sns",
-                "h",
-                paused(b"x", "q"),
-            )
-        })
-        .collect();
+    let mut again = new_instances("m", 50..60, |_| paused(b"x", "q"));
     again.push(batch[3].clone());
     let err = s
         .create_many(&again, &Event::new("created", "{}"))
@@ -597,26 +597,22 @@ fn history_keeps_every_version_within_the_retention(kind: StoreKind) {
         assert_eq!(info.snapshot_bytes, 2);
     }
     assert!(s.load_version("a", 5).unwrap().is_none());
+    // The versions in the history after keeping `keep` and committing
+    // `v{n}` over version `n - 1`.
+    let kept_after = |keep: u32, n: i64| -> Vec<i64> {
+        s.set_keep_versions(Some(keep));
+        let rec = paused(format!("v{n}").as_bytes(), &format!("q{n}"));
+        assert!(
+            s.commit("a", n - 1, &rec, &Event::new("resumed", "{}"))
+                .unwrap()
+                .is_committed()
+        );
+        s.history("a").unwrap().iter().map(|v| v.version).collect()
+    };
     // Keep two: the current version and the one before.
-    s.set_keep_versions(Some(2));
-    let rec = paused(b"v5", "q5");
-    assert!(
-        s.commit("a", 4, &rec, &Event::new("resumed", "{}"))
-            .unwrap()
-            .is_committed()
-    );
-    let kept: Vec<i64> = s.history("a").unwrap().iter().map(|v| v.version).collect();
-    assert_eq!(kept, [4, 5], "{}", b.name);
+    assert_eq!(kept_after(2, 5), [4, 5], "{}", b.name);
     // Keep one: no copies at all.
-    s.set_keep_versions(Some(1));
-    let rec = paused(b"v6", "q6");
-    assert!(
-        s.commit("a", 5, &rec, &Event::new("resumed", "{}"))
-            .unwrap()
-            .is_committed()
-    );
-    let kept: Vec<i64> = s.history("a").unwrap().iter().map(|v| v.version).collect();
-    assert_eq!(kept, [6], "{}", b.name);
+    assert_eq!(kept_after(1, 6), [6], "{}", b.name);
     assert!(
         s.delete("a", None, &Event::new("deleted", "{}"))
             .unwrap()

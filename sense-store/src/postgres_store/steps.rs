@@ -6,9 +6,9 @@
 //! too (`COMMIT`, beside the other statements of `sense_instances`).
 
 use super::PostgresStore;
+use crate::StoreError;
 use crate::steps::{Claim, Steps, VersionInfo};
-use crate::{Status, StoreError, Summary, now_ms};
-use postgres::{Row, Transaction};
+use postgres::Transaction;
 use std::sync::atomic::Ordering;
 
 const VERSION_COLUMNS: &str = "version, status, pause_reason, pause_kind, error, output, \
@@ -58,21 +58,6 @@ pub(super) fn forget(tx: &mut Transaction<'_>, id: &str) -> Result<(), postgres:
     Ok(())
 }
 
-fn version_info(r: &Row) -> Result<VersionInfo, postgres::Error> {
-    let status: String = r.try_get(1)?;
-    Ok(VersionInfo {
-        version: r.try_get(0)?,
-        // As in listings: an unknown status is read as failed.
-        status: Status::parse(&status).unwrap_or(Status::Failed),
-        pause_reason: r.try_get(2)?,
-        pause_kind: r.try_get(3)?,
-        error: r.try_get(4)?,
-        output: r.try_get(5)?,
-        created_at: r.try_get(6)?,
-        snapshot_bytes: r.try_get(7)?,
-    })
-}
-
 impl Steps for PostgresStore {
     fn claim(
         &self,
@@ -81,7 +66,7 @@ impl Steps for PostgresStore {
         holder: &str,
         ttl_ms: i64,
     ) -> Result<Claim, StoreError> {
-        Ok(self.claim_row(id, version, holder, ttl_ms)?.0)
+        Ok(crate::Store::claim_loading(self, id, version, holder, ttl_ms)?.0)
     }
 
     fn release(&self, id: &str, version: i64, holder: &str) -> Result<(), StoreError> {
@@ -110,7 +95,7 @@ impl Steps for PostgresStore {
                 &[&id],
             )?
             .iter()
-            .map(version_info)
+            .map(crate::rows::version_info)
             .collect()
         })
     }
@@ -131,49 +116,9 @@ impl Steps for PostgresStore {
                 &[&id, &version],
             )?;
             match row {
-                Some(r) => Ok(Some((version_info(&r)?, r.try_get(8)?))),
+                Some(r) => Ok(Some((crate::rows::version_info(&r)?, r.try_get(8)?))),
                 None => Ok(None),
             }
-        })
-    }
-}
-
-impl PostgresStore {
-    /// A claim and the instance's summary as the claim found it, in one
-    /// statement ([`CLAIM`]).
-    pub(super) fn claim_row(
-        &self,
-        id: &str,
-        version: i64,
-        holder: &str,
-        ttl_ms: i64,
-    ) -> Result<(Claim, Option<Summary>), StoreError> {
-        self.with_conn(|c| {
-            let now = now_ms();
-            let expires_at = now.saturating_add(ttl_ms);
-            let sql = c.prepared(CLAIM)?;
-            let row = c
-                .client
-                .query_one(&sql, &[&id, &version, &holder, &expires_at, &now])?;
-            let current: Option<i64> = row.try_get(0)?;
-            let taken: i64 = row.try_get(1)?;
-            let found = match current {
-                Some(_) => Some(super::summary_at(&row, 4)?),
-                None => None,
-            };
-            if current.unwrap_or(0) != version {
-                return Ok((Claim::Stale { current }, found));
-            }
-            if taken == 0 {
-                let held_by: Option<String> = row.try_get(2)?;
-                let until: Option<i64> = row.try_get(3)?;
-                let held = Claim::Held {
-                    holder: held_by.unwrap_or_default(),
-                    expires_at: until.unwrap_or(now),
-                };
-                return Ok((held, found));
-            }
-            Ok((Claim::Claimed { expires_at }, found))
         })
     }
 }

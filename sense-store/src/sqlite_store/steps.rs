@@ -2,7 +2,7 @@
 
 use super::SqliteStore;
 use crate::steps::{Claim, Steps, VersionInfo, oldest_kept};
-use crate::{Status, StoreError, now_ms};
+use crate::{StoreError, now_ms};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use std::sync::atomic::Ordering;
 
@@ -45,23 +45,6 @@ pub(super) fn forget(tx: &Transaction<'_>, id: &str) -> Result<(), rusqlite::Err
     tx.execute("DELETE FROM sense_versions WHERE instance_id = ?1", [id])?;
     tx.execute("DELETE FROM sense_leases WHERE instance_id = ?1", [id])?;
     Ok(())
-}
-
-fn version_info(r: &rusqlite::Row<'_>) -> Result<VersionInfo, rusqlite::Error> {
-    let status: String = r.get(1)?;
-    let status = Status::from_column(&status).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, Box::new(e))
-    })?;
-    Ok(VersionInfo {
-        version: r.get(0)?,
-        status,
-        pause_reason: r.get(2)?,
-        pause_kind: r.get(3)?,
-        error: r.get(4)?,
-        output: r.get(5)?,
-        created_at: r.get(6)?,
-        snapshot_bytes: r.get(7)?,
-    })
 }
 
 /// Runs `f` with `synchronous = NORMAL`: a lease need not survive a power
@@ -153,7 +136,7 @@ impl Steps for SqliteStore {
                  UNION ALL SELECT {CURRENT_COLUMNS} FROM sense_instances WHERE id = ?1 \
                  ORDER BY version"
             ))?;
-            let rows = st.query_map([id], version_info)?;
+            let rows = st.query_map([id], |r| crate::rows::version_info(r))?;
             rows.collect()
         })
     }
@@ -172,7 +155,7 @@ impl Steps for SqliteStore {
                      WHERE id = ?1 AND version = ?2"
                 ),
                 params![id, version],
-                |r| Ok((version_info(r)?, r.get(8)?)),
+                |r| Ok((crate::rows::version_info(r)?, r.get(8)?)),
             )
             .optional()
         })

@@ -1,7 +1,7 @@
 //! Durable timers in the store (claiming due wake-ups, each once across
 //! claimers) and PostgreSQL's change feed (LISTEN/NOTIFY).
 
-use super::{backend, create, paused};
+use super::{backend, create, new_instances, paused};
 use sense_store::{Event, Record, Store};
 use sense_testkit::trials::{StoreKind, Trial, per_store, plain};
 use std::collections::HashMap;
@@ -79,17 +79,7 @@ fn due_instances_are_claimed_until_the_claim_runs_out(kind: StoreKind) {
 fn concurrent_claimers_take_each_wake_up_once(kind: StoreKind) {
     let b = backend(kind, "claimers");
     let now = now_ms();
-    let new: Vec<_> = (0..300)
-        .map(|i| {
-            sense_store::NewInstance::new(
-                &format!("i{i}"),
-                "worker",
-                "flow.sns",
-                "h",
-                sleeping(now - i64::from(i % 7)),
-            )
-        })
-        .collect();
+    let new = new_instances("i", 0..300, |i| sleeping(now - i % 7));
     b.store
         .create_many(&new, &Event::new("created", "{}"))
         .unwrap();
@@ -180,17 +170,7 @@ fn commits_are_announced_where_the_engine_can(kind: StoreKind) {
 fn claiming_is_fast_among_ten_thousand_sleepers() {
     let b = backend(StoreKind::Sqlite, "sleepers");
     let now = now_ms();
-    let new: Vec<_> = (0..10_000)
-        .map(|i| {
-            sense_store::NewInstance::new(
-                &format!("s{i}"),
-                "worker",
-                "flow.sns",
-                "h",
-                sleeping(now + 3_600_000 + i64::from(i)),
-            )
-        })
-        .collect();
+    let new = new_instances("s", 0..10_000, |i| sleeping(now + 3_600_000 + i));
     b.store
         .create_many(&new, &Event::new("created", "{}"))
         .unwrap();
