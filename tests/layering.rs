@@ -414,20 +414,7 @@ fn the_server_crate_depends_on_no_higher_workspace_crate() {
 /// a file's text.
 fn sense_eval_hits(find: impl Fn(&str) -> Vec<String>) -> Vec<String> {
     let src = workspace_root().join("sense-eval").join("src");
-    let files = sense_testkit::rust_sources(&src);
-    assert!(
-        files.iter().any(|f| f.ends_with("vm.rs")),
-        "the scan must see sense-eval/src/vm.rs (looked in {})",
-        src.display()
-    );
-    let mut problems = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        for hit in find(&text) {
-            problems.push(format!("{}:{hit}", file.display()));
-        }
-    }
-    problems
+    sense_testkit::scan_rust_sources(&src, "vm.rs", find)
 }
 
 #[test]

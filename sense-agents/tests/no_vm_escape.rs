@@ -77,19 +77,7 @@ fn names_vm(text: &str) -> bool {
 #[test]
 fn no_public_item_of_sense_agents_names_vm() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let files = sense_testkit::rust_sources(&src);
-    assert!(
-        files.iter().any(|f| f.ends_with("runtime.rs")),
-        "the scan must see src/runtime.rs (looked in {})",
-        src.display()
-    );
-    let mut offenders = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file).unwrap();
-        for hit in public_items_naming_vm(&text) {
-            offenders.push(format!("{}:{hit}", file.display()));
-        }
-    }
+    let offenders = sense_testkit::scan_rust_sources(&src, "runtime.rs", public_items_naming_vm);
     assert!(
         offenders.is_empty(),
         "public items of sense-agents hand out the Vm; add a named Runtime method instead:\n{}",

@@ -11,13 +11,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use sense_store::{Event, NewInstance, Record};
+use sense_testkit::TempDir;
 use sense_testkit::trials::postgres_only;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A PostgreSQL server in a temporary directory, stopped when dropped.
 struct TlsServer {
-    dir: PathBuf,
+    /// Removed (after the server stops) when dropped.
+    dir: TempDir,
     bin: PathBuf,
     port: u16,
 }
@@ -25,10 +27,9 @@ struct TlsServer {
 impl Drop for TlsServer {
     fn drop(&mut self) {
         let _ = as_postgres(&self.bin.join("pg_ctl"))
-            .args(["-D", &self.dir.join("data").display().to_string()])
+            .args(["-D", &self.dir.0.join("data").display().to_string()])
             .args(["-m", "immediate", "stop"])
             .output();
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -123,15 +124,8 @@ fn make_ca(dir: &Path, name: &str) {
 }
 
 fn start_server() -> TlsServer {
-    let dir = std::env::temp_dir().join(format!(
-        "sense-pg-tls-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = TempDir::new("pg-tls");
+    let dir = tmp.0.clone();
     make_ca(&dir, "ca");
     make_ca(&dir, "other-ca");
     std::fs::write(
@@ -184,7 +178,7 @@ fn start_server() -> TlsServer {
         .port();
     let bin = server_bin();
     let server = TlsServer {
-        dir: dir.clone(),
+        dir: tmp,
         bin: bin.clone(),
         port,
     };
@@ -247,8 +241,8 @@ fn round_trip(url: &str) -> Result<(), String> {
 
 fn tls_modes_against_a_server_with_a_throwaway_ca() {
     let s = start_server();
-    let ca = s.dir.join("ca.pem").display().to_string();
-    let other = s.dir.join("other-ca.pem").display().to_string();
+    let ca = s.dir.0.join("ca.pem").display().to_string();
+    let other = s.dir.0.join("other-ca.pem").display().to_string();
     // Verified: chain and host name.
     round_trip(&url(
         &s,

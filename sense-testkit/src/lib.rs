@@ -19,10 +19,12 @@ pub mod loopback;
 pub mod rng;
 #[cfg(feature = "serve")]
 pub mod serve;
+mod temp_dir;
 pub mod toolchain;
 pub mod trials;
 
 pub use rng::Rng;
+pub use temp_dir::TempDir;
 
 use std::path::{Path, PathBuf};
 
@@ -50,6 +52,32 @@ pub fn rust_sources(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     collect(dir, &mut out, &|name| Some(name.ends_with(".rs")));
     out
+}
+
+/// Runs `find` over the text of every Rust source under `dir` and returns
+/// what it finds as `FILE:hit` lines (the source scans of the layering
+/// checks). Panics (it is test code) if no file name ends with
+/// `must_see`: a scan of the wrong folder would pass unseen.
+pub fn scan_rust_sources(
+    dir: &Path,
+    must_see: &str,
+    find: impl Fn(&str) -> Vec<String>,
+) -> Vec<String> {
+    let files = rust_sources(dir);
+    assert!(
+        files.iter().any(|f| f.ends_with(must_see)),
+        "the scan must see {must_see} (looked in {})",
+        dir.display()
+    );
+    let mut hits = Vec::new();
+    for file in files {
+        let text =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        for hit in find(&text) {
+            hits.push(format!("{}:{hit}", file.display()));
+        }
+    }
+    hits
 }
 
 /// Every file under `dir` whose name ends with `suffix`, recursively and
