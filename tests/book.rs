@@ -25,6 +25,7 @@
 mod http_transcript;
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use sense_testkit::golden::{differs, expected_code};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -123,25 +124,10 @@ fn sample(script: &Path) -> Result<(), Failed> {
     }
     let mut problems = Vec::new();
     let want_out = read(&out_file)?;
-    if stdout != want_out {
-        problems.push(format!(
-            "stdout differs\n--- expected\n{want_out}--- actual\n{stdout}---"
-        ));
-    }
+    problems.extend(differs("stdout", &want_out, &stdout));
     let want_err = std::fs::read_to_string(&err_file).unwrap_or_default();
-    if stderr != want_err {
-        problems.push(format!(
-            "stderr differs\n--- expected\n{want_err}--- actual\n{stderr}---"
-        ));
-    }
-    let want_code = match std::fs::read_to_string(&status_file) {
-        Ok(s) => s
-            .trim()
-            .parse::<i32>()
-            .map_err(|e| format!("bad .status: {e}"))?,
-        Err(_) if want_err.is_empty() => 0,
-        Err(_) => 1,
-    };
+    problems.extend(differs("stderr", &want_err, &stderr));
+    let want_code = expected_code(&status_file, &want_err)?;
     if code != want_code {
         problems.push(format!("expected exit status {want_code}, got {code}"));
     }

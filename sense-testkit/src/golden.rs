@@ -32,6 +32,26 @@ struct Case {
     stdin: PathBuf,
 }
 
+/// The exit status a case expects: the number in its `.status` file, or
+/// else 0 when it expects no errors and 1 when it does.
+pub fn expected_code(status_file: &Path, want_err: &str) -> Result<i32, String> {
+    match std::fs::read_to_string(status_file) {
+        Ok(s) => s
+            .trim()
+            .parse::<i32>()
+            .map_err(|e| format!("bad .status file: {e}")),
+        Err(_) if want_err.is_empty() => Ok(0),
+        Err(_) => Ok(1),
+    }
+}
+
+/// The problem to report when the `what` stream (`stdout`, `stderr`) is
+/// not what was expected.
+pub fn differs(what: &str, expected: &str, actual: &str) -> Option<String> {
+    (expected != actual)
+        .then(|| format!("{what} differs\n--- expected\n{expected}--- actual\n{actual}---"))
+}
+
 impl Case {
     /// A script whose expected files (`STEM.out`, `.err`, `.status`, `.in`)
     /// are in `dir` rather than beside it.
@@ -110,28 +130,14 @@ fn run_case(sense: &Path, root: &Path, case: &Case, gc_stress: bool) -> Result<(
             relative(&case.expected_out)
         )
     })?;
-    if stdout != want_out {
-        problems.push(format!(
-            "stdout differs\n--- expected\n{want_out}--- actual\n{stdout}---"
-        ));
-    }
+    problems.extend(differs("stdout", &want_out, &stdout));
     let want_err = std::fs::read_to_string(&case.expected_err).unwrap_or_default();
-    let want_code = match std::fs::read_to_string(&case.expected_status) {
-        Ok(s) => s
-            .trim()
-            .parse::<i32>()
-            .map_err(|e| format!("{rel}: bad .status file: {e}"))?,
-        Err(_) if want_err.is_empty() => 0,
-        Err(_) => 1,
-    };
+    let want_code =
+        expected_code(&case.expected_status, &want_err).map_err(|e| format!("{rel}: {e}"))?;
     if code != want_code {
         problems.push(format!("expected exit status {want_code}, got {code}"));
     }
-    if stderr != want_err {
-        problems.push(format!(
-            "stderr differs\n--- expected\n{want_err}--- actual\n{stderr}---"
-        ));
-    }
+    problems.extend(differs("stderr", &want_err, &stderr));
     if problems.is_empty() {
         Ok(())
     } else {
