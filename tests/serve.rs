@@ -8,9 +8,7 @@
 //! second is reported as ignored with the reason, and fails under
 //! `SENSE_TEST_ALL=1` (see `sense_testkit::trials`).
 
-use sense_testkit::serve::{
-    Service, Setup, TempDir, call, create, id_of, raw, resume, setup, store,
-};
+use sense_testkit::serve::{Service, TempDir, call, create, id_of, raw, resume, setup, store};
 use sense_testkit::trials::StoreKind;
 use serde_json::{Value as Json, json};
 use std::io::Write;
@@ -157,16 +155,12 @@ fn answers_run_the_agent_to_the_uninterrupted_result(kind: StoreKind) {
 }
 
 fn a_stale_version_is_409_and_changes_nothing(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("stale", kind, "flow.sns", PROGRAM);
-    let svc = serve(&program, &store.url, &[]);
+    let fx = setup("stale", kind, "flow.sns", PROGRAM);
+    let svc = serve(&fx.program, &fx.store.url, &[]);
     let id = id_of(&create(&svc, "interviewer"));
     assert_eq!(resume(&svc, &id, json!("Ada"), Some(1)).0, 200);
     let (status, body) = resume(&svc, &id, json!("Bob"), Some(1));
-    assert_eq!(status, 409, "{}: {body}", store.name);
+    assert_eq!(status, 409, "{}: {body}", fx.store.name);
     assert_eq!(body["error"]["class"], "VersionConflict");
     assert_eq!(body["current"]["version"], 2);
     assert_eq!(body["current"]["pause_reason"], "(2/3) years?");
@@ -178,13 +172,9 @@ fn a_stale_version_is_409_and_changes_nothing(kind: StoreKind) {
 /// through two processes on one store: exactly one answer is applied per
 /// round, the others get 409 and change nothing.
 fn concurrent_answers_through_two_processes_apply_once(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("concurrent", kind, "flow.sns", PROGRAM);
-    let a = serve(&program, &store.url, &[]);
-    let b = serve(&program, &store.url, &[]);
+    let fx = setup("concurrent", kind, "flow.sns", PROGRAM);
+    let a = serve(&fx.program, &fx.store.url, &[]);
+    let b = serve(&fx.program, &fx.store.url, &[]);
     let id = id_of(&create(&a, "interviewer"));
     let ports = [a.port, b.port];
     for round in 0..3 {
@@ -210,7 +200,7 @@ fn concurrent_answers_through_two_processes_apply_once(kind: StoreKind) {
             (ok, conflicts),
             (1, 5),
             "{}: round {round}: {results:?}",
-            store.name
+            fx.store.name
         );
     }
     let (_, body) = a.call("GET", &format!("/api/instances/{id}"), None);
@@ -230,19 +220,15 @@ fn concurrent_answers_through_two_processes_apply_once(kind: StoreKind) {
         "summary: [name={}, years={}, ready={}]\n",
         applied[0], applied[1], applied[2]
     );
-    assert_eq!(body["output"], summary.as_str(), "{}", store.name);
+    assert_eq!(body["output"], summary.as_str(), "{}", fx.store.name);
 }
 
 /// A message wakes an agent waiting in `receive()`; a long poll on one
 /// process answers when another process changed the instance.
 fn messages_wake_waiting_agents_and_long_polls_see_other_processes(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("messages", kind, "flow.sns", PROGRAM);
-    let a = serve(&program, &store.url, &[]);
-    let b = serve(&program, &store.url, &[]);
+    let fx = setup("messages", kind, "flow.sns", PROGRAM);
+    let a = serve(&fx.program, &fx.store.url, &[]);
+    let b = serve(&fx.program, &fx.store.url, &[]);
     let first = create(&a, "listener");
     assert_eq!(first["pause_kind"], "message", "{first}");
     let id = id_of(&first);
@@ -268,7 +254,7 @@ fn messages_wake_waiting_agents_and_long_polls_see_other_processes(kind: StoreKi
     assert_eq!(body["version"], 2);
     let ((status, woke), took) = waiting.join().unwrap();
     assert_eq!(status, 200);
-    assert_eq!(woke["changed"], true, "{}: {woke}", store.name);
+    assert_eq!(woke["changed"], true, "{}: {woke}", fx.store.name);
     assert_eq!(woke["version"], 2);
     assert!(took < Duration::from_secs(5), "long poll took {took:?}");
     let (_, body) = a.call(
@@ -293,13 +279,9 @@ fn messages_wake_waiting_agents_and_long_polls_see_other_processes(kind: StoreKi
 /// `POST …/pause` stops an agent that is running right now — through the
 /// process running it, or through another process of the fleet.
 fn pause_stops_a_running_agent_from_any_process(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("pause", kind, "flow.sns", PROGRAM);
-    let a = serve(&program, &store.url, &["--max-steps", "100000000000"]);
-    let b = serve(&program, &store.url, &[]);
+    let fx = setup("pause", kind, "flow.sns", PROGRAM);
+    let a = serve(&fx.program, &fx.store.url, &["--max-steps", "100000000000"]);
+    let b = serve(&fx.program, &fx.store.url, &[]);
     for via in [a.port, b.port] {
         let id = id_of(&create(&a, "spinner"));
         let (port, rid) = (a.port, id.clone());
@@ -319,7 +301,7 @@ fn pause_stops_a_running_agent_from_any_process(kind: StoreKind) {
         let t = Instant::now();
         let (status, body) = running.join().unwrap();
         assert_eq!(status, 200, "{body}");
-        assert_eq!(body["status"], "paused", "{}: {body}", store.name);
+        assert_eq!(body["status"], "paused", "{}: {body}", fx.store.name);
         assert_eq!(body["pause_kind"], "host");
         assert_eq!(body["pause_requested"], false);
         assert!(t.elapsed() < Duration::from_secs(10));
@@ -336,12 +318,8 @@ fn pause_stops_a_running_agent_from_any_process(kind: StoreKind) {
 }
 
 fn delete_and_listing(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("delete", kind, "flow.sns", PROGRAM);
-    let svc = serve(&program, &store.url, &[]);
+    let fx = setup("delete", kind, "flow.sns", PROGRAM);
+    let svc = serve(&fx.program, &fx.store.url, &[]);
     let ids: Vec<String> = (0..5)
         .map(|_| id_of(&create(&svc, "interviewer")))
         .collect();
@@ -385,7 +363,7 @@ fn delete_and_listing(kind: StoreKind) {
             None => break,
         }
     }
-    assert_eq!(seen, ids[1..], "{}", store.name);
+    assert_eq!(seen, ids[1..], "{}", fx.store.name);
     assert_eq!(svc.call("GET", "/api/instances?status=bogus", None).0, 400);
 }
 
@@ -584,16 +562,12 @@ fn a_stalled_client_does_not_block_the_others() {
 /// `kill -9` in the middle of a resume leaves the instance at its last
 /// committed state, answerable by the next process.
 fn a_process_killed_mid_resume_leaves_the_last_committed_state(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("killed", kind, "flow.sns", PROGRAM);
+    let fx = setup("killed", kind, "flow.sns", PROGRAM);
     // A short lease: the killed run's claim on the step runs out quickly
     // (see tests/serve_steps.rs for the wait itself).
     let mut a = serve(
-        &program,
-        &store.url,
+        &fx.program,
+        &fx.store.url,
         &["--max-steps", "100000000000", "--lease", "0.2"],
     );
     let id = id_of(&create(&a, "spinner"));
@@ -613,9 +587,9 @@ fn a_process_killed_mid_resume_leaves_the_last_committed_state(kind: StoreKind) 
         "the killed process answered"
     );
     std::thread::sleep(Duration::from_millis(300));
-    let b = serve(&program, &store.url, &[]);
+    let b = serve(&fx.program, &fx.store.url, &[]);
     let (_, body) = b.call("GET", &format!("/api/instances/{id}"), None);
-    assert_eq!(body["version"], 1, "{}: {body}", store.name);
+    assert_eq!(body["version"], 1, "{}: {body}", fx.store.name);
     assert_eq!(body["status"], "paused");
     assert_eq!(body["pause_reason"], "go?");
     let (_, audit) = b.call("GET", &format!("/api/instances/{id}/audit"), None);
@@ -626,7 +600,7 @@ fn a_process_killed_mid_resume_leaves_the_last_committed_state(kind: StoreKind) 
     assert_eq!(status, 200);
     let (status, body) = resume(&b, &id, json!("go"), Some(1));
     assert_eq!(status, 200, "{body}");
-    assert_eq!(body["pause_kind"], "host", "{}: {body}", store.name);
+    assert_eq!(body["pause_kind"], "host", "{}: {body}", fx.store.name);
     assert_eq!(body["version"], 2);
 }
 
@@ -710,13 +684,9 @@ fn a_runaway_agent_pauses_on_its_step_budget() {
 /// made through another process — and the stream ends when the instance
 /// completes.
 fn event_streams_report_every_change_until_the_end(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("events", kind, "flow.sns", PROGRAM);
-    let a = serve(&program, &store.url, &[]);
-    let b = serve(&program, &store.url, &[]);
+    let fx = setup("events", kind, "flow.sns", PROGRAM);
+    let a = serve(&fx.program, &fx.store.url, &[]);
+    let b = serve(&fx.program, &fx.store.url, &[]);
     let id = id_of(&create(&a, "interviewer"));
     let mut s = std::net::TcpStream::connect(("127.0.0.1", a.port)).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
@@ -747,7 +717,7 @@ fn event_streams_report_every_change_until_the_end(kind: StoreKind) {
         let (status, _) = resume(&b, &id, json!(answer), Some(v));
         assert_eq!(status, 200);
         let state = next_state();
-        assert_eq!(state["version"], v + 1, "{}: {state}", store.name);
+        assert_eq!(state["version"], v + 1, "{}: {state}", fx.store.name);
     }
     // The last state was `completed`: the stream is over.
     let mut rest = String::new();
@@ -779,17 +749,13 @@ agent handler:
 "#;
 
 fn pauses_inside_try_except_finally_under_the_service(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("data", kind, "data.sns", DATA_PROGRAM);
-    let svc = serve(&program, &store.url, &[]);
+    let fx = setup("data", kind, "data.sns", DATA_PROGRAM);
+    let svc = serve(&fx.program, &fx.store.url, &[]);
     let first = create(&svc, "handler");
     assert_eq!(first["pause_reason"], "a JSON object, please", "{first}");
     let id = id_of(&first);
     let (status, body) = resume(&svc, &id, json!("not json"), None);
-    assert_eq!(status, 200, "{}: {body}", store.name);
+    assert_eq!(status, 200, "{}: {body}", fx.store.name);
     let reason = body["pause_reason"].as_str().unwrap_or_default();
     assert!(reason.starts_with("not JSON ("), "{body}");
     // A JSON object in the request arrives as a Map.
@@ -802,7 +768,7 @@ fn pauses_inside_try_except_finally_under_the_service(kind: StoreKind) {
     assert_eq!(
         body["output"], "keys: [first, error, retry, done]\nretry has b: true\n",
         "{}",
-        store.name
+        fx.store.name
     );
 }
 

@@ -6,7 +6,7 @@
 //! store run once per store, as trials `NAME::sqlite` and `NAME::postgres`
 //! (see `sense_testkit::trials`).
 
-use sense_testkit::serve::{Service, Setup, TempDir, call, create, id_of, raw, resume, setup};
+use sense_testkit::serve::{Service, TempDir, call, create, id_of, raw, resume, setup};
 use sense_testkit::trials::StoreKind;
 use serde_json::{Value as Json, json};
 use std::time::Duration;
@@ -131,12 +131,8 @@ fn two_host_headers_are_400() {
 /// is being created, not stored yet) is accepted: 202, and the instance
 /// is stored paused (kind `host`) where the request stopped it.
 fn pausing_an_instance_being_created_is_accepted(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("pause-creating", kind, "p.sns", PROGRAM);
-    let svc = serve(&program, &store.url, &["--max-steps", "100000000000"]);
+    let fx = setup("pause-creating", kind, "p.sns", PROGRAM);
+    let svc = serve(&fx.program, &fx.store.url, &["--max-steps", "100000000000"]);
     let port = svc.port;
     let creating = std::thread::spawn(move || {
         call(
@@ -149,12 +145,12 @@ fn pausing_an_instance_being_created_is_accepted(kind: StoreKind) {
     });
     std::thread::sleep(Duration::from_millis(500));
     let (status, body) = svc.call("POST", "/api/instances/slow/pause", None);
-    assert_eq!(status, 202, "{}: {body}", store.name);
+    assert_eq!(status, 202, "{}: {body}", fx.store.name);
     assert_eq!(body["status"], "creating");
     assert_eq!(body["pause_requested"], true);
     let (status, created) = creating.join().unwrap();
     assert_eq!(status, 200, "{created}");
-    assert_eq!(created["status"], "paused", "{}: {created}", store.name);
+    assert_eq!(created["status"], "paused", "{}: {created}", fx.store.name);
     assert_eq!(created["pause_kind"], "host");
     assert_eq!(created["version"], 1);
     // An id nobody is creating is still unknown.
@@ -163,12 +159,8 @@ fn pausing_an_instance_being_created_is_accepted(kind: StoreKind) {
 }
 
 fn integers_beyond_64_bits_are_refused_not_rounded(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("big-ints", kind, "p.sns", PROGRAM);
-    let svc = serve(&program, &store.url, &[]);
+    let fx = setup("big-ints", kind, "p.sns", PROGRAM);
+    let svc = serve(&fx.program, &fx.store.url, &[]);
     let id = id_of(&create(&svc, "echo"));
     let path = format!("/api/instances/{id}/resume");
     for big in [
@@ -202,7 +194,7 @@ fn integers_beyond_64_bits_are_refused_not_rounded(kind: StoreKind) {
     assert_eq!(
         body["output"], "9223372036854775807\n1.5e+20\n",
         "{}: {body}",
-        store.name
+        fx.store.name
     );
 }
 

@@ -7,7 +7,7 @@
 //! never accepted. With one runner per step there is exactly one write per
 //! applied answer.
 
-use sense_testkit::serve::{Service, Setup, call, create, id_of, resume, setup};
+use sense_testkit::serve::{Service, call, create, id_of, resume, setup};
 use sense_testkit::trials::StoreKind;
 use serde_json::{Value as Json, json};
 use std::time::{Duration, Instant};
@@ -42,13 +42,9 @@ agent spinner:
 /// processes on one store, three rounds: one answer is applied per round
 /// and the agent ran once per applied answer (one memory write each).
 fn sixteen_racers_run_the_agent_once_per_applied_answer(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("racers", kind, "flow.sns", PROGRAM);
-    let a = serve(&program, &store.url, &[]);
-    let b = serve(&program, &store.url, &[]);
+    let fx = setup("racers", kind, "flow.sns", PROGRAM);
+    // Two processes on one store.
+    let [a, b] = [0, 1].map(|_| serve(&fx.program, &fx.store.url, &[]));
     let id = id_of(&create(&a, "taker"));
     let ports = [a.port, b.port];
     let mut applied = Vec::new();
@@ -77,7 +73,7 @@ fn sixteen_racers_run_the_agent_once_per_applied_answer(kind: StoreKind) {
             winners.len(),
             1,
             "{}: round {round}: {results:?}",
-            store.name
+            fx.store.name
         );
         for (_, (status, body)) in &results {
             if *status != 200 {
@@ -98,23 +94,19 @@ fn sixteen_racers_run_the_agent_once_per_applied_answer(kind: StoreKind) {
     let expected: String = (0..3)
         .map(|i| format!("step {id}:{} took {}\n", i + 1, applied[i]))
         .collect();
-    assert_eq!(body["output"], expected.as_str(), "{}", store.name);
+    assert_eq!(body["output"], expected.as_str(), "{}", fx.store.name);
     // The side effects: one memory write per applied answer, holding it.
     let reader = create(&b, "reader");
     let writes: String = (0..3).map(|i| format!("k{i} 1 {}\n", applied[i])).collect();
-    assert_eq!(reader["output"], writes.as_str(), "{}", store.name);
+    assert_eq!(reader["output"], writes.as_str(), "{}", fx.store.name);
 }
 
 /// Every version is kept and can be shown; a fork from a past version
 /// answers the old question differently and leaves the original alone;
 /// `--keep-versions` bounds the history.
 fn history_shows_every_version_and_forks_start_from_any(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("history", kind, "flow.sns", PROGRAM);
-    let a = serve(&program, &store.url, &[]);
+    let fx = setup("history", kind, "flow.sns", PROGRAM);
+    let a = serve(&fx.program, &fx.store.url, &[]);
     let id = id_of(&create(&a, "taker"));
     for (v, answer) in [(1, "first"), (2, "second")] {
         let (status, body) = resume(&a, &id, json!(answer), Some(v));
@@ -132,7 +124,7 @@ fn history_shows_every_version_and_forks_start_from_any(kind: StoreKind) {
         })
         .collect();
     let want = [(1, "q0"), (2, "q1"), (3, "q2")].map(|(v, r)| (v, r.to_string()));
-    assert_eq!(versions, want, "{}: {list}", store.name);
+    assert_eq!(versions, want, "{}: {list}", fx.store.name);
     let (status, v2) = a.call("GET", &format!("/api/instances/{id}/versions/2"), None);
     assert_eq!(status, 200, "{v2}");
     assert_eq!(v2["output"], format!("step {id}:1 took first\n"));
@@ -149,7 +141,7 @@ fn history_shows_every_version_and_forks_start_from_any(kind: StoreKind) {
         &format!("/api/instances/{id}/fork"),
         Some(json!({"version": 2, "id": "other-path"})),
     );
-    assert_eq!(status, 200, "{}: {fork}", store.name);
+    assert_eq!(status, 200, "{}: {fork}", fx.store.name);
     assert_eq!(fork["id"], "other-path");
     assert_eq!(fork["version"], 1);
     assert_eq!(fork["pause_reason"], "q1");
@@ -174,7 +166,7 @@ fn history_shows_every_version_and_forks_start_from_any(kind: StoreKind) {
 
     // Retention: the newest two versions, the current one included.
     drop(a);
-    let kept = serve(&program, &store.url, &["--keep-versions", "2"]);
+    let kept = serve(&fx.program, &fx.store.url, &["--keep-versions", "2"]);
     let short = id_of(&create(&kept, "taker"));
     for (v, answer) in [(1, "x"), (2, "y")] {
         let (status, body) = resume(&kept, &short, json!(answer), Some(v));
@@ -187,7 +179,7 @@ fn history_shows_every_version_and_forks_start_from_any(kind: StoreKind) {
         .iter()
         .map(|v| v["version"].as_i64().unwrap())
         .collect();
-    assert_eq!(numbers, [2, 3], "{}: {list}", store.name);
+    assert_eq!(numbers, [2, 3], "{}: {list}", fx.store.name);
     let (status, gone) = kept.call("GET", &format!("/api/instances/{short}/versions/1"), None);
     assert_eq!(status, 404, "{gone}");
     assert!(
@@ -207,14 +199,10 @@ fn history_shows_every_version_and_forks_start_from_any(kind: StoreKind) {
 /// expires: other processes answer 409 without running anything, then
 /// take the step over and run it from the last commit.
 fn a_killed_runners_step_is_taken_over_after_its_lease(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("takeover", kind, "flow.sns", PROGRAM);
+    let fx = setup("takeover", kind, "flow.sns", PROGRAM);
     let lease = ["--lease", "2", "--max-steps", "100000000000"];
-    let mut a = serve(&program, &store.url, &lease);
-    let b = serve(&program, &store.url, &lease);
+    let mut a = serve(&fx.program, &fx.store.url, &lease);
+    let b = serve(&fx.program, &fx.store.url, &lease);
     let id = id_of(&create(&a, "spinner"));
     let (port, rid) = (a.port, id.clone());
     let running = std::thread::spawn(move || {
@@ -259,7 +247,7 @@ fn a_killed_runners_step_is_taken_over_after_its_lease(kind: StoreKind) {
         "taken over after {:?}",
         killed.elapsed()
     );
-    assert_eq!(taken["version"], 2, "{}: {taken}", store.name);
+    assert_eq!(taken["version"], 2, "{}: {taken}", fx.store.name);
     assert_eq!(taken["pause_kind"], "host");
     // The step's side effect happened twice: once in the killed run, once
     // in the run that committed. That is the documented contract.
@@ -291,13 +279,9 @@ fn answer_and_check(svc: &Service, id: &str, version: i64, value: &str, expect: 
 /// deleted and created again under its id by the other process, must
 /// never be run from a kept runtime that is not the stored state.
 fn hot_runtimes_never_run_a_stale_state(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("hot", kind, "counter.sns", COUNTER);
-    let a = serve(&program, &store.url, &[]);
-    let b = serve(&program, &store.url, &[]);
+    let fx = setup("hot", kind, "counter.sns", COUNTER);
+    // Two processes on one store.
+    let [a, b] = [0, 1].map(|_| serve(&fx.program, &fx.store.url, &[]));
     let id = id_of(&create(&a, "counter"));
     let mut log = String::new();
     // A, A, B, A, B, B, A: every answer after the first finds a kept

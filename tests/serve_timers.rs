@@ -10,7 +10,7 @@
 //! `NAME::postgres` (the second ignored without a server, see
 //! `sense_testkit::trials`).
 
-use sense_testkit::serve::{Service, Setup, create, id_of, resume, setup};
+use sense_testkit::serve::{Service, create, id_of, resume, setup};
 use sense_testkit::trials::StoreKind;
 use serde_json::{Value as Json, json};
 use std::time::{Duration, Instant};
@@ -67,15 +67,11 @@ fn woken(svc: &Service, id: &str) -> Vec<Json> {
 }
 
 fn sleepers_are_woken_once_across_processes(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("timers", kind, "flow.sns", PROGRAM);
+    let fx = setup("timers", kind, "flow.sns", PROGRAM);
     let fleet = [
-        serve(&program, &store.url),
-        serve(&program, &store.url),
-        serve(&program, &store.url),
+        serve(&fx.program, &fx.store.url),
+        serve(&fx.program, &fx.store.url),
+        serve(&fx.program, &fx.store.url),
     ];
     let ids: Vec<String> = (0..24)
         .map(|i| {
@@ -90,14 +86,14 @@ fn sleepers_are_woken_once_across_processes(kind: StoreKind) {
         assert_eq!(
             body["output"], "start\nwoke\ndone\n",
             "{}: {body}",
-            store.name
+            fx.store.name
         );
         let events = woken(&fleet[0], id);
         assert_eq!(
             events.len(),
             2,
             "{}: every timer fires once: {events:?}",
-            store.name
+            fx.store.name
         );
         for e in &events {
             assert_eq!(e["detail"]["by"], "timer");
@@ -105,19 +101,15 @@ fn sleepers_are_woken_once_across_processes(kind: StoreKind) {
             assert!(
                 (0..1000).contains(&late),
                 "{}: woken {late} ms late",
-                store.name
+                fx.store.name
             );
         }
     }
 }
 
 fn questions_with_a_deadline_resume_with_nil(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("deadline", kind, "flow.sns", PROGRAM);
-    let svc = serve(&program, &store.url);
+    let fx = setup("deadline", kind, "flow.sns", PROGRAM);
+    let svc = serve(&fx.program, &fx.store.url);
     let answered = id_of(&create(&svc, "asker"));
     let expired = create(&svc, "asker");
     assert_eq!(expired["pause_kind"], "ask_human");
@@ -131,7 +123,7 @@ fn questions_with_a_deadline_resume_with_nil(kind: StoreKind) {
     assert!(body.get("wake_at").is_none(), "{body}");
     // Not answered: the service resumes it with nil at the deadline.
     let body = until_status(&svc, &expired, "completed", Duration::from_secs(10));
-    assert_eq!(body["output"], "answer: nil\n", "{}", store.name);
+    assert_eq!(body["output"], "answer: nil\n", "{}", fx.store.name);
     let events = woken(&svc, &expired);
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0]["detail"]["by"], "deadline");
@@ -144,15 +136,11 @@ fn questions_with_a_deadline_resume_with_nil(kind: StoreKind) {
 /// Instances sleeping for an hour fill the store; those due in a second
 /// are still woken within a second of their time.
 fn wake_up_latency_among_ten_thousand_sleepers(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("latency", kind, "flow.sns", PROGRAM);
-    let svc = serve(&program, &store.url);
+    let fx = setup("latency", kind, "flow.sns", PROGRAM);
+    let svc = serve(&fx.program, &fx.store.url);
     let template = id_of(&create(&svc, "sleeper"));
     {
-        let direct = sense_store::open(&store.url).unwrap();
+        let direct = sense_store::open(&fx.store.url).unwrap();
         let inst = direct.load(&template).unwrap().unwrap();
         let hour_from_now = inst.summary.wake_at.unwrap() + 3_600_000;
         for chunk in 0..10 {
@@ -185,22 +173,18 @@ fn wake_up_latency_among_ten_thousand_sleepers(kind: StoreKind) {
     }
     eprintln!(
         "{}: worst wake-up latency among 10,000 sleepers: {worst} ms",
-        store.name
+        fx.store.name
     );
-    assert!(worst < 1000, "{}: {worst} ms", store.name);
+    assert!(worst < 1000, "{}: {worst} ms", fx.store.name);
 }
 
 /// A change committed by another process ends a long poll at once: on
 /// PostgreSQL it is announced (well under the 200 ms poll); on SQLite it
 /// is polled.
 fn long_polls_wake_promptly_on_changes_elsewhere(kind: StoreKind) {
-    let Setup {
-        dir: _dir,
-        program,
-        store,
-    } = setup("listen", kind, "flow.sns", PROGRAM);
-    let a = serve(&program, &store.url);
-    let b = serve(&program, &store.url);
+    let fx = setup("listen", kind, "flow.sns", PROGRAM);
+    let a = serve(&fx.program, &fx.store.url);
+    let b = serve(&fx.program, &fx.store.url);
     let mut worst = Duration::ZERO;
     for _ in 0..8 {
         let id = id_of(&create(&a, "patient"));
@@ -226,13 +210,13 @@ fn long_polls_wake_promptly_on_changes_elsewhere(kind: StoreKind) {
     }
     eprintln!(
         "{}: slowest long poll after a change elsewhere: {worst:?}",
-        store.name
+        fx.store.name
     );
     let bound = match kind {
         StoreKind::Postgres => Duration::from_millis(100),
         StoreKind::Sqlite => Duration::from_millis(1000),
     };
-    assert!(worst < bound, "{}: {worst:?}", store.name);
+    assert!(worst < bound, "{}: {worst:?}", fx.store.name);
 }
 
 fn main() {
