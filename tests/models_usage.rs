@@ -8,6 +8,18 @@ use serde_json::json;
 
 /// A Chat Completions answer whose `usage` reports `cached` of the
 /// prompt's tokens read from the cache.
+/// A loopback Chat Completions API giving one answer per entry of
+/// `answers`: (text, prompt tokens, completion tokens, cached tokens).
+fn openai_answering(answers: &[(&str, u64, u64, u64)]) -> Loopback {
+    let replies = answers
+        .iter()
+        .map(|&(content, prompt, completion, cached)| {
+            Reply::json(200, openai_text(content, prompt, completion, cached))
+        })
+        .collect();
+    Loopback::start(replies)
+}
+
 fn openai_text(content: &str, prompt: u64, completion: u64, cached: u64) -> serde_json::Value {
     json!({
         "id": "chatcmpl-usage",
@@ -41,10 +53,7 @@ fn run(file: &std::path::Path, env: &[(&'static str, String)]) -> (String, Strin
 
 #[test]
 fn openai_usage_and_cost_count_for_the_model_and_the_agent() {
-    let server = Loopback::start(vec![
-        Reply::json(200, openai_text("First.", 1200, 80, 1024)),
-        Reply::json(200, openai_text("Second.", 300, 20, 0)),
-    ]);
+    let server = openai_answering(&[("First.", 1200, 80, 1024), ("Second.", 300, 20, 0)]);
     let file = program(
         "openai_usage",
         r#"model m = inference("openai", "gpt-4o", price_in: 2.5, price_out: 10.0, price_cached: 1.25)
@@ -130,7 +139,7 @@ set_budget(worker, tokens: 100)
 "#,
     );
     let f = file.to_str().expect("utf-8 path");
-    let first = Loopback::start(vec![Reply::json(200, openai_text("A draft.", 90, 30, 0))]);
+    let first = openai_answering(&[("A draft.", 90, 30, 0)]);
     let out = sense(&["start", f, "worker", "--state", s], &openai_env(&first));
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
@@ -158,7 +167,7 @@ set_budget(worker, tokens: 100)
     assert!(idle.seen().is_empty(), "still over budget: no request");
     drop(idle);
 
-    let second = Loopback::start(vec![Reply::json(200, openai_text("Polished.", 40, 10, 0))]);
+    let second = openai_answering(&[("Polished.", 40, 10, 0)]);
     let out = sense(&["resume", s, "500"], &openai_env(&second));
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "Polished.\ncompleted\n");
@@ -182,10 +191,7 @@ set_budget(worker, tokens: 100)
 /// and the pause seen from Sense code (`resume(a, budget)`).
 #[test]
 fn a_parents_cost_budget_pauses_its_child_in_sense_run() {
-    let server = Loopback::start(vec![
-        Reply::json(200, openai_text("one", 1000, 0, 0)),
-        Reply::json(200, openai_text("two", 1000, 0, 0)),
-    ]);
+    let server = openai_answering(&[("one", 1000, 0, 0), ("two", 1000, 0, 0)]);
     let file = program(
         "budget_parent",
         r#"model m = inference("openai", price_in: 1000.0)
