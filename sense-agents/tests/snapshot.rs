@@ -235,10 +235,10 @@ fn random_corruption_never_panics() {
     let mut accepted = 0;
     for round in 0..3000 {
         let mut damaged = bytes.clone();
-        let flips = 1 + (rng.next() % 4) as usize;
+        let flips = 1 + (rng.bits() % 4) as usize;
         for _ in 0..flips {
-            let at = 20 + (rng.next() as usize) % (damaged.len() - 20);
-            damaged[at] ^= 1 << (rng.next() % 8);
+            let at = 20 + (rng.bits() as usize) % (damaged.len() - 20);
+            damaged[at] ^= 1 << (rng.bits() % 8);
         }
         // Unsealed damage is caught by the checksum.
         assert!(Runtime::restore(&damaged).is_err(), "round {round}");

@@ -29,3 +29,4 @@ pub mod inspect;
 pub mod serve;
 pub mod state_file;
 pub mod state_path;
+pub mod state_text;

@@ -7,7 +7,7 @@ pub struct Rng(pub u64);
 
 impl Rng {
     /// The next 64 pseudo-random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn bits(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -16,6 +16,6 @@ impl Rng {
 
     /// A number below `n` (not quite uniform; enough for tests).
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.bits() % n
     }
 }

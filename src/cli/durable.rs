@@ -5,11 +5,11 @@
 use super::fail;
 use super::output::Output;
 use sense::agents::deadline;
-use sense::agents::literal::{self, Preview};
+use sense::agents::literal;
 use sense::agents::stdlib as timer;
-use sense::agents::{AgentReport, HostValue, PauseKind, Runtime, State};
+use sense::agents::{HostValue, Runtime, State};
 use sense_server::state_file::{self, LockFailure, StateLock};
-use sense_server::state_path;
+use sense_server::{state_path, state_text};
 use std::path::Path;
 
 /// Saves the runtime to `path` after every start or resume — paused,
@@ -49,33 +49,8 @@ fn report(
         return 1;
     }
     match state {
-        Ok(State::Paused {
-            reason: HostValue::Float(due),
-            kind: PauseKind::Timer,
-        }) => {
-            out.write(&format!(
-                "paused: sleeping (time.sleep) until {}\n",
-                timer::utc_text(due)
-            ));
-            out.flush();
-            0
-        }
-        Ok(State::Paused { reason, .. }) => {
-            out.write(&format!(
-                "paused: {}\n",
-                Preview::text(&reason, PAUSED_LINE_LIMIT).text
-            ));
-            if let Some(due) = rt.subject().and_then(|id| deadline::ask_deadline(rt, id)) {
-                out.write(&format!(
-                    "deadline: {} (then the agent resumes with nil)\n",
-                    timer::utc_text(due)
-                ));
-            }
-            out.flush();
-            0
-        }
-        Ok(State::Completed) => {
-            out.write("completed\n");
+        Ok(state) => {
+            out.write(&state_text::outcome(rt, &state, PAUSED_LINE_LIMIT));
             out.flush();
             0
         }
@@ -274,94 +249,10 @@ pub fn show(state: &Path, full: bool) -> i32 {
         Ok(rt) => rt,
         Err(code) => return code,
     };
-    let subject = rt.subject();
-    let agents = rt.agents();
-    if agents.is_empty() {
-        out.write("no agents\n");
-    }
-    for a in &agents {
-        let marker = if subject == Some(rt.agent_id(a)) {
-            "*"
-        } else {
-            " "
-        };
-        out.write(&describe(
-            a,
-            marker,
-            if full { usize::MAX } else { SHOW_LIMIT },
-            deadline::ask_deadline(&rt, rt.agent_id(a)),
-        ));
-        out.write(&spending(&rt, a));
-    }
+    out.write(&state_text::agents(
+        &rt,
+        if full { usize::MAX } else { SHOW_LIMIT },
+    ));
     out.flush();
     0
-}
-
-/// The agent's usage and budgets (issue 25), one line; empty when it
-/// made no model call and has no budget.
-fn spending(rt: &Runtime, a: &AgentReport) -> String {
-    let id = rt.agent_id(a);
-    let spent = rt.agent_usage(id).unwrap_or_default();
-    let (tokens, cost) = rt.agent_budget(id).unwrap_or((None, None));
-    if spent.calls == 0 && tokens.is_none() && cost.is_none() {
-        return String::new();
-    }
-    let mut s = format!("    usage: {}", spent.summary());
-    let mut budgets = Vec::new();
-    if let Some(t) = tokens {
-        budgets.push(format!("{t} tokens"));
-    }
-    if let Some(c) = cost {
-        budgets.push(format!("cost {}", sense::agents::usage::format_cost(c)));
-    }
-    if !budgets.is_empty() {
-        s.push_str(&format!("; budget: {}", budgets.join(", ")));
-    }
-    s.push('\n');
-    s
-}
-
-fn describe(a: &AgentReport, marker: &str, cap: usize, ask_deadline: Option<f64>) -> String {
-    let mut cut = false;
-    let mut literal = |v: &HostValue| {
-        let p = Preview::literal(v, cap);
-        cut |= p.cut;
-        p.text
-    };
-    let mut s = format!("{marker} agent {}: {}", a.name, a.status.as_str());
-    match (a.pause_kind, &a.pause_reason) {
-        (Some(PauseKind::Timer), HostValue::Float(due)) => {
-            let left = due - sense::eval::stdlib::unix_now();
-            let when = if left > 0.0 {
-                format!("in {left:.1} s")
-            } else {
-                "now".to_string()
-            };
-            s.push_str(&format!(
-                " (timer) due {when}, at {}",
-                timer::utc_text(*due)
-            ));
-        }
-        (Some(kind), reason) => {
-            s.push_str(&format!(" ({}) {}", kind.as_str(), literal(reason)));
-            if let Some(due) = ask_deadline {
-                s.push_str(&format!(", deadline {}", timer::utc_text(due)));
-            }
-        }
-        (None, _) => {}
-    }
-    if a.mailbox > 0 {
-        s.push_str(&format!(" [{} message(s) waiting]", a.mailbox));
-    }
-    s.push('\n');
-    for f in &a.frames {
-        s.push_str(&format!("    at {} ({}:{})\n", f.function, f.file, f.line));
-        for (name, v) in &f.locals {
-            s.push_str(&format!("        {name} = {}\n", literal(v)));
-        }
-    }
-    if cut {
-        s.push_str("    (long values cut short; `sense show --full` prints them whole)\n");
-    }
-    s
 }
