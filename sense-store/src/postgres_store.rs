@@ -93,6 +93,10 @@ pub(crate) struct Conn {
     prepared: HashMap<&'static str, Statement>,
 }
 
+/// How many times a claim that lost to a concurrent one runs again to
+/// read the winner's lease (see `claim_loading`).
+const CLAIM_ATTEMPTS: u32 = 4;
+
 impl Conn {
     /// `sql`, prepared on this connection (on first use).
     pub(crate) fn prepared(&mut self, sql: &'static str) -> Result<Statement, postgres::Error> {
@@ -377,31 +381,43 @@ impl Store for PostgresStore {
         // One statement ([`steps::CLAIM`]) takes the lease and reads the
         // summary as the claim found it.
         self.with_conn(|c| {
-            let now = now_ms();
-            let expires_at = now.saturating_add(ttl_ms);
             let sql = c.prepared(steps::CLAIM)?;
-            let row = c
-                .client
-                .query_one(&sql, &[&id, &version, &holder, &expires_at, &now])?;
-            let current: Option<i64> = row.try_get(0)?;
-            let taken: i64 = row.try_get(1)?;
-            let found = match current {
-                Some(_) => Some(crate::rows::summary(&row, 4)?),
-                None => None,
-            };
-            if current.unwrap_or(0) != version {
-                return Ok((Claim::Stale { current }, found));
-            }
-            if taken == 0 {
+            let mut attempt = 0;
+            loop {
+                attempt += 1;
+                let now = now_ms();
+                let expires_at = now.saturating_add(ttl_ms);
+                let row = c
+                    .client
+                    .query_one(&sql, &[&id, &version, &holder, &expires_at, &now])?;
+                let current: Option<i64> = row.try_get(0)?;
+                let taken: i64 = row.try_get(1)?;
+                let found = match current {
+                    Some(_) => Some(crate::rows::summary(&row, 4)?),
+                    None => None,
+                };
+                if current.unwrap_or(0) != version {
+                    return Ok((Claim::Stale { current }, found));
+                }
+                if taken > 0 {
+                    return Ok((Claim::Claimed { expires_at }, found));
+                }
                 let held_by: Option<String> = row.try_get(2)?;
                 let until: Option<i64> = row.try_get(3)?;
+                // Lost to a claim that committed after this statement's
+                // snapshot was taken: its lease row is not visible to the
+                // statement's own read. The next attempt, with a new
+                // snapshot, sees who holds the step (or takes it, if the
+                // lease is already gone).
+                if held_by.is_none() && attempt < CLAIM_ATTEMPTS {
+                    continue;
+                }
                 let held = Claim::Held {
                     holder: held_by.unwrap_or_default(),
                     expires_at: until.unwrap_or(now),
                 };
                 return Ok((held, found));
             }
-            Ok((Claim::Claimed { expires_at }, found))
         })
     }
 

@@ -485,6 +485,44 @@ fn sqlite_files_are_created_owner_only() {
     assert!(!std::path::Path::new(":memory:").exists());
 }
 
+/// A claim that has to wait for a concurrent claim of the same step
+/// (still in its transaction) names that claimant once it commits — its
+/// lease row came into being after the waiting statement began.
+fn a_claim_that_waits_names_the_claimant_that_won(kind: StoreKind) {
+    let b = backend(kind, "claim_waits");
+    let s = &*b.store;
+    create(s, "a", paused(b"start", "q"));
+    if b.name == "sqlite" {
+        // One writer at a time: a claim never overlaps another there.
+        assert!(matches!(
+            s.claim("a", 1, "first", 60_000).unwrap(),
+            Claim::Claimed { .. }
+        ));
+        match s.claim("a", 1, "second", 60_000).unwrap() {
+            Claim::Held { holder, .. } => assert_eq!(holder, "first"),
+            other => panic!("{other:?}"),
+        }
+        return;
+    }
+    let mut c = postgres::Client::connect(&b.url, postgres::NoTls).unwrap();
+    let mut tx = c.transaction().unwrap();
+    tx.execute(
+        "INSERT INTO sense_leases (instance_id, version, holder, expires_at) \
+         VALUES ('a', 1, 'winner', 9223372036854775807)",
+        &[],
+    )
+    .unwrap();
+    let store = b.store.clone();
+    let waiting = std::thread::spawn(move || store.claim("a", 1, "loser", 60_000).unwrap());
+    // Let the claim start and wait on the uncommitted lease row.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    tx.commit().unwrap();
+    match waiting.join().unwrap() {
+        Claim::Held { holder, .. } => assert_eq!(holder, "winner", "{}", b.name),
+        other => panic!("{}: {other:?}", b.name),
+    }
+}
+
 /// Of many claims of one step one wins; the others see who holds it; the
 /// holder renews; a commit moves the step on (a claim of the old version
 /// is stale); a released or expired lease is taken over; version 0 claims
@@ -638,6 +676,7 @@ fn main() {
             migrations_run_once_and_refuse_a_newer_schema,
             create_many_is_all_or_nothing,
             one_claim_per_step,
+            a_claim_that_waits_names_the_claimant_that_won,
             history_keeps_every_version_within_the_retention;
     };
     trials.extend(timers::trials());
