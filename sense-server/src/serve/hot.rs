@@ -19,8 +19,8 @@
 //! one goes first.
 
 use super::program::Captured;
+use lru::LruCache;
 use sense_agents::Runtime;
-use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
 /// Runtimes kept per process unless `--hot-instances` says otherwise.
@@ -43,33 +43,27 @@ struct Entry {
     hot: HotRuntime,
     /// Its snapshot's size.
     bytes: usize,
-    /// When it was put back (a counter), for eviction.
-    touched: u64,
 }
 
-/// The entries, the clock that orders them and their snapshot bytes.
-#[derive(Default)]
+/// The entries, least recently committed first (an entry is taken out
+/// for its run and put back after its commit), and their snapshot bytes.
 struct Kept {
-    entries: HashMap<String, Entry>,
-    clock: u64,
+    entries: LruCache<String, Entry>,
     bytes: usize,
 }
 
 impl Kept {
     fn remove(&mut self, id: &str) -> Option<Entry> {
-        let e = self.entries.remove(id)?;
+        let e = self.entries.pop(id)?;
         self.bytes = self.bytes.saturating_sub(e.bytes);
         Some(e)
     }
 
     /// Takes out the least recently committed entry.
     fn remove_oldest(&mut self) -> Option<Entry> {
-        let oldest = self
-            .entries
-            .iter()
-            .min_by_key(|(_, e)| e.touched)
-            .map(|(k, _)| k.clone())?;
-        self.remove(&oldest)
+        let (_, e) = self.entries.pop_lru()?;
+        self.bytes = self.bytes.saturating_sub(e.bytes);
+        Some(e)
     }
 }
 
@@ -92,7 +86,11 @@ impl Hot {
         Hot {
             capacity,
             budget,
-            kept: Mutex::new(Kept::default()),
+            // Bounded by `put` (count and bytes), not by the cache.
+            kept: Mutex::new(Kept {
+                entries: LruCache::unbounded(),
+                bytes: 0,
+            }),
         }
     }
 
@@ -102,7 +100,7 @@ impl Hot {
 
     /// True if a runtime of `id` is kept (at whatever version).
     pub fn holds(&self, id: &str) -> bool {
-        self.capacity > 0 && self.lock().entries.contains_key(id)
+        self.capacity > 0 && self.lock().entries.contains(id)
     }
 
     /// Takes out the runtime of `id` if it is the one committed as
@@ -135,19 +133,14 @@ impl Hot {
                     None => break,
                 }
             }
-            kept.clock += 1;
-            let touched = kept.clock;
             kept.bytes += bytes;
-            kept.entries.insert(
-                id.to_string(),
-                Entry {
-                    seq,
-                    version,
-                    hot,
-                    bytes,
-                    touched,
-                },
-            );
+            let entry = Entry {
+                seq,
+                version,
+                hot,
+                bytes,
+            };
+            kept.entries.push(id.to_string(), entry);
         }
         // Freed outside the lock: dropping a runtime is not free.
         drop(evicted);
