@@ -2,7 +2,7 @@
 //! standard output (`sense inspect`, `sense serve`), shared by their test
 //! handles.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -23,8 +23,7 @@ pub fn spawn_announced(mut command: Command, what: &str) -> (Child, String) {
         let mut reader = BufReader::new(stdout);
         let _ = reader.read_line(&mut line);
         let _ = tx.send(line);
-        let mut sink = Vec::new();
-        let _ = reader.read_to_end(&mut sink);
+        let _ = std::io::copy(&mut reader, &mut std::io::sink());
     });
     match rx.recv_timeout(Duration::from_secs(60)) {
         Ok(line) if !line.is_empty() => (child, line.trim_end().to_string()),
