@@ -26,6 +26,9 @@ macro_rules! summary_columns {
     };
 }
 
+mod commits;
+mod group_commit;
+pub use group_commit::CommitStats;
 mod steps;
 
 /// The migrations, in order; the schema version is the count applied.
@@ -48,41 +51,6 @@ const SUMMARY: &str = concat!(
     "SELECT ",
     summary_columns!(),
     " FROM sense_instances WHERE id = $1"
-);
-
-/// A commit in one statement (one round trip, one WAL flush): the
-/// conditional update of the instance, the copy of the state it replaces
-/// into the history ($12; the snapshot the statement reads is the row
-/// before the update), the versions older than the retention dropped
-/// (below $13; 0 drops none) and the audit event — all only if the update
-/// matched. A concurrent commit makes the update find the new version and
-/// match nothing, so the statement writes nothing and returns no row;
-/// otherwise it returns the instance's new summary.
-const COMMIT: &str = concat!(
-    "WITH old AS ( \
-       SELECT id, version, status, pause_reason, pause_kind, error, output, updated_at, snapshot \
-       FROM sense_instances WHERE id = $9 AND version = $10), \
-     upd AS ( \
-       UPDATE sense_instances SET status = $1, pause_reason = $2, pause_kind = $3, \
-       error = $4, output = $5, snapshot = $6, version = version + 1, updated_at = $7, \
-       pause_requested = CASE WHEN $8 THEN FALSE ELSE pause_requested END, \
-       wake_at = $11, wake_claimed_until = NULL \
-       WHERE id = $9 AND version = $10 RETURNING ",
-    summary_columns!(),
-    "), \
-     kept AS ( \
-       INSERT INTO sense_versions (instance_id, version, status, pause_reason, pause_kind, \
-       error, output, created_at, snapshot) \
-       SELECT id, version, status, pause_reason, pause_kind, error, output, updated_at, snapshot \
-       FROM old WHERE $12 AND EXISTS (SELECT 1 FROM upd) \
-       ON CONFLICT (instance_id, version) DO NOTHING), \
-     dropped AS ( \
-       DELETE FROM sense_versions WHERE instance_id = $9 AND version < $13 \
-       AND EXISTS (SELECT 1 FROM upd)), \
-     logged AS ( \
-       INSERT INTO sense_audit (instance_id, version, at, event, detail) \
-       SELECT $9, version, $7, $14, $15 FROM upd) \
-     SELECT * FROM upd"
 );
 
 /// A pooled connection with the statements prepared on it: the hot paths
@@ -118,11 +86,21 @@ pub struct PostgresStore {
     announcer: std::sync::Arc<crate::postgres_announce::Announcer>,
     /// Versions kept per instance in the history (0: all).
     keep: AtomicU32,
+    /// Concurrent commits, gathered into one statement each batch.
+    group: group_commit::GroupCommit,
 }
 
 impl std::fmt::Debug for PostgresStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PostgresStore").finish_non_exhaustive()
+    }
+}
+
+impl PostgresStore {
+    /// How this store's commits were batched (group commit) since it was
+    /// opened: concurrent answers of one process commit together.
+    pub fn commit_stats(&self) -> CommitStats {
+        self.group.stats()
     }
 }
 
@@ -149,6 +127,7 @@ impl PostgresStore {
             connect,
             announcer,
             keep: AtomicU32::new(0),
+            group: group_commit::GroupCommit::default(),
         })
     }
 
@@ -326,45 +305,22 @@ impl Store for PostgresStore {
         let keep = self.keep.load(Ordering::Relaxed);
         // The state replaced goes to the history unless only the current
         // one is kept; versions older than the retention are dropped.
-        let copy = keep != 1;
         let oldest = match crate::steps::oldest_kept(expected + 1, keep) {
             o if o > 1 => o,
             _ => 0,
         };
-        let done = self.with_conn(|c| {
-            let sql = c.prepared(COMMIT)?;
-            let row = c.client.query_opt(
-                &sql,
-                &[
-                    &r.status.as_str(),
-                    &r.pause_reason,
-                    &r.pause_kind,
-                    &r.error,
-                    &r.output,
-                    &r.snapshot,
-                    &now_ms(),
-                    &r.clears_pause_request,
-                    &id,
-                    &expected,
-                    &r.wake_at,
-                    &copy,
-                    &oldest,
-                    &event.kind,
-                    &event.detail,
-                ],
-            )?;
-            if let Some(row) = row {
-                let committed = Commit::Committed {
-                    version: expected + 1,
-                };
-                return Ok((committed, Some(summary(&row)?)));
-            }
-            let current = c
-                .client
-                .query_opt("SELECT version FROM sense_instances WHERE id = $1", &[&id])?
-                .map(|r| r.get(0));
-            Ok((Commit::Conflict { current }, None))
-        })?;
+        let pending = group_commit::Pending {
+            id: id.to_string(),
+            expected,
+            record: r.clone(),
+            event_kind: event.kind.clone(),
+            event_detail: event.detail.clone(),
+            copy: keep != 1,
+            oldest,
+        };
+        let done = self
+            .group
+            .commit(pending, &|batch| self.run_commits(batch))?;
         if done.0.is_committed() {
             self.announcer.changed(id);
         }

@@ -21,6 +21,8 @@ use sense_testkit::trials::{StoreKind, require_postgres_url};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+#[path = "store/group_commit.rs"]
+mod group_commit;
 #[path = "store/timers.rs"]
 mod timers;
 
@@ -679,6 +681,7 @@ fn main() {
             a_claim_that_waits_names_the_claimant_that_won,
             history_keeps_every_version_within_the_retention;
     };
+    trials.extend(group_commit::trials());
     trials.extend(timers::trials());
     sense_testkit::trials::run(trials);
 }
