@@ -26,6 +26,7 @@ macro_rules! summary_columns {
     };
 }
 
+mod claims;
 mod commits;
 mod group_commit;
 pub use group_commit::CommitStats;
@@ -61,10 +62,6 @@ pub(crate) struct Conn {
     prepared: HashMap<&'static str, Statement>,
 }
 
-/// How many times a claim that lost to a concurrent one runs again to
-/// read the winner's lease (see `claim_loading`).
-const CLAIM_ATTEMPTS: u32 = 4;
-
 impl Conn {
     /// `sql`, prepared on this connection (on first use).
     pub(crate) fn prepared(&mut self, sql: &'static str) -> Result<Statement, postgres::Error> {
@@ -87,7 +84,9 @@ pub struct PostgresStore {
     /// Versions kept per instance in the history (0: all).
     keep: AtomicU32,
     /// Concurrent commits, gathered into one statement each batch.
-    group: group_commit::GroupCommit,
+    group: group_commit::Group<commits::Pending, commits::Outcome>,
+    /// Concurrent claims, gathered the same way.
+    claims: group_commit::Group<claims::ClaimRequest, claims::ClaimOutcome>,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -101,6 +100,12 @@ impl PostgresStore {
     /// opened: concurrent answers of one process commit together.
     pub fn commit_stats(&self) -> CommitStats {
         self.group.stats()
+    }
+
+    /// How this store's claims of steps were batched, as
+    /// [`PostgresStore::commit_stats`] for commits.
+    pub fn claim_stats(&self) -> CommitStats {
+        self.claims.stats()
     }
 }
 
@@ -127,7 +132,8 @@ impl PostgresStore {
             connect,
             announcer,
             keep: AtomicU32::new(0),
-            group: group_commit::GroupCommit::default(),
+            group: group_commit::Group::default(),
+            claims: group_commit::Group::default(),
         })
     }
 
@@ -309,7 +315,7 @@ impl Store for PostgresStore {
             o if o > 1 => o,
             _ => 0,
         };
-        let pending = group_commit::Pending {
+        let pending = commits::Pending {
             id: id.to_string(),
             expected,
             record: r.clone(),
@@ -318,9 +324,7 @@ impl Store for PostgresStore {
             copy: keep != 1,
             oldest,
         };
-        let done = self
-            .group
-            .commit(pending, &|batch| self.run_commits(batch))?;
+        let done = self.group.run(pending, &|batch| self.run_commits(batch))?;
         if done.0.is_committed() {
             self.announcer.changed(id);
         }
@@ -334,47 +338,13 @@ impl Store for PostgresStore {
         holder: &str,
         ttl_ms: i64,
     ) -> Result<(Claim, Option<Summary>), StoreError> {
-        // One statement ([`steps::CLAIM`]) takes the lease and reads the
-        // summary as the claim found it.
-        self.with_conn(|c| {
-            let sql = c.prepared(steps::CLAIM)?;
-            let mut attempt = 0;
-            loop {
-                attempt += 1;
-                let now = now_ms();
-                let expires_at = now.saturating_add(ttl_ms);
-                let row = c
-                    .client
-                    .query_one(&sql, &[&id, &version, &holder, &expires_at, &now])?;
-                let current: Option<i64> = row.try_get(0)?;
-                let taken: i64 = row.try_get(1)?;
-                let found = match current {
-                    Some(_) => Some(crate::rows::summary(&row, 4)?),
-                    None => None,
-                };
-                if current.unwrap_or(0) != version {
-                    return Ok((Claim::Stale { current }, found));
-                }
-                if taken > 0 {
-                    return Ok((Claim::Claimed { expires_at }, found));
-                }
-                let held_by: Option<String> = row.try_get(2)?;
-                let until: Option<i64> = row.try_get(3)?;
-                // Lost to a claim that committed after this statement's
-                // snapshot was taken: its lease row is not visible to the
-                // statement's own read. The next attempt, with a new
-                // snapshot, sees who holds the step (or takes it, if the
-                // lease is already gone).
-                if held_by.is_none() && attempt < CLAIM_ATTEMPTS {
-                    continue;
-                }
-                let held = Claim::Held {
-                    holder: held_by.unwrap_or_default(),
-                    expires_at: until.unwrap_or(now),
-                };
-                return Ok((held, found));
-            }
-        })
+        let request = claims::ClaimRequest {
+            id: id.to_string(),
+            version,
+            holder: holder.to_string(),
+            ttl_ms,
+        };
+        self.claims.run(request, &|batch| self.run_claims(batch))
     }
 
     fn delete(&self, id: &str, expected: Option<i64>, event: &Event) -> Result<Commit, StoreError> {

@@ -2,11 +2,34 @@
 //! concurrent commits (see `group_commit`) as one statement over arrays —
 //! the same writes, row for row, in one transaction.
 
-use super::group_commit::{Outcome, Pending};
+use super::group_commit::Keyed;
 use super::{PostgresStore, summary};
-use crate::model::Commit;
-use crate::now_ms;
+use crate::model::{Commit, Summary};
+use crate::{Record, StoreError, now_ms};
 use std::collections::HashMap;
+
+/// One commit waiting for its batch: what `Store::commit_summary` was
+/// given, owned (it may be run by another thread).
+pub(super) struct Pending {
+    pub(super) id: String,
+    pub(super) expected: i64,
+    pub(super) record: Record,
+    pub(super) event_kind: String,
+    pub(super) event_detail: String,
+    /// Copy the replaced state into the history.
+    pub(super) copy: bool,
+    /// Drop history versions below this one (0: none).
+    pub(super) oldest: i64,
+}
+
+/// What a commit came to: as `Store::commit_summary` returns it.
+pub(super) type Outcome = Result<(Commit, Option<Summary>), StoreError>;
+
+impl Keyed for Pending {
+    fn key(&self) -> &str {
+        &self.id
+    }
+}
 
 /// A commit in one statement (one round trip, one WAL flush): the
 /// conditional update of the instance, the copy of the state it replaces
@@ -139,7 +162,7 @@ impl PostgresStore {
         })
     }
 
-    fn commit_many(&self, batch: &[Pending]) -> Result<Vec<Outcome>, crate::StoreError> {
+    fn commit_many(&self, batch: &[Pending]) -> Result<Vec<Outcome>, StoreError> {
         let column = |f: fn(&Pending) -> Option<&str>| batch.iter().map(f).collect::<Vec<_>>();
         let status = column(|p| Some(p.record.status.as_str()));
         let reason = column(|p| p.record.pause_reason.as_deref());

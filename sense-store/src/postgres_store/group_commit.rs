@@ -17,8 +17,6 @@
 //! at a time per store; the next one gathers while it runs. Without
 //! contention a commit is a batch of one, run by its own thread.
 
-use crate::model::{Commit, Summary};
-use crate::{Record, StoreError};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -28,37 +26,46 @@ use std::sync::{Condvar, Mutex, PoisonError};
 /// queue on the same WAL flushes.)
 const LEADERS: usize = 1;
 
-/// The most commits one statement carries.
+/// The most requests one statement carries.
 pub(super) const MAX_BATCH: usize = 64;
 
-/// One commit waiting for its batch: what `Store::commit_summary` was
-/// given, owned (it may be run by another thread).
-pub(super) struct Pending {
-    pub(super) id: String,
-    pub(super) expected: i64,
-    pub(super) record: Record,
-    pub(super) event_kind: String,
-    pub(super) event_detail: String,
-    /// Copy the replaced state into the history.
-    pub(super) copy: bool,
-    /// Drop history versions below this one (0: none).
-    pub(super) oldest: i64,
+/// What waits in a batch: one request per instance (a second request for
+/// the same instance waits for the next batch: in one statement the two
+/// would race for the same row).
+pub(super) trait Keyed {
+    /// The instance the request is for.
+    fn key(&self) -> &str;
 }
 
-/// What a commit came to: as `Store::commit_summary` returns it.
-pub(super) type Outcome = Result<(Commit, Option<Summary>), StoreError>;
-
-/// The queue and the outcomes of one store's commits.
-#[derive(Default)]
-pub(super) struct GroupCommit {
-    state: Mutex<State>,
+/// The queue and the outcomes of one kind of request (commits, claims) of
+/// one store.
+pub(super) struct Group<P, O> {
+    state: Mutex<State<P, O>>,
     finished: Condvar,
     statements: AtomicU64,
     commits: AtomicU64,
     retried: AtomicU64,
 }
 
-/// How a PostgreSQL store's commits were batched since it was opened.
+impl<P, O> Default for Group<P, O> {
+    fn default() -> Self {
+        Group {
+            state: Mutex::new(State {
+                next_ticket: 0,
+                queued: Vec::new(),
+                outcomes: HashMap::new(),
+                running: 0,
+            }),
+            finished: Condvar::new(),
+            statements: AtomicU64::new(0),
+            commits: AtomicU64::new(0),
+            retried: AtomicU64::new(0),
+        }
+    }
+}
+
+/// How a PostgreSQL store's commits (or claims) were batched since it was
+/// opened.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CommitStats {
     /// Batches run (each one statement, unless retried).
@@ -70,23 +77,18 @@ pub struct CommitStats {
     pub retried: u64,
 }
 
-#[derive(Default)]
-struct State {
+struct State<P, O> {
     next_ticket: u64,
-    queued: Vec<(u64, Pending)>,
-    outcomes: HashMap<u64, Outcome>,
+    queued: Vec<(u64, P)>,
+    outcomes: HashMap<u64, O>,
     /// Batches running now.
     running: usize,
 }
 
-impl GroupCommit {
-    /// Commits `pending`, in a batch with whatever other threads commit
+impl<P: Keyed, O> Group<P, O> {
+    /// Runs `pending`, in a batch with whatever other threads run
     /// meanwhile. `run` runs one batch and returns its outcomes in order.
-    pub(super) fn commit(
-        &self,
-        pending: Pending,
-        run: &dyn Fn(&[Pending]) -> Vec<Outcome>,
-    ) -> Outcome {
+    pub(super) fn run(&self, pending: P, run: &dyn Fn(&[P]) -> Vec<O>) -> O {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let ticket = state.next_ticket;
         state.next_ticket += 1;
@@ -120,7 +122,7 @@ impl GroupCommit {
     }
 }
 
-impl GroupCommit {
+impl<P, O> Group<P, O> {
     /// The counts so far.
     pub(super) fn stats(&self) -> CommitStats {
         CommitStats {
@@ -136,16 +138,15 @@ impl GroupCommit {
     }
 }
 
-/// Up to [`MAX_BATCH`] queued commits, oldest first, at most one per
-/// instance (a second commit of one instance waits for the next batch:
-/// in one statement the two would race for the same row).
-fn take_batch(queued: &mut Vec<(u64, Pending)>) -> (Vec<u64>, Vec<Pending>) {
+/// Up to [`MAX_BATCH`] queued requests, oldest first, at most one per
+/// instance.
+fn take_batch<P: Keyed>(queued: &mut Vec<(u64, P)>) -> (Vec<u64>, Vec<P>) {
     let mut ids = HashSet::new();
     let mut tickets = Vec::new();
     let mut batch = Vec::new();
     let mut rest = Vec::new();
     for (ticket, p) in queued.drain(..) {
-        if batch.len() < MAX_BATCH && ids.insert(p.id.clone()) {
+        if batch.len() < MAX_BATCH && ids.insert(p.key().to_string()) {
             tickets.push(ticket);
             batch.push(p);
         } else {
@@ -162,16 +163,15 @@ mod tests {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    fn pending(id: &str) -> Pending {
-        Pending {
-            id: id.to_string(),
-            expected: 1,
-            record: Record::paused(Vec::new(), "null", "self"),
-            event_kind: "resumed".into(),
-            event_detail: "{}".into(),
-            copy: true,
-            oldest: 0,
+    struct Pending(String);
+    impl Keyed for Pending {
+        fn key(&self) -> &str {
+            &self.0
         }
+    }
+
+    fn pending(id: &str) -> Pending {
+        Pending(id.to_string())
     }
 
     #[test]
@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn concurrent_commits_share_batches_and_each_gets_its_own_outcome() {
-        let group = Arc::new(GroupCommit::default());
+        let group: Arc<Group<Pending, i64>> = Arc::new(Group::default());
         let batches = Arc::new(AtomicUsize::new(0));
         let threads: Vec<_> = (0..16)
             .map(|n| {
@@ -202,20 +202,13 @@ mod tests {
                         std::thread::sleep(std::time::Duration::from_millis(5));
                         batch
                             .iter()
-                            .map(|p| {
-                                let n: i64 = p.id[1..].parse().unwrap_or(-1);
-                                Ok((Commit::Committed { version: n }, None))
-                            })
+                            .map(|p| p.0.get(1..).and_then(|n| n.parse().ok()).unwrap_or(-1))
                             .collect()
                     };
                     // Two commits of one instance from two threads too.
                     let id = format!("i{}", n % 12);
-                    match group.commit(pending(&id), &run) {
-                        Ok((Commit::Committed { version }, None)) => {
-                            assert_eq!(format!("i{version}"), id)
-                        }
-                        _ => panic!("wrong outcome for {id}"),
-                    }
+                    let n = group.run(pending(&id), &run);
+                    assert_eq!(format!("i{n}"), id, "another request's outcome");
                 })
             })
             .collect();

@@ -28,8 +28,8 @@ const CURRENT_COLUMNS: &str = "version, status, pause_reason, pause_kind, error,
 /// which a step could be claimed twice — the conditional commit still
 /// applies only one of the two runs. Returns the instance's version
 /// (NULL: absent), whether the lease was taken, the lease row as it was
-/// (its holder, for an answer that lost), and the instance's summary
-/// columns (NULL: absent) as the claim found them.
+/// (its holder, expiry and version, for an answer that lost), and the
+/// instance's summary columns (NULL: absent) as the claim found them.
 pub(super) const CLAIM: &str = concat!(
     "WITH quick AS ( \
        SELECT set_config('synchronous_commit', 'off', true)), \
@@ -47,7 +47,7 @@ pub(super) const CLAIM: &str = concat!(
        OR sense_leases.expires_at <= $5::bigint OR sense_leases.holder = EXCLUDED.holder \
        RETURNING 1) \
      SELECT (SELECT version FROM cur), (SELECT count(*) FROM taken), l.holder, l.expires_at, \
-     cur.* FROM (SELECT 1) AS one LEFT JOIN sense_leases AS l ON l.instance_id = $1 \
+     l.version, cur.* FROM (SELECT 1) AS one LEFT JOIN sense_leases AS l ON l.instance_id = $1 \
      LEFT JOIN cur ON TRUE"
 );
 

@@ -4,7 +4,7 @@
 
 use super::{backend, create, paused};
 use sense_store::testing::TempDatabase;
-use sense_store::{Commit, Event, PostgresStore, Record, Store};
+use sense_store::{Claim, Commit, Event, PostgresStore, Record, Store};
 use sense_testkit::trials::{StoreKind, Trial, per_store, postgres_only, require_postgres_url};
 use std::sync::{Arc, Barrier};
 
@@ -18,6 +18,10 @@ pub fn trials() -> Vec<Trial> {
     t.push(postgres_only(
         "concurrent_commits_share_statements_on_postgres",
         concurrent_commits_share_statements_on_postgres,
+    ));
+    t.extend(per_store(
+        "concurrent_claims_of_many_instances_have_one_winner_each",
+        concurrent_claims_of_many_instances_have_one_winner_each,
     ));
     t.push(postgres_only(
         "a_refused_commit_in_a_batch_fails_alone",
@@ -204,5 +208,79 @@ fn a_refused_commit_in_a_batch_fails_alone() {
             break;
         }
         assert!(attempt < 20, "16 concurrent commits never shared a batch");
+    }
+}
+
+/// Each round, three claimants per instance claim its current step at
+/// once (released together): exactly one takes it, the others are told
+/// who holds it. On PostgreSQL the claims also share statements.
+fn concurrent_claims_of_many_instances_have_one_winner_each(kind: StoreKind) {
+    let b = backend(kind, "concurrent_claims_of_many_instances");
+    let pg = match kind {
+        StoreKind::Postgres => Some(Arc::new(PostgresStore::open(&b.url).unwrap())),
+        StoreKind::Sqlite => None,
+    };
+    let store: Arc<dyn Store> = match &pg {
+        Some(pg) => pg.clone(),
+        None => b.store.clone(),
+    };
+    create_instances(&*store);
+    const CLAIMANTS: usize = 3;
+    for v in 1..=ROUNDS {
+        let start = Arc::new(Barrier::new(INSTANCES * CLAIMANTS));
+        let threads: Vec<_> = (0..INSTANCES * CLAIMANTS)
+            .map(|t| {
+                let (store, start) = (store.clone(), start.clone());
+                std::thread::spawn(move || {
+                    let (i, holder) = (t % INSTANCES, format!("runner-{t}"));
+                    start.wait();
+                    let (claim, found) = store
+                        .claim_loading(&format!("g{i}"), v, &holder, 60_000)
+                        .expect("a claim failed");
+                    assert_eq!(found.map(|s| s.version), Some(v));
+                    (i, holder, claim)
+                })
+            })
+            .collect();
+        let mut winners: Vec<Option<String>> = vec![None; INSTANCES];
+        let mut held = Vec::new();
+        for t in threads {
+            match t.join().expect("a claiming thread panicked") {
+                (i, holder, Claim::Claimed { .. }) => {
+                    assert!(winners[i].is_none(), "round {v}: g{i} claimed twice");
+                    winners[i] = Some(holder);
+                }
+                (i, _, Claim::Held { holder, .. }) => held.push((i, holder)),
+                (i, _, other) => panic!("round {v}: g{i}: {other:?}"),
+            }
+        }
+        assert_eq!(held.len(), INSTANCES * (CLAIMANTS - 1), "{}", b.name);
+        for (i, holder) in held {
+            assert_eq!(Some(holder), winners[i], "{} round {v}: g{i}", b.name);
+        }
+        for i in 0..INSTANCES {
+            let done = store
+                .commit(
+                    &format!("g{i}"),
+                    v,
+                    &record(i, v),
+                    &Event::new("resumed", "{}"),
+                )
+                .unwrap();
+            assert!(done.is_committed());
+        }
+    }
+    if let Some(pg) = pg {
+        let stats = pg.claim_stats();
+        assert_eq!(
+            stats.commits,
+            (INSTANCES * CLAIMANTS) as u64 * ROUNDS as u64
+        );
+        assert!(
+            stats.batches < stats.commits,
+            "{} concurrent claims took {} statements",
+            stats.commits,
+            stats.batches
+        );
     }
 }
