@@ -44,10 +44,20 @@ impl Announcer {
 
     /// Instance `id` committed a change.
     pub(crate) fn changed(&self, id: &str) {
+        self.changed_all([id]);
+    }
+
+    /// These instances committed changes (a batch of commits: one wake-up
+    /// of the announcing thread, so usually one announcement, for all).
+    pub(crate) fn changed_all<'a>(&self, ids: impl IntoIterator<Item = &'a str>) {
         let mut p = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
-        p.push(id.to_string());
+        let before = p.len();
+        p.extend(ids.into_iter().map(str::to_string));
+        let added = p.len() > before;
         drop(p);
-        self.added.notify_one();
+        if added {
+            self.added.notify_one();
+        }
     }
 
     /// Waits (a while) for ids, and takes them.

@@ -324,11 +324,7 @@ impl Store for PostgresStore {
             copy: keep != 1,
             oldest,
         };
-        let done = self.group.run(pending, &|batch| self.run_commits(batch))?;
-        if done.0.is_committed() {
-            self.announcer.changed(id);
-        }
-        Ok(done)
+        self.group.run(pending, &|batch| self.run_commits(batch))
     }
 
     fn claim_loading(

@@ -207,6 +207,7 @@ impl Engine {
         let run = self.running.enter(&id, handle.clone());
         let result = rt.start(agent_id);
         let record = record_of(&rt, result, "", &out)?;
+        let bytes = record.snapshot.len();
         let new = NewInstance::new(&id, agent, &self.program.name, &self.program.hash, record);
         match self
             .store
@@ -229,7 +230,18 @@ impl Engine {
             )?;
         }
         self.waiters.changed(&id);
-        self.describe(&id)
+        let s = self
+            .store
+            .summary(&id)?
+            .ok_or_else(|| ApiError::not_found(&id))?;
+        // Its first answer may well come to this process: keep the
+        // runtime as stored, as a commit of an answer does (used only
+        // while the store still holds this row at this version).
+        if s.version == 1 {
+            self.hot
+                .put(&id, s.seq, s.version, bytes, HotRuntime { rt, out });
+        }
+        Ok(json::summary(&s, &self.program.hash))
     }
 
     fn duplicate(&self, id: &str) -> ApiError {

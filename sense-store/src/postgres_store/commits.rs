@@ -106,19 +106,29 @@ const COMMIT_MANY: &str = concat!(
 );
 
 impl PostgresStore {
-    /// Runs one batch of commits: a batch of one as [`COMMIT`], more as
-    /// [`COMMIT_MANY`]. Should the batch's statement fail (one commit's
+    /// Runs one batch of commits (a batch of one as [`COMMIT`], more as
+    /// [`COMMIT_MANY`]) and announces the instances it changed. Should the batch's statement fail (one commit's
     /// values refused, a deadlock with another process's batch), nothing
     /// of it was written, and each commit runs again on its own so that
     /// each gets its own outcome.
     pub(super) fn run_commits(&self, batch: &[Pending]) -> Vec<Outcome> {
-        if batch.len() > 1 {
-            if let Ok(outcomes) = self.commit_many(batch) {
-                return outcomes;
+        let outcomes = match batch.len() {
+            2.. => self.commit_many(batch).ok(),
+            _ => None,
+        };
+        let outcomes = outcomes.unwrap_or_else(|| {
+            if batch.len() > 1 {
+                self.group.count_retried();
             }
-            self.group.count_retried();
-        }
-        batch.iter().map(|p| self.commit_one(p)).collect()
+            batch.iter().map(|p| self.commit_one(p)).collect()
+        });
+        // Announced together: one wake-up of the announcing thread.
+        let committed = batch.iter().zip(&outcomes).filter_map(|(p, o)| match o {
+            Ok((Commit::Committed { .. }, _)) => Some(p.id.as_str()),
+            _ => None,
+        });
+        self.announcer.changed_all(committed);
+        outcomes
     }
 
     fn commit_one(&self, p: &Pending) -> Outcome {

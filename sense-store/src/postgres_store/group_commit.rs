@@ -19,7 +19,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 /// How many batches of one store run at once. (Measured with two: no
 /// more answers a second than with one, and a longer tail: the batches
@@ -41,7 +41,6 @@ pub(super) trait Keyed {
 /// one store.
 pub(super) struct Group<P, O> {
     state: Mutex<State<P, O>>,
-    finished: Condvar,
     statements: AtomicU64,
     commits: AtomicU64,
     retried: AtomicU64,
@@ -56,7 +55,6 @@ impl<P, O> Default for Group<P, O> {
                 outcomes: HashMap::new(),
                 running: 0,
             }),
-            finished: Condvar::new(),
             statements: AtomicU64::new(0),
             commits: AtomicU64::new(0),
             retried: AtomicU64::new(0),
@@ -79,35 +77,47 @@ pub struct CommitStats {
 
 struct State<P, O> {
     next_ticket: u64,
-    queued: Vec<(u64, P)>,
+    queued: Vec<Waiter<P>>,
     outcomes: HashMap<u64, O>,
     /// Batches running now.
     running: usize,
+}
+
+/// A queued request and how to wake the thread waiting for it (each
+/// waits on its own condition variable: a finished batch wakes the
+/// threads whose outcomes it holds and the one that is to lead next, not
+/// every waiting thread).
+struct Waiter<P> {
+    ticket: u64,
+    pending: P,
+    wake: Arc<Condvar>,
 }
 
 impl<P: Keyed, O> Group<P, O> {
     /// Runs `pending`, in a batch with whatever other threads run
     /// meanwhile. `run` runs one batch and returns its outcomes in order.
     pub(super) fn run(&self, pending: P, run: &dyn Fn(&[P]) -> Vec<O>) -> O {
+        let wake = Arc::new(Condvar::new());
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let ticket = state.next_ticket;
         state.next_ticket += 1;
-        state.queued.push((ticket, pending));
+        state.queued.push(Waiter {
+            ticket,
+            pending,
+            wake: wake.clone(),
+        });
         loop {
             if let Some(outcome) = state.outcomes.remove(&ticket) {
                 return outcome;
             }
-            let mine_queued = state.queued.iter().any(|(t, _)| *t == ticket);
+            let mine_queued = state.queued.iter().any(|w| w.ticket == ticket);
             if state.running >= LEADERS || !mine_queued {
-                state = self
-                    .finished
-                    .wait(state)
-                    .unwrap_or_else(PoisonError::into_inner);
+                state = wake.wait(state).unwrap_or_else(PoisonError::into_inner);
                 continue;
             }
-            // Lead: take a batch (this thread's commit among it unless an
-            // earlier one of the same instance is queued), run it unlocked.
-            let (tickets, batch) = take_batch(&mut state.queued);
+            // Lead: take a batch (this thread's request among it unless an
+            // earlier one for the same instance is queued), run it unlocked.
+            let (waiters, batch) = take_batch(&mut state.queued);
             state.running += 1;
             drop(state);
             let outcomes = run(&batch);
@@ -116,8 +126,14 @@ impl<P: Keyed, O> Group<P, O> {
                 .fetch_add(batch.len() as u64, Ordering::Relaxed);
             state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
             state.running -= 1;
-            state.outcomes.extend(tickets.into_iter().zip(outcomes));
-            self.finished.notify_all();
+            for ((ticket, wake), outcome) in waiters.into_iter().zip(outcomes) {
+                state.outcomes.insert(ticket, outcome);
+                wake.notify_one();
+            }
+            // The oldest request still queued leads the next batch.
+            if let Some(next) = state.queued.first() {
+                next.wake.notify_one();
+            }
         }
     }
 }
@@ -139,28 +155,27 @@ impl<P, O> Group<P, O> {
 }
 
 /// Up to [`MAX_BATCH`] queued requests, oldest first, at most one per
-/// instance.
-fn take_batch<P: Keyed>(queued: &mut Vec<(u64, P)>) -> (Vec<u64>, Vec<P>) {
+/// instance: their tickets and wake-ups, and the requests.
+fn take_batch<P: Keyed>(queued: &mut Vec<Waiter<P>>) -> (Vec<(u64, Arc<Condvar>)>, Vec<P>) {
     let mut ids = HashSet::new();
-    let mut tickets = Vec::new();
+    let mut waiters = Vec::new();
     let mut batch = Vec::new();
     let mut rest = Vec::new();
-    for (ticket, p) in queued.drain(..) {
-        if batch.len() < MAX_BATCH && ids.insert(p.key().to_string()) {
-            tickets.push(ticket);
-            batch.push(p);
+    for w in queued.drain(..) {
+        if batch.len() < MAX_BATCH && ids.insert(w.pending.key().to_string()) {
+            waiters.push((w.ticket, w.wake));
+            batch.push(w.pending);
         } else {
-            rest.push((ticket, p));
+            rest.push(w);
         }
     }
     *queued = rest;
-    (tickets, batch)
+    (waiters, batch)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     struct Pending(String);
@@ -176,15 +191,21 @@ mod tests {
 
     #[test]
     fn a_batch_holds_one_commit_per_instance_and_at_most_the_maximum() {
-        let mut queued: Vec<(u64, Pending)> = (0..MAX_BATCH as u64 + 3)
-            .map(|t| (t, pending(&format!("i{t}"))))
+        let waiter = |ticket, id: &str| Waiter {
+            ticket,
+            pending: pending(id),
+            wake: Arc::new(Condvar::new()),
+        };
+        let mut queued: Vec<Waiter<Pending>> = (0..MAX_BATCH as u64 + 3)
+            .map(|t| waiter(t, &format!("i{t}")))
             .collect();
-        queued.insert(1, (999, pending("i0")));
-        let (tickets, batch) = take_batch(&mut queued);
+        queued.insert(1, waiter(999, "i0"));
+        let (waiters, batch) = take_batch(&mut queued);
+        let tickets: Vec<u64> = waiters.iter().map(|(t, _)| *t).collect();
         assert_eq!(batch.len(), MAX_BATCH);
         assert_eq!(tickets[0], 0);
         assert!(!tickets.contains(&999), "a second commit of i0 waits");
-        let left: Vec<u64> = queued.iter().map(|(t, _)| *t).collect();
+        let left: Vec<u64> = queued.iter().map(|w| w.ticket).collect();
         assert_eq!(left[0], 999);
         assert_eq!(left.len(), 4);
     }
