@@ -341,7 +341,7 @@ fn receive(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             vm.type_name(timeout)
         )));
     }
-    if let Some(msg) = vm.task_mut(agent).and_then(|a| a.mailbox.pop_front()) {
+    if let Some(msg) = vm.task_mut(agent).and_then(|a| a.pop_message()) {
         return Ok(msg);
     }
     if in_future || (vm.is_async(agent) && vm.running_as_task()) {
