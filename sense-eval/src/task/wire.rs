@@ -98,3 +98,65 @@ impl From<TaskIn> for Task {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(extra: Option<Box<TaskExtra>>) -> Task {
+        Task {
+            name: Symbol(3),
+            scope: ScopeRef(5),
+            body: ProtoId(7),
+            is_async: true,
+            status: TaskStatus::Paused,
+            pause_reason: Value::Int(11),
+            pause_kind: SuspendCause::MESSAGE,
+            fiber: None,
+            resume_pushes: true,
+            extra,
+            interrupt: Default::default(),
+            serial: 13,
+        }
+    }
+
+    fn bytes(t: &Task) -> Vec<u8> {
+        postcard::to_allocvec(t).unwrap()
+    }
+
+    /// The box is an in-memory matter: a task that never had it and one
+    /// whose box is empty are the same task to a snapshot, and reading
+    /// it back makes no box.
+    #[test]
+    fn an_empty_extra_is_written_as_no_extra() {
+        let plain = bytes(&task(None));
+        assert_eq!(plain, bytes(&task(Some(Box::default()))));
+        let back: Task = postcard::from_bytes(&plain).unwrap();
+        assert!(back.extra.is_none());
+        assert_eq!((back.name, back.serial), (Symbol(3), 13));
+        assert_eq!(bytes(&back), plain);
+    }
+
+    /// Queued messages, a stored error and whether it was raised survive
+    /// a write and a read, in order.
+    #[test]
+    fn messages_and_a_stored_error_survive_a_round_trip() {
+        let mut t = task(None);
+        t.push_message(Value::Int(1));
+        t.push_message(Value::Int(2));
+        t.set_error(EvalError::runtime("boom"));
+        let back: Task = postcard::from_bytes(&bytes(&t)).unwrap();
+        assert_eq!(back.mailbox_len(), 2);
+        assert!(matches!(
+            back.mailbox().collect::<Vec<_>>()[..],
+            [Value::Int(1), Value::Int(2)]
+        ));
+        assert_eq!(back.error().map(EvalError::message), Some("boom"));
+        assert!(!back.error_taken());
+        let mut back = back;
+        assert!(back.take_error_once().is_some());
+        assert!(back.take_error_once().is_none(), "raised once only");
+        let again: Task = postcard::from_bytes(&bytes(&back)).unwrap();
+        assert!(again.error_taken());
+    }
+}
