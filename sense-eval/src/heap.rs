@@ -32,7 +32,7 @@ fn obj_bytes(obj: &Obj) -> usize {
             let stack = a.fiber.as_ref().map_or(0, |f| {
                 f.stack.len() * VALUE_BYTES + f.frames.len() * std::mem::size_of::<Frame>()
             });
-            std::mem::size_of::<crate::task::Task>() + a.mailbox.len() * VALUE_BYTES + stack
+            std::mem::size_of::<crate::task::Task>() + a.mailbox_len() * VALUE_BYTES + stack
         }
         Obj::Ext(x) => x.0.heap_bytes(),
         Obj::Map(m) => m.heap_bytes(),

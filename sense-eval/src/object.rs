@@ -144,7 +144,7 @@ pub enum Obj {
     Bound(BoundMethod),
     /// A task: a resumable body with its own fiber (an agent of the
     /// agent runtime), with that fiber while it is paused.
-    Task(Box<Task>),
+    Task(Task),
     /// An async tool's future.
     Future(Box<FutureObj>),
     /// An object of a kind registered through the seam of [`crate::kind`].
@@ -158,6 +158,11 @@ pub enum Obj {
     /// frame of the call in progress (see `vm/walk.rs`).
     Walk(Box<crate::walk::WalkState>),
 }
+
+// Every object slot is as large as the largest variant. A task is held
+// unboxed (a paused agent costs no allocation for its `Task`), so it must
+// not grow past the other variants: 72 bytes, set by `MapObj`.
+const _: () = assert!(std::mem::size_of::<Obj>() <= 72);
 
 impl Obj {
     pub(crate) fn trace(&self, t: &mut Tracer) {

@@ -16,6 +16,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
+mod wire;
+
 /// The lifecycle of a task (a resumable body with its own fiber):
 /// `Created` → `Running` ⇄ `Paused`, then `Completed` or `Failed`. The
 /// agent runtime names these for its hosts; the variant order is part of
@@ -88,7 +90,13 @@ impl SuspendCause {
 }
 
 /// An agent.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
+///
+/// Held unboxed in its heap slot (`Obj::Task`), so it must stay no
+/// larger than the slot's largest other object (checked where `Obj` is
+/// defined); what few tasks use lives in [`TaskExtra`]. Its snapshot
+/// form is written by `task/wire.rs`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(from = "wire::TaskIn")]
 pub struct Task {
     /// Declared name.
     pub name: crate::symbol::Symbol,
@@ -104,28 +112,38 @@ pub struct Task {
     pub pause_reason: Value,
     /// Why it is (or last was) paused.
     pub pause_kind: SuspendCause,
-    /// Messages not yet received, oldest first.
-    pub mailbox: VecDeque<Value>,
     /// The suspended execution while paused (or created-but-scheduled).
     pub fiber: Option<Box<Fiber>>,
     /// True when the pending pause is a call (`pause()`, `ask_human`, …)
     /// whose result the resume value becomes; false for pauses at a safe
     /// point (host request, budget), where the value is dropped.
     pub resume_pushes: bool,
-    /// An error stored for a later collector (async agents).
-    pub error: Option<EvalError>,
-    /// True once a stored error has been raised (so it is raised only once).
-    pub error_taken: bool,
+    /// The mailbox and a stored error, made when the first message or
+    /// error arrives: most agents never have either, and a paused agent
+    /// without this box fits in its heap slot (see [`TaskExtra`]).
+    pub extra: Option<Box<TaskExtra>>,
     /// Set from any thread to ask the running agent to pause; made on
     /// first use ([`Task::pause_flag`]), so an agent no host ever asks to
     /// pause costs no allocation for it (a million paused agents save an
     /// `Arc` each).
-    #[serde(skip)]
     pub interrupt: OnceCell<Arc<PauseFlag>>,
     /// A process-unique number, so host handles detect a collected agent
     /// and never reach an agent of another runtime (every VM draws from one
     /// process-wide counter).
     pub serial: u64,
+}
+
+/// The parts of a task few tasks use, boxed so that [`Task`] stays small
+/// enough to live in its heap slot (`Obj::Task` holds it unboxed: a
+/// paused agent costs no separate allocation for its task).
+#[derive(Debug, Default)]
+pub struct TaskExtra {
+    /// Messages not yet received, oldest first.
+    pub mailbox: VecDeque<Value>,
+    /// An error stored for a later collector (async agents).
+    pub error: Option<EvalError>,
+    /// True once a stored error has been raised (so it is raised only once).
+    pub error_taken: bool,
 }
 
 /// The last agent serial handed out in this process.
@@ -224,11 +242,75 @@ impl Task {
         self.interrupt.get().is_some_and(|f| f.finish())
     }
 
+    /// The rarely used parts, made on first use.
+    fn extra_mut(&mut self) -> &mut TaskExtra {
+        self.extra.get_or_insert_with(Box::default)
+    }
+
+    /// Messages not yet received, oldest first.
+    pub fn mailbox(&self) -> impl Iterator<Item = &Value> {
+        self.extra.iter().flat_map(|x| x.mailbox.iter())
+    }
+
+    /// How many messages wait in the mailbox.
+    pub fn mailbox_len(&self) -> usize {
+        self.extra.as_ref().map_or(0, |x| x.mailbox.len())
+    }
+
+    /// Queues a message at the back of the mailbox.
+    pub fn push_message(&mut self, message: Value) {
+        self.extra_mut().mailbox.push_back(message);
+    }
+
+    /// Takes the oldest message, if any.
+    pub fn pop_message(&mut self) -> Option<Value> {
+        self.extra.as_mut()?.mailbox.pop_front()
+    }
+
+    /// The error stored for a later collector, if any.
+    pub fn error(&self) -> Option<&EvalError> {
+        self.extra.as_ref()?.error.as_ref()
+    }
+
+    /// The stored error, mutably (to remap what it points at).
+    pub fn error_mut(&mut self) -> Option<&mut EvalError> {
+        self.extra.as_mut()?.error.as_mut()
+    }
+
+    /// Stores an error for a later collector (async agents).
+    pub fn set_error(&mut self, err: EvalError) {
+        self.extra_mut().error = Some(err);
+    }
+
+    /// True once a stored error has been raised.
+    pub fn error_taken(&self) -> bool {
+        self.extra.as_ref().is_some_and(|x| x.error_taken)
+    }
+
+    /// Records that the error has been raised (so it is raised only once).
+    pub fn mark_error_taken(&mut self) {
+        self.extra_mut().error_taken = true;
+    }
+
+    /// Takes the stored error for raising, once: `None` when there is
+    /// none or it was raised already.
+    pub fn take_error_once(&mut self) -> Option<EvalError> {
+        let x = self.extra.as_mut()?;
+        if x.error_taken {
+            return None;
+        }
+        let err = x.error.take()?;
+        x.error_taken = true;
+        Some(err)
+    }
+
     pub(crate) fn trace(&self, t: &mut Tracer) {
         t.scope(self.scope);
         t.value(self.pause_reason);
-        t.values(self.mailbox.as_slices().0);
-        t.values(self.mailbox.as_slices().1);
+        if let Some(x) = &self.extra {
+            t.values(x.mailbox.as_slices().0);
+            t.values(x.mailbox.as_slices().1);
+        }
         if let Some(f) = &self.fiber {
             f.trace(t);
         }

@@ -158,12 +158,22 @@ fn expected_agent(vm: &Vm, what: &str, v: Value) -> EvalError {
 }
 
 /// The lexically enclosing agent, which must be the one running now.
+/// Small enough to inline: it is on the path of every `pause()` of a
+/// hand-off, and its error is built out of line.
+#[inline]
 fn running_lexical_agent(vm: &Vm, what: &str) -> EvalResult<ObjRef> {
-    vm.running_lexical_task().ok_or_else(|| {
-        EvalError::runtime(format!(
-            "{what} can only be called inside a running agent's body"
-        ))
-    })
+    match vm.running_lexical_task() {
+        Some(agent) => Ok(agent),
+        None => Err(outside_agent(what)),
+    }
+}
+
+/// The error for an agent-only native called outside a running agent.
+#[cold]
+fn outside_agent(what: &str) -> EvalError {
+    EvalError::runtime(format!(
+        "{what} can only be called inside a running agent's body"
+    ))
 }
 
 /// The natives of the agent protocol, in the order they are installed.
@@ -341,7 +351,7 @@ fn receive(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
             vm.type_name(timeout)
         )));
     }
-    if let Some(msg) = vm.task_mut(agent).and_then(|a| a.mailbox.pop_front()) {
+    if let Some(msg) = vm.task_mut(agent).and_then(|a| a.pop_message()) {
         return Ok(msg);
     }
     if in_future || (vm.is_async(agent) && vm.running_as_task()) {

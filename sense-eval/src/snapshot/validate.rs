@@ -248,7 +248,7 @@ impl State<'_> {
                 if a.pause_kind.0 > crate::task::SuspendCause::LAST.0 {
                     return Err(corrupt("a task has a suspend cause that does not exist"));
                 }
-                for v in &a.mailbox {
+                for v in a.mailbox() {
                     self.value(*v)?;
                 }
                 if let Some(f) = &a.fiber {

@@ -78,7 +78,7 @@ impl Vm {
                     is_async: a.is_async,
                     pause_reason: self.to_host_with(a.pause_reason, walk),
                     pause_kind: (a.status == TaskStatus::Paused).then_some(a.pause_kind),
-                    mailbox: a.mailbox.len(),
+                    mailbox: a.mailbox_len(),
                     frames: a
                         .fiber
                         .as_deref()

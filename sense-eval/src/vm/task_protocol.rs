@@ -15,6 +15,7 @@ use crate::heap::ObjRef;
 use crate::kind::Refusal;
 use crate::object::Obj;
 use crate::proto::TaskInfo;
+use crate::scope::VarMap;
 use crate::symbol::Symbol;
 use crate::task::{SuspendCause, Task, TaskStatus};
 use crate::value::Value;
@@ -46,17 +47,21 @@ impl Vm {
             status: TaskStatus::Created,
             pause_reason: Value::Nil,
             pause_kind: SuspendCause::CALL,
-            mailbox: Default::default(),
             fiber: None,
             resume_pushes: false,
-            error: None,
-            error_taken: false,
+            extra: None,
             interrupt: Default::default(),
             serial,
         };
-        let r = self.heap.alloc(Obj::Task(Box::new(task)));
+        let r = self.heap.alloc(Obj::Task(task));
         self.heap.scope_mut(scope).task = Some(r);
         self.assign(info.name, Value::Obj(r));
+        // The declaring scope now lives as long as the agent. Its first
+        // binding made room for four: a scope per agent declared in a loop
+        // (a loop variable and the agent) keeps only what it holds.
+        if let VarMap::Small(vars) = &mut self.heap.scope_mut(declaring).vars {
+            vars.shrink_to_fit();
+        }
         Ok(())
     }
 
@@ -139,6 +144,11 @@ impl Vm {
                 slot_base: 0,
                 kind: FrameKind::TaskBody,
             }],
+            // Room for a call with one argument (`pause(reason)`, where a
+            // body that pauses at once is waiting): a first push would make
+            // room for four, twice what a million paused agents each need.
+            // A body that needs more grows it once.
+            stack: Vec::with_capacity(2),
             task: Some(task),
             ..Fiber::default()
         }))
@@ -191,7 +201,7 @@ impl Vm {
         if a.pause_kind == SuspendCause::MESSAGE {
             // The pending `receive()` takes the oldest message; with none
             // queued the agent keeps waiting.
-            match a.mailbox.pop_front() {
+            match a.pop_message() {
                 Some(msg) => value = msg,
                 None => return Ok((r, None)),
             }
@@ -330,11 +340,8 @@ impl Vm {
     /// it.
     pub fn collect_started_task(&mut self, v: Value) -> EvalResult<Value> {
         if let Value::Obj(r) = v
-            && let Some(a) = self.task_mut(r)
-            && !a.error_taken
-            && let Some(err) = a.error.take()
+            && let Some(err) = self.task_mut(r).and_then(Task::take_error_once)
         {
-            a.error_taken = true;
             return Err(err);
         }
         Ok(v)
@@ -361,7 +368,7 @@ impl Vm {
         // a loop of sends grew a mailbox to 8 times the ceiling).
         self.check_heap_room(crate::heap::VALUE_BYTES)?;
         if let Some(a) = self.task_mut(task) {
-            a.mailbox.push_back(message);
+            a.push_message(message);
         }
         self.heap.charge(crate::heap::VALUE_BYTES);
         Ok(())

@@ -375,20 +375,20 @@ impl Vm {
             Some(Wait::Task(t)) if t == task => {
                 self.cur.waiting = None;
                 if let Some(a) = self.task_mut(task) {
-                    a.error_taken = true;
+                    a.mark_error_taken();
                 }
                 Some(err)
             }
             // Someone else's task failed: keep the error for its await.
             Some(Wait::Task(t)) => {
                 if let Some(a) = self.task_mut(task) {
-                    a.error = Some(err);
+                    a.set_error(err);
                 }
                 self.continue_wait(t).err()
             }
             Some(Wait::Drain) => {
                 if let Some(a) = self.task_mut(task) {
-                    a.error = Some(err);
+                    a.set_error(err);
                 }
                 None
             }

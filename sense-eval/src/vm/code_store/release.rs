@@ -77,7 +77,7 @@ impl Remap {
                 if let Some(f) = &mut a.fiber {
                     self.fiber(f);
                 }
-                if let Some(e) = &mut a.error {
+                if let Some(e) = a.error_mut() {
                     self.error(e);
                 }
             }
@@ -159,7 +159,7 @@ impl Marks {
                 if let Some(f) = &a.fiber {
                     self.fiber(f);
                 }
-                if let Some(e) = &a.error {
+                if let Some(e) = a.error() {
                     self.error(e);
                 }
             }
