@@ -33,9 +33,7 @@ impl Vm {
             if !Arc::ptr_eq(current, &proto) {
                 proto = Arc::clone(current);
             }
-            let code = &proto.code[..];
             let mut ip = frame.ip as usize;
-            let pid = frame.proto;
 
             // Error exit of an instruction: position the error at it, let
             // `throw` find a handler, and reload whatever frame is current.
@@ -99,24 +97,11 @@ impl Vm {
                     self.cur.stack.push(Value::Bool(holds));
                 }};
             }
-            // A branch into a block: the compiler puts the block's
-            // `EnterBlock` first; it is done here, saving a dispatch.
-            macro_rules! enter_next_block {
-                () => {
-                    if let Some(Op::EnterBlock) = code.get(ip) {
-                        let env = self.env();
-                        self.cur.blocks.push(env);
-                        ip += 1;
-                    }
-                };
-            }
-
-            let plain_return = proto.slotted && proto.ret.is_none();
             'hot: loop {
                 // The common cases first, in the small loop that keeps its
                 // state in registers; it stops at anything else, run here
                 // until the next instruction is one it may take.
-                match self.run_hot(code, &proto.consts, ip, pid, plain_return) {
+                match self.run_hot(&mut proto, ip) {
                     Hot::At(at) => ip = at,
                     Hot::Reload => continue 'frames,
                     Hot::Switched if self.sched.pending.is_none() => continue 'frames,
@@ -130,6 +115,8 @@ impl Vm {
                         continue 'frames;
                     }
                 }
+                // `run_hot` may have moved on to another function's code.
+                let code = &proto.code[..];
                 loop {
                     let Some(&op) = code.get(ip) else {
                         return Err(EvalError::runtime(
@@ -281,11 +268,8 @@ impl Vm {
                         Op::Loop(t) => loop_back!(t),
                         Op::JumpIfFalse(t) => {
                             let c = self.pop();
-                            if self.truthy(c) {
-                                enter_next_block!();
-                            } else {
-                                ip = t as usize;
-                            }
+                            let holds = self.truthy(c);
+                            ip = self.branch(code, holds, ip, t);
                         }
                         Op::JumpIfFalseOrPop(t) => {
                             if self.truthy(self.peek()) {
@@ -534,11 +518,8 @@ impl Vm {
                         }
                         Op::CompareJump(cmp, t) => {
                             let (a, b) = self.pop2();
-                            if tri!(self.compare_general(cmp, a, b)) {
-                                enter_next_block!();
-                            } else {
-                                ip = t as usize;
-                            }
+                            let holds = tri!(self.compare_general(cmp, a, b));
+                            ip = self.branch(code, holds, ip, t);
                         }
                         Op::Unsupported => tri!(self.exec_rare(op, &proto)),
                         // `try`/`except`/`finally`/`raise`: rare, out of the

@@ -17,8 +17,9 @@ use super::names::Bumped;
 use crate::error::EvalError;
 use crate::object::Obj;
 use crate::op::Op;
-use crate::proto::ProtoId;
+use crate::proto::{Proto, ProtoId};
 use crate::value::Value;
+use std::sync::Arc;
 
 /// Why [`Vm::run_hot`] stopped.
 pub(super) enum Hot {
@@ -36,23 +37,52 @@ pub(super) enum Hot {
 
 impl Vm {
     /// Runs instructions of the current frame from `ip` while they are
-    /// hot cases; returns where it stopped and why ([`Hot`]). `code` and
-    /// `consts` are those of `proto`; `plain_return` says its `return`
-    /// needs no checks (slotted, no declared return type).
+    /// hot cases, following calls and returns of slotted functions (and
+    /// `proto` with them); returns where it stopped and why ([`Hot`]).
+    /// `proto` runs in the current frame on entry and on return.
     #[inline(never)]
-    pub(super) fn run_hot(
+    pub(super) fn run_hot(&mut self, proto: &mut Arc<Proto>, mut ip: usize) -> Hot {
+        loop {
+            let Some(frame) = self.cur.frames.last() else {
+                return Hot::Reload;
+            };
+            let (pid, sbase) = (frame.proto, frame.slot_base as usize);
+            match self.run_code(proto, ip, pid, sbase) {
+                Ok(hot) => return hot,
+                // Another function's code: on with it.
+                Err(()) => {
+                    let Some(frame) = self.cur.frames.last() else {
+                        return Hot::Reload;
+                    };
+                    let Some(current) = self.code.protos.get(frame.proto.0 as usize) else {
+                        return Hot::Reload;
+                    };
+                    ip = frame.ip as usize;
+                    if !Arc::ptr_eq(current, proto) {
+                        *proto = Arc::clone(current);
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`run_hot`](Self::run_hot) within `proto`'s code (`pid`), whose
+    /// frame's slots start at `sbase`: `Err` when a call or return moved
+    /// to a frame running other code.
+    #[inline(always)]
+    fn run_code(
         &mut self,
-        code: &[Op],
-        consts: &[Value],
+        proto: &Proto,
         mut ip: usize,
-        proto: ProtoId,
-        plain_return: bool,
-    ) -> Hot {
-        // The slot base changes only with the frame, below.
-        let mut sbase = self.slot_base();
+        pid: ProtoId,
+        mut sbase: usize,
+    ) -> Result<Hot, ()> {
+        let code = &proto.code[..];
+        let consts = &proto.consts[..];
+        let plain_return = proto.slotted && proto.ret.is_none();
         loop {
             let Some(&op) = code.get(ip) else {
-                return Hot::At(ip);
+                return Ok(Hot::At(ip));
             };
             match op {
                 Op::Const(k) => {
@@ -71,13 +101,13 @@ impl Vm {
                         let v = *v;
                         self.cur.stack.push(v);
                     }
-                    _ => return Hot::At(ip),
+                    _ => return Ok(Hot::At(ip)),
                 },
                 Op::StoreSlot(s) => {
                     let fiber = &mut *self.cur;
                     match (fiber.stack.last(), fiber.slots.get_mut(sbase + s as usize)) {
                         (Some(&v), Some(Some(slot))) => *slot = v,
-                        _ => return Hot::At(ip),
+                        _ => return Ok(Hot::At(ip)),
                     }
                 }
                 Op::StoreSlotPop(s) => {
@@ -86,15 +116,15 @@ impl Vm {
                         (Some(v), Some(Some(slot))) => *slot = v,
                         (Some(v), _) => {
                             fiber.stack.push(v);
-                            return Hot::At(ip);
+                            return Ok(Hot::At(ip));
                         }
-                        (None, _) => return Hot::At(ip),
+                        (None, _) => return Ok(Hot::At(ip)),
                     }
                 }
                 Op::DefineSlot(s) => {
                     let fiber = &mut *self.cur;
                     let Some(slot) = fiber.slots.get_mut(sbase + s as usize) else {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     };
                     *slot = Some(fiber.stack.pop().unwrap_or(Value::Nil));
                 }
@@ -103,7 +133,7 @@ impl Vm {
                         ip = next;
                         continue;
                     }
-                    None => return Hot::At(ip),
+                    None => return Ok(Hot::At(ip)),
                 },
                 Op::ClearSlots(a, b) => {
                     let range = sbase + a as usize..sbase + b as usize;
@@ -113,75 +143,75 @@ impl Vm {
                 }
                 Op::Load(sym) => match self.lookup(self.env(), sym) {
                     Some(v) => self.cur.stack.push(v),
-                    None => return Hot::At(ip),
+                    None => return Ok(Hot::At(ip)),
                 },
                 Op::Bump(sym) => {
                     let delta = match (code.get(ip + 1), code.get(ip + 2)) {
                         (Some(&Op::AddInt(k)), Some(&Op::StorePop(s))) if s == sym => k as i64,
                         (Some(&Op::SubInt(k)), Some(&Op::StorePop(s))) if s == sym => -(k as i64),
-                        _ => return Hot::At(ip),
+                        _ => return Ok(Hot::At(ip)),
                     };
                     match self.bump(self.env(), sym, delta) {
                         Bumped::Done => ip += 2,
                         Bumped::Read(v) => self.cur.stack.push(v),
-                        Bumped::Undefined => return Hot::At(ip),
+                        Bumped::Undefined => return Ok(Hot::At(ip)),
                     }
                 }
                 Op::StorePop(sym) => {
                     let Some(&v) = self.cur.stack.last() else {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     };
                     if !self.assign_existing(self.env(), sym, v) {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     }
                     self.cur.stack.pop();
                 }
                 Op::Add => {
                     if !int2(&mut self.cur.stack, |x, y| x.checked_add(y).map(Value::Int)) {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     }
                 }
                 Op::Sub => {
                     if !int2(&mut self.cur.stack, |x, y| x.checked_sub(y).map(Value::Int)) {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     }
                 }
                 Op::Mul => {
                     if !int2(&mut self.cur.stack, |x, y| x.checked_mul(y).map(Value::Int)) {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     }
                 }
                 Op::Mod => {
                     let m = |x, y| (y != 0).then(|| super::ops::int_mod(x, y)).flatten();
                     if !int2(&mut self.cur.stack, |x, y| m(x, y).map(Value::Int)) {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     }
                 }
                 Op::AddInt(n) => {
                     if !int1(&mut self.cur.stack, |x| x.checked_add(n as i64)) {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     }
                 }
                 Op::SubInt(n) => {
                     if !int1(&mut self.cur.stack, |x| x.checked_sub(n as i64)) {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     }
                 }
                 Op::MulInt(n) => {
                     if !int1(&mut self.cur.stack, |x| x.checked_mul(n as i64)) {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     }
                 }
                 Op::ModInt(n) => {
                     let m = |x| (n != 0).then(|| super::ops::int_mod(x, n as i64)).flatten();
                     if !int1(&mut self.cur.stack, m) {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     }
                 }
                 Op::CompareJump(cmp, t) => {
                     let stack = &mut self.cur.stack;
                     let [.., Value::Int(x), Value::Int(y)] = stack.as_slice() else {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     };
                     let holds = cmp.ints(*x, *y);
                     stack.truncate(stack.len() - 2);
@@ -213,18 +243,18 @@ impl Vm {
                         ip = next;
                         continue;
                     }
-                    None => return Hot::At(ip),
+                    None => return Ok(Hot::At(ip)),
                 },
                 Op::Index => {
                     let fiber = &mut *self.cur;
                     let [.., Value::Array(r), Value::Int(idx)] = fiber.stack.as_slice() else {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     };
                     let Obj::Array(items) = self.heap.get(*r) else {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     };
                     let Some(&v) = usize::try_from(*idx).ok().and_then(|pos| items.get(pos)) else {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     };
                     fiber.stack.pop();
                     if let Some(top) = fiber.stack.last_mut() {
@@ -235,10 +265,10 @@ impl Vm {
                 // answers): what `task_member` finds, without its errors.
                 Op::Member(sym) if !self.task_members.has(sym) => {
                     let Some(&Value::Obj(r)) = self.cur.stack.last() else {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     };
                     let Some(v) = self.task_ref(r).and_then(|t| self.lookup(t.scope, sym)) else {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     };
                     if let Some(top) = self.cur.stack.last_mut() {
                         *top = v;
@@ -249,7 +279,7 @@ impl Vm {
                 // stays in here.
                 Op::Call(argc) if !self.needs_safepoint() => {
                     if let Some(Op::IterPrep) = code.get(ip + 1) {
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     }
                     self.set_ip(ip + 1);
                     if !self.call_slotted_fast(argc as usize) {
@@ -261,12 +291,12 @@ impl Vm {
                                 ip += 1;
                                 continue;
                             }
-                            Ok(true) => return Hot::Switched,
-                            Err(err) => return Hot::Failed(ip + 1, err),
+                            Ok(true) => return Ok(Hot::Switched),
+                            Err(err) => return Ok(Hot::Failed(ip + 1, err)),
                         }
                     }
-                    let Some(at) = self.same_code(proto) else {
-                        return Hot::Reload;
+                    let Some(at) = self.same_code(pid) else {
+                        return Err(());
                     };
                     (ip, sbase) = at;
                     continue;
@@ -275,15 +305,15 @@ impl Vm {
                     let v = self.cur.stack.pop().unwrap_or(Value::Nil);
                     if !self.return_slotted(v) {
                         self.cur.stack.push(v);
-                        return Hot::At(ip);
+                        return Ok(Hot::At(ip));
                     }
-                    let Some(at) = self.same_code(proto) else {
-                        return Hot::Reload;
+                    let Some(at) = self.same_code(pid) else {
+                        return Err(());
                     };
                     (ip, sbase) = at;
                     continue;
                 }
-                _ => return Hot::At(ip),
+                _ => return Ok(Hot::At(ip)),
             }
             ip += 1;
         }
