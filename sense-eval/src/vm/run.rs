@@ -110,6 +110,7 @@ impl Vm {
                         None => continue 'frames,
                     },
                     Hot::Failed(at, err) => {
+                        self.set_ip(at);
                         let err = err.at(proto.span_at(at), proto.file);
                         self.throw(err)?;
                         continue 'frames;
@@ -233,11 +234,7 @@ impl Vm {
                             self.heap.scope_mut(scope).vars.define(sym, v);
                         }
                         // The Int cases run in `run_hot`; what reaches here is general.
-                        Op::Add => {
-                            let (a, b) = self.pop2();
-                            let v = tri!(self.add(a, b));
-                            self.cur.stack.push(v);
-                        }
+                        Op::Add => tri!(self.add_op()),
                         Op::Sub | Op::Mul | Op::Mod => {
                             let (a, b) = self.pop2();
                             let v = tri!(self.arith(op, a, b));

@@ -14,7 +14,7 @@
 use super::Vm;
 use super::lazy_range::lazy_range_next;
 use super::names::Bumped;
-use crate::error::EvalError;
+use crate::error::{EvalError, EvalResult};
 use crate::object::Obj;
 use crate::op::Op;
 use crate::proto::{Proto, ProtoId};
@@ -31,7 +31,8 @@ pub(super) enum Hot {
     /// A general call pushed a frame or asked for a fiber switch: `run`
     /// settles it as after its own calls.
     Switched,
-    /// A general call failed; the index is the one after the call.
+    /// An instruction failed (a general call, `+`); the index is the one
+    /// after it, as `run`'s own failures have it.
     Failed(usize, EvalError),
 }
 
@@ -166,9 +167,13 @@ impl Vm {
                     }
                     self.cur.stack.pop();
                 }
+                // `+` of anything else too (strings, arrays): common,
+                // and it neither pauses nor switches frames.
                 Op::Add => {
-                    if !int2(&mut self.cur.stack, |x, y| x.checked_add(y).map(Value::Int)) {
-                        return Ok(Hot::At(ip));
+                    if !int2(&mut self.cur.stack, |x, y| x.checked_add(y).map(Value::Int))
+                        && let Err(err) = self.add_op()
+                    {
+                        return Ok(Hot::Failed(ip + 1, err));
                     }
                 }
                 Op::Sub => {
@@ -327,6 +332,15 @@ impl Vm {
             Some(f) if f.proto == proto => Some((f.ip as usize, f.slot_base as usize)),
             _ => None,
         }
+    }
+
+    /// `Add` of two values that are not both Ints (or overflow).
+    #[inline(never)]
+    pub(super) fn add_op(&mut self) -> EvalResult<()> {
+        let (a, b) = self.pop2();
+        let v = self.add(a, b)?;
+        self.cur.stack.push(v);
+        Ok(())
     }
 
     /// A conditional branch taken (`holds`: on to `next`, entering the
