@@ -28,6 +28,7 @@ mod names;
 mod ops;
 mod registries;
 mod run;
+mod run_hot;
 mod scheduler;
 mod scope_slots;
 mod show;
