@@ -18,6 +18,10 @@ use std::time::Duration;
 /// The channel the announcements go to.
 pub(crate) const CHANNEL: &str = "sense_instances";
 
+/// The shortest time between two announcements of one store: what a
+/// waiter in another process may wait longer for a change.
+const ANNOUNCE_INTERVAL: Duration = Duration::from_millis(5);
+
 /// Longest payload sent (PostgreSQL's limit is 8,000 bytes); ids are
 /// separated by spaces (an id never holds one).
 const MAX_PAYLOAD: usize = 7_900;
@@ -110,6 +114,10 @@ fn run(announcer: &Weak<Announcer>, connect: &Connect) {
             }
             client = None;
         }
+        // At most one announcement per interval: under load the ids of
+        // many commits go out together (each announcement is a
+        // transaction here and a wake-up of every listening process).
+        std::thread::sleep(ANNOUNCE_INTERVAL);
     }
 }
 
