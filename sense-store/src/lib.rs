@@ -60,7 +60,7 @@ pub use model::{
     AuditEvent, ChangeFeed, Commit, Due, Event, Instance, ListQuery, NewInstance, Record, Status,
     Summary,
 };
-pub use postgres_store::{CommitStats, PostgresStore};
+pub use postgres_store::{BatchStats, PostgresStore};
 pub use sqlite_store::SqliteStore;
 pub use steps::{Claim, Steps, VersionInfo};
 

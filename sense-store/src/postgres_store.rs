@@ -29,7 +29,7 @@ macro_rules! summary_columns {
 mod claims;
 mod commits;
 mod group_commit;
-pub use group_commit::CommitStats;
+pub use group_commit::BatchStats;
 mod steps;
 
 /// The migrations, in order; the schema version is the count applied.
@@ -98,13 +98,13 @@ impl std::fmt::Debug for PostgresStore {
 impl PostgresStore {
     /// How this store's commits were batched (group commit) since it was
     /// opened: concurrent answers of one process commit together.
-    pub fn commit_stats(&self) -> CommitStats {
+    pub fn commit_stats(&self) -> BatchStats {
         self.group.stats()
     }
 
     /// How this store's claims of steps were batched, as
     /// [`PostgresStore::commit_stats`] for commits.
-    pub fn claim_stats(&self) -> CommitStats {
+    pub fn claim_stats(&self) -> BatchStats {
         self.claims.stats()
     }
 }

@@ -66,8 +66,15 @@ type Decided = Option<(Claim, Option<Summary>)>;
 
 /// What one row of a claim statement says, from column `at` on; `None`
 /// when the claim lost to a claim that committed after the statement's
-/// snapshot (the lease row it read is not that claim's: run it again).
-fn decide(row: &Row, at: usize, r: &ClaimRequest, now: i64) -> Result<Decided, postgres::Error> {
+/// snapshot (the lease row it read is not that claim's: run it again) —
+/// unless this was the `last` attempt, which reports the lease it read.
+fn decide(
+    row: &Row,
+    at: usize,
+    r: &ClaimRequest,
+    now: i64,
+    last: bool,
+) -> Result<Decided, postgres::Error> {
     let current: Option<i64> = row.try_get(at)?;
     let taken: i64 = row.try_get(at + 1)?;
     let found = match current {
@@ -84,7 +91,7 @@ fn decide(row: &Row, at: usize, r: &ClaimRequest, now: i64) -> Result<Decided, p
     let held_by: Option<String> = row.try_get(at + 2)?;
     let until: Option<i64> = row.try_get(at + 3)?;
     let lease_version: Option<i64> = row.try_get(at + 4)?;
-    if held_by.is_none() || lease_version != Some(r.version) {
+    if !last && (held_by.is_none() || lease_version != Some(r.version)) {
         return Ok(None);
     }
     let held = Claim::Held {
@@ -136,7 +143,7 @@ impl PostgresStore {
             batch
                 .iter()
                 .map(|r| match by_id.get(&r.id) {
-                    Some(row) => decide(row, 1, r, now),
+                    Some(row) => decide(row, 1, r, now, false),
                     None => Ok(None),
                 })
                 .collect()
@@ -156,26 +163,13 @@ impl PostgresStore {
                 let row = c
                     .client
                     .query_one(&sql, &[&r.id, &r.version, &r.holder, &expires_at, &now])?;
-                if let Some(done) = decide(&row, 0, r, now)? {
+                // A claim that lost to one committed after this
+                // statement's snapshot was taken cannot see the winner's
+                // lease row; the next attempt, with a new snapshot, sees
+                // who holds the step (or takes it, if the lease is gone).
+                let last = attempt >= CLAIM_ATTEMPTS;
+                if let Some(done) = decide(&row, 0, r, now, last)? {
                     return Ok(done);
-                }
-                // Lost to a claim that committed after this statement's
-                // snapshot was taken: its lease row is not visible to the
-                // statement's own read. The next attempt, with a new
-                // snapshot, sees who holds the step (or takes it, if the
-                // lease is already gone).
-                if attempt >= CLAIM_ATTEMPTS {
-                    let held_by: Option<String> = row.try_get(2)?;
-                    let until: Option<i64> = row.try_get(3)?;
-                    let held = Claim::Held {
-                        holder: held_by.unwrap_or_default(),
-                        expires_at: until.unwrap_or(now),
-                    };
-                    let found = match row.try_get::<_, Option<i64>>(0)? {
-                        Some(_) => Some(crate::rows::summary(&row, 5)?),
-                        None => None,
-                    };
-                    return Ok((held, found));
                 }
             }
         })

@@ -112,16 +112,14 @@ impl PostgresStore {
     /// of it was written, and each commit runs again on its own so that
     /// each gets its own outcome.
     pub(super) fn run_commits(&self, batch: &[Pending]) -> Vec<Outcome> {
-        let outcomes = match batch.len() {
-            2.. => self.commit_many(batch).ok(),
+        let many = match batch.len() {
+            2.. => self
+                .commit_many(batch)
+                .inspect_err(|_| self.group.count_retried())
+                .ok(),
             _ => None,
         };
-        let outcomes = outcomes.unwrap_or_else(|| {
-            if batch.len() > 1 {
-                self.group.count_retried();
-            }
-            batch.iter().map(|p| self.commit_one(p)).collect()
-        });
+        let outcomes = many.unwrap_or_else(|| batch.iter().map(|p| self.commit_one(p)).collect());
         // Announced together: one wake-up of the announcing thread.
         let committed = batch.iter().zip(&outcomes).filter_map(|(p, o)| match o {
             Ok((Commit::Committed { .. }, _)) => Some(p.id.as_str()),

@@ -41,8 +41,8 @@ pub(super) trait Keyed {
 /// one store.
 pub(super) struct Group<P, O> {
     state: Mutex<State<P, O>>,
-    statements: AtomicU64,
-    commits: AtomicU64,
+    batches: AtomicU64,
+    requests: AtomicU64,
     retried: AtomicU64,
 }
 
@@ -55,8 +55,8 @@ impl<P, O> Default for Group<P, O> {
                 outcomes: HashMap::new(),
                 running: 0,
             }),
-            statements: AtomicU64::new(0),
-            commits: AtomicU64::new(0),
+            batches: AtomicU64::new(0),
+            requests: AtomicU64::new(0),
             retried: AtomicU64::new(0),
         }
     }
@@ -65,13 +65,14 @@ impl<P, O> Default for Group<P, O> {
 /// How a PostgreSQL store's commits (or claims) were batched since it was
 /// opened.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CommitStats {
+pub struct BatchStats {
     /// Batches run (each one statement, unless retried).
     pub batches: u64,
-    /// Commits they carried (`commits / batches`: the mean batch size).
-    pub commits: u64,
+    /// Commits (or claims) they carried (`requests / batches`: the mean
+    /// batch size).
+    pub requests: u64,
     /// Batches of more than one whose statement failed, so that each of
-    /// their commits ran again on its own.
+    /// their requests ran again on its own.
     pub retried: u64,
 }
 
@@ -121,8 +122,8 @@ impl<P: Keyed, O> Group<P, O> {
             state.running += 1;
             drop(state);
             let outcomes = run(&batch);
-            self.statements.fetch_add(1, Ordering::Relaxed);
-            self.commits
+            self.batches.fetch_add(1, Ordering::Relaxed);
+            self.requests
                 .fetch_add(batch.len() as u64, Ordering::Relaxed);
             state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
             state.running -= 1;
@@ -140,10 +141,10 @@ impl<P: Keyed, O> Group<P, O> {
 
 impl<P, O> Group<P, O> {
     /// The counts so far.
-    pub(super) fn stats(&self) -> CommitStats {
-        CommitStats {
-            batches: self.statements.load(Ordering::Relaxed),
-            commits: self.commits.load(Ordering::Relaxed),
+    pub(super) fn stats(&self) -> BatchStats {
+        BatchStats {
+            batches: self.batches.load(Ordering::Relaxed),
+            requests: self.requests.load(Ordering::Relaxed),
             retried: self.retried.load(Ordering::Relaxed),
         }
     }
