@@ -13,9 +13,17 @@
 
 use crate::value::Value;
 use indexmap::IndexMap;
+use std::hash::{Hash, Hasher};
+
+/// How a map hashes its keys. foldhash (the hasher hashbrown itself
+/// defaults to) over the default SipHash: a short string key costs a few
+/// instructions per word instead of SipHash's rounds, and the per-process
+/// random seed still keeps colliding keys hard to construct. The order of
+/// a map is its insertion order whatever the hasher.
+pub type KeyHasher = foldhash::fast::RandomState;
 
 /// A map key: the content of a String, Int or Bool value.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum MapKey {
     /// A String key.
     Str(Box<str>),
@@ -25,7 +33,73 @@ pub enum MapKey {
     Bool(bool),
 }
 
+/// A key borrowed from a value (a String's text in the heap), for lookups
+/// that need no owned [`MapKey`]: it hashes and compares exactly as the
+/// owned key with the same content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyRef<'a> {
+    /// A String key.
+    Str(&'a str),
+    /// An Int key.
+    Int(i64),
+    /// A Bool key.
+    Bool(bool),
+}
+
+impl KeyRef<'_> {
+    /// The owned key with this content.
+    pub fn to_owned_key(self) -> MapKey {
+        match self {
+            KeyRef::Str(s) => MapKey::Str(s.into()),
+            KeyRef::Int(i) => MapKey::Int(i),
+            KeyRef::Bool(b) => MapKey::Bool(b),
+        }
+    }
+}
+
+// `MapKey` and `KeyRef` hash through this one function, so a borrowed
+// key finds the owned one (indexmap's `Equivalent` contract).
+impl Hash for KeyRef<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            KeyRef::Str(s) => {
+                state.write_u8(0);
+                s.hash(state);
+            }
+            KeyRef::Int(i) => {
+                state.write_u8(1);
+                i.hash(state);
+            }
+            KeyRef::Bool(b) => {
+                state.write_u8(2);
+                b.hash(state);
+            }
+        }
+    }
+}
+
+impl Hash for MapKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_ref_key().hash(state);
+    }
+}
+
+impl indexmap::Equivalent<MapKey> for KeyRef<'_> {
+    fn equivalent(&self, key: &MapKey) -> bool {
+        *self == key.as_ref_key()
+    }
+}
+
 impl MapKey {
+    /// The key borrowed (for hashing and comparing with a [`KeyRef`]).
+    pub fn as_ref_key(&self) -> KeyRef<'_> {
+        match self {
+            MapKey::Str(s) => KeyRef::Str(s),
+            MapKey::Int(i) => KeyRef::Int(*i),
+            MapKey::Bool(b) => KeyRef::Bool(*b),
+        }
+    }
+
     /// The key as `print` shows it (strings unquoted).
     pub fn text(&self) -> String {
         match self {
@@ -48,7 +122,7 @@ impl MapKey {
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct MapObj {
     /// Key → value, in the order the keys were first inserted.
-    pub entries: IndexMap<MapKey, Value>,
+    pub entries: IndexMap<MapKey, Value, KeyHasher>,
 }
 
 /// What one entry costs beyond its key's text: the key and value words
@@ -75,6 +149,18 @@ impl MapObj {
     /// The value at `key`.
     pub fn get(&self, key: &MapKey) -> Option<Value> {
         self.entries.get(key).copied()
+    }
+
+    /// The value at a borrowed key.
+    #[inline]
+    pub fn get_ref(&self, key: KeyRef<'_>) -> Option<Value> {
+        self.entries.get(&key).copied()
+    }
+
+    /// The position of a borrowed key.
+    #[inline]
+    pub fn index_of(&self, key: KeyRef<'_>) -> Option<usize> {
+        self.entries.get_index_of(&key)
     }
 
     /// Inserts or replaces; a new key goes last, a replaced one keeps its

@@ -9,7 +9,7 @@
 
 use super::Vm;
 use crate::error::{EvalError, EvalResult};
-use crate::map::{ENTRY_BYTES, MapKey, MapObj};
+use crate::map::{ENTRY_BYTES, KeyRef, MapKey, MapObj};
 use crate::object::Obj;
 use crate::value::Value;
 
@@ -17,10 +17,16 @@ impl Vm {
     /// The key that value `k` stands for: a String, Int or Bool; anything
     /// else is a `SenseTypeError`.
     pub fn map_key(&self, k: Value) -> EvalResult<MapKey> {
+        self.map_key_ref(k).map(KeyRef::to_owned_key)
+    }
+
+    /// [`Vm::map_key`] borrowed: a String key is its text in the heap, so
+    /// a lookup allocates nothing.
+    pub fn map_key_ref(&self, k: Value) -> EvalResult<KeyRef<'_>> {
         match k {
-            Value::Str(_) => Ok(MapKey::Str(self.str_of(k).unwrap_or("").into())),
-            Value::Int(i) => Ok(MapKey::Int(i)),
-            Value::Bool(b) => Ok(MapKey::Bool(b)),
+            Value::Str(_) => Ok(KeyRef::Str(self.str_of(k).unwrap_or(""))),
+            Value::Int(i) => Ok(KeyRef::Int(i)),
+            Value::Bool(b) => Ok(KeyRef::Bool(b)),
             _ => Err(EvalError::type_error(format!(
                 "map keys must be String, Int or Bool, got {}",
                 self.type_name(k)
@@ -88,30 +94,38 @@ impl Vm {
     /// The value at key `k` of map `m`: `None` when absent (errors: `m`
     /// not a map, `k` not a key type).
     pub fn map_get(&self, m: Value, k: Value) -> EvalResult<Option<Value>> {
-        let key = self.map_key(k)?;
+        let key = self.map_key_ref(k)?;
         let map = self.map_of(m).ok_or_else(|| {
             EvalError::runtime(format!("expected a Map, got {}", self.type_name(m)))
         })?;
-        Ok(map.get(&key))
+        Ok(map.get_ref(key))
     }
 
     /// `m[k] = v`: inserts or replaces, within the size bound and the
     /// heap ceiling.
     pub fn map_set(&mut self, m: Value, k: Value, v: Value) -> EvalResult<()> {
-        let key = self.map_key(k)?;
+        let key = self.map_key_ref(k)?;
         let Some(map) = self.map_of(m) else {
             return Err(EvalError::runtime(format!(
                 "expected a Map, got {}",
                 self.type_name(m)
             )));
         };
-        if !map.entries.contains_key(&key) {
-            let n = map.len() + 1;
-            self.check_map_len(n)?;
-            let bytes = ENTRY_BYTES + key.heap_bytes();
-            self.check_heap_room(bytes)?;
-            self.heap.charge(bytes);
+        // A key already there is replaced in place: no owned key is made.
+        if let Some(at) = map.index_of(key) {
+            if let Some(map) = self.map_of_mut(m)
+                && let Some((_, slot)) = map.entries.get_index_mut(at)
+            {
+                *slot = v;
+            }
+            return Ok(());
         }
+        let key = key.to_owned_key();
+        let n = map.len() + 1;
+        self.check_map_len(n)?;
+        let bytes = ENTRY_BYTES + key.heap_bytes();
+        self.check_heap_room(bytes)?;
+        self.heap.charge(bytes);
         if let Some(map) = self.map_of_mut(m) {
             map.insert(key, v);
         }

@@ -19,7 +19,7 @@ impl Vm {
         }
         if let Some(m) = self.map_of(xs) {
             // A value that cannot be a key is in no map.
-            return Ok(self.map_key(x).is_ok_and(|k| m.entries.contains_key(&k)));
+            return Ok(self.map_key_ref(x).is_ok_and(|k| m.index_of(k).is_some()));
         }
         if let Some(s) = self.str_of(xs) {
             let Some(sub) = self.str_of(x) else {
