@@ -23,6 +23,14 @@ impl StrObj {
         StrObj { text, ascii }
     }
 
+    /// Wraps `text` whose ASCII-ness the caller already knows (a piece of
+    /// an ASCII string, the concatenation of two known strings, digits),
+    /// skipping the scan.
+    pub fn with_ascii(text: Box<str>, ascii: bool) -> Self {
+        debug_assert_eq!(ascii, text.is_ascii());
+        StrObj { text, ascii }
+    }
+
     /// Length in code points.
     pub fn char_len(&self) -> usize {
         if self.ascii {

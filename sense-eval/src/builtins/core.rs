@@ -154,7 +154,7 @@ pub(crate) fn str_value(vm: &mut Vm, v: Value) -> EvalResult<Value> {
         Value::Int(n) => {
             let mut digits = [0u8; 20];
             let text = int_text(n, &mut digits);
-            vm.new_str(text)
+            vm.new_str_known(text.into_boxed_str(), true)
         }
         v => {
             let s = vm.show(v)?;
@@ -163,8 +163,9 @@ pub(crate) fn str_value(vm: &mut Vm, v: Value) -> EvalResult<Value> {
     }
 }
 
-/// `n` in decimal, written at the end of `buf` (20 bytes hold any i64's
-/// digits; the sign is written separately).
+/// `n` in decimal, the digits written at the end of `buf` (20 bytes hold
+/// any i64's digits; the sign is written separately) and copied into a
+/// string of exactly their length.
 fn int_text(n: i64, buf: &mut [u8; 20]) -> String {
     let mut at = buf.len();
     let mut m = n.unsigned_abs();
@@ -178,14 +179,15 @@ fn int_text(n: i64, buf: &mut [u8; 20]) -> String {
             break;
         }
     }
-    let digits = std::str::from_utf8(buf.get(at..).unwrap_or_default()).unwrap_or_default();
+    let digits = buf.get(at..).unwrap_or_default();
     // Exactly the length: turning it into the string object then needs no
-    // reallocation.
+    // reallocation. Pushing the ASCII digits as chars spares the UTF-8
+    // validation a `from_utf8` of the buffer would run.
     let mut text = String::with_capacity(digits.len() + usize::from(n < 0));
     if n < 0 {
         text.push('-');
     }
-    text.push_str(digits);
+    text.extend(digits.iter().map(|&d| char::from(d)));
     text
 }
 

@@ -80,6 +80,18 @@ impl Vm {
         }
     }
 
+    /// The string object behind a string value (its text and ASCII flag).
+    #[inline]
+    pub(crate) fn str_obj(&self, v: Value) -> Option<&StrObj> {
+        match v {
+            Value::Str(r) => match self.heap.get(r) {
+                Obj::Str(s) => Some(s),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The items of an array value.
     #[inline]
     pub fn array_of(&self, v: Value) -> Option<&Vec<Value>> {
@@ -100,6 +112,13 @@ impl Vm {
     /// Allocates a string value, enforcing the configured size cap.
     pub fn new_str(&mut self, s: impl Into<Box<str>>) -> EvalResult<Value> {
         let s = s.into();
+        let ascii = s.is_ascii();
+        self.new_str_known(s, ascii)
+    }
+
+    /// [`Vm::new_str`] for text whose ASCII-ness the caller knows (see
+    /// [`StrObj::with_ascii`]).
+    pub(crate) fn new_str_known(&mut self, s: Box<str>, ascii: bool) -> EvalResult<Value> {
         if s.len() > self.config.max_string_len {
             return Err(EvalError::runtime(format!(
                 "string too large ({} bytes; the limit is {})",
@@ -109,7 +128,9 @@ impl Vm {
             .limit());
         }
         self.check_heap_room(s.len())?;
-        Ok(Value::Str(self.heap.alloc(Obj::Str(StrObj::new(s)))))
+        Ok(Value::Str(
+            self.heap.alloc(Obj::Str(StrObj::with_ascii(s, ascii))),
+        ))
     }
 
     /// Fails when the heap, grown by `bytes` more, would pass the heap
@@ -207,17 +228,20 @@ impl Vm {
         match (a, b) {
             (Value::Int(x), Value::Int(y)) => x.checked_add(y).map(Value::Int).ok_or_else(overflow),
             (Value::Str(_), _) | (_, Value::Str(_)) => {
-                let (Some(x), Some(y)) = (self.str_of(a), self.str_of(b)) else {
+                let (Some(x), Some(y)) = (self.str_obj(a), self.str_obj(b)) else {
                     return Err(EvalError::runtime(format!(
                         "'+' requires both operands to be String (got {} and {}); use str() to convert",
                         self.type_name(a),
                         self.type_name(b)
                     )));
                 };
-                let mut s = String::with_capacity(x.len() + y.len());
-                s.push_str(x);
-                s.push_str(y);
-                self.new_str(s)
+                // One allocation of the exact length; the result is ASCII
+                // when both halves are, so it is never scanned.
+                let ascii = x.ascii && y.ascii;
+                let mut s = String::with_capacity(x.text.len() + y.text.len());
+                s.push_str(&x.text);
+                s.push_str(&y.text);
+                self.new_str_known(s.into_boxed_str(), ascii)
             }
             (Value::Array(_), Value::Array(_)) => {
                 let mut items = self.array_of(a).cloned().unwrap_or_default();

@@ -19,31 +19,39 @@ impl Vm {
         match call.name {
             "split" => {
                 call.arity(self, 0, 1)?;
-                let parts: Vec<String> = if matches!(call.arg(0), Value::Nil) {
-                    s.split(is_space)
-                        .filter(|p| !p.is_empty())
-                        .map(str::to_string)
-                        .collect()
+                let parts: Vec<&str> = if matches!(call.arg(0), Value::Nil) {
+                    s.split(is_space).filter(|p| !p.is_empty()).collect()
                 } else {
                     let sep = call.text(self, 0, "the separator")?;
-                    if sep.is_empty() {
-                        return Err(EvalError::runtime("'String.split' got an empty separator"));
+                    let mut chars = sep.chars();
+                    match (chars.next(), chars.next()) {
+                        (None, _) => {
+                            return Err(EvalError::runtime(
+                                "'String.split' got an empty separator",
+                            ));
+                        }
+                        // One character (the usual case): the char
+                        // searcher, which scans with memchr, finds the
+                        // same pieces as the general substring searcher.
+                        (Some(c), None) => s.split(c).collect(),
+                        _ => s.split(sep).collect(),
                     }
-                    s.split(sep).map(str::to_string).collect()
                 };
-                self.strings(parts)
+                let ascii = self.str_obj(call.recv).is_some_and(|o| o.ascii);
+                self.strings(&parts, ascii)
             }
             "lines" => {
                 call.arity(self, 0, 0)?;
-                let mut parts: Vec<String> = s
+                let mut parts: Vec<&str> = s
                     .split('\n')
-                    .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
+                    .map(|l| l.strip_suffix('\r').unwrap_or(l))
                     .collect();
                 // Python's splitlines(): no empty last line after a final break.
                 if s.ends_with('\n') || s.is_empty() {
                     parts.pop();
                 }
-                self.strings(parts)
+                let ascii = self.str_obj(call.recv).is_some_and(|o| o.ascii);
+                self.strings(&parts, ascii)
             }
             "strip" | "lstrip" | "rstrip" => {
                 call.arity(self, 0, 0)?;
@@ -127,18 +135,8 @@ impl Vm {
                 call.arity(self, 1, 1)?;
                 let items = self
                     .array_of(call.arg(0))
-                    .cloned()
                     .ok_or_else(|| call.wrong(self, "its argument", "an Array", call.arg(0)))?;
-                let mut out = String::new();
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(&s);
-                    }
-                    out.push_str(&self.show(*item)?);
-                    if out.len() > self.config.max_string_len {
-                        break;
-                    }
-                }
+                let out = self.joined(&s, items)?;
                 self.new_str(out)
             }
             _ => Err(EvalError::runtime(format!(
@@ -148,13 +146,47 @@ impl Vm {
         }
     }
 
-    /// An array of new strings.
-    fn strings(&mut self, parts: Vec<String>) -> EvalResult<Value> {
+    /// An array of new strings, the pieces of a string that is ASCII when
+    /// `ascii` (so are its pieces: they are not scanned again).
+    fn strings(&mut self, parts: &[&str], ascii: bool) -> EvalResult<Value> {
         self.check_new_array(parts.len())?;
         let mut items = Vec::with_capacity(parts.len());
         for p in parts {
-            items.push(self.new_str(p)?);
+            let v = if ascii {
+                self.new_str_known((*p).into(), true)?
+            } else {
+                self.new_str(*p)?
+            };
+            items.push(v);
         }
         self.new_array(items)
+    }
+
+    /// `sep.join(items)`: each item as `print` shows it (a String's text
+    /// copied as it is, with no string of its own in between), in one
+    /// buffer sized for the Strings up front; it stops once past the
+    /// string-length limit (then `new_str` reports it).
+    fn joined(&self, sep: &str, items: &[Value]) -> EvalResult<String> {
+        let limit = self.config.max_string_len;
+        let texts: usize = items
+            .iter()
+            .map(|&v| self.str_of(v).map_or(0, str::len))
+            .sum();
+        let seps = sep.len().saturating_mul(items.len().saturating_sub(1));
+        let mut out =
+            String::with_capacity(texts.saturating_add(seps).min(limit.saturating_add(1)));
+        for (i, &item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push_str(sep);
+            }
+            match self.str_of(item) {
+                Some(text) => out.push_str(text),
+                None => out.push_str(&self.show(item)?),
+            }
+            if out.len() > limit {
+                break;
+            }
+        }
+        Ok(out)
     }
 }
