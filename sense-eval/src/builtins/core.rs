@@ -197,18 +197,28 @@ fn type_of(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
 }
 
 fn push(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
-    let Value::Array(r) = arg(args, 0) else {
+    let (list, item) = (arg(args, 0), arg(args, 1));
+    let Value::Array(r) = list else {
         return Err(EvalError::runtime(
             "push() expects an Array as its first argument",
         ));
     };
-    let len = vm.array_of(arg(args, 0)).map_or(0, |a| a.len());
-    vm.check_array_len(len + 1)?;
-    vm.heap_mut().charge(crate::heap::VALUE_BYTES);
+    // One look-up of the array: its length is checked against the cap
+    // where the element goes in (past it, `check_array_len` words the error).
+    let max = vm.config.max_array_len;
+    let mut over = None;
     if let Obj::Array(items) = vm.heap_mut().get_mut(r) {
-        items.push(arg(args, 1));
+        if items.len() < max {
+            items.push(item);
+        } else {
+            over = Some(items.len() + 1);
+        }
     }
-    Ok(arg(args, 0))
+    if let Some(n) = over {
+        vm.check_array_len(n)?;
+    }
+    vm.heap_mut().charge(crate::heap::VALUE_BYTES);
+    Ok(list)
 }
 
 fn assert(vm: &mut Vm, args: &[Value]) -> EvalResult<Value> {
