@@ -189,3 +189,30 @@ impl MapObj {
             .saturating_add(16)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_borrowed_key_finds_the_owned_one_of_the_same_content_only() {
+        let mut m = MapObj::new();
+        m.insert(MapKey::Str("k1".into()), Value::Int(1));
+        m.insert(MapKey::Int(1), Value::Int(2));
+        m.insert(MapKey::Bool(true), Value::Int(3));
+        let int_of = |v: Option<Value>| match v {
+            Some(Value::Int(i)) => Some(i),
+            _ => None,
+        };
+        assert_eq!(int_of(m.get_ref(KeyRef::Str("k1"))), Some(1));
+        assert_eq!(int_of(m.get_ref(KeyRef::Int(1))), Some(2));
+        assert_eq!(int_of(m.get_ref(KeyRef::Bool(true))), Some(3));
+        // Content, not kind-blind: "1" is not 1, and true is not 1.
+        assert_eq!(int_of(m.get_ref(KeyRef::Str("1"))), None);
+        assert_eq!(int_of(m.get_ref(KeyRef::Bool(false))), None);
+        assert_eq!(m.index_of(KeyRef::Bool(true)), Some(2));
+        for k in m.entries.keys() {
+            assert_eq!(k.as_ref_key().to_owned_key(), *k);
+        }
+    }
+}
