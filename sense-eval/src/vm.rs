@@ -507,7 +507,9 @@ impl Vm {
     }
 
     /// Finishes a `drive` unless it stopped at a checkpoint (then the run
-    /// stays in progress until [`Vm::continue_run`]).
+    /// stays in progress until [`Vm::continue_run`]). Inlined: every host
+    /// round trip ends here.
+    #[inline(always)]
     fn end_drive(&mut self, result: EvalResult<Exit>) -> EvalResult<Exit> {
         if matches!(result, Ok(Exit::Checkpoint)) {
             return result;

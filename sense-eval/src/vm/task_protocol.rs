@@ -80,8 +80,8 @@ impl Vm {
     /// The task `r`, mutably, if it is one.
     #[inline]
     pub fn task_mut(&mut self, r: ObjRef) -> Option<&mut Task> {
-        match self.heap.get_mut(r) {
-            Obj::Task(a) => Some(a),
+        match self.heap.try_get_mut(r) {
+            Some(Obj::Task(a)) => Some(a),
             _ => None,
         }
     }
@@ -194,7 +194,7 @@ impl Vm {
             Value::Obj(r) => r,
             _ => return Err(self.not_a_task(v)),
         };
-        let Obj::Task(a) = self.heap.get_mut(r) else {
+        let Some(Obj::Task(a)) = self.heap.try_get_mut(r) else {
             return Err(self.not_a_task(v));
         };
         if let Some(err) = too_deep {
