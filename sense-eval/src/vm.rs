@@ -492,7 +492,9 @@ impl Vm {
     }
 
     /// Runs `fiber` until it settles; the previous current fiber is kept
-    /// aside and restored afterwards.
+    /// aside and restored afterwards. Inlined: it is a host round trip's
+    /// way into the run loop.
+    #[inline]
     pub(crate) fn drive(&mut self, fiber: Box<Fiber>) -> EvalResult<Exit> {
         if self.sched.drives.is_empty() {
             // The step budget is per host call: a run that used it up

@@ -225,7 +225,7 @@ fn value_ref(v: &HostValue) -> Option<ValueRef<'_>> {
 
 /// Resumes a paused agent with a view of the value (see
 /// `Runtime::resume_ref`), reporting failures as `drive` does.
-#[inline]
+#[inline(always)]
 pub(crate) fn resume_ref(
     r: &mut Runtime,
     agent: sense_agent,

@@ -244,6 +244,7 @@ impl Vm {
     /// Makes the fiber in `b` current; the current one moves into the box
     /// and onto `callers`. Swapping through the box moves no allocation:
     /// a hand-off allocates nothing.
+    #[inline]
     pub(crate) fn enter_boxed(&mut self, mut b: Box<Fiber>) {
         std::mem::swap(&mut self.cur, &mut b);
         self.sched.caller_frames += b.frames.len();
@@ -252,6 +253,7 @@ impl Vm {
 
     /// Brings the most recent caller fiber back as the current one and
     /// returns the box now holding the fiber that was current.
+    #[inline]
     pub(crate) fn pop_caller(&mut self) -> Box<Fiber> {
         let mut b = self.sched.callers.pop().unwrap_or_default();
         self.sched.caller_frames -= b.frames.len();
