@@ -302,6 +302,7 @@ impl Runtime {
     /// rt.start(a).unwrap();
     /// assert_eq!(rt.pause_reason_ref(a).unwrap(), ValueRef::Str("why?"));
     /// ```
+    #[inline]
     pub fn pause_reason_ref(&self, id: AgentId) -> Result<ValueRef<'_>, Error> {
         let v = match self.vm_ref().heap().try_get(id.obj) {
             Some(Obj::Task(a)) if a.serial == id.serial => a.pause_reason,

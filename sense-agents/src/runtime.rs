@@ -510,13 +510,21 @@ impl Runtime {
                 ));
             }
         };
-        if self.waits_for_message(id)? && !matches!(v, Value::Nil) {
-            self.vm
-                .send_message(id.obj, v)
-                .map_err(|e| self.error(&e))?;
-            return self.resume_ref(id, ValueRef::Nil);
-        }
-        let r = self.resume_task(id, v);
+        // One look at the agent picks the path: a plain pause (every host
+        // round trip) goes straight to the fiber; a message wait or a
+        // budget pause takes the general path.
+        let a = self.agent_data(id)?;
+        let kind = (a.status == TaskStatus::Paused).then_some(a.pause_kind);
+        let r = match kind {
+            Some(SuspendCause::MESSAGE) if !matches!(v, Value::Nil) => {
+                self.vm
+                    .send_message(id.obj, v)
+                    .map_err(|e| self.error(&e))?;
+                return self.resume_ref(id, ValueRef::Nil);
+            }
+            Some(k) if k == crate::kinds::budget::SPEND => self.resume_task(id, v),
+            _ => self.vm.resume_task(Value::Obj(id.obj), v),
+        };
         match self.finish_resume(r)? {
             true => Ok(AgentStatus::Paused),
             false => Ok(AgentStatus::Completed),

@@ -270,6 +270,14 @@ impl Heap {
         self.objs.get(r.0 as usize)
     }
 
+    /// The object behind `r`, mutably, or `None` for a handle out of
+    /// range (no scratch slot to reset: small enough to inline on the
+    /// hand-off's path).
+    #[inline]
+    pub fn try_get_mut(&mut self, r: ObjRef) -> Option<&mut Obj> {
+        self.objs.get_mut(r.0 as usize)
+    }
+
     /// The object behind `r`, mutably (a stray handle gets a scratch slot).
     #[inline]
     pub fn get_mut(&mut self, r: ObjRef) -> &mut Obj {

@@ -492,7 +492,9 @@ impl Vm {
     }
 
     /// Runs `fiber` until it settles; the previous current fiber is kept
-    /// aside and restored afterwards.
+    /// aside and restored afterwards. Inlined: it is a host round trip's
+    /// way into the run loop.
+    #[inline]
     pub(crate) fn drive(&mut self, fiber: Box<Fiber>) -> EvalResult<Exit> {
         if self.sched.drives.is_empty() {
             // The step budget is per host call: a run that used it up
@@ -507,7 +509,9 @@ impl Vm {
     }
 
     /// Finishes a `drive` unless it stopped at a checkpoint (then the run
-    /// stays in progress until [`Vm::continue_run`]).
+    /// stays in progress until [`Vm::continue_run`]). Inlined: every host
+    /// round trip ends here.
+    #[inline(always)]
     fn end_drive(&mut self, result: EvalResult<Exit>) -> EvalResult<Exit> {
         if matches!(result, Ok(Exit::Checkpoint)) {
             return result;

@@ -115,6 +115,7 @@ impl From<PauseKind> for sense_pause_kind {
 }
 
 /// The agent's status, or `SENSE_STATUS_NOT_FOUND` for a stale id.
+#[inline]
 pub(crate) fn status_of(r: &Runtime, agent: sense_agent) -> Result<AgentStatus, Failure> {
     r.status(agent.id())
         .map_err(|e| error::with_status(&e, sense_status::NotFound))
@@ -224,6 +225,7 @@ fn value_ref(v: &HostValue) -> Option<ValueRef<'_>> {
 
 /// Resumes a paused agent with a view of the value (see
 /// `Runtime::resume_ref`), reporting failures as `drive` does.
+#[inline(always)]
 pub(crate) fn resume_ref(
     r: &mut Runtime,
     agent: sense_agent,

@@ -21,6 +21,7 @@ use std::os::raw::c_char;
 
 /// Checks `runtime`, then runs `body` with it: the first step of every
 /// call on a runtime.
+#[inline]
 pub(crate) fn with_runtime(
     runtime: *const sense_runtime,
     error: *mut *mut sense_error,
@@ -34,6 +35,7 @@ pub(crate) fn with_runtime(
 
 /// Checks the out-parameter `out`, then stores what `make` gives in it
 /// (untouched when `make` fails): the last step of every read.
+#[inline]
 fn store<T>(out: *mut T, make: impl FnOnce() -> Result<T, Failure>) -> Body {
     let out = try_out!(out);
     out.set(make()?);
@@ -42,6 +44,7 @@ fn store<T>(out: *mut T, make: impl FnOnce() -> Result<T, Failure>) -> Body {
 
 /// Checks `runtime` and `out`, then stores what `read` gives in `*out`
 /// (untouched when `read` fails).
+#[inline]
 pub(crate) fn read_into<T>(
     runtime: *const sense_runtime,
     out: *mut T,
@@ -93,6 +96,7 @@ pub(crate) fn new_into<T>(
 
 /// Checks `runtime`, starts or resumes an agent with `drive`, and stores
 /// the settled status in the optional `*status_out`.
+#[inline]
 pub(crate) fn settle(
     runtime: *const sense_runtime,
     status_out: *mut sense_agent_status,

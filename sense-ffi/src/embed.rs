@@ -190,6 +190,7 @@ pub extern "C" fn sense_agent_release(
 /// for out of a view of the reason (no copy); any other kind is
 /// `SENSE_STATUS_INVALID_ARGUMENT` naming `kind`, and leaves `*out`
 /// untouched. A stale id is `SENSE_STATUS_NOT_FOUND`.
+#[inline]
 fn reason_as<T>(
     runtime: *const sense_runtime,
     agent: sense_agent,

@@ -84,6 +84,7 @@ macro_rules! ffi_guard {
 }
 
 /// The status form of [`ffi_guard!`].
+#[inline]
 pub(crate) fn run_status(
     error: *mut *mut sense_error,
     body: impl FnOnce() -> Body,

@@ -87,6 +87,7 @@ pub extern "C" fn sense_agent_resume_string(
 /// The one body of the `sense_agent_resume_*` calls: checks `runtime`,
 /// then makes the value (a string argument is checked here, after
 /// `runtime`) and resumes the agent with it.
+#[inline]
 fn resume_with<'a>(
     runtime: *mut sense_runtime,
     agent: sense_agent,

@@ -55,6 +55,7 @@ impl sense_runtime {
 
     /// Runs `f` with exclusive access to the runtime, refusing re-entry
     /// from callbacks and use after a panic.
+    #[inline]
     pub(crate) fn enter<R>(
         &self,
         f: impl FnOnce(&mut Runtime) -> Result<R, Failure>,

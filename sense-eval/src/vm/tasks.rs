@@ -111,7 +111,26 @@ impl Vm {
 
     /// The current agent fiber stops running. Returns `Some` when it was
     /// the fiber the host drove.
+    #[inline]
     pub(crate) fn leave_fiber(&mut self, how: Leave) -> EvalResult<Option<Exit>> {
+        // Every host round trip's case, inline: an agent the host drove
+        // paused. Exactly what the general path does for it.
+        if matches!(how, Leave::Paused)
+            && let Some(task) = self.cur.task
+            && self.sched.callers.len() <= self.sched.stop_depth
+        {
+            let fiber = self.pop_caller();
+            if let Some(a) = self.task_mut(task) {
+                a.fiber = Some(fiber);
+            }
+            return Ok(Some(Exit::Paused(task)));
+        }
+        self.leave_fiber_general(how)
+    }
+
+    /// [`Vm::leave_fiber`] for every other case (out of line).
+    #[inline(never)]
+    fn leave_fiber_general(&mut self, how: Leave) -> EvalResult<Option<Exit>> {
         if let (Some(future), Leave::Blocked) = (self.cur.future, &how) {
             // An async tool body blocked in receive(): park it in its future.
             let fiber = self.pop_caller();
