@@ -231,6 +231,9 @@ pub enum Op {
     AddStoreSlot(u32),
     /// `SmallInt(k)` followed by `CompareJump(cmp, t)` (`if x % 3 == 0`).
     IntCompareJump(i32),
+    /// `LoadSlot(a)` followed by `LoadSlot(b)` (`x + y`, `total + i % 7`):
+    /// both pushed in one dispatch when both are bound.
+    LoadSlots(u32),
 }
 
 /// The comparison of a fused [`Op::CompareJump`].

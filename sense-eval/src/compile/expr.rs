@@ -160,7 +160,7 @@ impl Compiler<'_> {
                 self.expr(index);
                 if mid == start + 1
                     && self.cur.code.len() == mid + 1
-                    && let (Some(&Op::LoadSlot(a)), Some(Op::LoadSlot(_))) =
+                    && let (Some(&(Op::LoadSlot(a) | Op::LoadSlots(a))), Some(Op::LoadSlot(_))) =
                         (self.cur.code.get(start), self.cur.code.get(mid))
                     && let Some(head) = self.cur.code.get_mut(start)
                 {
@@ -186,7 +186,7 @@ impl Compiler<'_> {
         let code = &mut self.cur.code;
         let (lhs, rhs) = (code.get(start).copied(), code.get(mid).copied());
         match (lhs, rhs) {
-            (Some(Op::LoadSlot(a)), Some(Op::LoadSlot(_) | Op::SmallInt(_)))
+            (Some(Op::LoadSlot(a) | Op::LoadSlots(a)), Some(Op::LoadSlot(_) | Op::SmallInt(_)))
                 if mid == start + 1 =>
             {
                 if let Some(head) = code.get_mut(start) {

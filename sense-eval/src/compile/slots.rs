@@ -321,7 +321,16 @@ impl Compiler<'_> {
     /// Reads a name.
     pub(super) fn load_name(&mut self, sym: Symbol, span: Span) {
         match self.slots.as_mut().and_then(|st| st.single(sym)) {
-            Some(slot) => self.emit(Op::LoadSlot(slot), span),
+            Some(slot) => {
+                // Two slot reads in a row: the first becomes a
+                // register-form head (`op.rs`) that pushes both.
+                if let Some(last) = self.cur.code.last_mut()
+                    && let Op::LoadSlot(a) = *last
+                {
+                    *last = Op::LoadSlots(a);
+                }
+                self.emit(Op::LoadSlot(slot), span)
+            }
             None => self.emit(Op::Load(sym), span),
         };
     }

@@ -179,7 +179,10 @@ impl Vm {
                         // `StoreSlot` and `StoreSlotPop` stay two arms: one
                         // helper for both cost 0.3–0.4 % more instructions in
                         // the loop benchmarks (benches/icount).
-                        Op::LoadSlot(s) | Op::SlotCompareJump(s) | Op::SlotIndexSlot(s) => {
+                        Op::LoadSlot(s)
+                        | Op::SlotCompareJump(s)
+                        | Op::SlotIndexSlot(s)
+                        | Op::LoadSlots(s) => {
                             let sbase = self.slot_base();
                             let v = match self.cur.slots.get(sbase + s as usize) {
                                 Some(Some(v)) => *v,

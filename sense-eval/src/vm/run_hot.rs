@@ -157,6 +157,22 @@ impl Vm {
                         return Ok(Hot::At(ip));
                     }
                 }
+                Op::LoadSlots(a) => {
+                    let fiber = &mut *self.cur;
+                    let Some(Some(x)) = fiber.slots.get(sbase + a as usize) else {
+                        return Ok(Hot::At(ip));
+                    };
+                    let x = *x;
+                    if let Some(&(Op::LoadSlot(b) | Op::LoadSlots(b))) = code.get(ip + 1)
+                        && let Some(Some(y)) = fiber.slots.get(sbase + b as usize)
+                    {
+                        let y = *y;
+                        fiber.stack.extend_from_slice(&[x, y]);
+                        ip += 2;
+                        continue;
+                    }
+                    fiber.stack.push(x);
+                }
                 Op::AddStoreSlot(s) => {
                     if add_store_slot(&mut self.cur, code, ip, sbase, s) {
                         ip += 2;
@@ -601,6 +617,7 @@ pub(super) fn is_hot(op: Op) -> bool {
             | Op::SlotIndexSlot(_)
             | Op::AddStoreSlot(_)
             | Op::IntCompareJump(_)
+            | Op::LoadSlots(_)
     )
 }
 
