@@ -234,6 +234,9 @@ pub enum Op {
     /// `LoadSlot(a)` followed by `LoadSlot(b)` (`x + y`, `total + i % 7`):
     /// both pushed in one dispatch when both are bound.
     LoadSlots(u32),
+    /// `IndexStore` followed by `Pop` (`a[i] = v` as a statement): an
+    /// array's element at an in-range Int written and all three popped.
+    IndexStorePop,
 }
 
 /// The comparison of a fused [`Op::CompareJump`].

@@ -317,7 +317,7 @@ impl Vm {
                             let v = tri!(self.index(t, i));
                             self.cur.stack.push(v);
                         }
-                        Op::IndexStore => {
+                        Op::IndexStore | Op::IndexStorePop => {
                             let v = self.pop();
                             let (t, i) = self.pop2();
                             let stored = match (t, i) {

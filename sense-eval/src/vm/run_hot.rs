@@ -173,6 +173,13 @@ impl Vm {
                     }
                     fiber.stack.push(x);
                 }
+                Op::IndexStorePop => {
+                    if !self.index_store_pop(code, ip) {
+                        return Ok(Hot::At(ip));
+                    }
+                    ip += 2;
+                    continue;
+                }
                 Op::AddStoreSlot(s) => {
                     if add_store_slot(&mut self.cur, code, ip, sbase, s) {
                         ip += 2;
@@ -454,6 +461,30 @@ impl Vm {
             .copied()
     }
 
+    /// `IndexStorePop` at `ip` and the `Pop` after it, when the operands
+    /// are an array and an Int in range: the element written and the three
+    /// popped. False (nothing touched) otherwise.
+    #[inline(always)]
+    fn index_store_pop(&mut self, code: &[Op], ip: usize) -> bool {
+        let fiber = &mut *self.cur;
+        let [.., Value::Array(r), Value::Int(idx), v] = *fiber.stack.as_slice() else {
+            return false;
+        };
+        if code.get(ip + 1) != Some(&Op::Pop) {
+            return false;
+        }
+        let Obj::Array(items) = self.heap.get_mut(r) else {
+            return false;
+        };
+        let Some(slot) = usize::try_from(idx).ok().and_then(|pos| items.get_mut(pos)) else {
+            return false;
+        };
+        *slot = v;
+        let n = fiber.stack.len();
+        fiber.stack.truncate(n - 3);
+        true
+    }
+
     /// `Add` of two values that are not both Ints (or overflow).
     #[inline(never)]
     pub(super) fn add_op(&mut self) -> EvalResult<()> {
@@ -618,6 +649,7 @@ pub(super) fn is_hot(op: Op) -> bool {
             | Op::AddStoreSlot(_)
             | Op::IntCompareJump(_)
             | Op::LoadSlots(_)
+            | Op::IndexStorePop
     )
 }
 
