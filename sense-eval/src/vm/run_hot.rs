@@ -301,6 +301,14 @@ impl Vm {
                 // The back-edge: on unless a safe point has work to do.
                 Op::Loop(t) if !self.needs_safepoint() => {
                     ip = t as usize;
+                    // A `for` loop's head: its `IterNext` in this dispatch,
+                    // as that instruction's own arm runs it.
+                    if let Some(&Op::IterNext(end)) = code.get(ip) {
+                        match self.iter_next(code, ip + 1, end) {
+                            Some(next) => ip = next,
+                            None => return Ok(Hot::At(ip)),
+                        }
+                    }
                     continue;
                 }
                 Op::EnterBlock => {
