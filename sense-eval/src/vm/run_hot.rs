@@ -303,11 +303,18 @@ impl Vm {
                     ip = t as usize;
                     // A `for` loop's head: its `IterNext` in this dispatch,
                     // as that instruction's own arm runs it.
-                    if let Some(&Op::IterNext(end)) = code.get(ip) {
-                        match self.iter_next(code, ip + 1, end) {
+                    match code.get(ip) {
+                        Some(&Op::IterNext(end)) => match self.iter_next(code, ip + 1, end) {
                             Some(next) => ip = next,
                             None => return Ok(Hot::At(ip)),
+                        },
+                        // A `while` loop's condition on slots, likewise.
+                        Some(&Op::SlotCompareJump(a)) => {
+                            if let Some(next) = self.slot_compare_jump(code, ip, sbase, a) {
+                                ip = next;
+                            }
                         }
+                        _ => {}
                     }
                     continue;
                 }
