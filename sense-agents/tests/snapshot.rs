@@ -280,7 +280,7 @@ fn assert_fixture_refused(name: &str, expected: &str) {
 fn the_checked_in_v1_snapshot_is_refused_by_version() {
     assert_fixture_refused(
         "snapshot_v1.bin",
-        "cannot restore snapshot: it has format version 1; this build reads version 4",
+        "cannot restore snapshot: it has format version 1; this build reads version 5",
     );
 }
 
@@ -291,7 +291,7 @@ fn the_checked_in_v1_snapshot_is_refused_by_version() {
 fn the_checked_in_v2_snapshot_is_refused_by_version() {
     assert_fixture_refused(
         "snapshot_v2.bin",
-        "cannot restore snapshot: it has format version 2; this build reads version 4",
+        "cannot restore snapshot: it has format version 2; this build reads version 5",
     );
 }
 
@@ -302,20 +302,32 @@ fn the_checked_in_v2_snapshot_is_refused_by_version() {
 fn the_checked_in_v3_snapshot_is_refused_by_version() {
     assert_fixture_refused(
         "snapshot_v3.bin",
-        "cannot restore snapshot: it has format version 3; this build reads version 4 \
+        "cannot restore snapshot: it has format version 3; this build reads version 5 \
          (the snapshot format changed: restore it with the build that took it)",
     );
 }
 
-/// A snapshot written by the `sense` command of a format-4 build must keep
+/// A snapshot of a format-4 build (before the register-form instructions
+/// of issue 24's second stage changed the compiled code) is refused with
+/// both versions named.
+#[test]
+fn the_checked_in_v4_snapshot_is_refused_by_version() {
+    assert_fixture_refused(
+        "snapshot_v4.bin",
+        "cannot restore snapshot: it has format version 4; this build reads version 5 \
+         (the snapshot format changed: restore it with the build that took it)",
+    );
+}
+
+/// A snapshot written by the `sense` command of a format-5 build must keep
 /// loading. If a change to the compiler or the format breaks this, bump
 /// `FORMAT_VERSION` deliberately and write a new fixture with
 /// `sense start examples/interview.sns interviewer --state tests/fixtures/snapshot_vN.bin`.
 #[test]
-fn the_checked_in_v4_snapshot_still_restores() {
+fn the_checked_in_v5_snapshot_still_restores() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/snapshot_v4.bin"
+        "/../tests/fixtures/snapshot_v5.bin"
     );
     let bytes = std::fs::read(path).unwrap();
     let (mut rt, out) = restored(&bytes);

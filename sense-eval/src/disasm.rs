@@ -114,7 +114,11 @@ fn render_op(op: Op, p: &Proto, names: &Interner, heap: &Heap) -> String {
         | Op::StoreSlot(s)
         | Op::StoreSlotPop(s)
         | Op::DefineSlot(s)
-        | Op::BumpSlot(s) => {
+        | Op::BumpSlot(s)
+        | Op::SlotCompareJump(s)
+        | Op::SlotIndexSlot(s)
+        | Op::AddStoreSlot(s)
+        | Op::LoadSlots(s) => {
             let what = format!("{op:?}");
             let what = what.split('(').next().unwrap_or_default();
             format!("{what} {s}  ; {}", name(p.slot_name(s)))

@@ -212,6 +212,31 @@ pub enum Op {
     BumpSlot(u32),
     /// Unbinds slots `a..b` (a block's own slots, on entry and on normal exit).
     ClearSlots(u16, u16),
+
+    // Register-form heads (issue 24, stage 2): each stands in place of the
+    // first instruction of a sequence the compiler emits and, on its own,
+    // does exactly what that instruction does. When the sequence's common
+    // case holds (bound slots holding Ints, no overflow, an array element
+    // in range) `run_hot` does the whole sequence in one dispatch and skips
+    // the rest of it. The rest stays in the code, so every fallback, error,
+    // span and safe point is the unfused sequence's, and a slot number never
+    // has to fit a narrower field (ARCHITECTURE.md, "Fused instructions").
+    /// `LoadSlot(a)` heading `LoadSlot(b)` or `SmallInt(k)` and then
+    /// `CompareJump(cmp, t)` (`while i < n`, `if lo >= hi`).
+    SlotCompareJump(u32),
+    /// `LoadSlot(a)` heading `LoadSlot(j)` and then `Index` (`a[j]`).
+    SlotIndexSlot(u32),
+    /// `Add` followed by `StoreSlotPop(s)` (`total = total + <expr>`): two
+    /// Ints' sum is written into slot `s` in place.
+    AddStoreSlot(u32),
+    /// `SmallInt(k)` followed by `CompareJump(cmp, t)` (`if x % 3 == 0`).
+    IntCompareJump(i32),
+    /// `LoadSlot(a)` followed by `LoadSlot(b)` (`x + y`, `total + i % 7`):
+    /// both pushed in one dispatch when both are bound.
+    LoadSlots(u32),
+    /// `IndexStore` followed by `Pop` (`a[i] = v` as a statement): an
+    /// array's element at an in-range Int written and all three popped.
+    IndexStorePop,
 }
 
 /// The comparison of a fused [`Op::CompareJump`].

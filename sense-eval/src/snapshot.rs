@@ -32,9 +32,9 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"SENSESNP";
 /// The snapshot format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// Bumped whenever the meaning of compiled code changes.
-const CODE_VERSION: &[u8] = b"sense-code-4";
+const CODE_VERSION: &[u8] = b"sense-code-5";
 
 #[derive(Serialize, Deserialize)]
 struct FileImage {

@@ -154,8 +154,19 @@ impl Compiler<'_> {
                 }
             }
             ExprKind::Index { target, index } => {
+                let start = self.cur.code.len();
                 self.expr(target);
+                let mid = self.cur.code.len();
                 self.expr(index);
+                if mid == start + 1
+                    && self.cur.code.len() == mid + 1
+                    && let (Some(&(Op::LoadSlot(a) | Op::LoadSlots(a))), Some(Op::LoadSlot(_))) =
+                        (self.cur.code.get(start), self.cur.code.get(mid))
+                    && let Some(head) = self.cur.code.get_mut(start)
+                {
+                    // `a[j]` of two slots: a register-form head (`op.rs`).
+                    *head = Op::SlotIndexSlot(a);
+                }
                 self.emit(Op::Index, span);
             }
             ExprKind::Member { target, name } => {
@@ -163,6 +174,31 @@ impl Compiler<'_> {
                 let s = self.sym(&name.name);
                 self.emit(Op::Member(s), span);
             }
+        }
+    }
+
+    /// Makes a register-form head (`op.rs`) of the comparison just emitted
+    /// whose right operand is the one instruction at `mid` (its left one
+    /// starts at `start`): a slot against a slot or a small Int becomes
+    /// `SlotCompareJump`, anything against a small Int `IntCompareJump`.
+    /// Only the head changes; the sequence stays whole after it.
+    fn fuse_compare(&mut self, start: usize, mid: usize) {
+        let code = &mut self.cur.code;
+        let (lhs, rhs) = (code.get(start).copied(), code.get(mid).copied());
+        match (lhs, rhs) {
+            (Some(Op::LoadSlot(a) | Op::LoadSlots(a)), Some(Op::LoadSlot(_) | Op::SmallInt(_)))
+                if mid == start + 1 =>
+            {
+                if let Some(head) = code.get_mut(start) {
+                    *head = Op::SlotCompareJump(a);
+                }
+            }
+            (_, Some(Op::SmallInt(k))) => {
+                if let Some(head) = code.get_mut(mid) {
+                    *head = Op::IntCompareJump(k);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -181,10 +217,17 @@ impl Compiler<'_> {
                 _ => None,
             };
             if let Some(cmp) = cmp {
+                let start = self.cur.code.len();
                 self.expr(lhs);
+                let mid = self.cur.code.len();
                 self.expr(rhs);
+                let end = self.cur.code.len();
                 // The comparison's span: its errors point where they did.
-                return self.emit(Op::CompareJump(cmp, 0), cond.span);
+                let at = self.emit(Op::CompareJump(cmp, 0), cond.span);
+                if end == mid + 1 {
+                    self.fuse_compare(start, mid);
+                }
+                return at;
             }
         }
         self.expr(cond);

@@ -321,7 +321,16 @@ impl Compiler<'_> {
     /// Reads a name.
     pub(super) fn load_name(&mut self, sym: Symbol, span: Span) {
         match self.slots.as_mut().and_then(|st| st.single(sym)) {
-            Some(slot) => self.emit(Op::LoadSlot(slot), span),
+            Some(slot) => {
+                // Two slot reads in a row: the first becomes a
+                // register-form head (`op.rs`) that pushes both.
+                if let Some(last) = self.cur.code.last_mut()
+                    && let Op::LoadSlot(a) = *last
+                {
+                    *last = Op::LoadSlots(a);
+                }
+                self.emit(Op::LoadSlot(slot), span)
+            }
             None => self.emit(Op::Load(sym), span),
         };
     }
@@ -331,7 +340,16 @@ impl Compiler<'_> {
     pub(super) fn store_name(&mut self, sym: Symbol, keep: bool, span: Span) {
         let op = match self.slots.as_mut().and_then(|st| st.assign_target(sym)) {
             Some(slot) if keep => Op::StoreSlot(slot),
-            Some(slot) => Op::StoreSlotPop(slot),
+            Some(slot) => {
+                // `x = a + b`: the `Add` becomes a register-form head
+                // (`op.rs`) that can write the sum into the slot itself.
+                if let Some(last) = self.cur.code.last_mut()
+                    && *last == Op::Add
+                {
+                    *last = Op::AddStoreSlot(slot);
+                }
+                Op::StoreSlotPop(slot)
+            }
             None if keep => Op::Store(sym),
             None => Op::StorePop(sym),
         };

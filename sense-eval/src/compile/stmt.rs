@@ -111,6 +111,13 @@ impl Compiler<'_> {
                     return;
                 }
                 self.expr(e);
+                // `a[i] = v` as a statement: the `IndexStore` becomes a
+                // register-form head (`op.rs`) that can skip the `Pop`.
+                if let Some(last) = self.cur.code.last_mut()
+                    && *last == Op::IndexStore
+                {
+                    *last = Op::IndexStorePop;
+                }
                 self.emit(Op::Pop, span);
             }
             StmtKind::Def(f) => {

@@ -133,7 +133,11 @@ impl Vm {
                         Op::Nil => self.cur.stack.push(Value::Nil),
                         Op::True => self.cur.stack.push(Value::Bool(true)),
                         Op::False => self.cur.stack.push(Value::Bool(false)),
-                        Op::SmallInt(n) => self.cur.stack.push(Value::Int(n as i64)),
+                        // A fused head (`Op::IntCompareJump`) left here
+                        // does what its first instruction does.
+                        Op::SmallInt(n) | Op::IntCompareJump(n) => {
+                            self.cur.stack.push(Value::Int(n as i64))
+                        }
                         Op::Pop => {
                             self.cur.stack.pop();
                         }
@@ -175,7 +179,10 @@ impl Vm {
                         // `StoreSlot` and `StoreSlotPop` stay two arms: one
                         // helper for both cost 0.3–0.4 % more instructions in
                         // the loop benchmarks (benches/icount).
-                        Op::LoadSlot(s) => {
+                        Op::LoadSlot(s)
+                        | Op::SlotCompareJump(s)
+                        | Op::SlotIndexSlot(s)
+                        | Op::LoadSlots(s) => {
                             let sbase = self.slot_base();
                             let v = match self.cur.slots.get(sbase + s as usize) {
                                 Some(Some(v)) => *v,
@@ -234,7 +241,7 @@ impl Vm {
                             self.heap.scope_mut(scope).vars.define(sym, v);
                         }
                         // The Int cases run in `run_hot`; what reaches here is general.
-                        Op::Add => tri!(self.add_op()),
+                        Op::Add | Op::AddStoreSlot(_) => tri!(self.add_op()),
                         Op::Sub | Op::Mul | Op::Mod => {
                             let (a, b) = self.pop2();
                             let v = tri!(self.arith(op, a, b));
@@ -310,7 +317,7 @@ impl Vm {
                             let v = tri!(self.index(t, i));
                             self.cur.stack.push(v);
                         }
-                        Op::IndexStore => {
+                        Op::IndexStore | Op::IndexStorePop => {
                             let v = self.pop();
                             let (t, i) = self.pop2();
                             let stored = match (t, i) {

@@ -136,6 +136,71 @@ impl Vm {
                     }
                     None => return Ok(Hot::At(ip)),
                 },
+                // The register-form heads (`op.rs`): the whole sequence
+                // when its common case holds, else their first instruction.
+                Op::SlotCompareJump(a) => {
+                    if let Some(next) = self.slot_compare_jump(code, ip, sbase, a) {
+                        ip = next;
+                        continue;
+                    }
+                    if !self.push_slot(sbase, a) {
+                        return Ok(Hot::At(ip));
+                    }
+                }
+                Op::SlotIndexSlot(a) => {
+                    if let Some(v) = self.slot_index_slot(code, ip, sbase, a) {
+                        self.cur.stack.push(v);
+                        ip += 3;
+                        continue;
+                    }
+                    if !self.push_slot(sbase, a) {
+                        return Ok(Hot::At(ip));
+                    }
+                }
+                Op::LoadSlots(a) => {
+                    let fiber = &mut *self.cur;
+                    let Some(Some(x)) = fiber.slots.get(sbase + a as usize) else {
+                        return Ok(Hot::At(ip));
+                    };
+                    let x = *x;
+                    if let Some(&(Op::LoadSlot(b) | Op::LoadSlots(b))) = code.get(ip + 1)
+                        && let Some(Some(y)) = fiber.slots.get(sbase + b as usize)
+                    {
+                        let y = *y;
+                        fiber.stack.extend_from_slice(&[x, y]);
+                        ip += 2;
+                        continue;
+                    }
+                    fiber.stack.push(x);
+                }
+                Op::IndexStorePop => {
+                    if !self.index_store_pop(code, ip) {
+                        return Ok(Hot::At(ip));
+                    }
+                    ip += 2;
+                    continue;
+                }
+                Op::AddStoreSlot(s) => {
+                    if add_store_slot(&mut self.cur, code, ip, sbase, s) {
+                        ip += 2;
+                        continue;
+                    }
+                    if !int2(&mut self.cur.stack, |x, y| x.checked_add(y).map(Value::Int))
+                        && let Err(err) = self.add_op()
+                    {
+                        return Ok(Hot::Failed(ip + 1, err));
+                    }
+                }
+                Op::IntCompareJump(k) => {
+                    if let Some(&Value::Int(x)) = self.cur.stack.last()
+                        && let Some(&Op::CompareJump(cmp, t)) = code.get(ip + 1)
+                    {
+                        self.cur.stack.pop();
+                        ip = self.branch(code, cmp.ints(x, k as i64), ip + 2, t);
+                        continue;
+                    }
+                    self.cur.stack.push(Value::Int(k as i64));
+                }
                 Op::ClearSlots(a, b) => {
                     let range = sbase + a as usize..sbase + b as usize;
                     if let Some(slots) = self.cur.slots.get_mut(range) {
@@ -236,6 +301,21 @@ impl Vm {
                 // The back-edge: on unless a safe point has work to do.
                 Op::Loop(t) if !self.needs_safepoint() => {
                     ip = t as usize;
+                    // A `for` loop's head: its `IterNext` in this dispatch,
+                    // as that instruction's own arm runs it.
+                    match code.get(ip) {
+                        Some(&Op::IterNext(end)) => match self.iter_next(code, ip + 1, end) {
+                            Some(next) => ip = next,
+                            None => return Ok(Hot::At(ip)),
+                        },
+                        // A `while` loop's condition on slots, likewise.
+                        Some(&Op::SlotCompareJump(a)) => {
+                            if let Some(next) = self.slot_compare_jump(code, ip, sbase, a) {
+                                ip = next;
+                            }
+                        }
+                        _ => {}
+                    }
                     continue;
                 }
                 Op::EnterBlock => {
@@ -332,6 +412,92 @@ impl Vm {
             Some(f) if f.proto == proto => Some((f.ip as usize, f.slot_base as usize)),
             _ => None,
         }
+    }
+
+    /// `LoadSlot(a)`'s common case: pushes the bound slot `a`; false
+    /// (nothing touched) when it is unbound.
+    #[inline(always)]
+    fn push_slot(&mut self, sbase: usize, a: u32) -> bool {
+        let fiber = &mut *self.cur;
+        match fiber.slots.get(sbase + a as usize) {
+            Some(Some(v)) => {
+                fiber.stack.push(*v);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `SlotCompareJump(a)` at `ip` as the sequence it heads, when slot `a`
+    /// and the other operand are Ints: the `ip` after the branch, or
+    /// `None` (nothing touched).
+    #[inline(always)]
+    fn slot_compare_jump(&mut self, code: &[Op], ip: usize, sbase: usize, a: u32) -> Option<usize> {
+        let slots = &self.cur.slots;
+        let Some(Some(Value::Int(x))) = slots.get(sbase + a as usize) else {
+            return None;
+        };
+        let y = match code.get(ip + 1) {
+            Some(&Op::LoadSlot(b)) => match slots.get(sbase + b as usize) {
+                Some(Some(Value::Int(y))) => *y,
+                _ => return None,
+            },
+            Some(&Op::SmallInt(k)) => k as i64,
+            _ => return None,
+        };
+        let Some(&Op::CompareJump(cmp, t)) = code.get(ip + 2) else {
+            return None;
+        };
+        let holds = cmp.ints(*x, y);
+        Some(self.branch(code, holds, ip + 3, t))
+    }
+
+    /// `SlotIndexSlot(a)` at `ip` as the sequence it heads, when slot `a`
+    /// holds an array and the index slot an Int in range: the element, or
+    /// `None` (nothing touched).
+    #[inline(always)]
+    fn slot_index_slot(&self, code: &[Op], ip: usize, sbase: usize, a: u32) -> Option<Value> {
+        let slots = &self.cur.slots;
+        let Some(Some(Value::Array(r))) = slots.get(sbase + a as usize) else {
+            return None;
+        };
+        let (Some(&Op::LoadSlot(j)), Some(Op::Index)) = (code.get(ip + 1), code.get(ip + 2)) else {
+            return None;
+        };
+        let Some(Some(Value::Int(idx))) = slots.get(sbase + j as usize) else {
+            return None;
+        };
+        let Obj::Array(items) = self.heap.get(*r) else {
+            return None;
+        };
+        usize::try_from(*idx)
+            .ok()
+            .and_then(|pos| items.get(pos))
+            .copied()
+    }
+
+    /// `IndexStorePop` at `ip` and the `Pop` after it, when the operands
+    /// are an array and an Int in range: the element written and the three
+    /// popped. False (nothing touched) otherwise.
+    #[inline(always)]
+    fn index_store_pop(&mut self, code: &[Op], ip: usize) -> bool {
+        let fiber = &mut *self.cur;
+        let [.., Value::Array(r), Value::Int(idx), v] = *fiber.stack.as_slice() else {
+            return false;
+        };
+        if code.get(ip + 1) != Some(&Op::Pop) {
+            return false;
+        }
+        let Obj::Array(items) = self.heap.get_mut(r) else {
+            return false;
+        };
+        let Some(slot) = usize::try_from(idx).ok().and_then(|pos| items.get_mut(pos)) else {
+            return false;
+        };
+        *slot = v;
+        let n = fiber.stack.len();
+        fiber.stack.truncate(n - 3);
+        true
     }
 
     /// `Add` of two values that are not both Ints (or overflow).
@@ -493,6 +659,12 @@ pub(super) fn is_hot(op: Op) -> bool {
             | Op::Member(_)
             | Op::Call(_)
             | Op::Return
+            | Op::SlotCompareJump(_)
+            | Op::SlotIndexSlot(_)
+            | Op::AddStoreSlot(_)
+            | Op::IntCompareJump(_)
+            | Op::LoadSlots(_)
+            | Op::IndexStorePop
     )
 }
 
@@ -512,6 +684,29 @@ fn int2(stack: &mut Vec<Value>, f: impl FnOnce(i64, i64) -> Option<Value>) -> bo
         *top = r;
     }
     true
+}
+
+/// `AddStoreSlot(s)` at `ip` and the `StoreSlotPop(s)` after it, when the
+/// top two are Ints whose sum does not overflow and slot `s` is bound: the
+/// sum written into the slot in place and both popped. False (nothing
+/// touched) otherwise.
+#[inline(always)]
+fn add_store_slot(fiber: &mut super::Fiber, code: &[Op], ip: usize, sbase: usize, s: u32) -> bool {
+    let [.., Value::Int(x), Value::Int(y)] = *fiber.stack.as_slice() else {
+        return false;
+    };
+    let (Some(&Op::StoreSlotPop(to)), Some(r)) = (code.get(ip + 1), x.checked_add(y)) else {
+        return false;
+    };
+    match fiber.slots.get_mut(sbase + s as usize) {
+        Some(Some(slot)) if to == s => {
+            *slot = Value::Int(r);
+            let n = fiber.stack.len();
+            fiber.stack.truncate(n - 2);
+            true
+        }
+        _ => false,
+    }
 }
 
 /// A unary Int instruction (an Int operand fused in) on the top of the
