@@ -63,8 +63,10 @@ fn locals(rt: &Runtime, name: &str) -> Option<(i64, i64)> {
     Some((get("count")?, get("total")?))
 }
 
-/// Drives every agent to completion; returns what it saw per agent.
-fn drive(mut rt: Runtime, names: Vec<String>) -> Vec<Seen> {
+/// Drives every agent to completion; returns what it saw per agent. Sets
+/// `quiet` once every agent is halfway through its loop, so the
+/// second half runs without host requests.
+fn drive(mut rt: Runtime, names: Vec<String>, quiet: &AtomicBool) -> Vec<Seen> {
     let ids: Vec<_> = names.iter().map(|n| rt.agent(n).unwrap()).collect();
     let mut seen = vec![Seen::default(); ids.len()];
     let mut done = vec![false; ids.len()];
@@ -72,6 +74,9 @@ fn drive(mut rt: Runtime, names: Vec<String>) -> Vec<Seen> {
     let deadline = Instant::now() + WALL;
     while done.iter().any(|d| !d) {
         assert!(Instant::now() < deadline, "worker did not finish in time");
+        if last_count.iter().all(|&c| c >= ITERATIONS / 2) {
+            quiet.store(true, Ordering::Release);
+        }
         for (i, id) in ids.iter().enumerate() {
             if done[i] {
                 continue;
@@ -142,16 +147,25 @@ fn hammer_test(config: Config) {
     // Requests that `request()` accepted, per agent.
     let accepted: Arc<Vec<AtomicU64>> = Arc::new((0..AGENTS).map(|_| AtomicU64::new(0)).collect());
     let stop = Arc::new(AtomicBool::new(false));
+    // Set by the worker for the second half of the run: with the hammers
+    // quiet, a step budget is certain to run out before the agents finish
+    // (while they hammer, a request may be pending at every safe point).
+    let quiet = Arc::new(AtomicBool::new(false));
 
     let hammers: Vec<_> = (0..HAMMERS)
         .map(|t| {
             let handles = handles.clone();
             let accepted = accepted.clone();
             let stop = stop.clone();
+            let quiet = quiet.clone();
             std::thread::spawn(move || {
                 let mut calls = 0u64;
                 let mut i = t;
                 while !stop.load(Ordering::Acquire) {
+                    if quiet.load(Ordering::Acquire) {
+                        std::thread::sleep(Duration::from_micros(200));
+                        continue;
+                    }
                     i = (i + 1 + t) % handles.len();
                     if handles[i].request() {
                         accepted[i].fetch_add(1, Ordering::AcqRel);
@@ -171,8 +185,9 @@ fn hammer_test(config: Config) {
 
     let (tx, rx) = mpsc::channel();
     let worker_names = names.clone();
+    let worker_quiet = quiet.clone();
     let worker = std::thread::spawn(move || {
-        let r = drive(rt, worker_names);
+        let r = drive(rt, worker_names, &worker_quiet);
         let _ = tx.send(());
         r
     });
