@@ -155,10 +155,16 @@ impl Compiler<'_> {
             StmtKind::While { cond, body } => {
                 let lp = self.loop_begin(span);
                 let head = self.here();
-                let exit = self.cond_jump(cond, span);
+                // `while true:` can only be left by `break`, `return` or an
+                // error: its test is not compiled (the back edge's `Loop`
+                // stays the safe point).
+                let always = matches!(cond.kind, ExprKind::Bool(true));
+                let exit = (!always).then(|| self.cond_jump(cond, span));
                 self.scoped_block(body);
                 self.emit(Op::Loop(head), span);
-                self.patch(exit);
+                if let Some(exit) = exit {
+                    self.patch(exit);
+                }
                 self.loop_end(lp, head, span);
             }
             StmtKind::For { var, iter, body } => {

@@ -22,7 +22,15 @@ impl Vm {
         // The code being run, held by its own `Arc` so the loop can use
         // `self` mutably. Kept across frame changes: a call or return that
         // stays in the same function (recursion) takes no new reference.
-        let mut proto = Arc::clone(self.code.empty_proto());
+        // Started from the current frame's code, so a run that stays in
+        // one function (a host's resume of an agent) takes one reference,
+        // not two (each an atomic increment and decrement).
+        let first = self.cur.frames.last().map(|frame| frame.proto.0 as usize);
+        let mut proto = Arc::clone(
+            first
+                .and_then(|p| self.code.protos.get(p))
+                .unwrap_or(self.code.empty_proto()),
+        );
         'frames: loop {
             let Some(frame) = self.cur.frames.last() else {
                 return Err(EvalError::runtime("internal error: no frame to run"));
