@@ -5,19 +5,25 @@ use crate::proto::ProtoId;
 use crate::symbol::Symbol;
 use crate::task::Task;
 use crate::value::Value;
+use compact_str::CompactString;
 
 /// A string object. `ascii` lets indexing skip the code-point walk.
+///
+/// The text is a `CompactString`: up to 24 bytes are held inline (most
+/// keys, numbers and `split` pieces), so making and freeing such a string
+/// costs no allocation; longer text lives in one heap block as before.
+/// It serializes as a plain string, as `Box<str>` did.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct StrObj {
-    /// The text.
-    pub text: Box<str>,
+    /// The text (reads as `&str`).
+    pub text: CompactString,
     /// True when every character is ASCII (one byte per code point).
     pub ascii: bool,
 }
 
 impl StrObj {
     /// Wraps `text`.
-    pub fn new(text: impl Into<Box<str>>) -> Self {
+    pub fn new(text: impl Into<CompactString>) -> Self {
         let text = text.into();
         let ascii = text.is_ascii();
         StrObj { text, ascii }
@@ -26,7 +32,7 @@ impl StrObj {
     /// Wraps `text` whose ASCII-ness the caller already knows (a piece of
     /// an ASCII string, the concatenation of two known strings, digits),
     /// skipping the scan.
-    pub fn with_ascii(text: Box<str>, ascii: bool) -> Self {
+    pub fn with_ascii(text: CompactString, ascii: bool) -> Self {
         debug_assert_eq!(ascii, text.is_ascii());
         StrObj { text, ascii }
     }

@@ -8,6 +8,7 @@ use crate::op::Op;
 use crate::symbol::Symbol;
 use crate::types::TypeSpec;
 use crate::value::Value;
+use compact_str::CompactString;
 
 fn overflow() -> EvalError {
     EvalError::runtime("integer overflow")
@@ -110,7 +111,7 @@ impl Vm {
     }
 
     /// Allocates a string value, enforcing the configured size cap.
-    pub fn new_str(&mut self, s: impl Into<Box<str>>) -> EvalResult<Value> {
+    pub fn new_str(&mut self, s: impl Into<CompactString>) -> EvalResult<Value> {
         let s = s.into();
         let ascii = s.is_ascii();
         self.new_str_known(s, ascii)
@@ -118,7 +119,7 @@ impl Vm {
 
     /// [`Vm::new_str`] for text whose ASCII-ness the caller knows (see
     /// [`StrObj::with_ascii`]).
-    pub(crate) fn new_str_known(&mut self, s: Box<str>, ascii: bool) -> EvalResult<Value> {
+    pub(crate) fn new_str_known(&mut self, s: CompactString, ascii: bool) -> EvalResult<Value> {
         if s.len() > self.config.max_string_len {
             return Err(EvalError::runtime(format!(
                 "string too large ({} bytes; the limit is {})",
@@ -235,13 +236,14 @@ impl Vm {
                         self.type_name(b)
                     )));
                 };
-                // One allocation of the exact length; the result is ASCII
-                // when both halves are, so it is never scanned.
+                // Built in place: no allocation when the result fits
+                // inline, else one of the exact length. It is ASCII when
+                // both halves are, so it is never scanned.
                 let ascii = x.ascii && y.ascii;
-                let mut s = String::with_capacity(x.text.len() + y.text.len());
+                let mut s = CompactString::with_capacity(x.text.len() + y.text.len());
                 s.push_str(&x.text);
                 s.push_str(&y.text);
-                self.new_str_known(s.into_boxed_str(), ascii)
+                self.new_str_known(s, ascii)
             }
             (Value::Array(_), Value::Array(_)) => {
                 let mut items = self.array_of(a).cloned().unwrap_or_default();
@@ -524,7 +526,7 @@ impl Vm {
                     return Err(oob());
                 };
                 let pos = normalise_index(idx, s.char_len()).ok_or_else(oob)?;
-                let ch = s.char_at(pos).unwrap_or("").to_string();
+                let ch = CompactString::from(s.char_at(pos).unwrap_or(""));
                 self.new_str(ch)
             }
             Value::Obj(_) if self.is_map(t) => self.map_index(t, i),
@@ -619,11 +621,11 @@ impl Vm {
         match v {
             Value::Array(_) => Ok(v),
             Value::Str(_) => {
-                let chars: Vec<String> = self
+                let chars: Vec<CompactString> = self
                     .str_of(v)
                     .unwrap_or("")
                     .chars()
-                    .map(String::from)
+                    .map(|c| CompactString::from_iter([c]))
                     .collect();
                 let mut items = Vec::with_capacity(chars.len());
                 for c in chars {
