@@ -527,18 +527,18 @@ static int test_old_format_snapshot_is_refused(void) {
     HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
     CHECK_ERROR_HAS(restore_fixture(rt, "snapshot_v2.bin", &err), SENSE_STATUS_RUNTIME_ERROR, err,
-                    "format version 2; this build reads version 4");
+                    "format version 2; this build reads version 5");
     sense_runtime_free(rt);
     return 0;
 }
 
 /* The snapshot the `sense start` CLI command wrote for
- * examples/interview.sns (tests/fixtures/snapshot_v4.bin) restores from C,
+ * examples/interview.sns (tests/fixtures/snapshot_v5.bin) restores from C,
  * and its subject is the interviewer. */
 static int test_cli_snapshot_restores(void) {
     HARNESS_RUNTIME(rt, out);
     sense_error *err = NULL;
-    CHECK_STATUS_ERR(restore_fixture(rt, "snapshot_v4.bin", &err), SENSE_STATUS_OK, err);
+    CHECK_STATUS_ERR(restore_fixture(rt, "snapshot_v5.bin", &err), SENSE_STATUS_OK, err);
     sense_agent interviewer;
     CHECK_OK(sense_runtime_get_subject(rt, &interviewer, NULL));
     CHECK(harness_check_pause(rt, interviewer, SENSE_PAUSE_KIND_ASK_HUMAN, "(1/3) name?") == 0);
