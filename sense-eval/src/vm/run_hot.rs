@@ -129,14 +129,11 @@ impl Vm {
                 }
                 Op::StoreSlotPop(s) => {
                     let fiber = &mut *self.cur;
-                    match (fiber.stack.pop(), fiber.slots.get_mut(sbase + s as usize)) {
-                        (Some(v), Some(Some(slot))) => *slot = v,
-                        (Some(v), _) => {
-                            fiber.stack.push(v);
-                            return Ok(Hot::At(ip));
-                        }
-                        (None, _) => return Ok(Hot::At(ip)),
+                    match (fiber.stack.last(), fiber.slots.get_mut(sbase + s as usize)) {
+                        (Some(&v), Some(Some(slot))) => *slot = v,
+                        _ => return Ok(Hot::At(ip)),
                     }
+                    fiber.stack.pop();
                 }
                 Op::DefineSlot(s) => {
                     let fiber = &mut *self.cur;
@@ -241,8 +238,8 @@ impl Vm {
                     };
                     match self.bump(self.env(), sym, delta) {
                         Bumped::Done => ip += 2,
-                        Bumped::Read(v) => self.cur.stack.push(v),
-                        Bumped::Undefined => return Ok(Hot::At(ip)),
+                        Bumped::Read(v) if push_room(&mut self.cur.stack, v) => {}
+                        _ => return Ok(Hot::At(ip)),
                     }
                 }
                 Op::StorePop(sym) => {
