@@ -88,22 +88,38 @@ impl Vm {
             match op {
                 Op::Const(k) => {
                     let v = consts.get(k as usize).copied().unwrap_or(Value::Nil);
-                    self.cur.stack.push(v);
+                    if !push_room(&mut self.cur.stack, v) {
+                        return Ok(Hot::At(ip));
+                    }
                 }
-                Op::Nil => self.cur.stack.push(Value::Nil),
-                Op::True => self.cur.stack.push(Value::Bool(true)),
-                Op::False => self.cur.stack.push(Value::Bool(false)),
-                Op::SmallInt(n) => self.cur.stack.push(Value::Int(n as i64)),
+                Op::Nil => {
+                    if !push_room(&mut self.cur.stack, Value::Nil) {
+                        return Ok(Hot::At(ip));
+                    }
+                }
+                Op::True => {
+                    if !push_room(&mut self.cur.stack, Value::Bool(true)) {
+                        return Ok(Hot::At(ip));
+                    }
+                }
+                Op::False => {
+                    if !push_room(&mut self.cur.stack, Value::Bool(false)) {
+                        return Ok(Hot::At(ip));
+                    }
+                }
+                Op::SmallInt(n) => {
+                    if !push_room(&mut self.cur.stack, Value::Int(n as i64)) {
+                        return Ok(Hot::At(ip));
+                    }
+                }
                 Op::Pop => {
                     self.cur.stack.pop();
                 }
-                Op::LoadSlot(s) => match self.cur.slots.get(sbase + s as usize) {
-                    Some(Some(v)) => {
-                        let v = *v;
-                        self.cur.stack.push(v);
+                Op::LoadSlot(s) => {
+                    if !self.push_slot(sbase, s) {
+                        return Ok(Hot::At(ip));
                     }
-                    _ => return Ok(Hot::At(ip)),
-                },
+                }
                 Op::StoreSlot(s) => {
                     let fiber = &mut *self.cur;
                     match (fiber.stack.last(), fiber.slots.get_mut(sbase + s as usize)) {
@@ -113,14 +129,11 @@ impl Vm {
                 }
                 Op::StoreSlotPop(s) => {
                     let fiber = &mut *self.cur;
-                    match (fiber.stack.pop(), fiber.slots.get_mut(sbase + s as usize)) {
-                        (Some(v), Some(Some(slot))) => *slot = v,
-                        (Some(v), _) => {
-                            fiber.stack.push(v);
-                            return Ok(Hot::At(ip));
-                        }
-                        (None, _) => return Ok(Hot::At(ip)),
+                    match (fiber.stack.last(), fiber.slots.get_mut(sbase + s as usize)) {
+                        (Some(&v), Some(Some(slot))) => *slot = v,
+                        _ => return Ok(Hot::At(ip)),
                     }
+                    fiber.stack.pop();
                 }
                 Op::DefineSlot(s) => {
                     let fiber = &mut *self.cur;
@@ -148,8 +161,9 @@ impl Vm {
                     }
                 }
                 Op::SlotIndexSlot(a) => {
-                    if let Some(v) = self.slot_index_slot(code, ip, sbase, a) {
-                        self.cur.stack.push(v);
+                    if let Some(v) = self.slot_index_slot(code, ip, sbase, a)
+                        && push_room(&mut self.cur.stack, v)
+                    {
                         ip += 3;
                         continue;
                     }
@@ -165,13 +179,16 @@ impl Vm {
                     let x = *x;
                     if let Some(&(Op::LoadSlot(b) | Op::LoadSlots(b))) = code.get(ip + 1)
                         && let Some(Some(y)) = fiber.slots.get(sbase + b as usize)
+                        && room(&fiber.stack, 2)
                     {
                         let y = *y;
                         fiber.stack.extend_from_slice(&[x, y]);
                         ip += 2;
                         continue;
                     }
-                    fiber.stack.push(x);
+                    if !push_room(&mut fiber.stack, x) {
+                        return Ok(Hot::At(ip));
+                    }
                 }
                 Op::IndexStorePop => {
                     if !self.index_store_pop(code, ip) {
@@ -199,7 +216,9 @@ impl Vm {
                         ip = self.branch(code, cmp.ints(x, k as i64), ip + 2, t);
                         continue;
                     }
-                    self.cur.stack.push(Value::Int(k as i64));
+                    if !push_room(&mut self.cur.stack, Value::Int(k as i64)) {
+                        return Ok(Hot::At(ip));
+                    }
                 }
                 Op::ClearSlots(a, b) => {
                     let range = sbase + a as usize..sbase + b as usize;
@@ -208,8 +227,8 @@ impl Vm {
                     }
                 }
                 Op::Load(sym) => match self.lookup(self.env(), sym) {
-                    Some(v) => self.cur.stack.push(v),
-                    None => return Ok(Hot::At(ip)),
+                    Some(v) if push_room(&mut self.cur.stack, v) => {}
+                    _ => return Ok(Hot::At(ip)),
                 },
                 Op::Bump(sym) => {
                     let delta = match (code.get(ip + 1), code.get(ip + 2)) {
@@ -219,8 +238,8 @@ impl Vm {
                     };
                     match self.bump(self.env(), sym, delta) {
                         Bumped::Done => ip += 2,
-                        Bumped::Read(v) => self.cur.stack.push(v),
-                        Bumped::Undefined => return Ok(Hot::At(ip)),
+                        Bumped::Read(v) if push_room(&mut self.cur.stack, v) => {}
+                        _ => return Ok(Hot::At(ip)),
                     }
                 }
                 Op::StorePop(sym) => {
@@ -415,15 +434,12 @@ impl Vm {
     }
 
     /// `LoadSlot(a)`'s common case: pushes the bound slot `a`; false
-    /// (nothing touched) when it is unbound.
+    /// (nothing touched) when it is unbound or the stack has no room.
     #[inline(always)]
     fn push_slot(&mut self, sbase: usize, a: u32) -> bool {
         let fiber = &mut *self.cur;
         match fiber.slots.get(sbase + a as usize) {
-            Some(Some(v)) => {
-                fiber.stack.push(*v);
-                true
-            }
+            Some(&Some(v)) => push_room(&mut fiber.stack, v),
             _ => false,
         }
     }
@@ -666,6 +682,26 @@ pub(super) fn is_hot(op: Op) -> bool {
             | Op::LoadSlots(_)
             | Op::IndexStorePop
     )
+}
+
+/// Pushes `v` when the operand stack has room for it; false (nothing
+/// touched) when it would have to grow. The test makes `push`'s own
+/// capacity check and its out-of-line growth provably dead, so the hot
+/// loop has no call on its push path; `run` runs the instruction that
+/// met a full stack, and its push grows it.
+#[inline(always)]
+fn push_room(stack: &mut Vec<Value>, v: Value) -> bool {
+    if !room(stack, 1) {
+        return false;
+    }
+    stack.push(v);
+    true
+}
+
+/// Whether the operand stack takes `n` more values without growing.
+#[inline(always)]
+fn room(stack: &Vec<Value>, n: usize) -> bool {
+    stack.capacity() - stack.len() >= n
 }
 
 /// A binary Int instruction on the operand stack's top two: replaced by
