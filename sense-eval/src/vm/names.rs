@@ -9,15 +9,13 @@ impl Vm {
     /// Reads `sym` walking outwards from `env`.
     #[inline]
     pub(crate) fn lookup(&self, env: ScopeRef, sym: Symbol) -> Option<Value> {
-        let mut s = Some(env);
-        while let Some(cur) = s {
-            let scope = self.heap.scope(cur);
+        let mut scope = self.heap.scope(env);
+        loop {
             if let Some(v) = scope.vars.get(sym) {
                 return Some(v);
             }
-            s = scope.parent;
+            scope = self.heap.scope(scope.parent?);
         }
-        None
     }
 
     /// `Op::Bump`: finds `sym` as [`lookup`](Self::lookup) does and, when
