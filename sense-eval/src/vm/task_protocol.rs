@@ -333,7 +333,16 @@ impl Vm {
     /// The lexically enclosing task, if it is the one running now.
     #[inline]
     pub fn running_lexical_task(&self) -> Option<ObjRef> {
-        self.lexical_task().filter(|a| self.cur.task == Some(*a))
+        let running = self.cur.task?;
+        // Code in the body's own frame is lexically inside the running
+        // task (a body frame only runs in its task's fiber): no scope
+        // walk on the path of every `pause()` in an agent's body.
+        if let Some(f) = self.cur.frames.last()
+            && matches!(f.kind, FrameKind::TaskBody)
+        {
+            return Some(running);
+        }
+        self.lexical_task().filter(|a| *a == running)
     }
 
     /// Suspends the running task inside a native call, recording `reason`
