@@ -189,7 +189,8 @@ impl Vm {
         // One lookup for the checks and the hand-over (this is the hot
         // path of every host round trip); the errors keep their order: not
         // a task, then too deep, then not paused.
-        let too_deep = self.check_depth().err();
+        // The depth test alone here: the error is built only when it fails.
+        let too_deep = self.cur.frames.len() + self.sched.caller_frames >= self.config.max_depth;
         let r = match v {
             Value::Obj(r) => r,
             _ => return Err(self.not_a_task(v)),
@@ -197,8 +198,8 @@ impl Vm {
         let Some(Obj::Task(a)) = self.heap.try_get_mut(r) else {
             return Err(self.not_a_task(v));
         };
-        if let Some(err) = too_deep {
-            return Err(err);
+        if too_deep {
+            return Err(self.depth_error());
         }
         if a.status != TaskStatus::Paused {
             return Err(self.refusal(Some(r), Refusal::NotPaused));
@@ -218,6 +219,14 @@ impl Vm {
         }
         a.status = TaskStatus::Running;
         Ok((r, Some(fiber)))
+    }
+
+    /// The recursion-limit error `begin_resume` found due (out of line).
+    #[cold]
+    fn depth_error(&self) -> EvalError {
+        self.check_depth()
+            .err()
+            .unwrap_or_else(|| EvalError::runtime(crate::error::RECURSION_MESSAGE).limit())
     }
 
     /// The error for a value that is not a task where one is needed (the
