@@ -495,40 +495,91 @@ impl Runtime {
     /// ```
     #[inline]
     pub fn resume_ref(&mut self, id: AgentId, value: ValueRef<'_>) -> Result<AgentStatus, Error> {
+        self.resume_ref_from(id, value).map_err(|(e, _)| e)
+    }
+
+    /// [`Runtime::resume_ref`] that, when it fails, also says where the
+    /// agent stood when the call began: `Some(status)`, or `None` when the
+    /// id names no live agent. An embedder that reports "not paused" apart
+    /// from an error the agent raised (the C ABI's `WRONG_STATE` and
+    /// `RUNTIME_ERROR`) reads it here, on the error path only, instead of
+    /// looking at the agent before every resume.
+    ///
+    /// ```
+    /// use sense_agents::{AgentStatus, Runtime, ValueRef};
+    /// let mut rt = Runtime::new();
+    /// rt.set_output(|_| {});
+    /// rt.run_source("m.sns", "agent a:\n    x = pause(1)\n    y = 1 / 0\n")?;
+    /// let a = rt.agent("a")?;
+    /// rt.start(a)?;
+    /// let failed = rt.resume_ref_from(a, ValueRef::Int(1)).unwrap_err();
+    /// assert_eq!(failed.1, Some(AgentStatus::Paused)); // the agent's own error
+    /// let refused = rt.resume_ref_from(a, ValueRef::Int(1)).unwrap_err();
+    /// assert_eq!(refused.1, Some(AgentStatus::Failed)); // not paused: refused
+    /// # Ok::<(), sense_agents::Error>(())
+    /// ```
+    #[inline]
+    pub fn resume_ref_from(
+        &mut self,
+        id: AgentId,
+        value: ValueRef<'_>,
+    ) -> Result<AgentStatus, (Error, Option<AgentStatus>)> {
         let v = match value {
             ValueRef::Nil => Value::Nil,
             ValueRef::Bool(b) => Value::Bool(b),
             ValueRef::Int(i) => Value::Int(i),
             ValueRef::Float(f) => Value::Float(f),
             ValueRef::Str(s) => {
-                self.agent_data(id)?;
-                self.vm.new_str(s).map_err(|e| self.error(&e))?
+                if let Err(e) = self.agent_data(id) {
+                    return Err((e, None));
+                }
+                match self.vm.new_str(s) {
+                    Ok(v) => v,
+                    Err(e) => return Err(self.failed_before_run(id, &e)),
+                }
             }
             ValueRef::List | ValueRef::Other => {
-                return Err(Error::host(
+                let e = Error::host(
                     "a List or Other view has no contents to send: resume with a HostValue",
-                ));
+                );
+                return Err((e, self.status(id).ok()));
             }
         };
         // One look at the agent picks the path: a plain pause (every host
         // round trip) goes straight to the fiber; a message wait or a
         // budget pause takes the general path.
-        let a = self.agent_data(id)?;
+        let a = match self.agent_data(id) {
+            Ok(a) => a,
+            Err(e) => return Err((e, None)),
+        };
         let kind = (a.status == TaskStatus::Paused).then_some(a.pause_kind);
         let r = match kind {
             Some(SuspendCause::MESSAGE) if !matches!(v, Value::Nil) => {
-                self.vm
-                    .send_message(id.obj, v)
-                    .map_err(|e| self.error(&e))?;
-                return self.resume_ref(id, ValueRef::Nil);
+                if let Err(e) = self.vm.send_message(id.obj, v) {
+                    return Err((self.error(&e), Some(AgentStatus::Paused)));
+                }
+                return self
+                    .resume_ref_from(id, ValueRef::Nil)
+                    .map_err(|(e, _)| (e, Some(AgentStatus::Paused)));
             }
             Some(k) if k == crate::kinds::budget::SPEND => self.resume_task(id, v),
             _ => self.vm.resume_task(Value::Obj(id.obj), v),
         };
-        match self.finish_resume(r)? {
-            true => Ok(AgentStatus::Paused),
-            false => Ok(AgentStatus::Completed),
+        match self.finish_resume(r) {
+            Ok(true) => Ok(AgentStatus::Paused),
+            Ok(false) => Ok(AgentStatus::Completed),
+            // A paused agent ran and failed; any other was refused before
+            // running, so its status is still the one it had.
+            Err(e) if kind.is_some() => Err((e, Some(AgentStatus::Paused))),
+            Err(e) => Err((e, self.status(id).ok())),
         }
+    }
+
+    /// A failure of `resume_ref_from` before the agent ran, with the
+    /// agent's status (unchanged so far).
+    #[cold]
+    fn failed_before_run(&self, id: AgentId, e: &EvalError) -> (Error, Option<AgentStatus>) {
+        (self.error(e), self.status(id).ok())
     }
 
     /// Resumes the agent's fiber with `v`; an agent paused on its budget

@@ -231,13 +231,15 @@ pub(crate) fn resume_ref(
     agent: sense_agent,
     value: ValueRef<'_>,
 ) -> Result<sense_agent_status, Failure> {
-    let before = status_of(r, agent)?;
-    match r.resume_ref(agent.id(), value) {
+    // The agent's status is read only when the resume fails: it decides
+    // the failure's status as `drive` does.
+    match r.resume_ref_from(agent.id(), value) {
         Ok(settled) => Ok(settled.into()),
-        Err(e) if before != AgentStatus::Paused => {
-            Err(error::with_status(&e, sense_status::WrongState))
+        Err((e, None)) => Err(error::with_status(&e, sense_status::NotFound)),
+        Err((e, Some(AgentStatus::Paused))) => {
+            Err(error::from_sense(&e, sense_status::RuntimeError))
         }
-        Err(e) => Err(error::from_sense(&e, sense_status::RuntimeError)),
+        Err((e, Some(_))) => Err(error::with_status(&e, sense_status::WrongState)),
     }
 }
 

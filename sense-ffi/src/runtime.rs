@@ -29,18 +29,27 @@ use std::os::raw::{c_char, c_void};
 /// take this runtime (they return `SENSE_STATUS_WRONG_STATE`).
 pub struct sense_runtime {
     inner: UnsafeCell<Runtime>,
-    /// True while a call is inside the runtime (callbacks see it set).
-    busy: Cell<bool>,
-    /// Set when a panic unwound out of the runtime.
-    poisoned: Cell<bool>,
+    /// Whether a call is inside the runtime (callbacks see it busy) or a
+    /// panic unwound out of it: one cell, so a call checks one byte.
+    state: Cell<Use>,
+}
+
+/// Where a runtime stands for the next call.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Use {
+    /// Free to enter.
+    Idle,
+    /// A call is inside it.
+    Busy,
+    /// A panic unwound out of it: every later call is refused.
+    Poisoned,
 }
 
 impl sense_runtime {
     fn boxed(rt: Runtime) -> Box<sense_runtime> {
         Box::new(sense_runtime {
             inner: UnsafeCell::new(rt),
-            busy: Cell::new(false),
-            poisoned: Cell::new(false),
+            state: Cell::new(Use::Idle),
         })
     }
 
@@ -60,38 +69,43 @@ impl sense_runtime {
         &self,
         f: impl FnOnce(&mut Runtime) -> Result<R, Failure>,
     ) -> Result<R, Failure> {
-        if self.poisoned.get() {
-            return Err(fail!(
-                Panic,
-                "the runtime is poisoned: an earlier call panicked inside it"
-            ));
+        if self.state.get() != Use::Idle {
+            return Err(self.refused());
         }
-        if self.busy.get() {
-            return Err(fail!(
-                WrongState,
-                "the runtime is busy: it cannot be called from inside one of its own callbacks"
-            ));
-        }
-        self.busy.set(true);
+        self.state.set(Use::Busy);
         /// Dropped only while a panic unwinds out of `f` (the normal path
         /// forgets it, which spares every call a `thread::panicking()`
         /// check): the runtime is left poisoned.
         struct Unwinding<'a>(&'a sense_runtime);
         impl Drop for Unwinding<'_> {
             fn drop(&mut self) {
-                self.0.poisoned.set(true);
-                self.0.busy.set(false);
+                self.0.state.set(Use::Poisoned);
             }
         }
         let unwinding = Unwinding(self);
-        // SAFETY: `busy` was false, so no other reference into the runtime
+        // SAFETY: the runtime was idle, so no other reference into the runtime
         // is live: re-entry from callbacks is refused above, and the header
         // forbids using one runtime from two threads at once.
         let rt = unsafe { &mut *self.inner.get() };
         let r = f(rt);
         std::mem::forget(unwinding);
-        self.busy.set(false);
+        self.state.set(Use::Idle);
         r
+    }
+
+    /// Why [`enter`](Self::enter) refuses a runtime that is not idle.
+    #[cold]
+    fn refused(&self) -> Failure {
+        if self.state.get() == Use::Poisoned {
+            return fail!(
+                Panic,
+                "the runtime is poisoned: an earlier call panicked inside it"
+            );
+        }
+        fail!(
+            WrongState,
+            "the runtime is busy: it cannot be called from inside one of its own callbacks"
+        )
     }
 }
 
@@ -142,9 +156,9 @@ pub extern "C" fn sense_runtime_free(runtime: *mut sense_runtime) {
     ffi_guard!(() => {
         // SAFETY: the caller passes NULL or a runtime it owns.
         if let Some(rt) = unsafe { runtime.as_ref() }
-            && !rt.busy.get()
+            && rt.state.get() != Use::Busy
         {
-            rt.busy.set(true);
+            rt.state.set(Use::Busy);
             // SAFETY: made by `Box::into_raw` in `sense_runtime::boxed`; the
             // caller gives it back exactly once, and it is not in use.
             drop(unsafe { Box::from_raw(runtime) });
@@ -334,7 +348,7 @@ mod tests {
             let _ = rt.enter(|_| -> Result<(), Failure> { panic!("boom") });
         }));
         assert!(unwound.is_err());
-        assert!(!rt.busy.get(), "unwinding left it busy");
+        assert_eq!(rt.state.get(), Use::Poisoned, "unwinding left it busy");
         match rt.enter(|_| Ok(())) {
             Err(f) => assert_eq!(f.status(), sense_status::Panic),
             Ok(()) => panic!("a poisoned runtime was entered"),

@@ -189,7 +189,8 @@ impl Vm {
         // One lookup for the checks and the hand-over (this is the hot
         // path of every host round trip); the errors keep their order: not
         // a task, then too deep, then not paused.
-        let too_deep = self.check_depth().err();
+        // The depth test alone here: the error is built only when it fails.
+        let too_deep = self.cur.frames.len() + self.sched.caller_frames >= self.config.max_depth;
         let r = match v {
             Value::Obj(r) => r,
             _ => return Err(self.not_a_task(v)),
@@ -197,8 +198,8 @@ impl Vm {
         let Some(Obj::Task(a)) = self.heap.try_get_mut(r) else {
             return Err(self.not_a_task(v));
         };
-        if let Some(err) = too_deep {
-            return Err(err);
+        if too_deep {
+            return Err(self.depth_error());
         }
         if a.status != TaskStatus::Paused {
             return Err(self.refusal(Some(r), Refusal::NotPaused));
@@ -218,6 +219,14 @@ impl Vm {
         }
         a.status = TaskStatus::Running;
         Ok((r, Some(fiber)))
+    }
+
+    /// The recursion-limit error `begin_resume` found due (out of line).
+    #[cold]
+    fn depth_error(&self) -> EvalError {
+        self.check_depth()
+            .err()
+            .unwrap_or_else(|| EvalError::runtime(crate::error::RECURSION_MESSAGE).limit())
     }
 
     /// The error for a value that is not a task where one is needed (the
@@ -333,7 +342,16 @@ impl Vm {
     /// The lexically enclosing task, if it is the one running now.
     #[inline]
     pub fn running_lexical_task(&self) -> Option<ObjRef> {
-        self.lexical_task().filter(|a| self.cur.task == Some(*a))
+        let running = self.cur.task?;
+        // Code in the body's own frame is lexically inside the running
+        // task (a body frame only runs in its task's fiber): no scope
+        // walk on the path of every `pause()` in an agent's body.
+        if let Some(f) = self.cur.frames.last()
+            && matches!(f.kind, FrameKind::TaskBody)
+        {
+            return Some(running);
+        }
+        self.lexical_task().filter(|a| *a == running)
     }
 
     /// Suspends the running task inside a native call, recording `reason`
